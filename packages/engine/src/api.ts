@@ -1,0 +1,170 @@
+/**
+ * The engine's API contract: option and result types, and the events long
+ * jobs emit. Both front ends (CLI and desktop) speak only this. No Node
+ * imports here, so the desktop renderer can import it.
+ */
+export { BrickpostError, EXIT_CODES, ERROR_CODES, isBrickpostError, quote } from '@brickpost/manifest/errors';
+export type { ErrorCode, Category } from '@brickpost/manifest/errors';
+
+/** A progress report of a long job; emitted at most a few times a second. */
+export interface ProgressEvent {
+  type: 'progress';
+  /** What the job is doing now: 'scan', 'pack', 'seal', 'verify', 'ingest', 'commit'. */
+  phase: string;
+  bytesDone: number;
+  /** Unknown while scanning. */
+  bytesTotal?: number;
+  filesDone: number;
+  filesTotal?: number;
+  /** Bytes per second over the last few seconds. */
+  rate: number;
+  /** Seconds left at the current rate, when bytesTotal is known. */
+  etaSeconds?: number;
+  /** The drive this event is about, for jobs over several drives. */
+  drive?: string;
+}
+
+/** Something the user should know that does not stop the job. */
+export interface WarningEvent {
+  type: 'warning';
+  code: string;
+  message: string;
+  path?: string;
+}
+
+/** The result of a long job, last event on success. */
+export interface SummaryEvent<T = Record<string, unknown>> {
+  type: 'summary';
+  command: string;
+  result: T;
+}
+
+/** How a failed job ended; last event on failure. */
+export interface ErrorEvent {
+  type: 'error';
+  code: string;
+  exitCode: number;
+  message: string;
+  hint?: string;
+  path?: string;
+}
+
+export type EngineEvent = ProgressEvent | WarningEvent | SummaryEvent | ErrorEvent;
+/** Receives events of a long job. Must not throw. */
+export type EventSink = (event: ProgressEvent | WarningEvent) => void;
+
+export interface WhoAmI {
+  name: string;
+  /** age X25519 recipient, `age1…`. */
+  recipient: string;
+  /** minisign public key line, `RW…`. */
+  minisignPublicKey: string;
+  /** minisign key id, 16 upper-case hex digits. */
+  keyId: string;
+  identityFile: string;
+  minisignPublicKeyFile: string;
+  home: string;
+}
+
+export interface TrustedKey {
+  name: string;
+  keyId: string;
+  minisignPublicKey: string;
+  addedAt: string;
+  /** True for this home's own key. */
+  self: boolean;
+}
+
+export interface PackOptions {
+  source: string;
+  /** Drive roots; the shipment goes under DRIVE/brickpost/. One drive for now. */
+  drives: string[];
+  /** age recipients (`age1…`). */
+  recipients: string[];
+  /** Do not add the publisher's own recipient. */
+  noSelf?: boolean;
+  /** Dataset name; defaults to the source folder's base name. */
+  dataset?: string;
+  label?: string;
+  /** zstd level, default 3. */
+  level?: number;
+}
+
+export interface PackSummary {
+  shipmentId: string;
+  dataset: string;
+  datasetId: string;
+  seq: number;
+  parent: string | null;
+  files: number;
+  dirs: number;
+  bytesIn: number;
+  bytesOnDrive: number;
+  chunks: number;
+  chunksDeduplicated: number;
+  packs: number;
+  recipients: string[];
+  path: string;
+  seconds: number;
+  warnings: number;
+}
+
+export interface VerifyOptions {
+  drive: string;
+  /** Shipment id when the drive holds several. */
+  shipment?: string;
+  /** Decrypt, decompress and re-hash every chunk (needs the age identity). */
+  deep?: boolean;
+}
+
+export interface VerifyProblem {
+  code: string;
+  message: string;
+  path?: string;
+}
+
+export interface VerifyReport {
+  ok: boolean;
+  shipmentId: string;
+  dataset: string;
+  seq: number;
+  label: string;
+  publisher: { keyId: string; name: string | null; trusted: boolean };
+  signature: 'valid' | 'invalid' | 'missing';
+  fixity: 'ok' | 'failed' | 'skipped';
+  deep: 'ok' | 'failed' | 'skipped';
+  filesChecked: number;
+  bytesChecked: number;
+  chunksChecked: number;
+  problems: VerifyProblem[];
+  seconds: number;
+}
+
+export interface IngestOptions {
+  drive: string;
+  dest: string;
+  shipment?: string;
+}
+
+export interface IngestSummary {
+  shipmentId: string;
+  dataset: string;
+  seq: number;
+  dest: string;
+  files: number;
+  dirs: number;
+  bytesWritten: number;
+  /** True when the shipment was already applied and nothing was done. */
+  alreadyApplied: boolean;
+  seconds: number;
+  warnings: number;
+}
+
+export interface ListEntry {
+  type: 'file' | 'dir';
+  path: string;
+  size: number;
+  mode: number;
+  /** Modification time, nanoseconds since the epoch, as a decimal string. */
+  mtimeNs: string;
+}

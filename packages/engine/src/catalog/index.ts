@@ -1,0 +1,14 @@
+/**
+ * The catalog: what this home knows, in one SQLite file.
+ *
+ * - trust: minisign public keys whose shipments this home accepts.
+ * - dataset: a named series of shipments from one publisher, with the secret
+ *   its chunk ids are keyed by.
+ * - shipment: one packed (role 'published') or ingested ('received') shipment.
+ * - pack / chunk: where each chunk of a published shipment went.
+ * - ingest: one application of a shipment to a destination, and its state.
+ *
+ * Schema changes are numbered migrations (migrations/), never edited.
+ */
+export { Catalog } from './catalog.js';
+export { migrate } from './migrate.js';

@@ -1,0 +1,26 @@
+import { BrickpostError, quote } from '@brickpost/manifest/errors';
+import type Database from 'better-sqlite3';
+import m001 from './migrations/001-initial.js';
+
+/** Migrations in order; the catalog's user_version is the number applied. */
+const MIGRATIONS: readonly string[] = [m001];
+
+/**
+ * Brings a catalog up to the current schema, one transaction per migration.
+ * A catalog from a newer brickpost is refused rather than guessed at.
+ * @throws BrickpostError UNSUPPORTED_VERSION
+ */
+export function migrate(db: Database.Database, file: string): void {
+  const version = db.pragma('user_version', { simple: true }) as number;
+  if (version > MIGRATIONS.length) {
+    throw new BrickpostError('UNSUPPORTED_VERSION', `catalog ${quote(file)} has schema ${version}, newer than this brickpost knows (${MIGRATIONS.length})`, {
+      hint: 'upgrade brickpost, or use another --home',
+    });
+  }
+  for (let v = version; v < MIGRATIONS.length; v++) {
+    db.transaction(() => {
+      db.exec(MIGRATIONS[v]!);
+      db.pragma(`user_version = ${v + 1}`);
+    })();
+  }
+}

@@ -1,0 +1,62 @@
+import { createHash } from 'node:crypto';
+import { open, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { bagit, formatSpec, minisign, shipmentInfoFields, trustedComment, type ShipmentInfo } from '@brickpost/manifest';
+import { toEnvironmentError } from '../io/errors.js';
+import { driveReadme } from './readme.js';
+
+/** Tag files every shipment bag carries, in tag-manifest order. */
+export const TAG_FILES = ['bagit.txt', 'bag-info.txt', 'manifest-sha256.txt', 'README.txt', 'FORMAT.md'] as const;
+export const TAG_MANIFEST = 'tagmanifest-sha256.txt';
+export const SIGNATURE_FILE = 'tagmanifest-sha256.txt.minisig';
+
+/**
+ * Completes a bag whose payload is written: the BagIt tag files, the plain
+ * README and the format spec, the tag manifest over all of them, and the
+ * publisher's minisign signature of the tag manifest. Everything is fsynced.
+ * @throws BrickpostError NO_SPACE, PERMISSION, IO
+ */
+export async function sealBag(
+  dir: string,
+  info: ShipmentInfo,
+  payload: Array<{ path: string; digest: string }>,
+  key: minisign.SigningKey,
+): Promise<void> {
+  const files: Record<(typeof TAG_FILES)[number], string> = {
+    'bagit.txt': bagit.BAGIT_TXT,
+    'bag-info.txt': bagit.formatBagInfo(shipmentInfoFields(info)),
+    'manifest-sha256.txt': bagit.formatManifest(payload),
+    'README.txt': driveReadme(info),
+    'FORMAT.md': formatSpec(),
+  };
+  const tags: Array<{ path: string; digest: string }> = [];
+  for (const name of TAG_FILES) {
+    await writeSynced(join(dir, name), files[name]);
+    tags.push({ path: name, digest: createHash('sha256').update(files[name], 'utf8').digest('hex') });
+  }
+  const tagManifest = bagit.formatManifest(tags);
+  await writeSynced(join(dir, TAG_MANIFEST), tagManifest);
+  const sig = minisign.signBuffer(Buffer.from(tagManifest, 'utf8'), key, trustedComment(info), `brickpost shipment ${info.shipment} signature`);
+  await writeSynced(join(dir, SIGNATURE_FILE), sig);
+}
+
+async function writeSynced(file: string, text: string): Promise<void> {
+  try {
+    await writeFile(file, text, { flag: 'wx', mode: 0o644 });
+    const fh = await open(file, 'r');
+    await fh.sync();
+    await fh.close();
+  } catch (e) {
+    throw toEnvironmentError(e, 'cannot write tag file');
+  }
+}
+
+/** Fsyncs a directory so renames and creations in it are durable. */
+export async function syncDir(dir: string): Promise<void> {
+  const fh = await open(dir, 'r');
+  try {
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+}

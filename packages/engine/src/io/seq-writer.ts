@@ -1,0 +1,95 @@
+import { open, type FileHandle } from 'node:fs/promises';
+import { createHash, type Hash } from 'node:crypto';
+import { toEnvironmentError } from './errors.js';
+
+/**
+ * A file written front to back in large writes, hashed (SHA-256) as it is
+ * written. Buffers are batched into writev calls of about `batch` bytes and
+ * one write is kept in flight while the caller prepares the next, so CPU
+ * work and disk writes overlap. Created with O_EXCL: never overwrites.
+ */
+export class SeqWriter {
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  private inFlight: Promise<void> = Promise.resolve();
+  private readonly hash: Hash = createHash('sha256');
+  size = 0;
+
+  private constructor(
+    private readonly fh: FileHandle,
+    readonly path: string,
+    private readonly batch: number,
+  ) {}
+
+  /**
+   * Creates the file (it must not exist).
+   * @throws BrickpostError NO_SPACE, PERMISSION, IO
+   */
+  static async create(path: string, batch = 8 << 20): Promise<SeqWriter> {
+    try {
+      return new SeqWriter(await open(path, 'wx', 0o644), path, batch);
+    } catch (e) {
+      throw toEnvironmentError(e, `cannot create ${path}`);
+    }
+  }
+
+  /** Queues bytes; resolves when the caller may queue more. */
+  async write(buf: Buffer): Promise<void> {
+    if (buf.length === 0) return;
+    this.hash.update(buf);
+    this.size += buf.length;
+    this.pending.push(buf);
+    this.pendingBytes += buf.length;
+    if (this.pendingBytes >= this.batch) await this.flush();
+  }
+
+  private async flush(): Promise<void> {
+    const bufs = this.pending;
+    this.pending = [];
+    this.pendingBytes = 0;
+    await this.inFlight;
+    this.inFlight = this.writeAll(bufs);
+  }
+
+  private async writeAll(bufs: Buffer[]): Promise<void> {
+    try {
+      let rest = bufs;
+      while (rest.length > 0) {
+        const { bytesWritten } = await this.fh.writev(rest);
+        rest = advance(rest, bytesWritten);
+      }
+    } catch (e) {
+      throw toEnvironmentError(e, `cannot write ${this.path}`);
+    }
+  }
+
+  /**
+   * Writes what is left, fsyncs and closes. Returns the SHA-256 of the content.
+   * @throws BrickpostError NO_SPACE, IO
+   */
+  async close(sync = true): Promise<string> {
+    await this.flush();
+    try {
+      await this.inFlight;
+      if (sync) await this.fh.sync();
+    } catch (e) {
+      await this.fh.close().catch(() => undefined);
+      throw toEnvironmentError(e, `cannot write ${this.path}`);
+    }
+    await this.fh.close();
+    return this.hash.digest('hex');
+  }
+
+  /** Closes without finishing (after an error elsewhere). */
+  async abort(): Promise<void> {
+    await this.inFlight.catch(() => undefined);
+    await this.fh.close().catch(() => undefined);
+  }
+}
+
+function advance(bufs: Buffer[], n: number): Buffer[] {
+  let i = 0;
+  while (i < bufs.length && n >= bufs[i]!.length) n -= bufs[i++]!.length;
+  if (i === bufs.length) return [];
+  return [bufs[i]!.subarray(n), ...bufs.slice(i + 1)];
+}

@@ -1,0 +1,108 @@
+import { lstat, opendir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { compareNames, componentProblem, foldKey, BrickpostError, quote } from '@brickpost/manifest';
+import { toEnvironmentError } from '../io/errors.js';
+
+/** A source entry in manifest order. */
+export interface SourceEntry {
+  type: 'dir' | 'file';
+  /** Manifest path: relative, `/`-separated. */
+  path: string;
+  /** Absolute path on this machine. */
+  abs: string;
+  size: number;
+  mode: number;
+  mtimeNs: bigint;
+  ino: bigint;
+  ctimeNs: bigint;
+}
+
+export interface SkippedEntry {
+  path: string;
+  reason: string;
+}
+
+/** Names at the source root that are never shipped: a destination's own state folder. */
+export const RESERVED_ROOT_NAMES = new Set(['.brickpost']);
+
+/**
+ * Walks a source tree depth-first in manifest order (siblings by fold key,
+ * then bytes), yielding directories before their contents. Symlinks, special
+ * files and names that break the path grammar are reported to `skip` and
+ * left out. Two siblings whose names collide on a case-insensitive file
+ * system are refused: shipping both would lose one at some receivers.
+ * Memory holds one directory listing per level.
+ * @throws BrickpostError UNSAFE_ENTRY, NOT_FOUND, PERMISSION, IO
+ */
+export async function* walk(root: string, skip: (s: SkippedEntry) => void): AsyncGenerator<SourceEntry> {
+  yield* walkDir(root, '', skip);
+}
+
+async function* walkDir(abs: string, rel: string, skip: (s: SkippedEntry) => void): AsyncGenerator<SourceEntry> {
+  const names: string[] = [];
+  try {
+    const dir = await opendir(abs, { encoding: 'buffer' as BufferEncoding, bufferSize: 256 });
+    for await (const d of dir) {
+      const raw = d.name as unknown as Buffer;
+      const name = raw.toString('utf8');
+      const relName = rel ? `${rel}/${name}` : name;
+      if (!Buffer.from(name, 'utf8').equals(raw)) {
+        skip({ path: rel ? `${rel}/${raw.toString('latin1')}` : raw.toString('latin1'), reason: 'name is not valid UTF-8' });
+        continue;
+      }
+      if (rel === '' && RESERVED_ROOT_NAMES.has(name)) {
+        skip({ path: name, reason: 'reserved name (a brickpost destination state folder)' });
+        continue;
+      }
+      const problem = componentProblem(name);
+      if (problem) {
+        skip({ path: relName, reason: problem });
+        continue;
+      }
+      names.push(name);
+    }
+  } catch (e) {
+    throw toEnvironmentError(e, `cannot read directory ${quote(abs)}`);
+  }
+  names.sort(compareNames);
+  for (let i = 1; i < names.length; i++) {
+    if (foldKey(names[i - 1]!) === foldKey(names[i]!)) {
+      throw new BrickpostError('UNSAFE_ENTRY', `${quote(join(rel, names[i - 1]!))} and ${quote(join(rel, names[i]!))} differ only in case or unicode form`, {
+        hint: 'rename one of them: they would overwrite each other on case-insensitive file systems (Windows, macOS)',
+      });
+    }
+  }
+  for (const name of names) {
+    const childAbs = join(abs, name);
+    const childRel = rel ? `${rel}/${name}` : name;
+    let st;
+    try {
+      st = await lstat(childAbs, { bigint: true });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
+        skip({ path: childRel, reason: 'vanished while scanning' });
+        continue;
+      }
+      throw toEnvironmentError(e, 'cannot stat');
+    }
+    const base = { path: childRel, abs: childAbs, mode: Number(st.mode & 0o777n), mtimeNs: st.mtimeNs, ino: st.ino, ctimeNs: st.ctimeNs };
+    if (st.isDirectory()) {
+      yield { type: 'dir', size: 0, ...base };
+      yield* walkDir(childAbs, childRel, skip);
+    } else if (st.isFile()) {
+      yield { type: 'file', size: Number(st.size), ...base };
+    } else {
+      skip({ path: childRel, reason: st.isSymbolicLink() ? 'symbolic link (not shipped)' : 'special file (not shipped)' });
+    }
+  }
+}
+
+/** Totals of a source tree, for progress and free-space checks. */
+export async function measure(root: string): Promise<{ files: number; dirs: number; bytes: number }> {
+  const t = { files: 0, dirs: 0, bytes: 0 };
+  for await (const e of walk(root, () => undefined)) {
+    if (e.type === 'dir') t.dirs++;
+    else (t.files++, (t.bytes += e.size));
+  }
+  return t;
+}

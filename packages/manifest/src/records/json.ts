@@ -1,0 +1,174 @@
+import { BrickpostError } from '../errors.js';
+
+/**
+ * Strict JSON for drive data (FORMAT.md §strict-json): RFC 8259 with the
+ * ambiguities a hostile writer could exploit removed. Duplicate object keys,
+ * numbers that are not integers within ±(2^53−1), lone surrogates (escaped or
+ * not), nesting deeper than `maxDepth` and trailing data are all refused.
+ * JSON.parse accepts every one of these, which is why this parser exists.
+ */
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+export interface StrictJsonOptions {
+  maxDepth?: number;
+  /** Used in error messages, e.g. "manifest line 12". */
+  where?: string;
+}
+
+const WS = new Uint8Array(128);
+WS[0x20] = WS[0x09] = WS[0x0a] = WS[0x0d] = 1;
+
+/**
+ * Parses one JSON text strictly.
+ * @throws BrickpostError MALFORMED naming the offset and the problem.
+ */
+export function parseStrictJson(text: string, options: StrictJsonOptions = {}): Json {
+  const p = new Parser(text, options.maxDepth ?? 16, options.where ?? 'json');
+  p.ws();
+  const v = p.value(0);
+  p.ws();
+  if (p.i !== text.length) p.fail('unexpected data after the value');
+  return v;
+}
+
+class Parser {
+  i = 0;
+  constructor(
+    readonly s: string,
+    readonly maxDepth: number,
+    readonly where: string,
+  ) {}
+
+  fail(what: string): never {
+    throw new BrickpostError('MALFORMED', `${this.where}: ${what} at offset ${this.i}`);
+  }
+
+  ws(): void {
+    const s = this.s;
+    while (this.i < s.length) {
+      const c = s.charCodeAt(this.i);
+      if (c < 128 && WS[c]) this.i++;
+      else break;
+    }
+  }
+
+  value(depth: number): Json {
+    const c = this.s.charCodeAt(this.i);
+    if (c === 0x22) return this.string();
+    if (c === 0x7b) return this.object(depth);
+    if (c === 0x5b) return this.array(depth);
+    if (c === 0x2d || (c >= 0x30 && c <= 0x39)) return this.number();
+    if (this.s.startsWith('true', this.i)) return (this.i += 4), true;
+    if (this.s.startsWith('false', this.i)) return (this.i += 5), false;
+    if (this.s.startsWith('null', this.i)) return (this.i += 4), null;
+    return this.fail(this.i >= this.s.length ? 'unexpected end' : 'unexpected character');
+  }
+
+  object(depth: number): { [key: string]: Json } {
+    if (depth >= this.maxDepth) this.fail('nesting too deep');
+    this.i++;
+    const out: { [key: string]: Json } = Object.create(null);
+    this.ws();
+    if (this.s.charCodeAt(this.i) === 0x7d) return this.i++, out;
+    for (;;) {
+      this.ws();
+      if (this.s.charCodeAt(this.i) !== 0x22) this.fail('expected a key');
+      const k = this.string();
+      if (Object.prototype.hasOwnProperty.call(out, k)) this.fail(`duplicate key ${JSON.stringify(k)}`);
+      this.ws();
+      if (this.s.charCodeAt(this.i) !== 0x3a) this.fail('expected ":"');
+      this.i++;
+      this.ws();
+      out[k] = this.value(depth + 1);
+      this.ws();
+      const c = this.s.charCodeAt(this.i++);
+      if (c === 0x7d) return out;
+      if (c !== 0x2c) this.i--, this.fail('expected "," or "}"');
+    }
+  }
+
+  array(depth: number): Json[] {
+    if (depth >= this.maxDepth) this.fail('nesting too deep');
+    this.i++;
+    const out: Json[] = [];
+    this.ws();
+    if (this.s.charCodeAt(this.i) === 0x5d) return this.i++, out;
+    for (;;) {
+      this.ws();
+      out.push(this.value(depth + 1));
+      this.ws();
+      const c = this.s.charCodeAt(this.i++);
+      if (c === 0x5d) return out;
+      if (c !== 0x2c) this.i--, this.fail('expected "," or "]"');
+    }
+  }
+
+  number(): number {
+    const m = /-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/y;
+    m.lastIndex = this.i;
+    const r = m.exec(this.s);
+    if (!r) return this.fail('malformed number');
+    if (r[1] !== undefined || r[2] !== undefined) this.fail('only integers are allowed');
+    const n = Number(r[0]);
+    if (!Number.isSafeInteger(n)) this.fail(`integer ${r[0]} is beyond 2^53`);
+    if (r[0] === '-0') this.fail('negative zero');
+    this.i += r[0].length;
+    return n;
+  }
+
+  string(): string {
+    const s = this.s;
+    let i = ++this.i;
+    // Fast path: no escapes and no characters that need checking.
+    let plain = true;
+    for (; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      if (c === 0x22) break;
+      if (c === 0x5c || c < 0x20 || (c >= 0xd800 && c <= 0xdfff)) {
+        plain = false;
+        break;
+      }
+    }
+    if (plain) {
+      if (i >= s.length) this.fail('unterminated string');
+      const out = s.slice(this.i, i);
+      this.i = i + 1;
+      return out;
+    }
+    return this.slowString();
+  }
+
+  slowString(): string {
+    const s = this.s;
+    const units: number[] = [];
+    for (;;) {
+      if (this.i >= s.length) this.fail('unterminated string');
+      let c = s.charCodeAt(this.i++);
+      if (c === 0x22) break;
+      if (c < 0x20) this.i--, this.fail('control character in string');
+      if (c === 0x5c) {
+        const e = s.charCodeAt(this.i++);
+        const simple: Record<number, number> = { 0x22: 0x22, 0x5c: 0x5c, 0x2f: 0x2f, 0x62: 8, 0x66: 12, 0x6e: 10, 0x72: 13, 0x74: 9 };
+        if (e === 0x75) {
+          const hex = s.slice(this.i, this.i + 4);
+          if (!/^[0-9a-fA-F]{4}$/.test(hex)) this.fail('bad \\u escape');
+          c = parseInt(hex, 16);
+          this.i += 4;
+        } else if (simple[e] !== undefined) c = simple[e]!;
+        else this.i--, this.fail('bad escape');
+      }
+      units.push(c);
+    }
+    for (let k = 0; k < units.length; k++) {
+      const u = units[k]!;
+      if (u >= 0xd800 && u <= 0xdbff) {
+        const n = units[k + 1];
+        if (n === undefined || n < 0xdc00 || n > 0xdfff) this.fail('lone surrogate in string');
+        k++;
+      } else if (u >= 0xdc00 && u <= 0xdfff) this.fail('lone surrogate in string');
+    }
+    let out = '';
+    for (let k = 0; k < units.length; k += 4096) out += String.fromCharCode(...units.slice(k, k + 4096));
+    return out;
+  }
+}

@@ -1,0 +1,182 @@
+import { BrickpostError, quote } from '../errors.js';
+import { parseStrictJson } from './json.js';
+import { checkPath, compareNames, foldKey } from './path.js';
+import {
+  checkRecord,
+  RECORD_LIMITS,
+  type ChunkRef,
+  type DirRecord,
+  type EndRecord,
+  type FileRecord,
+  type ManifestRecord,
+  type PackRecord,
+  type ShipmentRecord,
+} from './schema.js';
+
+/** Declared totals a reader checks the manifest against (from the signed bag-info). */
+export interface ManifestExpectations {
+  entries?: number;
+  packs?: number;
+}
+
+/**
+ * Validates a manifest one line at a time, in bounded memory: record shapes,
+ * record order, the tree rules (every entry's parent declared before it,
+ * siblings strictly ascending in manifest order, which also rules out
+ * duplicates and case/normalisation collisions), chunk lengths adding up to
+ * file sizes, and the trailer's totals. State is one directory stack, so
+ * memory does not grow with the number of entries.
+ */
+export class ManifestReader {
+  private line = 0;
+  private header: ShipmentRecord | null = null;
+  private end: EndRecord | null = null;
+  /** Open directories from the root down: their path and the last child name seen. */
+  private stack: Array<{ path: string; last: string | null }> = [{ path: '', last: null }];
+  private file: { path: string; size: number; seen: number } | null = null;
+  private phase: 'header' | 'tree' | 'packs' | 'done' = 'header';
+  private packsSeen = 0;
+  readonly totals = { dirs: 0, files: 0, bytes: 0, chunks: 0, packs: 0 };
+
+  constructor(
+    private readonly where = 'manifest',
+    private readonly expect: ManifestExpectations = {},
+  ) {}
+
+  /** The header, once the first line has been read. */
+  get shipment(): ShipmentRecord {
+    if (!this.header) throw new BrickpostError('TRUNCATED', `${this.where}: no shipment header`);
+    return this.header;
+  }
+
+  /**
+   * Parses and validates one line (without its newline).
+   * @throws BrickpostError MALFORMED, UNSAFE_PATH, LIMIT_EXCEEDED
+   */
+  push(text: string): ManifestRecord {
+    this.line++;
+    const where = `${this.where} line ${this.line}`;
+    if (text.length > RECORD_LIMITS.lineBytes) throw new BrickpostError('LIMIT_EXCEEDED', `${where}: line longer than ${RECORD_LIMITS.lineBytes} bytes`);
+    const r = checkRecord(parseStrictJson(text, { where, maxDepth: 4 }), where);
+    if (this.phase === 'done') throw new BrickpostError('MALFORMED', `${where}: data after the end record`);
+    if (this.phase === 'header') {
+      if (r.t !== 'shipment') throw new BrickpostError('MALFORMED', `${where}: first record must be the shipment header, found ${quote(r.t)}`);
+      this.header = r;
+      this.phase = 'tree';
+      return r;
+    }
+    if (r.t !== 'more') this.closeFile(where);
+    switch (r.t) {
+      case 'shipment':
+        throw new BrickpostError('MALFORMED', `${where}: second shipment header`);
+      case 'dir':
+      case 'file':
+        if (this.phase !== 'tree') throw new BrickpostError('MALFORMED', `${where}: tree entry after the pack index`);
+        this.entry(r, where);
+        return r;
+      case 'more':
+        if (!this.file) throw new BrickpostError('MALFORMED', `${where}: continuation without a file record before it`);
+        this.chunks(r.c, where);
+        return r;
+      case 'pack':
+        this.phase = 'packs';
+        this.pack(r, where);
+        return r;
+      case 'end':
+        this.finishWith(r, where);
+        return r;
+    }
+  }
+
+  /**
+   * Checks that the manifest ended properly.
+   * @throws BrickpostError TRUNCATED
+   */
+  finish(): EndRecord {
+    if (!this.end) throw new BrickpostError('TRUNCATED', `${this.where}: ends after line ${this.line} without an end record`);
+    return this.end;
+  }
+
+  private entry(r: DirRecord | FileRecord, where: string): void {
+    const parts = checkPath(r.p, where);
+    const name = parts[parts.length - 1]!;
+    const parent = parts.slice(0, -1).join('/');
+    while (this.stack.length > 1 && this.stack[this.stack.length - 1]!.path !== parent) this.stack.pop();
+    const top = this.stack[this.stack.length - 1]!;
+    if (top.path !== parent) {
+      throw new BrickpostError('MALFORMED', `${where}: entry ${quote(r.p)} comes before or without its parent directory`);
+    }
+    if (top.last !== null) {
+      if (foldKey(top.last) === foldKey(name)) {
+        throw new BrickpostError('UNSAFE_PATH', `${where}: ${quote(r.p)} collides with ${quote(top.last)} on case-insensitive file systems (or is a duplicate)`);
+      }
+      if (compareNames(top.last, name) >= 0) {
+        throw new BrickpostError('MALFORMED', `${where}: entry ${quote(r.p)} is out of order`);
+      }
+    }
+    top.last = name;
+    if (this.totals.dirs + this.totals.files >= (this.expect.entries ?? Infinity)) {
+      throw new BrickpostError('LIMIT_EXCEEDED', `${where}: more entries than the ${this.expect.entries} the signed bag-info declares`);
+    }
+    if (r.t === 'dir') {
+      this.totals.dirs++;
+      this.stack.push({ path: r.p, last: null });
+    } else {
+      this.totals.files++;
+      this.totals.bytes += r.size;
+      this.file = { path: r.p, size: r.size, seen: 0 };
+      this.chunks(r.c, where);
+    }
+  }
+
+  private chunks(c: ChunkRef[], where: string): void {
+    const f = this.file!;
+    for (const ref of c) {
+      if (ref[4] === 0) throw new BrickpostError('MALFORMED', `${where}: empty chunk in ${quote(f.path)}`);
+      f.seen += ref[4];
+      if (this.expect.packs !== undefined && ref[1] >= this.expect.packs) {
+        throw new BrickpostError('MALFORMED', `${where}: chunk in pack ${ref[1]} but the shipment has ${this.expect.packs} packs`);
+      }
+    }
+    this.totals.chunks += c.length;
+    if (f.seen > f.size) throw new BrickpostError('MALFORMED', `${where}: chunks of ${quote(f.path)} add up to more than its size ${f.size}`);
+  }
+
+  private closeFile(where: string): void {
+    const f = this.file;
+    if (!f) return;
+    if (f.seen !== f.size) throw new BrickpostError('MALFORMED', `${where}: chunks of ${quote(f.path)} add up to ${f.seen} bytes, not its size ${f.size}`);
+    this.file = null;
+  }
+
+  private pack(r: PackRecord, where: string): void {
+    if (r.i !== this.packsSeen) throw new BrickpostError('MALFORMED', `${where}: pack ${r.i} listed out of order (expected ${this.packsSeen})`);
+    if (r.path !== packPath(r.i)) throw new BrickpostError('MALFORMED', `${where}: pack ${r.i} has path ${quote(r.path)}, expected ${packPath(r.i)}`);
+    this.packsSeen++;
+    this.totals.packs++;
+  }
+
+  private finishWith(r: EndRecord, where: string): void {
+    const t = this.totals;
+    for (const k of ['dirs', 'files', 'bytes', 'chunks', 'packs'] as const) {
+      if (r[k] !== t[k]) throw new BrickpostError('MALFORMED', `${where}: end record says ${r[k]} ${k}, the manifest has ${t[k]}`);
+    }
+    if (this.expect.packs !== undefined && t.packs !== this.expect.packs) {
+      throw new BrickpostError('MALFORMED', `${where}: manifest lists ${t.packs} packs, the signed bag-info declares ${this.expect.packs}`);
+    }
+    this.end = r;
+    this.phase = 'done';
+  }
+}
+
+/** Packs per directory under data/packs/ (FORMAT.md §layout). */
+export const PACKS_PER_DIR = 1000;
+
+/** Bag-relative path of pack `i`: data/packs/DDD/PPPPPP.age. */
+export function packPath(i: number): string {
+  const dir = String(Math.floor(i / PACKS_PER_DIR)).padStart(3, '0');
+  return `data/packs/${dir}/${String(i).padStart(6, '0')}.age`;
+}
+
+/** Bag-relative path of the manifest. */
+export const MANIFEST_PATH = 'data/manifest.age';

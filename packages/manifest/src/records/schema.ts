@@ -1,0 +1,192 @@
+import { BrickpostError, quote } from '../errors.js';
+import type { Json } from './json.js';
+
+/**
+ * Manifest records (FORMAT.md §manifest). The manifest is NDJSON: one record
+ * per line, in this order: one `shipment` header, the tree entries (`dir`,
+ * `file` and its `more` continuations) in manifest order, the `pack` index,
+ * one `end` trailer. Field names are short because a 10-million-file
+ * manifest repeats them 10 million times.
+ */
+
+export const MANIFEST_FORMAT = 'brickpost-manifest/v1';
+
+/** Chunks listed in one `file` or `more` record at most. */
+export const CHUNKS_PER_RECORD = 1024;
+
+/** The shipment header, first record. */
+export interface ShipmentRecord {
+  t: 'shipment';
+  format: typeof MANIFEST_FORMAT;
+  shipment: string;
+  dataset: string;
+  datasetId: string;
+  seq: number;
+  parent: string | null;
+  label: string;
+  created: string;
+  /** minisign key id of the publisher, 16 hex digits. */
+  publisher: string;
+  /** base64 of the 32-byte dataset secret the chunk id key derives from. */
+  secret: string;
+  chunker: 'fastcdc-v1';
+}
+
+/**
+ * Where a chunk is: [id (64 hex), pack index, offset of its frame in the
+ * pack's plaintext, frame length, raw length].
+ */
+export type ChunkRef = [string, number, number, number, number];
+
+export interface DirRecord {
+  t: 'dir';
+  p: string;
+  mode: number;
+  mtime: string;
+}
+
+export interface FileRecord {
+  t: 'file';
+  p: string;
+  size: number;
+  mode: number;
+  mtime: string;
+  c: ChunkRef[];
+}
+
+/** More chunks of the file record just before it. */
+export interface MoreRecord {
+  t: 'more';
+  c: ChunkRef[];
+}
+
+export interface PackRecord {
+  t: 'pack';
+  i: number;
+  path: string;
+  /** Size of the encrypted pack file in bytes. */
+  size: number;
+  /** Size of the pack's plaintext (header frame and chunk frames). */
+  plain: number;
+  chunks: number;
+}
+
+export interface EndRecord {
+  t: 'end';
+  dirs: number;
+  files: number;
+  bytes: number;
+  chunks: number;
+  packs: number;
+}
+
+export type ManifestRecord = ShipmentRecord | DirRecord | FileRecord | MoreRecord | PackRecord | EndRecord;
+
+/** Limits on values in records, normative (FORMAT.md §limits). */
+export const RECORD_LIMITS = {
+  lineBytes: 1 << 20,
+  labelChars: 1024,
+  maxChunkLength: 8 << 20,
+  maxFrameLength: (8 << 20) + 4096,
+  maxPackPlain: 2 ** 32 - 1,
+} as const;
+
+const HEX64 = /^[0-9a-f]{64}$/;
+const NS = /^-?[0-9]{1,20}$/;
+
+function fail(where: string, what: string): never {
+  throw new BrickpostError('MALFORMED', `${where}: ${what}`);
+}
+
+function keys(o: Record<string, Json>, allowed: readonly string[], where: string): void {
+  for (const k of Object.keys(o)) if (!allowed.includes(k)) fail(where, `unknown field ${quote(k)}`);
+  for (const k of allowed) if (!(k in o)) fail(where, `missing field ${quote(k)}`);
+}
+
+function uint(v: Json | undefined, where: string, field: string, max = Number.MAX_SAFE_INTEGER): number {
+  if (typeof v !== 'number' || v < 0 || v > max) fail(where, `field ${field} must be an integer in 0..${max}`);
+  return v;
+}
+
+function str(v: Json | undefined, where: string, field: string, max = 4096): string {
+  if (typeof v !== 'string' || v.length > max) fail(where, `field ${field} must be a string of at most ${max} characters`);
+  return v;
+}
+
+function refs(v: Json | undefined, where: string): ChunkRef[] {
+  if (!Array.isArray(v) || v.length > CHUNKS_PER_RECORD) fail(where, `field c must be a list of at most ${CHUNKS_PER_RECORD} chunks`);
+  return v.map((r, k) => {
+    const w = `${where} chunk ${k}`;
+    if (!Array.isArray(r) || r.length !== 5) fail(w, 'chunk must be [id, pack, offset, frame length, length]');
+    const id = r[0];
+    if (typeof id !== 'string' || !HEX64.test(id)) fail(w, 'chunk id must be 64 lower-case hex digits');
+    return [
+      id,
+      uint(r[1], w, 'pack'),
+      uint(r[2], w, 'offset', RECORD_LIMITS.maxPackPlain),
+      uint(r[3], w, 'frame length', RECORD_LIMITS.maxFrameLength),
+      uint(r[4], w, 'length', RECORD_LIMITS.maxChunkLength),
+    ] as ChunkRef;
+  });
+}
+
+/**
+ * Checks the shape of one parsed record: known type, exactly the fields of
+ * that type, values of the right kind and range. Order and tree rules are
+ * the ManifestReader's.
+ * @throws BrickpostError MALFORMED
+ */
+export function checkRecord(v: Json, where: string): ManifestRecord {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) fail(where, 'record must be an object');
+  const o = v as Record<string, Json>;
+  switch (o.t) {
+    case 'shipment':
+      keys(o, ['t', 'format', 'shipment', 'dataset', 'datasetId', 'seq', 'parent', 'label', 'created', 'publisher', 'secret', 'chunker'], where);
+      if (o.format !== MANIFEST_FORMAT) {
+        throw new BrickpostError('UNSUPPORTED_VERSION', `${where}: manifest format ${quote(String(o.format))} is not ${MANIFEST_FORMAT}`, {
+          hint: 'this drive was written by a newer brickpost; upgrade to read it',
+        });
+      }
+      str(o.shipment, where, 'shipment', 64);
+      str(o.dataset, where, 'dataset', 255);
+      str(o.datasetId, where, 'datasetId', 64);
+      uint(o.seq, where, 'seq');
+      if (o.parent !== null) str(o.parent, where, 'parent', 64);
+      str(o.label, where, 'label', RECORD_LIMITS.labelChars);
+      str(o.created, where, 'created', 64);
+      str(o.publisher, where, 'publisher', 16);
+      if (!/^[A-Za-z0-9+/]{43}=$/.test(str(o.secret, where, 'secret', 44))) fail(where, 'field secret must be base64 of 32 bytes');
+      if (o.chunker !== 'fastcdc-v1') fail(where, `unknown chunker ${quote(String(o.chunker))}`);
+      return o as unknown as ShipmentRecord;
+    case 'dir':
+      keys(o, ['t', 'p', 'mode', 'mtime'], where);
+      str(o.p, where, 'p');
+      uint(o.mode, where, 'mode', 0o7777);
+      if (!NS.test(str(o.mtime, where, 'mtime', 21))) fail(where, 'field mtime must be decimal nanoseconds');
+      return o as unknown as DirRecord;
+    case 'file':
+      keys(o, ['t', 'p', 'size', 'mode', 'mtime', 'c'], where);
+      str(o.p, where, 'p');
+      uint(o.size, where, 'size');
+      uint(o.mode, where, 'mode', 0o7777);
+      if (!NS.test(str(o.mtime, where, 'mtime', 21))) fail(where, 'field mtime must be decimal nanoseconds');
+      return { ...(o as unknown as FileRecord), c: refs(o.c, where) };
+    case 'more':
+      keys(o, ['t', 'c'], where);
+      return { t: 'more', c: refs(o.c, where) };
+    case 'pack':
+      keys(o, ['t', 'i', 'path', 'size', 'plain', 'chunks'], where);
+      uint(o.i, where, 'i');
+      str(o.path, where, 'path', 256);
+      uint(o.size, where, 'size');
+      uint(o.plain, where, 'plain', RECORD_LIMITS.maxPackPlain);
+      uint(o.chunks, where, 'chunks');
+      return o as unknown as PackRecord;
+    case 'end':
+      keys(o, ['t', 'dirs', 'files', 'bytes', 'chunks', 'packs'], where);
+      for (const k of ['dirs', 'files', 'bytes', 'chunks', 'packs']) uint(o[k], where, k);
+      return o as unknown as EndRecord;
+    default:
+      return fail(where, `unknown record type ${quote(String(o.t))}`);
+  }
+}

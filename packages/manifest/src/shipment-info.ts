@@ -1,0 +1,117 @@
+import { BrickpostError, quote } from './errors.js';
+
+/**
+ * What bag-info.txt says about a shipment (FORMAT.md §bag-info). These
+ * fields are covered by the publisher's signature (through the tag
+ * manifest), so a keyless verifier can trust them, and a receiver checks the
+ * encrypted manifest against them before believing it.
+ */
+export const FORMAT_VERSION = 'brickpost/v1';
+
+export interface ShipmentInfo {
+  format: typeof FORMAT_VERSION;
+  shipment: string;
+  dataset: string;
+  datasetId: string;
+  seq: number;
+  parent: string | null;
+  label: string;
+  publisher: string;
+  publisherKey: string;
+  created: string;
+  /** Files plus directories in the manifest. */
+  entries: number;
+  files: number;
+  /** Bytes of file content the shipment describes. */
+  bytes: number;
+  packs: number;
+  /** Bytes of payload (packs and manifest) in the bag. */
+  payloadBytes: number;
+  payloadFiles: number;
+  bagIndex: number;
+  bagCount: number;
+}
+
+/** bag-info.txt fields for a shipment, standard BagIt labels first. */
+export function shipmentInfoFields(i: ShipmentInfo): Array<[string, string]> {
+  return [
+    ['Source-Organization', i.publisher],
+    ['Bagging-Date', i.created.slice(0, 10)],
+    ['External-Identifier', i.shipment],
+    ['External-Description', `brickpost shipment ${i.seq} of dataset ${i.dataset}${i.label ? `: ${i.label}` : ''}`],
+    ['Payload-Oxum', `${i.payloadBytes}.${i.payloadFiles}`],
+    ['Bag-Group-Identifier', i.shipment],
+    ['Bag-Count', `${i.bagIndex} of ${i.bagCount}`],
+    ['Brickpost-Format', i.format],
+    ['Brickpost-Shipment', i.shipment],
+    ['Brickpost-Dataset', i.dataset],
+    ['Brickpost-Dataset-Id', i.datasetId],
+    ['Brickpost-Sequence', String(i.seq)],
+    ['Brickpost-Parent', i.parent ?? 'none'],
+    ['Brickpost-Label', i.label],
+    ['Brickpost-Publisher-Key', i.publisherKey],
+    ['Brickpost-Created', i.created],
+    ['Brickpost-Entries', String(i.entries)],
+    ['Brickpost-Files', String(i.files)],
+    ['Brickpost-Bytes', String(i.bytes)],
+    ['Brickpost-Packs', String(i.packs)],
+  ];
+}
+
+/** The trusted comment of the shipment's signature: names what was signed. */
+export function trustedComment(i: Pick<ShipmentInfo, 'shipment' | 'datasetId' | 'seq'>): string {
+  return `${FORMAT_VERSION} shipment:${i.shipment} dataset:${i.datasetId} seq:${i.seq}`;
+}
+
+/**
+ * Reads a shipment's description from parsed bag-info fields.
+ * @throws BrickpostError MALFORMED, UNSUPPORTED_VERSION
+ */
+export function parseShipmentInfo(fields: Array<[string, string]>, where = 'bag-info.txt'): ShipmentInfo {
+  const map = new Map<string, string>();
+  for (const [k, v] of fields) {
+    if (k.startsWith('Brickpost-') || k === 'Payload-Oxum' || k === 'Bag-Count') {
+      if (map.has(k)) throw new BrickpostError('MALFORMED', `${where}: field ${quote(k)} appears twice`);
+      map.set(k, v);
+    }
+  }
+  const get = (k: string): string => {
+    const v = map.get(k);
+    if (v === undefined) throw new BrickpostError('MALFORMED', `${where}: missing field ${quote(k)}`);
+    return v;
+  };
+  const int = (k: string): number => {
+    const v = get(k);
+    if (!/^(0|[1-9][0-9]{0,15})$/.test(v) || !Number.isSafeInteger(Number(v))) throw new BrickpostError('MALFORMED', `${where}: field ${k} is not a number: ${quote(v)}`);
+    return Number(v);
+  };
+  const format = get('Brickpost-Format');
+  if (format !== FORMAT_VERSION) {
+    throw new BrickpostError('UNSUPPORTED_VERSION', `${where}: format ${quote(format)} is not ${FORMAT_VERSION}`, { hint: 'upgrade brickpost to read this drive' });
+  }
+  const oxum = /^(0|[1-9][0-9]{0,15})\.(0|[1-9][0-9]{0,15})$/.exec(get('Payload-Oxum'));
+  if (!oxum) throw new BrickpostError('MALFORMED', `${where}: bad Payload-Oxum ${quote(get('Payload-Oxum'))}`);
+  const count = /^([1-9][0-9]{0,3}) of ([1-9][0-9]{0,3})$/.exec(get('Bag-Count'));
+  if (!count || Number(count[1]) > Number(count[2])) throw new BrickpostError('MALFORMED', `${where}: bad Bag-Count ${quote(get('Bag-Count'))}`);
+  const parent = get('Brickpost-Parent');
+  return {
+    format: FORMAT_VERSION,
+    shipment: get('Brickpost-Shipment'),
+    dataset: get('Brickpost-Dataset'),
+    datasetId: get('Brickpost-Dataset-Id'),
+    seq: int('Brickpost-Sequence'),
+    parent: parent === 'none' ? null : parent,
+    label: get('Brickpost-Label'),
+    publisher: fields.find(([k]) => k === 'Source-Organization')?.[1] ?? '',
+    publisherKey: get('Brickpost-Publisher-Key'),
+    created: get('Brickpost-Created'),
+    entries: int('Brickpost-Entries'),
+    files: int('Brickpost-Files'),
+    bytes: int('Brickpost-Bytes'),
+    packs: int('Brickpost-Packs'),
+    payloadBytes: Number(oxum[1]),
+    payloadFiles: Number(oxum[2]),
+    bagIndex: Number(count[1]),
+    bagCount: Number(count[2]),
+  };
+}
