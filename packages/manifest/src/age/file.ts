@@ -1,0 +1,57 @@
+/**
+ * Whole-buffer encryption and decryption of age files. For large data use
+ * the streams in node-stream.ts or PayloadEncryptor/PayloadDecryptor.
+ */
+
+import { BrickpostError, quote } from '../errors.js';
+import { decodeArmor, isArmored } from './armor.js';
+import { PayloadDecryptor } from './decryptor.js';
+import { PayloadEncryptor } from './encryptor.js';
+import { createHeader, unwrapFileKey } from './file-key.js';
+import { parseHeader } from './header.js';
+import type { Identity, Recipient } from './keys.js';
+import { payloadOffset } from './range.js';
+
+/** Encrypts `plain` to `recipients` as a binary age file. Throws USAGE (see createHeader). */
+export function encrypt(plain: Buffer, recipients: Recipient[]): Buffer {
+  const { header, fileKey } = createHeader(recipients);
+  const enc = new PayloadEncryptor(fileKey);
+  return Buffer.concat([header, enc.nonce, ...enc.update(plain), ...enc.final()]);
+}
+
+/**
+ * Reads the header and payload nonce of a complete age file held in `file`
+ * and unwraps its file key. Throws as parseHeader and unwrapFileKey do, and
+ * TRUNCATED when the nonce is missing.
+ */
+export function openFile(
+  file: Buffer,
+  identities: Identity[],
+  path?: string,
+): { fileKey: Buffer; nonce: Buffer; headerLength: number; payloadStart: number } {
+  const parsed = parseHeader(file);
+  const fileKey = unwrapFileKey(parsed, file, identities, path);
+  const payloadStart = payloadOffset(parsed.headerLength);
+  if (file.length < payloadStart) {
+    throw new BrickpostError('TRUNCATED', `age payload nonce of ${path === undefined ? 'the age file' : quote(path)} is cut short`, {
+      path,
+    });
+  }
+  const nonce = file.subarray(parsed.headerLength, payloadStart);
+  return { fileKey, nonce, headerLength: parsed.headerLength, payloadStart };
+}
+
+/**
+ * Decrypts a whole age file, binary or ASCII-armored. Throws MALFORMED for
+ * bad armor or header, NO_MATCHING_KEY, HEADER_MAC_MISMATCH, TRUNCATED, or
+ * PAYLOAD_CORRUPT; no plaintext is returned unless all of it verified.
+ */
+export function decrypt(cipher: Buffer, identities: Identity[], path?: string): Buffer {
+  const file = isArmored(cipher) ? decodeArmor(cipher) : cipher;
+  const { fileKey, nonce, payloadStart } = openFile(file, identities, path);
+  const dec = new PayloadDecryptor(fileKey, Buffer.from(nonce));
+  const parts = dec.update(file.subarray(payloadStart));
+  parts.push(...dec.final());
+  return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+}
+
