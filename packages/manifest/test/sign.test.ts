@@ -41,6 +41,12 @@ test('key id prints byte-reversed, as minisign prints it', () => {
   assert.deepEqual(info.keyId, id);
   assert.equal(info.line, 'RWRkpEo4FBsOyIPF6dW14SfHM3Y+z/a3Uqt+yXgLc9RclIulDDW+iCqo');
   assert.equal(formatPublicKeyFile(info), pub);
+  // minisign 0.11 prints ids with a leading zero nibble in 15 digits.
+  const small = { keyId: Buffer.from('ceaae5a456343402', 'hex'), publicKey: info.publicKey };
+  assert.equal(keyIdHex(small.keyId), '02343456A4E5AACE');
+  const unpadded = `untrusted comment: minisign public key ${keyIdHex(small.keyId).replace(/^0+/, '')}\n${publicKeyString(small)}\n`;
+  assert.deepEqual(parsePublicKey(unpadded).keyId, small.keyId);
+  assert.throws(() => parsePublicKey(unpadded.replace(' key 2', ' key 3')), (e) => isBrickpostError(e, 'BAD_KEY'));
 });
 
 test('public keys: format and parse round trip, bare or as a file', () => {

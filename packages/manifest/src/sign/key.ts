@@ -40,7 +40,8 @@ export const UNTRUSTED_PREFIX = 'untrusted comment: ';
 export const MAX_UNTRUSTED_COMMENT_BYTES = 1024 - UNTRUSTED_PREFIX.length - 2;
 
 const PUBLIC_KEY_BYTES = 2 + 8 + 32;
-const PUBLIC_COMMENT = /^minisign public key ([0-9A-F]{16})$/;
+// minisign 0.11 prints key ids without leading zeros; later versions pad to 16.
+const PUBLIC_COMMENT = /^minisign public key ([0-9A-F]{1,16})$/;
 
 /** Creates a new random signing key. */
 export function generateSigningKey(): SigningKey {
@@ -56,7 +57,9 @@ export function generateSigningKey(): SigningKey {
 
 /**
  * The key id as minisign prints it: the 8 bytes read as a little-endian
- * 64-bit number, in 16 upper-case hex digits. Throws RangeError unless 8 bytes.
+ * 64-bit number, in 16 upper-case hex digits (zero-padded, as current
+ * minisign prints it; minisign 0.11 drops leading zeros). Throws RangeError
+ * unless 8 bytes.
  */
 export function keyIdHex(keyId: Buffer): string {
   if (keyId.length !== 8) throw new RangeError(`key id must be 8 bytes, got ${keyId.length}`);
@@ -100,7 +103,7 @@ export function parsePublicKey(text: string): PublicKeyInfo {
     line = lines[1]!;
     const named = PUBLIC_COMMENT.exec(comment)?.[1];
     const info = parsePublicKeyLine(line);
-    if (named !== undefined && named !== info.keyIdHex) {
+    if (named !== undefined && BigInt(`0x${named}`) !== BigInt(`0x${info.keyIdHex}`)) {
       throw badKey(`public key file says key id ${named} but holds key ${info.keyIdHex}`);
     }
     return info;
