@@ -1,0 +1,184 @@
+/**
+ * The command table. A command is a name (`pack`, or `trust add` inside the
+ * `trust` group), its options and positional arguments, its help text, and a
+ * loader for its module in this folder. Modules are imported only when their
+ * command runs, so `brickpost --help` never loads the engine or native code.
+ */
+import type { CommandRun } from '../context.js';
+
+/** One option of a command. */
+export interface OptionSpec {
+  name: string;
+  short?: string;
+  type: 'string' | 'boolean';
+  /** May be given several times; the value is then an array. */
+  multiple?: boolean;
+  /** Must be given at least once. */
+  required?: boolean;
+  /** Placeholder in help: `--to <DRIVE-DIR>`. */
+  value?: string;
+  help: string;
+}
+
+/** What a command prints with --json. */
+export type JsonMode = 'document' | 'events' | 'entries';
+
+/** One runnable command. */
+export interface CommandSpec {
+  /** `pack`, `trust add`. */
+  name: string;
+  summary: string;
+  /** Positional argument placeholders, in order; trailing ones after `min` are optional. */
+  args: string[];
+  /** How many positionals are required. */
+  min: number;
+  options: OptionSpec[];
+  json: JsonMode;
+  /** Further help paragraphs. */
+  details?: string;
+  load(): Promise<{ run: CommandRun }>;
+}
+
+const json = (what: string): OptionSpec => ({ name: 'json', type: 'boolean', help: what });
+const shipment: OptionSpec = {
+  name: 'shipment',
+  type: 'string',
+  value: 'ID',
+  help: 'the shipment to use when the drive holds several',
+};
+
+/** Options every command accepts, anywhere on the command line. */
+export const GLOBAL_OPTIONS: OptionSpec[] = [
+  { name: 'home', type: 'string', value: 'DIR', help: 'folder of your keys and catalog (default: $BRICKPOST_HOME, else per-user)' },
+  { name: 'quiet', short: 'q', type: 'boolean', help: 'no progress and no informational messages' },
+  { name: 'json', type: 'boolean', help: 'machine-readable output on stdout (see below)' },
+  { name: 'help', short: 'h', type: 'boolean', help: 'show help (also: brickpost help [COMMAND])' },
+  { name: 'version', type: 'boolean', help: 'print the version' },
+];
+
+/** Command groups: a name that only prefixes subcommands. */
+export const GROUPS: Record<string, string> = {
+  trust: 'manage the publisher keys you trust',
+};
+
+/** Every command, in the order help lists them. */
+export const COMMANDS: CommandSpec[] = [
+  {
+    name: 'keygen',
+    summary: 'create your identity (age key pair and minisign signing key)',
+    args: [],
+    min: 0,
+    options: [
+      { name: 'name', type: 'string', value: 'NAME', help: 'a name for you, shown to the people you send drives to' },
+      { name: 'force', type: 'boolean', help: 'replace an existing identity (the old keys are lost)' },
+      json('print the new identity as a JSON document'),
+    ],
+    json: 'document',
+    details: 'Share the printed recipient (age1…) with publishers who send you data, and the\nminisign public key (RW…) with subscribers who receive your drives.',
+    load: () => import('./keygen.js'),
+  },
+  {
+    name: 'whoami',
+    summary: 'show your recipient, public key and key files',
+    args: [],
+    min: 0,
+    options: [json('print {recipient, minisignPublicKey, keyId, identityFile, minisignPublicKeyFile, name, home}')],
+    json: 'document',
+    load: () => import('./whoami.js'),
+  },
+  {
+    name: 'trust add',
+    summary: "trust a publisher's minisign public key",
+    args: ['MINISIGN-PUBKEY-or-FILE'],
+    min: 1,
+    options: [
+      { name: 'name', type: 'string', value: 'NAME', help: 'a name for this publisher' },
+      json('print the trusted key as a JSON document'),
+    ],
+    json: 'document',
+    details: 'The argument is a public key line (RW…) or a file holding one, such as\nminisign.pub; an existing file is read.',
+    load: () => import('./trust.js'),
+  },
+  {
+    name: 'trust list',
+    summary: 'list trusted publisher keys',
+    args: [],
+    min: 0,
+    options: [json('print a JSON array of trusted keys')],
+    json: 'document',
+    load: () => import('./trust.js'),
+  },
+  {
+    name: 'trust remove',
+    summary: 'stop trusting a publisher key',
+    args: ['NAME-or-KEYID'],
+    min: 1,
+    options: [json('print the removed key as a JSON document')],
+    json: 'document',
+    load: () => import('./trust.js'),
+  },
+  {
+    name: 'pack',
+    summary: 'pack a folder into a signed, encrypted shipment on a drive',
+    args: ['SOURCE-DIR'],
+    min: 1,
+    options: [
+      { name: 'to', type: 'string', multiple: true, required: true, value: 'DRIVE-DIR', help: 'the drive (folder) to write to; repeatable' },
+      { name: 'recipient', short: 'r', type: 'string', multiple: true, value: 'KEY-or-FILE', help: 'an age recipient (age1…), or a file of them one per line; repeatable' },
+      { name: 'no-self', type: 'boolean', help: 'do not encrypt to your own key as well' },
+      { name: 'dataset', type: 'string', value: 'NAME', help: "dataset name (default: the source folder's name)" },
+      { name: 'label', type: 'string', value: 'TEXT', help: 'a label for this shipment, e.g. "2026-01 monthly"' },
+      { name: 'level', type: 'string', value: 'N', help: 'zstd compression level, 1 to 19 (default 3)' },
+      json('print NDJSON events'),
+    ],
+    json: 'events',
+    details:
+      'The shipment is always encrypted to your own key too, unless --no-self; with\nit, at least one --recipient is needed. Recipient files use the format of\n`age -R`: one recipient per line, # comments and blank lines ignored.',
+    load: () => import('./pack.js'),
+  },
+  {
+    name: 'verify',
+    summary: 'check a shipment on a drive: complete, intact, signed by a trusted key',
+    args: ['DRIVE-DIR'],
+    min: 1,
+    options: [
+      { name: 'deep', type: 'boolean', help: 'also decrypt, decompress and re-hash every chunk (needs your identity)' },
+      shipment,
+      json('print NDJSON events; the summary holds the full report'),
+    ],
+    json: 'events',
+    details:
+      'Exits 0 only when the shipment verifies. Otherwise every problem is printed\nand the exit code is that of the most serious one: authenticity (3), then\nunsafe (4), then integrity (1).',
+    load: () => import('./verify.js'),
+  },
+  {
+    name: 'ingest',
+    summary: 'verify a shipment and apply it to a destination folder',
+    args: ['DRIVE-DIR', 'DEST-DIR'],
+    min: 2,
+    options: [shipment, json('print NDJSON events')],
+    json: 'events',
+    load: () => import('./ingest.js'),
+  },
+  {
+    name: 'ls',
+    summary: 'list the files of a shipment on a drive',
+    args: ['DRIVE-DIR'],
+    min: 1,
+    options: [shipment, json('print NDJSON: one JSON object per entry, one per line')],
+    json: 'entries',
+    details:
+      'Text output: one line per entry, `MODE  SIZE  YYYY-MM-DD hh:mm  PATH`, times in\nUTC; unusual names are shown JSON-quoted. --json prints NDJSON (one entry per\nline: {type, path, size, mode, mtimeNs}) so huge listings stream; an error ends\nthe stream with an error event.',
+    load: () => import('./ls.js'),
+  },
+];
+
+/** The command with this name (`pack`, `trust add`), if any. */
+export function findCommand(name: string): CommandSpec | undefined {
+  return COMMANDS.find((c) => c.name === name);
+}
+
+/** The subcommands of a group, e.g. `trust` → trust add, trust list, trust remove. */
+export function groupCommands(group: string): CommandSpec[] {
+  return COMMANDS.filter((c) => c.name.startsWith(group + ' '));
+}

@@ -1,0 +1,25 @@
+/** `brickpost ingest`: verify a shipment and apply it to a destination folder. */
+import type { CommandRun } from '../context.js';
+import { str } from '../context.js';
+import { averageRate, formatBytes, formatRate, plural } from '../format.js';
+import { printSummary, runJob } from '../job.js';
+import { withEngine } from '../session.js';
+
+/** Ingests and prints the summary. Throws what the engine throws (chain errors exit 6). */
+export const run: CommandRun = async (ctx, inv) => {
+  const [drive, dest] = inv.positionals as [string, string];
+  const shipment = str(inv, 'shipment');
+  const { result: s } = await runJob(ctx, (sink, signal) =>
+    withEngine(ctx, (engine) => engine.ingest(shipment !== undefined ? { drive, dest, shipment } : { drive, dest }, sink, signal)),
+  );
+  await printSummary(ctx, 'ingest', s, () =>
+    s.alreadyApplied
+      ? [`shipment ${s.shipmentId} is already applied to ${s.dest}; nothing to do`]
+      : [
+          `ingested ${plural(s.files, 'file')} (${formatBytes(s.bytesWritten)}) from shipment ${s.shipmentId} ` +
+            `into ${s.dest}, ${formatRate(averageRate(s.bytesWritten, s.seconds))}`,
+        ],
+  );
+  if (!ctx.json && s.warnings > 0) ctx.out.warn(`${plural(s.warnings, 'warning')} while ingesting; see above`);
+  return 0;
+};

@@ -1,0 +1,11 @@
+/** `brickpost whoami`: show this home's identity. */
+import type { CommandRun } from '../context.js';
+import { printIdentity } from '../identity.js';
+import { withEngine } from '../session.js';
+
+/** Prints the identity. Throws NO_IDENTITY (exit 2) before `keygen`. */
+export const run: CommandRun = async (ctx) => {
+  const who = await withEngine(ctx, (engine) => engine.whoami());
+  await printIdentity(ctx, who);
+  return 0;
+};

@@ -1,0 +1,112 @@
+/**
+ * Failure: how an error that reached the top of a command is reported. Every
+ * thrown value becomes one Failure (code, exit code, message, hint, path),
+ * printed as `brickpost: error: …` lines or as an `error` event in --json.
+ */
+import { resolve } from 'node:path';
+import { BrickpostError, ERROR_CODES, isBrickpostError } from '@brickpost/engine/api';
+import type { ErrorEvent } from '@brickpost/engine/api';
+import { INTERNAL_EXIT_CODE, exitCodeOf } from './exit-codes.js';
+
+/** A reportable failure; the same shape as the contract's ErrorEvent. */
+export type Failure = ErrorEvent;
+
+/** What the classifier knows about the command line, to tell bad arguments from I/O failures. */
+export interface FailureContext {
+  /** Paths the user passed as arguments; ENOENT on one of them is a usage error. */
+  argumentPaths?: readonly string[];
+  /** Set when the user interrupted the job. */
+  interrupted?: boolean;
+  /** The command, for hints (`see 'brickpost pack --help'`). */
+  command?: string;
+}
+
+/** Shorthand for a usage error (exit 2) with the standard hint. Throws nothing. */
+export function usageError(message: string, command?: string): BrickpostError {
+  return new BrickpostError('USAGE', message, { hint: helpHint(command) });
+}
+
+/** `see 'brickpost pack --help'`, or the global help when no command is known. */
+export function helpHint(command?: string): string {
+  return command ? `see 'brickpost ${command} --help'` : "see 'brickpost --help'";
+}
+
+const SYSTEM_CODES: Record<string, keyof typeof ERROR_CODES> = {
+  ENOSPC: 'NO_SPACE',
+  EDQUOT: 'NO_SPACE',
+  EFBIG: 'NO_SPACE',
+  EACCES: 'PERMISSION',
+  EPERM: 'PERMISSION',
+  EROFS: 'PERMISSION',
+};
+
+function isSystemError(e: unknown): e is NodeJS.ErrnoException & { code: string } {
+  return e instanceof Error && typeof (e as NodeJS.ErrnoException).code === 'string' && /^E[A-Z0-9]+$/.test((e as NodeJS.ErrnoException).code!);
+}
+
+/** Duck-typed check for a BrickpostError from another copy of the module. */
+function looksLikeBrickpostError(e: unknown): e is BrickpostError {
+  if (isBrickpostError(e)) return true;
+  return (
+    e instanceof Error &&
+    e.name === 'BrickpostError' &&
+    typeof (e as unknown as { code?: unknown }).code === 'string' &&
+    Object.hasOwn(ERROR_CODES, (e as unknown as { code: string }).code)
+  );
+}
+
+/** Turns anything thrown into a Failure. Never throws. */
+export function toFailure(e: unknown, ctx: FailureContext = {}): Failure {
+  if (looksLikeBrickpostError(e)) {
+    if (ctx.interrupted && e.code !== 'CANCELLED') return cancelled();
+    return withOptional({ type: 'error', code: e.code, exitCode: exitCodeOf(e.code), message: e.message }, e.hint, e.path);
+  }
+  if (ctx.interrupted || (e instanceof Error && e.name === 'AbortError')) return cancelled();
+  if (isSystemError(e)) {
+    const path = e.path;
+    if (e.code === 'ENOENT' && path !== undefined && (ctx.argumentPaths ?? []).some((p) => samePath(p, path))) {
+      return withOptional(
+        { type: 'error', code: 'NOT_FOUND', exitCode: exitCodeOf('NOT_FOUND'), message: `no such file or directory: ${JSON.stringify(path)}` },
+        helpHint(ctx.command),
+        path,
+      );
+    }
+    const code = SYSTEM_CODES[e.code] ?? 'IO';
+    const hint =
+      code === 'NO_SPACE' ? 'free some space or use a larger drive, then run the command again'
+      : code === 'PERMISSION' ? 'check the permissions of the path, or that the drive is not mounted read-only'
+      : undefined;
+    return withOptional({ type: 'error', code, exitCode: exitCodeOf(code), message: systemMessage(e) }, hint, path);
+  }
+  const message = e instanceof Error ? e.message : String(e);
+  return {
+    type: 'error',
+    code: 'INTERNAL',
+    exitCode: INTERNAL_EXIT_CODE,
+    message: `internal error: ${message}`,
+    hint: 'this is a bug in brickpost; please report it with the command line and this message (set BRICKPOST_DEBUG=1 for a stack trace)',
+  };
+}
+
+function cancelled(): Failure {
+  return { type: 'error', code: 'CANCELLED', exitCode: exitCodeOf('CANCELLED'), message: 'interrupted; the job was cancelled' };
+}
+
+function systemMessage(e: NodeJS.ErrnoException): string {
+  // Node's messages read `ENOSPC: no space left on device, write`; keep the
+  // description, lower-cased, and name the path when there is one.
+  const m = /^E[A-Z0-9]+: ([^,]*)/.exec(e.message);
+  const what = (m?.[1] ?? e.message).toLowerCase();
+  const op = e.syscall ? `${e.syscall} failed: ` : '';
+  return e.path !== undefined ? `${op}${what}: ${JSON.stringify(e.path)}` : `${op}${what}`;
+}
+
+function samePath(a: string, b: string): boolean {
+  return resolve(a) === resolve(b);
+}
+
+function withOptional(f: Failure, hint: string | undefined, path: string | undefined): Failure {
+  if (hint !== undefined) f.hint = hint;
+  if (path !== undefined) f.path = path;
+  return f;
+}

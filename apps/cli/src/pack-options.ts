@@ -1,0 +1,38 @@
+/**
+ * PackOptions from `pack`'s command line: recipients expanded from keys and
+ * files, the compression level checked, the self-recipient rule applied.
+ */
+import type { PackOptions } from '@brickpost/engine/api';
+import type { Invocation } from './context.js';
+import { flag, list, str } from './context.js';
+import { usageError } from './failure.js';
+import { resolveRecipients } from './recipients.js';
+
+/** Parses `--level`: an integer from 1 to 19. Throws USAGE. */
+export function parseLevel(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = /^\d{1,2}$/.test(value) ? Number(value) : NaN;
+  if (!(n >= 1 && n <= 19)) throw usageError(`--level must be an integer from 1 to 19, not ${JSON.stringify(value)}`, 'pack');
+  return n;
+}
+
+/**
+ * The engine's PackOptions for this invocation. Throws USAGE (no recipient
+ * at all with --no-self, bad level, recipient neither key nor file) or
+ * BAD_KEY (a malformed recipient).
+ */
+export async function packOptions(inv: Invocation): Promise<PackOptions> {
+  const noSelf = flag(inv, 'no-self');
+  const level = parseLevel(str(inv, 'level'));
+  const recipients = await resolveRecipients(list(inv, 'recipient'));
+  if (noSelf && recipients.length === 0) {
+    throw usageError('no recipients: with --no-self, give at least one --recipient', 'pack');
+  }
+  const opts: PackOptions = { source: inv.positionals[0]!, drives: list(inv, 'to'), recipients, noSelf };
+  const dataset = str(inv, 'dataset');
+  const label = str(inv, 'label');
+  if (dataset !== undefined) opts.dataset = dataset;
+  if (label !== undefined) opts.label = label;
+  if (level !== undefined) opts.level = level;
+  return opts;
+}

@@ -1,0 +1,21 @@
+/**
+ * Engine sessions for commands: open the engine on the chosen home, run,
+ * and always close it. Only command modules import this file, so the engine
+ * (and its native modules) load only when a command runs.
+ */
+import { Engine } from '@brickpost/engine';
+import type { Context } from './context.js';
+
+/**
+ * Opens the engine on `ctx.home` (else BRICKPOST_HOME, else the default
+ * home), runs `fn` and closes the engine. Rethrows whatever `fn` or
+ * Engine.open throws.
+ */
+export async function withEngine<T>(ctx: Context, fn: (engine: Engine) => Promise<T> | T): Promise<T> {
+  const engine = Engine.open(ctx.home !== undefined ? { home: ctx.home } : {});
+  try {
+    return await fn(engine);
+  } finally {
+    engine.close();
+  }
+}

@@ -1,0 +1,64 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BrickpostError } from '@brickpost/engine/api';
+import { toFailure } from '../src/failure.js';
+
+async function systemError(fn: () => Promise<unknown>): Promise<unknown> {
+  try {
+    await fn();
+  } catch (e) {
+    return e;
+  }
+  throw new Error('expected a failure');
+}
+
+test('a BrickpostError keeps its code, exit code, hint and path', () => {
+  const f = toFailure(new BrickpostError('LOCKED', 'catalog is locked', { hint: 'wait', path: '/h/catalog.db' }));
+  assert.deepEqual(f, { type: 'error', code: 'LOCKED', exitCode: 7, message: 'catalog is locked', hint: 'wait', path: '/h/catalog.db' });
+});
+
+test('ENOENT on an argument is a usage error; elsewhere an environment error', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'brickpost-cli-'));
+  try {
+    const missing = join(dir, 'nope');
+    const e = await systemError(() => readFile(missing));
+    const onArg = toFailure(e, { argumentPaths: [missing], command: 'verify' });
+    assert.equal(onArg.code, 'NOT_FOUND');
+    assert.equal(onArg.exitCode, 2);
+    assert.equal(onArg.hint, "see 'brickpost verify --help'");
+    const elsewhere = toFailure(e, { argumentPaths: [dir] });
+    assert.equal(elsewhere.code, 'IO');
+    assert.equal(elsewhere.exitCode, 5);
+    assert.match(elsewhere.message, /no such file or directory/);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('no space and permission errors are environment errors (5)', () => {
+  const sys = (code: string): Error => Object.assign(new Error(`${code}: whatever, write`), { code, syscall: 'write', path: '/d/x' });
+  assert.equal(toFailure(sys('ENOSPC')).code, 'NO_SPACE');
+  assert.equal(toFailure(sys('ENOSPC')).exitCode, 5);
+  assert.equal(toFailure(sys('EACCES')).code, 'PERMISSION');
+  assert.equal(toFailure(sys('EPERM')).exitCode, 5);
+  assert.equal(toFailure(sys('EIO')).code, 'IO');
+});
+
+test('anything else is an internal error (70) with a hint to report it', () => {
+  const f = toFailure(new TypeError('x is not a function'));
+  assert.equal(f.exitCode, 70);
+  assert.equal(f.message, 'internal error: x is not a function');
+  assert.match(f.hint ?? '', /bug in brickpost/);
+});
+
+test('an interrupted job is reported as cancelled (130)', () => {
+  const f = toFailure(new BrickpostError('IO', 'read failed'), { interrupted: true });
+  assert.equal(f.code, 'CANCELLED');
+  assert.equal(f.exitCode, 130);
+  const abort = new Error('The operation was aborted');
+  abort.name = 'AbortError';
+  assert.equal(toFailure(abort).exitCode, 130);
+});

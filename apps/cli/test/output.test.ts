@@ -1,0 +1,68 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { PassThrough } from 'node:stream';
+import { Output } from '../src/output.js';
+import type { Stream } from '../src/output.js';
+import { ProgressLine } from '../src/progress.js';
+
+function capture(tty: boolean): { stream: Stream; text: () => string } {
+  const s = new PassThrough() as PassThrough & { isTTY?: boolean; columns?: number };
+  s.isTTY = tty;
+  s.columns = 60;
+  const chunks: Buffer[] = [];
+  s.on('data', (c: Buffer) => chunks.push(c));
+  return { stream: s, text: () => Buffer.concat(chunks).toString('utf8') };
+}
+
+test('diagnostics go to stderr with the brickpost prefix; results to stdout', async () => {
+  const out = capture(false);
+  const err = capture(false);
+  const o = new Output({ json: false, quiet: false, stdout: out.stream, stderr: err.stream });
+  await o.line('result');
+  o.info('working');
+  o.warn('odd file', 'a/b');
+  await o.failure({ type: 'error', code: 'USAGE', exitCode: 2, message: 'bad', hint: 'fix it' });
+  assert.equal(out.text(), 'result\n');
+  assert.equal(err.text(), 'brickpost: working\nbrickpost: warning: odd file (a/b)\nbrickpost: error: bad\nbrickpost: hint: fix it\n');
+});
+
+test('--json: the error event goes to stdout too; --quiet hides info', async () => {
+  const out = capture(false);
+  const err = capture(false);
+  const o = new Output({ json: true, quiet: true, stdout: out.stream, stderr: err.stream });
+  o.info('hidden');
+  await o.failure({ type: 'error', code: 'LOCKED', exitCode: 7, message: 'locked' });
+  assert.deepEqual(JSON.parse(out.text()), { type: 'error', code: 'LOCKED', exitCode: 7, message: 'locked' });
+  assert.equal(err.text(), 'brickpost: error: locked\n');
+});
+
+test('progress: drawn on a TTY only, throttled, cleared before other lines and at the end', () => {
+  const err = capture(true);
+  let now = 0;
+  const o = new Output({ json: false, quiet: false, stdout: capture(false).stream, stderr: err.stream });
+  const p = new ProgressLine(o, 200, () => now);
+  const ev = (done: number, phase = 'pack') => ({ type: 'progress' as const, phase, bytesDone: done, filesDone: 1, rate: 0 });
+  p.update(ev(1));
+  now = 100;
+  p.update(ev(2));
+  now = 150;
+  p.update(ev(3, 'seal'));
+  now = 400;
+  p.update(ev(4, 'seal'));
+  o.warn('w');
+  now = 700;
+  p.update(ev(5, 'seal'));
+  p.done();
+  const text = err.text();
+  assert.equal(text.match(/\r(pack|seal) /g)?.length, 4, text);
+  assert.ok(!text.includes('2 B'), 'the throttled update must not be drawn');
+  assert.ok(text.includes('\r\x1b[Kbrickpost: warning: w\n'));
+  assert.ok(text.endsWith('\r\x1b[K'));
+
+  for (const [tty, json, quiet] of [[false, false, false], [true, true, false], [true, false, true]] as const) {
+    const e = capture(tty);
+    const q = new Output({ json, quiet, stdout: capture(false).stream, stderr: e.stream });
+    new ProgressLine(q).update(ev(1));
+    assert.equal(e.text(), '', `tty=${tty} json=${json} quiet=${quiet}`);
+  }
+});
