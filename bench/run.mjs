@@ -1,0 +1,186 @@
+#!/usr/bin/env node
+/**
+ * brickpost against the tools a user would pick instead (restic, borg, and
+ * a tar | zstd | age pipeline), on one generated dataset, in one run.
+ *
+ *   node bench/run.mjs [--size 2G] [--seed 1] [--only brickpost,restic,borg,pipeline]
+ *                      [--scenario initial] [--work DIR] [--warm] [--keep]
+ *
+ * Every step runs under bench/lib/rusage.py (wall, CPU of the whole process
+ * tree, peak RSS); writing steps are timed until their output is flushed to
+ * disk. As root the page cache is dropped before each step, so all tools
+ * read cold; otherwise (or with --warm) the run says it was warm. The
+ * results are printed and written to bench/results/<timestamp>.json.
+ */
+import { spawnSync } from 'node:child_process';
+import { cpus, release, totalmem, tmpdir } from 'node:os';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { ensureDataset } from './lib/dataset.mjs';
+import { dropCaches, measure } from './lib/measure.mjs';
+import { compareTrees, treeBytes } from './lib/tree.mjs';
+import { judgeTargets, ratioTable, stepsTable } from './lib/report.mjs';
+import brickpost from './tools/brickpost.mjs';
+import restic from './tools/restic.mjs';
+import borg from './tools/borg.mjs';
+import pipeline from './tools/pipeline.mjs';
+import initial from './scenarios/initial.mjs';
+
+const TOOLS = [brickpost, restic, borg, pipeline];
+const SCENARIOS = { initial };
+const here = dirname(fileURLToPath(import.meta.url));
+const repoRoot = resolve(here, '..');
+const log = (msg) => process.stderr.write(`bench: ${msg}\n`);
+
+function options() {
+  const { values } = parseArgs({
+    options: {
+      size: { type: 'string', default: '2G' },
+      seed: { type: 'string', default: '1' },
+      only: { type: 'string' },
+      scenario: { type: 'string', default: 'initial' },
+      work: { type: 'string' },
+      warm: { type: 'boolean', default: false },
+      keep: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(
+      'usage: npm run bench -- [--size 2G] [--seed 1] [--only ' + TOOLS.map((t) => t.name).join(',') + ']\n' +
+        '                        [--scenario ' + Object.keys(SCENARIOS).join('|') + '] [--work DIR] [--warm] [--keep]\n',
+    );
+    process.exit(0);
+  }
+  const only = values.only ? values.only.split(',').map((s) => s.trim()) : TOOLS.map((t) => t.name);
+  const unknown = only.filter((n) => !TOOLS.some((t) => t.name === n));
+  if (unknown.length) throw new Error(`unknown tool in --only: ${unknown.join(', ')}`);
+  const scenario = SCENARIOS[values.scenario];
+  if (!scenario) throw new Error(`unknown scenario: ${values.scenario}`);
+  return { ...values, seed: Number(values.seed), only, scenario };
+}
+
+function missingCommands(names) {
+  return names.filter((n) => spawnSync('bash', ['-c', `command -v ${n}`]).status !== 0);
+}
+
+function tail(file) {
+  const r = spawnSync('tail', ['-n', '15', file], { encoding: 'utf8' });
+  return (r.stdout || '').trimEnd();
+}
+
+/** Runs one tool through the scenario's ops; returns its step records. */
+async function runTool(tool, scenario, ctx, opts) {
+  const records = [];
+  const base = { tool: tool.name };
+  const missing = missingCommands(tool.requires);
+  const reason = missing.length ? `not installed: ${missing.join(', ')}` : tool.unavailable(ctx);
+  if (reason) {
+    log(`${tool.name}: skipped (${reason})`);
+    return scenario.ops.map((op) => ({ ...base, op, skipped: reason }));
+  }
+  const work = await mkdtemp(join(opts.workRoot, `${tool.name}-`));
+  const tctx = { ...ctx, work };
+  try {
+    const state = await tool.setup(tctx);
+    const out = tool.outputs(state);
+    let failed = null;
+    for (const op of scenario.ops) {
+      const make = tool.ops[op];
+      if (!make) { records.push({ ...base, op, na: true }); continue; }
+      if (failed) { records.push({ ...base, op, skipped: `after ${failed} failed` }); continue; }
+      const spec = make(state, tctx);
+      const cache = opts.warm ? 'warm' : dropCaches();
+      log(`${tool.name}: ${op} [${spec.label}] (${cache}) ...`);
+      const stderr = join(work, `${op}.stderr`);
+      const r = await measure(spec.argv, {
+        cwd: spec.cwd, env: spec.env, sync: spec.sync, stderr,
+        stdout: spec.stdout ? join(work, `${op}.stdout`) : undefined,
+      });
+      const rec = { ...base, op, label: spec.label, cache, ...r, mbps: ctx.datasetBytes / 1e6 / r.wall };
+      delete rec.stdoutFile;
+      const error = r.exitCode !== 0 ? `exit code ${r.exitCode}` : spec.check ? spec.check(r) : null;
+      if (error) {
+        rec.error = error;
+        failed = op;
+        log(`${tool.name}: ${op} failed: ${error}\n${tail(stderr)}`);
+      } else if (op === 'pack') {
+        rec.bytesOnDrive = (await treeBytes(out.drive)).bytes;
+      } else if (op === 'ingest') {
+        const cmp = await compareTrees(ctx.src, out.restored, { exclude: out.exclude });
+        rec.correct = cmp.equal;
+        if (!cmp.equal) {
+          rec.differences = cmp.diffs;
+          log(`${tool.name}: restored tree differs from the source:\n  ${cmp.diffs.join('\n  ')}`);
+        }
+      }
+      log(`${tool.name}: ${op} ${rec.error ? 'FAILED' : 'ok'} in ${r.wall.toFixed(2)}s`);
+      records.push(rec);
+    }
+  } catch (e) {
+    log(`${tool.name}: setup failed: ${e.message}`);
+    const done = new Set(records.map((r) => r.op));
+    for (const op of scenario.ops) if (!done.has(op)) records.push({ ...base, op, skipped: `setup failed: ${e.message}` });
+  } finally {
+    if (opts.keep) log(`${tool.name}: kept ${work}`);
+    else await rm(work, { recursive: true, force: true });
+  }
+  return records;
+}
+
+async function main() {
+  const opts = options();
+  const cacheDir = join(here, '.cache');
+  await mkdir(cacheDir, { recursive: true });
+  const ds = await ensureDataset({ repoRoot, cacheDir, size: opts.size, seed: opts.seed, log });
+  log(`dataset ${ds.dir}: ${ds.summary.files} files, ${(ds.summary.bytes / 1e6).toFixed(1)} MB${ds.reused ? ' (cached)' : ''}`);
+  opts.workRoot = opts.work ? resolve(opts.work) : await mkdtemp(join(tmpdir(), 'brickpost-bench-'));
+  await mkdir(opts.workRoot, { recursive: true });
+  const ctx = { repoRoot, src: ds.dir, datasetBytes: ds.summary.bytes };
+
+  const tools = TOOLS.filter((t) => opts.only.includes(t.name));
+  const versions = {};
+  const steps = [];
+  for (const tool of tools) {
+    try { versions[tool.name] = tool.describe(ctx); } catch { versions[tool.name] = '?'; }
+    steps.push(...(await runTool(tool, opts.scenario, ctx, opts)));
+  }
+  if (!opts.work && !opts.keep) await rm(opts.workRoot, { recursive: true, force: true });
+
+  const modes = [...new Set(steps.filter((s) => s.cache).map((s) => s.cache))];
+  const others = tools.map((t) => t.name).filter((n) => n !== 'brickpost');
+  const targets = judgeTargets(steps, opts.scenario);
+  const print = (s = '') => process.stdout.write(s + '\n');
+  print(`\nbrickpost bench: scenario ${opts.scenario.name} (${opts.scenario.description})`);
+  print(`dataset: make_dataset.py --size ${opts.size} --seed ${opts.seed}: ${ds.summary.files} files, ${(ds.summary.bytes / 1e6).toFixed(1)} MB`);
+  print(`machine: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Linux ${release()}`);
+  print(`page cache: ${modes.join('+') || 'n/a'} (${modes.includes('cold') ? 'dropped before every step' : 'not dropped: inputs may be cached'}); MB = 10^6 bytes; MB/s = dataset bytes / wall`);
+  for (const [name, v] of Object.entries(versions)) print(`  ${name.padEnd(10)} ${v}`);
+  print('\n' + stepsTable(steps, ds.summary.bytes));
+  const notes = [...new Set(steps.filter((s) => s.skipped || s.error).map((s) => `${s.tool}: ${s.skipped ?? s.error}`))];
+  if (notes.length) print('\nnotes:\n' + notes.map((n) => '  ' + n.replace(/\n/g, '\n    ')).join('\n'));
+  if (tools.some((t) => t.name === 'brickpost') && others.length) print('\n' + ratioTable(steps, opts.scenario, others));
+  print('\ntargets:');
+  for (const t of targets) print(`  ${t.status.padEnd(4)} ${t.text}: ${t.shown}`);
+
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const resultsDir = join(here, 'results');
+  await mkdir(resultsDir, { recursive: true });
+  const file = join(resultsDir, `${stamp}.json`);
+  const doc = {
+    date: new Date().toISOString(), scenario: opts.scenario.name, size: opts.size, seed: opts.seed,
+    dataset: ds.summary, cache: modes, versions, steps, targets,
+    machine: { cores: cpus().length, cpu: cpus()[0]?.model, memBytes: totalmem(), kernel: release(), node: process.version },
+  };
+  await writeFile(file, JSON.stringify(doc, null, 2) + '\n');
+  print(`\nresults: ${file}`);
+  const bad = steps.some((s) => s.error || s.correct === false);
+  process.exit(bad ? 1 : 0);
+}
+
+main().catch((e) => {
+  log(`error: ${e.message}`);
+  process.exit(2);
+});

@@ -1,0 +1,102 @@
+/**
+ * brickpost itself, through its CLI as a user runs it: one home that is both
+ * publisher and subscriber ("mail the data to the future"), the shipment on
+ * a folder standing in for the drive, zstd level 3 (the default).
+ *
+ * pack         brickpost pack SRC --to DRIVE --recipient AGE1 --json
+ * verify       brickpost verify DRIVE --json        (signature + fixity, no key)
+ * verify-deep  brickpost verify DRIVE --deep --json (decrypt and re-hash all)
+ * ingest       brickpost ingest DRIVE DEST --json
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+
+function cliPath(ctx) {
+  return join(ctx.repoRoot, 'apps', 'cli', 'bin', 'brickpost.js');
+}
+
+function cli(ctx, state, ...args) {
+  return [process.execPath, cliPath(ctx), '--home', state.home, ...args];
+}
+
+/** Last `summary` event of an NDJSON file, or the `error` event, or null. */
+function lastEvent(file) {
+  let last = null;
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    if (!line.trim()) continue;
+    try {
+      const ev = JSON.parse(line);
+      if (ev.type === 'summary' || ev.type === 'error') last = ev;
+    } catch {
+      // Non-JSON lines are not events; they do not count.
+    }
+  }
+  return last;
+}
+
+function checkSummary(result, ok = () => true) {
+  const ev = lastEvent(result.stdoutFile);
+  if (!ev) return 'no summary event on stdout';
+  if (ev.type === 'error') return `${ev.code}: ${ev.message}`;
+  return ok(ev.result) ? null : `summary says not ok: ${JSON.stringify(ev.result).slice(0, 300)}`;
+}
+
+export default {
+  name: 'brickpost',
+  requires: [],
+  unavailable(ctx) {
+    if (!existsSync(cliPath(ctx))) return `CLI not found at ${cliPath(ctx)}`;
+    return null;
+  },
+  describe(ctx) {
+    const r = spawnSync(process.execPath, [cliPath(ctx), '--version'], { encoding: 'utf8' });
+    return `${(r.stdout || '?').trim()} (node ${process.version}), zstd -3 default`;
+  },
+  async setup(ctx) {
+    const state = {
+      home: join(ctx.work, 'home'),
+      drive: join(ctx.work, 'drive'),
+      dest: join(ctx.work, 'dest'),
+    };
+    await mkdir(state.drive, { recursive: true });
+    const run = (...args) => {
+      const r = spawnSync(cli(ctx, state, ...args)[0], cli(ctx, state, ...args).slice(1), { encoding: 'utf8' });
+      if (r.status !== 0) throw new Error(`brickpost ${args.join(' ')} failed: ${(r.stderr || '').trim()}`);
+      return r.stdout;
+    };
+    run('keygen', '--name', 'bench');
+    state.recipient = JSON.parse(run('whoami', '--json')).recipient;
+    return state;
+  },
+  ops: {
+    pack: (state, ctx) => ({
+      label: 'pack',
+      argv: cli(ctx, state, 'pack', ctx.src, '--to', state.drive, '--recipient', state.recipient, '--json'),
+      stdout: true,
+      sync: state.drive,
+      check: (r) => checkSummary(r),
+    }),
+    verify: (state, ctx) => ({
+      label: 'verify',
+      argv: cli(ctx, state, 'verify', state.drive, '--json'),
+      stdout: true,
+      check: (r) => checkSummary(r, (res) => res.ok !== false),
+    }),
+    'verify-deep': (state, ctx) => ({
+      label: 'verify --deep',
+      argv: cli(ctx, state, 'verify', state.drive, '--deep', '--json'),
+      stdout: true,
+      check: (r) => checkSummary(r, (res) => res.ok !== false),
+    }),
+    ingest: (state, ctx) => ({
+      label: 'ingest',
+      argv: cli(ctx, state, 'ingest', state.drive, state.dest, '--json'),
+      stdout: true,
+      sync: ctx.work,
+      check: (r) => checkSummary(r),
+    }),
+  },
+  outputs: (state) => ({ drive: state.drive, restored: state.dest, exclude: ['.brickpost'] }),
+};
