@@ -17,6 +17,8 @@ export const IDENTITY_FILES = {
 export interface Identity {
   name: string;
   ageIdentity: string;
+  /** Parsed identities of the identity file, for decrypting. */
+  ageIdentities: age.Identity[];
   recipient: string;
   signingKey: minisign.SigningKey;
   keyId: string;
@@ -58,14 +60,15 @@ export function loadIdentity(home: string, name: string): Identity {
     throw new BrickpostError('NO_IDENTITY', `no identity in ${quote(home)}`, { hint: "run 'brickpost keygen' first, or pass --home" });
   }
   const identityFile = join(home, IDENTITY_FILES.age);
-  const ids = age.parseIdentityFile(readFileSync(identityFile, 'utf8'));
-  const first = ids[0];
-  if (!first || first.type !== 'x25519') throw new BrickpostError('BAD_KEY', `no X25519 identity in ${quote(identityFile)}`);
-  const ageIdentity = first.identity;
+  const text = readFileSync(identityFile, 'utf8');
+  const ageIdentities = age.parseIdentityFile(text);
+  const ageIdentity = text.split('\n').find((l) => l.startsWith('AGE-SECRET-KEY-1'))?.trim();
+  if (!ageIdentity) throw new BrickpostError('BAD_KEY', `no X25519 identity in ${quote(identityFile)}`);
   const signingKey = minisign.parseSecretKeyFile(readFileSync(join(home, IDENTITY_FILES.minisignSecret), 'utf8'));
   return {
     name,
     ageIdentity,
+    ageIdentities,
     recipient: age.identityToRecipient(ageIdentity),
     signingKey,
     keyId: minisign.keyIdHex(signingKey.keyId),

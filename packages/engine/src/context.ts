@@ -1,0 +1,28 @@
+import { Catalog } from './catalog/index.js';
+import { loadIdentity, type Identity } from './keys/index.js';
+
+/** What every operation of one home shares: its folder, catalog and identity. */
+export class Context {
+  private cached: Identity | null = null;
+
+  constructor(
+    readonly home: string,
+    readonly catalog: Catalog,
+  ) {}
+
+  /** This home's display name (set by keygen). */
+  get name(): string {
+    const r = this.catalog.db.prepare("SELECT value FROM meta WHERE key = 'name'").get() as { value: string } | undefined;
+    return r?.value ?? 'brickpost user';
+  }
+
+  /** The identity; @throws BrickpostError NO_IDENTITY */
+  identity(): Identity {
+    this.cached ??= loadIdentity(this.home, this.name);
+    return this.cached;
+  }
+
+  forgetIdentity(): void {
+    this.cached = null;
+  }
+}

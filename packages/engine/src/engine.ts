@@ -1,0 +1,108 @@
+import { mkdirSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { EventSink, IngestOptions, IngestSummary, ListEntry, PackOptions, PackSummary, TrustedKey, VerifyOptions, VerifyReport, WhoAmI } from './api.js';
+import { Catalog } from './catalog/index.js';
+import { Context } from './context.js';
+import { ingest } from './ingest/ingest.js';
+import { toEnvironmentError } from './io/errors.js';
+import { addTrust, createIdentity, listTrust, removeTrust, type Identity } from './keys/index.js';
+import { pack } from './pack/pack.js';
+import { list } from './verify/list.js';
+import { verify } from './verify/verify.js';
+
+/** The per-user home folder: XDG config on Linux, Application Support on macOS, APPDATA on Windows. */
+export function defaultHome(): string {
+  if (process.platform === 'win32') return join(process.env.APPDATA ?? join(homedir(), 'AppData', 'Roaming'), 'brickpost');
+  if (process.platform === 'darwin') return join(homedir(), 'Library', 'Application Support', 'brickpost');
+  return join(process.env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'brickpost');
+}
+
+/**
+ * The engine: one object per home, with one method per operation. Both the
+ * CLI and the desktop app use only this.
+ */
+export class Engine {
+  private constructor(private readonly ctx: Context) {}
+
+  /**
+   * Opens a home (`home`, else $BRICKPOST_HOME, else defaultHome()), creating it.
+   * @throws BrickpostError PERMISSION, IO, LOCKED, UNSUPPORTED_VERSION
+   */
+  static open(opts: { home?: string } = {}): Engine {
+    const home = resolve(opts.home ?? (process.env.BRICKPOST_HOME || defaultHome()));
+    try {
+      mkdirSync(home, { recursive: true, mode: 0o700 });
+    } catch (e) {
+      throw toEnvironmentError(e, 'cannot create the home folder');
+    }
+    return new Engine(new Context(home, new Catalog(join(home, 'catalog.sqlite'))));
+  }
+
+  get home(): string {
+    return this.ctx.home;
+  }
+
+  close(): void {
+    this.ctx.catalog.close();
+  }
+
+  /** Creates this home's identity and trusts its own key. @throws IDENTITY_EXISTS unless force */
+  keygen(opts: { name?: string; force?: boolean } = {}): WhoAmI {
+    const name = opts.name ?? this.ctx.name;
+    const id = createIdentity(this.ctx.home, name, opts.force ?? false);
+    this.ctx.catalog.db.prepare("INSERT INTO meta (key, value) VALUES ('name', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(name);
+    this.ctx.catalog.db.prepare('UPDATE trust SET self = 0 WHERE self = 1').run();
+    this.ctx.forgetIdentity();
+    addTrust(this.ctx.catalog, id.minisignPublicKey, uniqueSelfName(this.ctx, name, id.keyId), true);
+    return this.whoami();
+  }
+
+  /** This home's identity. @throws NO_IDENTITY */
+  whoami(): WhoAmI {
+    const id: Identity = this.ctx.identity();
+    return {
+      name: id.name,
+      recipient: id.recipient,
+      minisignPublicKey: id.minisignPublicKey,
+      keyId: id.keyId,
+      identityFile: id.identityFile,
+      minisignPublicKeyFile: id.minisignPublicKeyFile,
+      home: this.ctx.home,
+    };
+  }
+
+  trustAdd(key: string, name?: string): TrustedKey {
+    return addTrust(this.ctx.catalog, key, name);
+  }
+
+  trustList(): TrustedKey[] {
+    return listTrust(this.ctx.catalog);
+  }
+
+  trustRemove(nameOrKeyId: string): TrustedKey {
+    return removeTrust(this.ctx.catalog, nameOrKeyId);
+  }
+
+  pack(opts: PackOptions, onEvent: EventSink, signal?: AbortSignal): Promise<PackSummary> {
+    return pack(this.ctx, opts, onEvent, signal);
+  }
+
+  verify(opts: VerifyOptions, onEvent: EventSink, signal?: AbortSignal): Promise<VerifyReport> {
+    return verify(this.ctx, opts, onEvent, signal);
+  }
+
+  ingest(opts: IngestOptions, onEvent: EventSink, signal?: AbortSignal): Promise<IngestSummary> {
+    return ingest(this.ctx, opts, onEvent, signal);
+  }
+
+  list(opts: { drive: string; shipment?: string }): AsyncIterable<ListEntry> {
+    return list(this.ctx, opts);
+  }
+}
+
+function uniqueSelfName(ctx: Context, name: string, keyId: string): string {
+  const clean = name.replace(/[^\p{L}\p{N} ._@+-]/gu, '-').slice(0, 48) || 'me';
+  const taken = ctx.catalog.db.prepare('SELECT key_id FROM trust WHERE name = ?').get(clean) as { key_id: string } | undefined;
+  return !taken || taken.key_id === keyId ? clean : `${clean}-${keyId.slice(0, 6).toLowerCase()}`;
+}

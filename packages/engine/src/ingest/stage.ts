@@ -1,0 +1,111 @@
+import { constants } from 'node:fs';
+import { chmod, mkdir, open, utimes, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import { BrickpostError, checkPath, quote, type DirRecord, type FileRecord } from '@brickpost/manifest';
+import { toEnvironmentError } from '../io/errors.js';
+import type { ShipmentVisitor } from '../verify/walk-shipment.js';
+
+/** Permission bits a received entry may have: no setuid, setgid or sticky bit. */
+export const MODE_MASK = 0o777;
+
+const CREATE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
+
+/** Seconds since the epoch, as utimes takes them, from decimal nanoseconds. */
+export function nsToSeconds(ns: string): number {
+  const n = BigInt(ns);
+  return Number(n / 1_000_000_000n) + Number(n % 1_000_000_000n) / 1e9;
+}
+
+/**
+ * Writes a shipment's tree into a fresh staging folder that only brickpost
+ * creates: every path is re-checked against the path grammar, files are
+ * created exclusively and without following links, permission bits are
+ * masked, content is synced before the file is closed. Directories get
+ * their final mode and mtime in `finishDirs`, after all files are in.
+ */
+export class StagingWriter implements ShipmentVisitor {
+  private fh: FileHandle | null = null;
+  private fileAt = 0;
+  files = 0;
+  dirs = 0;
+  bytes = 0;
+
+  constructor(readonly root: string) {}
+
+  async dir(r: DirRecord): Promise<void> {
+    checkPath(r.p);
+    await mkdir(join(this.root, r.p), { mode: 0o700 }).catch((e) => {
+      throw toEnvironmentError(e, 'cannot create a staged folder');
+    });
+    this.dirs++;
+  }
+
+  async fileStart(r: FileRecord): Promise<void> {
+    checkPath(r.p);
+    try {
+      this.fh = await open(join(this.root, r.p), CREATE, 0o600);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'EEXIST') throw new BrickpostError('UNSAFE_PATH', `manifest entry ${quote(r.p)} is written twice`);
+      throw toEnvironmentError(e, 'cannot create a staged file');
+    }
+    this.fileAt = 0;
+  }
+
+  async chunk(data: Buffer): Promise<void> {
+    const fh = this.fh!;
+    try {
+      let off = 0;
+      while (off < data.length) {
+        const { bytesWritten } = await fh.write(data, off, data.length - off, this.fileAt + off);
+        off += bytesWritten;
+      }
+    } catch (e) {
+      throw toEnvironmentError(e, 'cannot write a staged file');
+    }
+    this.fileAt += data.length;
+    this.bytes += data.length;
+  }
+
+  async fileEnd(r: FileRecord): Promise<void> {
+    const fh = this.fh!;
+    this.fh = null;
+    try {
+      await fh.chmod(r.mode & MODE_MASK);
+      const t = nsToSeconds(r.mtime);
+      await fh.utimes(t, t);
+      await fh.datasync();
+    } catch (e) {
+      throw toEnvironmentError(e, 'cannot finish a staged file');
+    } finally {
+      await fh.close();
+    }
+    this.files++;
+  }
+
+  /** Sets a staged directory's final mode and mtime. */
+  async finishDir(r: DirRecord): Promise<void> {
+    checkPath(r.p);
+    const p = join(this.root, r.p);
+    // Keep owner write and search until commit so nothing below is locked out.
+    await chmod(p, (r.mode & MODE_MASK) | 0o700);
+    const t = nsToSeconds(r.mtime);
+    await utimes(p, t, t);
+  }
+
+  async abort(): Promise<void> {
+    await this.fh?.close().catch(() => undefined);
+    this.fh = null;
+  }
+}
+
+/**
+ * Applies the exact modes of directories whose mode lacked owner write or
+ * search, once the tree is committed.
+ */
+export async function restrictDir(root: string, r: DirRecord): Promise<void> {
+  if ((r.mode & 0o700) === 0o700) return;
+  const p = join(root, r.p);
+  const t = nsToSeconds(r.mtime);
+  await chmod(p, r.mode & MODE_MASK);
+  await utimes(p, t, t).catch(() => undefined);
+}

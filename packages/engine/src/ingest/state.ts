@@ -1,0 +1,151 @@
+import { lstat, mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { BrickpostError, parseStrictJson, quote } from '@brickpost/manifest';
+import { toEnvironmentError } from '../io/errors.js';
+
+/**
+ * A destination's state folder, DEST/.brickpost/ (FORMAT.md §destination):
+ *
+ *     state.json     the dataset held and the shipments applied, in order
+ *     journal.json   present only while a shipment is being committed
+ *     lock           the pid of the brickpost working on DEST
+ *     staging/ID/    the shipment being ingested, before commit
+ *     undo/ID/       what shipment ID replaced, for rollback
+ */
+export const STATE_DIR = '.brickpost';
+
+export interface AppliedShipment {
+  shipment: string;
+  seq: number;
+  label: string;
+  appliedAt: string;
+  files: number;
+  bytes: number;
+}
+
+export interface DestState {
+  format: 'brickpost-dest/v1';
+  publisher: string;
+  datasetId: string;
+  dataset: string;
+  applied: AppliedShipment[];
+}
+
+export interface Journal {
+  shipment: string;
+  phase: 'retire' | 'install';
+  /** Top-level names of DEST before the commit (moved to undo/). */
+  old: string[];
+  /** Top-level names of the staged tree (moved into DEST). */
+  new: string[];
+  state: DestState;
+}
+
+/** Paths inside one destination's state folder. */
+export class DestFolder {
+  readonly state: string;
+  constructor(readonly dest: string) {
+    this.state = join(dest, STATE_DIR);
+  }
+  get stateFile(): string {
+    return join(this.state, 'state.json');
+  }
+  get journalFile(): string {
+    return join(this.state, 'journal.json');
+  }
+  staging(id: string): string {
+    return join(this.state, 'staging', id);
+  }
+  undo(id: string): string {
+    return join(this.state, 'undo', id);
+  }
+
+  /**
+   * Creates the state folder, refusing one that is a symlink or not a folder.
+   * @throws BrickpostError UNSAFE_ENTRY, PERMISSION, IO
+   */
+  async ensure(): Promise<void> {
+    await mkdir(this.state, { recursive: true, mode: 0o700 }).catch((e) => {
+      throw toEnvironmentError(e, 'cannot create the state folder');
+    });
+    const st = await lstat(this.state);
+    if (!st.isDirectory()) throw new BrickpostError('UNSAFE_ENTRY', `${quote(this.state)} is not a folder (a symlink?)`, { hint: 'remove it and retry' });
+  }
+
+  /**
+   * Takes the destination's lock (stale locks of dead processes are taken over).
+   * @throws BrickpostError LOCKED
+   */
+  async lock(): Promise<() => Promise<void>> {
+    const file = join(this.state, 'lock');
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        const fh = await open(file, 'wx', 0o600);
+        await fh.writeFile(`${process.pid}\n`);
+        await fh.close();
+        return async () => void (await rm(file, { force: true }));
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw toEnvironmentError(e, 'cannot create the lock');
+        const pid = Number((await readFile(file, 'utf8').catch(() => '')).trim());
+        if (Number.isInteger(pid) && pid > 0 && alive(pid)) {
+          throw new BrickpostError('LOCKED', `destination ${quote(this.dest)} is in use by brickpost process ${pid}`, { hint: 'wait for it to finish, then retry' });
+        }
+        await rm(file, { force: true });
+      }
+    }
+    throw new BrickpostError('LOCKED', `cannot lock destination ${quote(this.dest)}`);
+  }
+
+  async readState(): Promise<DestState | null> {
+    return this.readJson<DestState>(this.stateFile);
+  }
+
+  async readJournal(): Promise<Journal | null> {
+    return this.readJson<Journal>(this.journalFile);
+  }
+
+  async writeState(s: DestState): Promise<void> {
+    await writeDurable(this.stateFile, JSON.stringify(s, null, 1) + '\n');
+  }
+
+  async writeJournal(j: Journal): Promise<void> {
+    await writeDurable(this.journalFile, JSON.stringify(j) + '\n');
+  }
+
+  async clearJournal(): Promise<void> {
+    await rm(this.journalFile, { force: true });
+  }
+
+  private async readJson<T>(file: string): Promise<T | null> {
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw toEnvironmentError(e, 'cannot read destination state');
+    }
+    return parseStrictJson(text, { where: file, maxDepth: 8 }) as T;
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Writes a file atomically and durably: temp file, fsync, rename, fsync dir. */
+export async function writeDurable(file: string, text: string): Promise<void> {
+  const tmp = `${file}.tmp-${process.pid}`;
+  await writeFile(tmp, text, { mode: 0o600 });
+  const fh = await open(tmp, 'r');
+  await fh.sync();
+  await fh.close();
+  await rename(tmp, file);
+  const dir = await open(join(file, '..'), 'r');
+  await dir.sync();
+  await dir.close();
+}

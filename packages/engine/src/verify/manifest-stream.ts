@@ -1,0 +1,114 @@
+import { once } from 'node:events';
+import { open } from 'node:fs/promises';
+import { join } from 'node:path';
+import { DecompressStream } from 'zstd-napi';
+import { age, BrickpostError, frame, MANIFEST_FORMAT, MANIFEST_PATH, ManifestReader, quote, RECORD_LIMITS, type ManifestRecord } from '@brickpost/manifest';
+import type { OpenedShipment } from '../drive/open.js';
+import { toEnvironmentError } from '../io/errors.js';
+import { sha256File } from './fixity.js';
+
+const BLOCK = 1 << 20;
+
+/**
+ * Streams the records of a shipment's manifest, validated (ManifestReader)
+ * against what the signed bag-info declares. The encrypted file's SHA-256
+ * is checked against the signed payload manifest before any of it is
+ * decrypted, so nothing unauthenticated is parsed. Memory is bounded by one
+ * line (1 MiB) and a few blocks, however large the manifest.
+ * @throws BrickpostError FIXITY_MISMATCH, NO_MATCHING_KEY, PAYLOAD_CORRUPT, TRUNCATED, MALFORMED, UNSAFE_PATH, LIMIT_EXCEEDED
+ */
+export async function* readManifest(s: OpenedShipment, identities: age.Identity[]): AsyncGenerator<ManifestRecord> {
+  const path = join(s.dir, MANIFEST_PATH);
+  const digest = await sha256File(path).catch((e) => {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new BrickpostError('FILE_MISSING', `${MANIFEST_PATH} is missing`, { path });
+    throw toEnvironmentError(e, 'cannot read the manifest');
+  });
+  if (digest !== s.payload.get(MANIFEST_PATH)) {
+    throw new BrickpostError('FIXITY_MISMATCH', `${MANIFEST_PATH} does not match its SHA-256 in the signed payload manifest`, { path, hint: 'the drive was damaged or modified' });
+  }
+  const reader = new ManifestReader(MANIFEST_PATH, { entries: s.info.entries, packs: s.info.packs });
+  const unz = new DecompressStream({ windowLogMax: 23 });
+  const feeding = feed(path, identities, unz).catch((e) => unz.destroy(e));
+  let carry = '';
+  let first = true;
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  try {
+    for await (const out of unz) {
+      let text: string;
+      try {
+        text = carry + decoder.decode(out as Buffer, { stream: true });
+      } catch {
+        throw new BrickpostError('MALFORMED', `${MANIFEST_PATH}: not valid UTF-8`);
+      }
+      let at = 0;
+      for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', at)) {
+        const r = reader.push(text.slice(at, nl));
+        at = nl + 1;
+        if (first) checkHeader(s, r), (first = false);
+        yield r;
+      }
+      carry = text.slice(at);
+      if (carry.length > RECORD_LIMITS.lineBytes) throw new BrickpostError('LIMIT_EXCEEDED', `${MANIFEST_PATH}: line longer than ${RECORD_LIMITS.lineBytes} bytes`);
+    }
+    await feeding;
+    if (carry.length > 0) throw new BrickpostError('TRUNCATED', `${MANIFEST_PATH}: last line has no newline`);
+    reader.finish();
+  } finally {
+    unz.destroy();
+  }
+}
+
+function checkHeader(s: OpenedShipment, r: ManifestRecord): void {
+  if (r.t !== 'shipment') return;
+  const i = s.info;
+  const same = r.shipment === i.shipment && r.datasetId === i.datasetId && r.seq === i.seq && r.parent === i.parent && r.publisher === i.publisherKey && r.dataset === i.dataset;
+  if (!same) throw new BrickpostError('MALFORMED', `${MANIFEST_PATH}: header does not match the signed bag-info (shipment ${quote(r.shipment)}, seq ${r.seq})`);
+}
+
+async function feed(path: string, identities: age.Identity[], unz: DecompressStream): Promise<void> {
+  const fh = await open(path, 'r');
+  try {
+    const size = (await fh.stat()).size;
+    const head = Buffer.alloc(Math.min(size, age.MAX_HEADER_BYTES + age.PAYLOAD_NONCE_SIZE));
+    await fh.read(head, 0, head.length, 0);
+    const parsed = age.parseHeader(head);
+    const fileKey = age.unwrapFileKey(parsed, head, identities, MANIFEST_PATH);
+    const start = age.payloadOffset(parsed.headerLength);
+    if (head.length < start) throw new BrickpostError('TRUNCATED', `${MANIFEST_PATH} ends inside its header`);
+    const dec = new age.PayloadDecryptor(fileKey, Buffer.from(head.subarray(parsed.headerLength, start)));
+    let pending: Buffer | null = Buffer.alloc(0);
+    const push = async (plain: Buffer[]): Promise<void> => {
+      for (let p of plain) {
+        if (pending !== null) {
+          // The plaintext opens with a skippable frame naming the format.
+          pending = Buffer.concat([pending, p]);
+          if (pending.length < 8) continue;
+          const need = 8 + pending.readUInt32LE(4);
+          if (need > 4096) throw new BrickpostError('MALFORMED', `${MANIFEST_PATH}: header frame too large`);
+          if (pending.length < need) continue;
+          const f = frame.readSkippableFrame(pending);
+          if (f.payload.toString('utf8') !== `${MANIFEST_FORMAT}\n`) {
+            throw new BrickpostError('UNSUPPORTED_VERSION', `${MANIFEST_PATH} is not ${MANIFEST_FORMAT}`, { hint: 'this drive may be from a newer brickpost' });
+          }
+          p = pending.subarray(f.length);
+          pending = null;
+        }
+        if (p.length > 0 && !unz.write(p)) await Promise.race([once(unz, 'drain'), once(unz, 'close')]);
+        if (unz.destroyed) return;
+      }
+    };
+    for (let pos = start; pos < size; ) {
+      const buf = Buffer.allocUnsafe(Math.min(BLOCK, size - pos));
+      const { bytesRead } = await fh.read(buf, 0, buf.length, pos);
+      if (bytesRead === 0) throw new BrickpostError('TRUNCATED', `${MANIFEST_PATH} shrank while being read`);
+      pos += bytesRead;
+      await push(dec.update(buf.subarray(0, bytesRead)));
+      if (unz.destroyed) return;
+    }
+    await push(dec.final());
+    if (pending !== null) throw new BrickpostError('TRUNCATED', `${MANIFEST_PATH}: no header frame`);
+    unz.end();
+  } finally {
+    await fh.close();
+  }
+}

@@ -1,0 +1,95 @@
+import { ERROR_CODES, isBrickpostError } from '@brickpost/manifest';
+import type { EventSink, VerifyOptions, VerifyProblem, VerifyReport } from '../api.js';
+import type { Context } from '../context.js';
+import { findShipment } from '../drive/layout.js';
+import { openShipment } from '../drive/open.js';
+import { Progress } from '../io/progress.js';
+import { trustedVerifiers } from '../keys/index.js';
+import { checkFixity } from './fixity.js';
+import { walkShipment } from './walk-shipment.js';
+
+/**
+ * Verifies a shipment on a drive. Level 1 (always, no decryption key): the
+ * publisher's signature against the trust store, the tag files, and every
+ * payload file's SHA-256. Level 2 (`deep`, needs this home's age identity):
+ * the manifest and every chunk decrypted, decompressed and checked against
+ * its keyed id. Findings are collected into the report rather than thrown,
+ * so one run says everything that is wrong.
+ * @throws BrickpostError only when there is nothing to verify (NOT_A_DRIVE, NOT_FOUND, AMBIGUOUS_SHIPMENT) or deep verify lacks an identity (NO_IDENTITY).
+ */
+export async function verify(ctx: Context, opts: VerifyOptions, onEvent: EventSink, signal?: AbortSignal): Promise<VerifyReport> {
+  const started = performance.now();
+  const found = await findShipment(opts.drive, opts.shipment);
+  const identities = opts.deep ? ctx.identity().ageIdentities : [];
+  const progress = new Progress(onEvent, 'verify');
+  const problems: VerifyProblem[] = [];
+  const asProblem = (e: unknown): void => {
+    if (!isBrickpostError(e) || e.code === 'CANCELLED') throw e;
+    problems.push({ code: e.code, message: e.message, ...(e.path ? { path: e.path } : {}) });
+  };
+  const report: VerifyReport = {
+    ok: false,
+    shipmentId: found.id,
+    dataset: '',
+    seq: 0,
+    label: '',
+    publisher: { keyId: '', name: null, trusted: false },
+    signature: 'missing',
+    fixity: 'skipped',
+    deep: 'skipped',
+    filesChecked: 0,
+    bytesChecked: 0,
+    chunksChecked: 0,
+    problems,
+    seconds: 0,
+  };
+  let opened;
+  try {
+    opened = await openShipment(found.id, found.dir, trustedVerifiers(ctx.catalog), true);
+  } catch (e) {
+    asProblem(e);
+  }
+  if (opened) {
+    problems.push(...opened.problems);
+    Object.assign(report, {
+      dataset: opened.info.dataset,
+      seq: opened.info.seq,
+      label: opened.info.label,
+      publisher: { keyId: opened.signer.keyId || opened.info.publisherKey, name: opened.signer.name, trusted: opened.signer.trusted },
+      signature: opened.signature,
+    });
+    const fx = await checkFixity(opened, progress, signal);
+    problems.push(...fx.problems);
+    report.fixity = fx.problems.length === 0 ? 'ok' : 'failed';
+    report.filesChecked = fx.files;
+    report.bytesChecked = fx.bytes;
+    if (opts.deep) {
+      progress.phase = 'deep-verify';
+      progress.bytesDone = 0;
+      progress.filesDone = 0;
+      progress.bytesTotal = opened.info.bytes;
+      progress.filesTotal = opened.info.files;
+      try {
+        const t = await walkShipment(opened, identities, {}, progress, signal);
+        report.chunksChecked = t.chunks;
+        report.deep = 'ok';
+      } catch (e) {
+        asProblem(e);
+        report.deep = 'failed';
+      }
+    }
+  }
+  progress.emit();
+  report.ok = problems.length === 0;
+  report.seconds = (performance.now() - started) / 1000;
+  return report;
+}
+
+/** A report's most serious problem: authenticity first, then unsafe content, then integrity. */
+export function worstProblem(problems: VerifyProblem[]): VerifyProblem | undefined {
+  const rank = (p: VerifyProblem): number => {
+    const cat = (ERROR_CODES as Record<string, string>)[p.code] ?? 'integrity';
+    return cat === 'authenticity' ? 0 : cat === 'unsafe' ? 1 : 2;
+  };
+  return [...problems].sort((a, b) => rank(a) - rank(b))[0];
+}
