@@ -8,11 +8,19 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { Decrypter, Encrypter, armor, generateIdentity, identityToRecipient as typageRecipient } from 'age-encryption';
+import {
+  Decrypter,
+  Encrypter,
+  armor,
+  generateHybridIdentity as typageHybridIdentity,
+  generateIdentity,
+  identityToRecipient as typageRecipient,
+} from 'age-encryption';
 import {
   decrypt,
   encrypt,
   formatIdentityFile,
+  generateHybridIdentity,
   generateX25519Identity,
   identityToRecipient,
   parseIdentity,
@@ -109,4 +117,19 @@ test('passphrase files interoperate with typage', async () => {
   d.addPassphrase('tr0ub4dor');
   const mine = encrypt(plain, [passphraseRecipient('tr0ub4dor', 12)]);
   assert.ok(Buffer.from(await d.decrypt(mine)).equals(plain));
+});
+
+test('post-quantum hybrid files interoperate with typage', async () => {
+  const theirIdentity = await typageHybridIdentity();
+  const theirRecipient = await typageRecipient(theirIdentity);
+  assert.equal(identityToRecipient(theirIdentity), theirRecipient);
+  const ours = generateHybridIdentity();
+  assert.equal(await typageRecipient(ours.identity), ours.recipient);
+  const plain = randomBytes(STREAM_CHUNK + 17);
+  const d = new Decrypter();
+  d.addIdentity(theirIdentity);
+  assert.ok(Buffer.from(await d.decrypt(encrypt(plain, [parseRecipient(theirRecipient)]))).equals(plain));
+  const e = new Encrypter();
+  e.addRecipient(ours.recipient);
+  assert.ok(decrypt(Buffer.from(await e.encrypt(plain)), [parseIdentity(ours.identity)]).equals(plain));
 });

@@ -14,6 +14,7 @@ import {
   encodeArmor,
   encrypt,
   formatIdentityFile,
+  generateHybridIdentity,
   generateX25519Identity,
   identityToRecipient,
   openFile,
@@ -62,6 +63,20 @@ test('multiple recipients each decrypt; others do not', () => {
   const cipher = encrypt(plain, keys.map((k) => parseRecipient(k.recipient)));
   for (const k of keys) assert.ok(decrypt(cipher, [parseIdentity(k.identity)]).equals(plain));
   throwsCode(() => decrypt(cipher, [aliceId]), 'NO_MATCHING_KEY', /^no identity matches any recipient of /);
+});
+
+test('post-quantum hybrid recipients round trip alongside X25519', () => {
+  const pq = generateHybridIdentity();
+  assert.match(pq.identity, /^AGE-SECRET-KEY-PQ-1[0-9A-Z]+$/);
+  assert.match(pq.recipient, /^age1pq1[0-9a-z]+$/);
+  assert.equal(identityToRecipient(pq.identity), pq.recipient);
+  const plain = randomBytes(STREAM_CHUNK + 1);
+  const cipher = encrypt(plain, [parseRecipient(pq.recipient), aliceTo]);
+  assert.ok(decrypt(cipher, [parseIdentity(pq.identity)]).equals(plain));
+  assert.ok(decrypt(cipher, [aliceId]).equals(plain));
+  const other = parseIdentity(generateHybridIdentity().identity);
+  throwsCode(() => decrypt(encrypt(plain, [parseRecipient(pq.recipient)]), [other]), 'NO_MATCHING_KEY');
+  throwsCode(() => parseRecipient(pq.recipient.slice(0, 200)), 'BAD_KEY');
 });
 
 test('passphrase round trip, wrong passphrase, and passphrase must be alone', () => {

@@ -5,6 +5,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { BrickpostError, quote } from '../errors.js';
+import { unwrapHybrid, wrapHybrid } from './hybrid.js';
 import { encodeHeader, verifyHeaderMac, type ParsedHeader, type Stanza } from './header.js';
 import type { Identity, Recipient } from './keys.js';
 import { unwrapScrypt, wrapScrypt } from './scrypt.js';
@@ -24,9 +25,16 @@ export function createHeader(recipients: Recipient[]): { header: Buffer; fileKey
     throw new BrickpostError('USAGE', 'a passphrase must be the only age recipient');
   }
   const fileKey = randomBytes(FILE_KEY_SIZE);
-  const stanzas: Stanza[] = recipients.map((r) =>
-    r.type === 'x25519' ? wrapX25519(fileKey, r.publicKey) : wrapScrypt(fileKey, r.passphrase, r.logN),
-  );
+  const stanzas: Stanza[] = recipients.map((r) => {
+    switch (r.type) {
+      case 'x25519':
+        return wrapX25519(fileKey, r.publicKey);
+      case 'mlkem768x25519':
+        return wrapHybrid(fileKey, r.publicKey);
+      case 'scrypt':
+        return wrapScrypt(fileKey, r.passphrase, r.logN);
+    }
+  });
   return { header: encodeHeader(stanzas, fileKey), fileKey };
 }
 
@@ -34,6 +42,8 @@ function unwrapOne(stanzas: Stanza[], identity: Identity): Buffer | null {
   switch (identity.type) {
     case 'x25519':
       return unwrapX25519(stanzas, identity.secret, identity.publicKey);
+    case 'mlkem768x25519':
+      return unwrapHybrid(stanzas, identity.key);
     case 'scrypt':
       return unwrapScrypt(stanzas, identity.passphrase);
   }

@@ -4,9 +4,10 @@
  *
  * Terms (from the age spec):
  * - file key: 16 random bytes per file; everything else is derived from it.
- * - recipient: whom a file key is wrapped to, an X25519 public key
- *   (`age1…`) or a passphrase. identity: what unwraps it, an X25519 secret key
- *   (`AGE-SECRET-KEY-1…`) or a passphrase.
+ * - recipient: whom a file key is wrapped to: an X25519 public key
+ *   (`age1…`), a post-quantum hybrid ML-KEM-768 + X25519 key (`age1pq1…`)
+ *   or a passphrase. identity: what unwraps it: the matching secret key
+ *   (`AGE-SECRET-KEY-1…`, `AGE-SECRET-KEY-PQ-1…`) or the passphrase.
  * - header: text lines: the version, one stanza per recipient holding the
  *   wrapped file key, and an HMAC of the header under the file key.
  * - payload: a 16-byte nonce, then the plaintext in 64 KiB STREAM chunks,
@@ -26,6 +27,7 @@ export { encodeHeader, MAX_HEADER_BYTES, MAX_STANZAS, parseHeader, type ParsedHe
 export { formatIdentityFile, parseIdentityFile } from './identity-file.js';
 export {
   formatRecipient,
+  generateHybridIdentity,
   generateX25519Identity,
   identityToRecipient,
   parseIdentity,
@@ -36,6 +38,7 @@ export {
   type Recipient,
 } from './keys.js';
 export { createDecryptStream, createEncryptStream, MAX_ARMORED_BYTES } from './node-stream.js';
+export { HYBRID_PUBLIC_SIZE, type HybridKey } from './hybrid.js';
 export { payloadOffset, plainSize, readPlainRange, sealedSize } from './range.js';
 export { DEFAULT_SCRYPT_LOG_N, MAX_SCRYPT_LOG_N } from './scrypt.js';
 export { PAYLOAD_NONCE_SIZE, SEALED_CHUNK, STREAM_CHUNK } from './stream.js';

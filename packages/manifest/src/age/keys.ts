@@ -6,21 +6,26 @@
 import { randomBytes } from 'node:crypto';
 import { BrickpostError, quote } from '../errors.js';
 import { decodeBech32, encodeBech32 } from './bech32.js';
+import { HYBRID_PUBLIC_SIZE, hybridKeyFromSeed, type HybridKey } from './hybrid.js';
 import { DEFAULT_SCRYPT_LOG_N, MAX_SCRYPT_LOG_N } from './scrypt.js';
 import { x25519PublicKey } from './x25519.js';
 
-/** What can unwrap a file key: an X25519 secret key or a passphrase. */
+/** What can unwrap a file key: an X25519 or hybrid secret key, or a passphrase. */
 export type Identity =
   | { type: 'x25519'; secret: Buffer; publicKey: Buffer }
+  | { type: 'mlkem768x25519'; key: HybridKey }
   | { type: 'scrypt'; passphrase: string };
 
-/** Whom a file key is wrapped to: an X25519 public key or a passphrase. */
+/** Whom a file key is wrapped to: an X25519 or hybrid public key, or a passphrase. */
 export type Recipient =
   | { type: 'x25519'; publicKey: Buffer }
+  | { type: 'mlkem768x25519'; publicKey: Buffer }
   | { type: 'scrypt'; passphrase: string; logN: number };
 
 const SECRET_HRP = 'age-secret-key-';
 const PUBLIC_HRP = 'age';
+const HYBRID_SECRET_HRP = 'age-secret-key-pq-';
+const HYBRID_PUBLIC_HRP = 'age1pq';
 
 /** Generates a fresh X25519 key pair in its text encodings. */
 export function generateX25519Identity(): { identity: string; recipient: string } {
@@ -31,8 +36,24 @@ export function generateX25519Identity(): { identity: string; recipient: string 
   };
 }
 
-/** Parses an `AGE-SECRET-KEY-1…` string. Throws BAD_KEY. */
+/** Generates a fresh post-quantum hybrid (mlkem768x25519) key pair in its text encodings. */
+export function generateHybridIdentity(): { identity: string; recipient: string } {
+  const seed = randomBytes(32);
+  return {
+    identity: encodeBech32(HYBRID_SECRET_HRP, seed).toUpperCase(),
+    recipient: encodeBech32(HYBRID_PUBLIC_HRP, hybridKeyFromSeed(seed).publicKey),
+  };
+}
+
+/** Parses an `AGE-SECRET-KEY-1…` (X25519) or `AGE-SECRET-KEY-PQ-1…` (hybrid) string. Throws BAD_KEY. */
 export function parseIdentity(text: string): Identity {
+  if (text.startsWith('AGE-SECRET-KEY-PQ-1')) {
+    const { hrp, bytes } = decodeBech32(text, 'age identity');
+    if (hrp !== HYBRID_SECRET_HRP || bytes.length !== 32) {
+      throw new BrickpostError('BAD_KEY', `invalid age identity ${quote(text, 20)}: wrong prefix or length`);
+    }
+    return { type: 'mlkem768x25519', key: hybridKeyFromSeed(bytes) };
+  }
   if (!text.startsWith('AGE-SECRET-KEY-1')) {
     throw new BrickpostError('BAD_KEY', `not an age identity: ${quote(text, 20)}`, {
       hint: 'an identity starts with AGE-SECRET-KEY-1',
@@ -45,15 +66,23 @@ export function parseIdentity(text: string): Identity {
   return { type: 'x25519', secret: bytes, publicKey: x25519PublicKey(bytes) };
 }
 
-/** The `age1…` recipient of an `AGE-SECRET-KEY-1…` identity. Throws BAD_KEY. */
+/** The `age1…` (or `age1pq1…`) recipient of an identity string. Throws BAD_KEY. */
 export function identityToRecipient(identity: string): string {
   const id = parseIdentity(identity);
-  if (id.type !== 'x25519') throw new BrickpostError('BAD_KEY', 'identity has no public recipient');
-  return encodeBech32(PUBLIC_HRP, id.publicKey);
+  if (id.type === 'x25519') return encodeBech32(PUBLIC_HRP, id.publicKey);
+  if (id.type === 'mlkem768x25519') return encodeBech32(HYBRID_PUBLIC_HRP, id.key.publicKey);
+  throw new BrickpostError('BAD_KEY', 'identity has no public recipient');
 }
 
-/** Parses an `age1…` recipient. Throws BAD_KEY. */
+/** Parses an `age1…` (X25519) or `age1pq1…` (hybrid) recipient. Throws BAD_KEY. */
 export function parseRecipient(text: string): Recipient {
+  if (text.startsWith('age1pq1')) {
+    const { hrp, bytes } = decodeBech32(text, 'age recipient');
+    if (hrp !== HYBRID_PUBLIC_HRP || bytes.length !== HYBRID_PUBLIC_SIZE) {
+      throw new BrickpostError('BAD_KEY', `invalid age recipient ${quote(text, 80)}: wrong prefix or length`);
+    }
+    return { type: 'mlkem768x25519', publicKey: bytes };
+  }
   if (!text.startsWith('age1')) {
     throw new BrickpostError('BAD_KEY', `not an age recipient: ${quote(text, 80)}`, {
       hint: 'a recipient starts with age1',
@@ -66,10 +95,10 @@ export function parseRecipient(text: string): Recipient {
   return { type: 'x25519', publicKey: bytes };
 }
 
-/** The `age1…` text of an X25519 recipient. */
+/** The `age1…` text of a public-key recipient. Throws USAGE for a passphrase. */
 export function formatRecipient(recipient: Recipient): string {
-  if (recipient.type !== 'x25519') throw new BrickpostError('USAGE', 'a passphrase recipient has no text form');
-  return encodeBech32(PUBLIC_HRP, recipient.publicKey);
+  if (recipient.type === 'scrypt') throw new BrickpostError('USAGE', 'a passphrase recipient has no text form');
+  return encodeBech32(recipient.type === 'x25519' ? PUBLIC_HRP : HYBRID_PUBLIC_HRP, recipient.publicKey);
 }
 
 /** An identity that unwraps scrypt stanzas with `passphrase`. */
