@@ -5,6 +5,7 @@
  * tokens, with our own checks so every mistake becomes a USAGE error that
  * names the option and points at the command's help.
  */
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { BrickpostError } from '@brickpost/engine/api';
 import { COMMANDS, GLOBAL_OPTIONS, GROUPS, findCommand, groupCommands } from './commands/index.js';
@@ -131,7 +132,8 @@ function subcommandNames(group: string): string {
 
 function globalsOf(values: Record<string, unknown>): Globals {
   const envHome = process.env.BRICKPOST_HOME;
-  const home = typeof values.home === 'string' ? values.home : envHome !== undefined && envHome !== '' ? envHome : undefined;
+  const given = typeof values.home === 'string' ? values.home : envHome !== undefined && envHome !== '' ? envHome : undefined;
+  const home = given !== undefined ? resolve(given) : undefined;
   return { home, quiet: values.quiet === true, json: values.json === true };
 }
 

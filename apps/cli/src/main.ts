@@ -68,6 +68,14 @@ export async function run(argv: readonly string[]): Promise<number> {
     controller.abort();
   };
   process.on('SIGINT', onSigint);
+  // An error that escapes the job's promise chain still ends the command
+  // with its code and the usual lines, not a Node stack dump.
+  const onEscaped = (e: unknown): void => {
+    out.clearStatus();
+    void finish(out, toFailure(e, { interrupted, command: command.name }), e).then((code) => process.exit(code));
+  };
+  process.on('uncaughtException', onEscaped);
+  process.on('unhandledRejection', onEscaped);
   const ctx: Context = {
     out,
     json: globals.json,
@@ -91,6 +99,8 @@ export async function run(argv: readonly string[]): Promise<number> {
     return finish(out, toFailure(e, { argumentPaths, interrupted, command: command.name }), e);
   } finally {
     process.off('SIGINT', onSigint);
+    process.off('uncaughtException', onEscaped);
+    process.off('unhandledRejection', onEscaped);
   }
 }
 

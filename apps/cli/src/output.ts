@@ -33,15 +33,12 @@ export class Output {
     this.quiet = opts.quiet;
     this.stdout = opts.stdout ?? process.stdout;
     this.stderr = opts.stderr ?? process.stderr;
-    this.stdout.on('error', (e: NodeJS.ErrnoException) => {
-      // A reader that stops early (`brickpost ls | head`) is not an error.
-      if (e.code === 'EPIPE' || e.code === 'ERR_STREAM_DESTROYED') {
-        if (!this.stdoutClosed) {
-          this.stdoutClosed = true;
-          opts.onClosed?.();
-        }
-      } else {
-        throw e;
+    this.stdout.on('error', () => {
+      // A reader that stops early (`brickpost ls | head`, EPIPE) is not an
+      // error of ours; any stdout failure ends the results the same way.
+      if (!this.stdoutClosed) {
+        this.stdoutClosed = true;
+        opts.onClosed?.();
       }
     });
   }

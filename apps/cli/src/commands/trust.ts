@@ -30,6 +30,9 @@ export const run: CommandRun = async (ctx, inv) => {
 /** A key line as given, or the contents of the file it names. */
 async function readKeyArgument(arg: string): Promise<string> {
   const st = await stat(arg).catch(() => undefined);
+  if (st !== undefined && !st.isFile()) {
+    throw new BrickpostError('BAD_KEY', `${quote(arg)} is not a key file`, { hint: 'pass a minisign public key (RW…) or a .pub file', path: arg });
+  }
   if (st?.isFile()) {
     if (st.size > MAX_KEY_FILE) throw new BrickpostError('BAD_KEY', `key file ${quote(arg)} is too large to be a minisign public key`, { path: arg });
     return readFile(arg, 'utf8');
