@@ -7,6 +7,7 @@ import { findShipment } from '../drive/layout.js';
 import { openShipment, type OpenedShipment } from '../drive/open.js';
 import { toEnvironmentError } from '../io/errors.js';
 import { Progress } from '../io/progress.js';
+import { CAN_SYNC_FS, syncFilesystem } from '../io/sync.js';
 import { trustedVerifiers } from '../keys/index.js';
 import { readManifest } from '../verify/manifest-stream.js';
 import { walkShipment } from '../verify/walk-shipment.js';
@@ -60,7 +61,7 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
     const staging = folder.staging(s.id);
     await rm(staging, { recursive: true, force: true });
     await mkdir(staging, { recursive: true, mode: 0o700 });
-    const writer = new StagingWriter(staging);
+    const writer = new StagingWriter(staging, !CAN_SYNC_FS);
     const progress = new Progress(onEvent, 'ingest');
     progress.bytesTotal = s.info.bytes;
     progress.filesTotal = s.info.files;
@@ -70,6 +71,7 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
       progress.phase = 'commit';
       progress.emit();
       for await (const r of readManifest(s, me.ageIdentities)) if (r.t === 'dir') await writer.finishDir(r);
+      if (CAN_SYNC_FS) await syncFilesystem(staging);
     } catch (e) {
       await writer.abort();
       await rm(staging, { recursive: true, force: true }).catch(() => undefined);

@@ -20,7 +20,7 @@ export function nsToSeconds(ns: string): number {
  * Writes a shipment's tree into a fresh staging folder that only brickpost
  * creates: every path is re-checked against the path grammar, files are
  * created exclusively and without following links, permission bits are
- * masked, content is synced before the file is closed. Directories get
+ * masked, content is synced before commit (per file, or by one file-system sync). Directories get
  * their final mode and mtime in `finishDirs`, after all files are in.
  */
 export class StagingWriter implements ShipmentVisitor {
@@ -30,7 +30,11 @@ export class StagingWriter implements ShipmentVisitor {
   dirs = 0;
   bytes = 0;
 
-  constructor(readonly root: string) {}
+  /** @param syncEach fsync every file before closing it (where a file-system sync is not available). */
+  constructor(
+    readonly root: string,
+    private readonly syncEach: boolean,
+  ) {}
 
   async dir(r: DirRecord): Promise<void> {
     checkPath(r.p);
@@ -73,7 +77,7 @@ export class StagingWriter implements ShipmentVisitor {
       await fh.chmod(r.mode & MODE_MASK);
       const t = nsToSeconds(r.mtime);
       await fh.utimes(t, t);
-      await fh.datasync();
+      if (this.syncEach) await fh.datasync();
     } catch (e) {
       throw toEnvironmentError(e, 'cannot finish a staged file');
     } finally {

@@ -1,0 +1,129 @@
+/**
+ * First shipment end to end through the real CLI: keygen → trust → pack →
+ * verify → verify --deep → ingest → the destination equals the source
+ * (bytes, paths, mtimes, modes), on a generated dataset plus the awkward
+ * cases: empty files and folders, unicode names, an executable, a file
+ * over 64 MiB.
+ */
+import { before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { chmodSync, existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync, openSync, writeSync, closeSync } from 'node:fs';
+import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { brickpost, diffSnapshots, lastEvent, makeDataset, snapshot, tempDir } from '../support.js';
+
+describe('first shipment, one drive', () => {
+  const root = tempDir();
+  const src = join(root, 'src');
+  const drive = join(root, 'drive');
+  const dest = join(root, 'dest');
+  const pub = join(root, 'publisher');
+  const sub = join(root, 'subscriber');
+  let recipient = '';
+  let packSummary: Record<string, any> = {};
+
+  before(() => {
+    makeDataset(src, '24M', 7);
+    mkdirSync(join(src, 'empty-dir', 'nested-empty'), { recursive: true });
+    writeFileSync(join(src, 'empty-file'), '');
+    mkdirSync(join(src, 'ünïcödé'));
+    writeFileSync(join(src, 'ünïcödé', '日本語 ファイル.txt'), 'こんにちは\n');
+    writeFileSync(join(src, 'ünïcödé', 'emoji-🚚.txt'), 'truck\n');
+    writeFileSync(join(src, 'run.sh'), '#!/bin/sh\necho hi\n');
+    chmodSync(join(src, 'run.sh'), 0o755);
+    // A 65 MiB file of varied content (one pack boundary and many chunks).
+    const big = openSync(join(src, 'big.bin'), 'w');
+    const block = Buffer.alloc(1 << 20);
+    for (let i = 0; i < 65; i++) writeSync(big, fill(block, i));
+    closeSync(big);
+    utimesSync(join(src, 'big.bin'), 1700000000.5, 1700000000.5);
+    mkdirSync(drive);
+    for (const h of [pub, sub]) {
+      const r = brickpost(h, ['keygen', '--name', h === pub ? 'publisher' : 'subscriber']);
+      assert.equal(r.code, 0, r.stderr);
+    }
+    recipient = JSON.parse(brickpost(sub, ['whoami', '--json']).stdout).recipient;
+    const pk = JSON.parse(brickpost(pub, ['whoami', '--json']).stdout).minisignPublicKey;
+    assert.equal(brickpost(sub, ['trust', 'add', pk, '--name', 'publisher']).code, 0);
+  });
+
+  test('pack writes one signed shipment with the summary fields', () => {
+    const r = brickpost(pub, ['pack', src, '--to', drive, '--recipient', recipient, '--dataset', 'survey', '--label', 'base', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    const ev = lastEvent(r);
+    assert.equal(ev.type, 'summary');
+    packSummary = ev.result;
+    for (const k of ['shipmentId', 'files', 'bytesIn', 'bytesOnDrive']) assert.ok(k in packSummary, `summary lacks ${k}`);
+    const files = [...snapshot(src).values()].filter((n) => n.type === 'file');
+    assert.equal(packSummary.files, files.length);
+    assert.equal(packSummary.bytesIn, files.reduce((s, n) => s + n.size, 0));
+    assert.ok(packSummary.bytesOnDrive < packSummary.bytesIn, 'compression and dedup make the shipment smaller than the source');
+    assert.deepEqual(readdirSync(join(drive, 'brickpost')), [packSummary.shipmentId]);
+  });
+
+  test('verify without a key passes for the subscriber', () => {
+    const r = brickpost(sub, ['verify', drive, '--json']);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    const rep = lastEvent(r).result;
+    assert.equal(rep.signature, 'valid');
+    assert.equal(rep.fixity, 'ok');
+    assert.equal(rep.deep, 'skipped');
+    assert.equal(rep.publisher.name, 'publisher');
+  });
+
+  test('verify --deep re-hashes every chunk', () => {
+    const r = brickpost(sub, ['verify', '--deep', drive, '--json']);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    const rep = lastEvent(r).result;
+    assert.equal(rep.deep, 'ok');
+    assert.equal(rep.chunksChecked, packSummary.chunks);
+  });
+
+  test('ingest gives a byte-identical tree with mtimes and modes', () => {
+    const r = brickpost(sub, ['ingest', drive, dest, '--json']);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.equal(lastEvent(r).result.alreadyApplied, false);
+    assert.deepEqual(diffSnapshots(snapshot(src), snapshot(dest)), []);
+    assert.equal(snapshot(dest).get('run.sh')!.mode, 0o755);
+    assert.ok(existsSync(join(dest, 'empty-dir', 'nested-empty')));
+    assert.deepEqual(readdirSync(join(dest, '.brickpost', 'staging')), [], 'no staging leftovers');
+  });
+
+  test('a second ingest of the same shipment is a no-op that says so', () => {
+    const before = snapshot(dest);
+    const r = brickpost(sub, ['ingest', drive, dest]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout + r.stderr, /already applied/);
+    assert.deepEqual(diffSnapshots(before, snapshot(dest)), []);
+  });
+
+  test('ls lists every entry of the shipment', () => {
+    const r = brickpost(sub, ['ls', drive, '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    const entries = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    assert.equal(entries.length, snapshot(src).size);
+    assert.ok(entries.some((e) => e.path === 'ünïcödé/日本語 ファイル.txt' && e.type === 'file'));
+  });
+
+  test('the publisher can read its own shipment; a stranger cannot', () => {
+    assert.equal(brickpost(pub, ['verify', '--deep', drive]).code, 0);
+    const stranger = join(root, 'stranger');
+    brickpost(stranger, ['keygen']);
+    const pk = JSON.parse(brickpost(pub, ['whoami', '--json']).stdout).minisignPublicKey;
+    brickpost(stranger, ['trust', 'add', pk]);
+    const r = brickpost(stranger, ['verify', '--deep', drive, '--json']);
+    assert.equal(r.code, 3, r.stdout);
+    assert.match(r.stdout, /NO_MATCHING_KEY/);
+  });
+});
+
+function fill(block: Buffer, i: number): Buffer {
+  // Half compressible text, half pseudo-random bytes, different per MiB.
+  let x = createHash('sha256').update(String(i)).digest();
+  for (let o = 0; o < block.length / 2; o += 32) {
+    x = createHash('sha256').update(x).digest();
+    x.copy(block, o);
+  }
+  block.fill(`line ${i} of a big file\n`, block.length / 2);
+  return block;
+}

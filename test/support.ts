@@ -1,0 +1,109 @@
+/**
+ * Shared helpers of the cross-package tests: temp folders, running the real
+ * `brickpost` command, generating datasets with make_dataset.py, and
+ * snapshots of trees to compare byte for byte.
+ */
+import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, lstatSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The repository root (this file compiles to test/dist/support.js). */
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const CLI = join(ROOT, 'apps', 'cli', 'bin', 'brickpost.js');
+export const MAKE_DATASET = join(ROOT, '..', 'shared', 'bench', 'make_dataset.py');
+
+/** A fresh temp folder, removed when the process exits unless BRICKPOST_KEEP_TMP is set. */
+export function tempDir(prefix = 'bp-test-'): string {
+  const d = mkdtempSync(join(tmpdir(), prefix));
+  if (!process.env.BRICKPOST_KEEP_TMP) process.on('exit', () => rmSync(d, { recursive: true, force: true }));
+  return d;
+}
+
+export interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `brickpost --home HOME args…` and returns its exit code and output. */
+export function brickpost(home: string, args: string[], opts: SpawnSyncOptions = {}): Run {
+  const r = spawnSync(process.execPath, [CLI, '--home', home, ...args], { encoding: 'utf8', maxBuffer: 256 << 20, ...opts });
+  return { code: r.status ?? -1, stdout: String(r.stdout), stderr: String(r.stderr) };
+}
+
+/** The last NDJSON event of a --json run. */
+export function lastEvent(r: Run): Record<string, any> {
+  const lines = r.stdout.trim().split('\n').filter(Boolean);
+  return JSON.parse(lines[lines.length - 1] ?? '{}');
+}
+
+/** Runs an external command, throwing with its stderr when it fails. */
+export function sh(cmd: string, args: string[], opts: SpawnSyncOptions = {}): Buffer {
+  const r = spawnSync(cmd, args, { maxBuffer: 1 << 30, ...opts });
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status}: ${String(r.stderr)}`);
+  return r.stdout as Buffer;
+}
+
+/** True when `tool` runs (used to state skip reasons). */
+export function hasTool(tool: string, args = ['--version']): boolean {
+  return spawnSync(tool, args, { stdio: 'ignore' }).status !== null && !spawnSync(tool, args).error;
+}
+
+/** Generates a deterministic dataset with make_dataset.py. */
+export function makeDataset(target: string, size: string, seed = 1): void {
+  if (!existsSync(MAKE_DATASET)) throw new Error(`make_dataset.py not found at ${MAKE_DATASET}`);
+  sh('python3', [MAKE_DATASET, target, '--size', size, '--seed', String(seed), '-q']);
+}
+
+export interface Node {
+  type: 'file' | 'dir' | 'other';
+  size: number;
+  mode: number;
+  mtimeMs: number;
+  sha256?: string;
+}
+
+/** Every entry under root (except a destination's .brickpost folder) with its metadata and content hash. */
+export function snapshot(root: string): Map<string, Node> {
+  const out = new Map<string, Node>();
+  const walk = (dir: string, rel: string): void => {
+    for (const name of readdirSync(dir).sort()) {
+      if (rel === '' && name === '.brickpost') continue;
+      const p = join(dir, name);
+      const r = rel ? `${rel}/${name}` : name;
+      const st = lstatSync(p);
+      const base = { size: st.isFile() ? st.size : 0, mode: st.mode & 0o7777, mtimeMs: Math.floor(st.mtimeMs) };
+      if (st.isDirectory()) {
+        out.set(r, { type: 'dir', ...base });
+        walk(p, r);
+      } else if (st.isFile()) {
+        out.set(r, { type: 'file', ...base, sha256: createHash('sha256').update(readFileSync(p)).digest('hex') });
+      } else out.set(r, { type: 'other', ...base });
+    }
+  };
+  walk(root, '');
+  return out;
+}
+
+/** Differences between two snapshots, as readable lines (empty when equal). */
+export function diffSnapshots(a: Map<string, Node>, b: Map<string, Node>, limit = 20): string[] {
+  const d: string[] = [];
+  for (const [k, v] of a) {
+    const w = b.get(k);
+    if (!w) d.push(`missing: ${k}`);
+    else if (JSON.stringify(v) !== JSON.stringify(w)) d.push(`differs: ${k}: ${JSON.stringify(v)} vs ${JSON.stringify(w)}`);
+    if (d.length >= limit) return d;
+  }
+  for (const k of b.keys()) if (!a.has(k)) d.push(`extra: ${k}`);
+  return d.slice(0, limit);
+}
+
+/** The one shipment folder on a drive. */
+export function shipmentDir(drive: string): string {
+  const ids = readdirSync(join(drive, 'brickpost')).filter((n) => !n.endsWith('.part'));
+  if (ids.length !== 1) throw new Error(`expected one shipment on ${drive}, found ${ids.join(', ')}`);
+  return join(drive, 'brickpost', ids[0]!);
+}
