@@ -13,7 +13,7 @@
  * results are printed and written to bench/results/<timestamp>.json.
  */
 import { spawnSync } from 'node:child_process';
-import { cpus, release, totalmem, tmpdir } from 'node:os';
+import { cpus, loadavg, release, totalmem, tmpdir } from 'node:os';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -44,13 +44,14 @@ function options() {
       work: { type: 'string' },
       warm: { type: 'boolean', default: false },
       keep: { type: 'boolean', default: false },
+      repeat: { type: 'string', default: '1' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
   if (values.help) {
     process.stdout.write(
       'usage: npm run bench -- [--size 2G] [--seed 1] [--only ' + TOOLS.map((t) => t.name).join(',') + ']\n' +
-        '                        [--scenario ' + Object.keys(SCENARIOS).join('|') + '] [--work DIR] [--warm] [--keep]\n',
+        '                        [--scenario ' + Object.keys(SCENARIOS).join('|') + '] [--repeat N] [--work DIR] [--warm] [--keep]\n',
     );
     process.exit(0);
   }
@@ -59,7 +60,9 @@ function options() {
   if (unknown.length) throw new Error(`unknown tool in --only: ${unknown.join(', ')}`);
   const scenario = SCENARIOS[values.scenario];
   if (!scenario) throw new Error(`unknown scenario: ${values.scenario}`);
-  return { ...values, seed: Number(values.seed), only, scenario };
+  const repeat = Number(values.repeat);
+  if (!Number.isInteger(repeat) || repeat < 1) throw new Error(`--repeat wants a positive integer, not ${values.repeat}`);
+  return { ...values, seed: Number(values.seed), only, scenario, repeat };
 }
 
 function missingCommands(names) {
@@ -93,13 +96,14 @@ async function runTool(tool, scenario, ctx, opts) {
       if (failed) { records.push({ ...base, op, skipped: `after ${failed} failed` }); continue; }
       const spec = make(state, tctx);
       const cache = opts.warm ? 'warm' : dropCaches();
+      const load = loadavg()[0];
       log(`${tool.name}: ${op} [${spec.label}] (${cache}) ...`);
       const stderr = join(work, `${op}.stderr`);
       const r = await measure(spec.argv, {
         cwd: spec.cwd, env: spec.env, sync: spec.sync, stderr,
         stdout: spec.stdout ? join(work, `${op}.stdout`) : undefined,
       });
-      const rec = { ...base, op, label: spec.label, cache, ...r, mbps: ctx.datasetBytes / 1e6 / r.wall };
+      const rec = { ...base, op, label: spec.label, cache, load, ...r, mbps: ctx.datasetBytes / 1e6 / r.wall };
       delete rec.stdoutFile;
       const error = r.exitCode !== 0 ? `exit code ${r.exitCode}` : spec.check ? spec.check(r) : null;
       if (error) {
@@ -130,6 +134,18 @@ async function runTool(tool, scenario, ctx, opts) {
   return records;
 }
 
+/**
+ * One record for an op over several runs: a failure if any run failed,
+ * else the run with the median wall time, carrying all walls.
+ */
+function medianRun(records) {
+  if (records.length === 1) return records[0];
+  const bad = records.find((r) => r.error || r.skipped || r.correct === false);
+  if (bad || records[0].na) return bad ?? records[0];
+  const sorted = [...records].sort((a, b) => a.wall - b.wall);
+  return { ...sorted[(sorted.length - 1) >> 1], walls: records.map((r) => r.wall) };
+}
+
 async function main() {
   const opts = options();
   const cacheDir = join(here, '.cache');
@@ -145,7 +161,12 @@ async function main() {
   const steps = [];
   for (const tool of tools) {
     try { versions[tool.name] = tool.describe(ctx); } catch { versions[tool.name] = '?'; }
-    steps.push(...(await runTool(tool, opts.scenario, ctx, opts)));
+    const runs = [];
+    for (let i = 0; i < opts.repeat; i++) {
+      if (opts.repeat > 1) log(`${tool.name}: run ${i + 1} of ${opts.repeat}`);
+      runs.push(await runTool(tool, opts.scenario, ctx, opts));
+    }
+    steps.push(...opts.scenario.ops.map((op) => medianRun(runs.map((r) => r.find((s) => s.op === op)))));
   }
   if (!opts.work && !opts.keep) await rm(opts.workRoot, { recursive: true, force: true });
 
@@ -156,6 +177,9 @@ async function main() {
   print(`\nbrickpost bench: scenario ${opts.scenario.name} (${opts.scenario.description})`);
   print(`dataset: make_dataset.py --size ${opts.size} --seed ${opts.seed}: ${ds.summary.files} files, ${(ds.summary.bytes / 1e6).toFixed(1)} MB`);
   print(`machine: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Linux ${release()}`);
+  const loads = steps.filter((s) => s.load != null).map((s) => s.load);
+  if (loads.length) print(`load average before steps: ${Math.min(...loads).toFixed(2)}..${Math.max(...loads).toFixed(2)} (other work on the machine makes timings noisy)`);
+  if (opts.repeat > 1) print(`each step run ${opts.repeat} times; the run with the median wall time is shown`);
   print(`page cache: ${modes.join('+') || 'n/a'} (${modes.includes('cold') ? 'dropped before every step' : 'not dropped: inputs may be cached'}); MB = 10^6 bytes; MB/s = dataset bytes / wall`);
   for (const [name, v] of Object.entries(versions)) print(`  ${name.padEnd(10)} ${v}`);
   print('\n' + stepsTable(steps, ds.summary.bytes));
@@ -170,7 +194,7 @@ async function main() {
   await mkdir(resultsDir, { recursive: true });
   const file = join(resultsDir, `${stamp}.json`);
   const doc = {
-    date: new Date().toISOString(), scenario: opts.scenario.name, size: opts.size, seed: opts.seed,
+    date: new Date().toISOString(), scenario: opts.scenario.name, size: opts.size, seed: opts.seed, repeat: opts.repeat,
     dataset: ds.summary, cache: modes, versions, steps, targets,
     machine: { cores: cpus().length, cpu: cpus()[0]?.model, memBytes: totalmem(), kernel: release(), node: process.version },
   };

@@ -47,7 +47,8 @@ export function stepsTable(steps, datasetBytes) {
     if (s.skipped) return [s.tool, s.op, 'skipped', '', '', '', '', short(s.skipped)];
     const drive = s.bytesOnDrive == null ? '' : `${f1(s.bytesOnDrive / 1e6)} (${f2(s.bytesOnDrive / datasetBytes)})`;
     const note = s.error ? `FAILED: ${short(s.error)}` : s.correct === false ? 'WRONG OUTPUT' : s.correct ? 'output ok' : '';
-    return [s.tool, `${s.op} [${s.label}]`, f2(s.wall), f1(s.mbps), f1(s.cpu), f1(s.treeRssMB), drive, note];
+    const step = s.label && s.label !== s.op ? `${s.op} [${s.label}]` : s.op;
+    return [s.tool, step, f2(s.wall), f1(s.mbps), f1(s.cpu), f1(s.treeRssMB), drive, note];
   });
   return table(['tool', 'step', 'wall s', 'MB/s', 'CPU s', 'peak RSS MB', 'on drive MB (ratio)', ''], rows);
 }
