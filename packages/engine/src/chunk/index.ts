@@ -1,0 +1,23 @@
+/**
+ * Chunks: how a file is cut, named and compressed.
+ *
+ * A *chunk* is a run of a file's bytes between two content-defined cut points
+ * (FastCDC, parameters CHUNK_PARAMS_V1; findCut states the exact rule). Its
+ * *id* is HMAC-SHA256 under the dataset's *chunk key*, so equal bytes get the
+ * same id within a dataset and ids reveal nothing to outsiders. Its *frame*
+ * is one Zstandard frame holding the bytes, compressed or, when zstd cannot
+ * save 3 %, in raw blocks (*stored* 'zstd' or 'raw'). The *pipeline* runs the
+ * per-chunk CPU work (id, compression, decoding) on worker threads; it is the
+ * one seam a native implementation would replace.
+ */
+export { CHUNK_PARAMS_V1 } from './params.js';
+export type { ChunkParams } from './params.js';
+export { GEAR } from './gear.js';
+export { findCut } from './cut.js';
+export { chunkFile } from './file.js';
+export type { ChunkFileOptions } from './file.js';
+export { chunkKey, chunkId } from './id.js';
+export { encodeChunk, decodeChunk, RAW_THRESHOLD } from './codec.js';
+export type { EncodedFrame, DecodeLimits, Stored } from './codec.js';
+export { createChunkPipeline } from './pool.js';
+export type { ChunkPipeline, ChunkPipelineOptions, EncodedChunk } from './pool.js';

@@ -1,0 +1,69 @@
+import { BrickpostError, ERROR_CODES, type ErrorCode } from '@brickpost/manifest/errors';
+
+/** What a pipeline worker is started with. */
+export interface WorkerInit {
+  key: Uint8Array;
+  level: number;
+}
+
+/** A job sent to a worker. */
+export type Job =
+  | { seq: number; op: 'encode'; raw: Uint8Array }
+  | { seq: number; op: 'decode'; frame: Uint8Array; expectedLength: number; id: Uint8Array };
+
+/** A worker's answer to one job. */
+export type Reply =
+  | { seq: number; ok: true; op: 'encode'; id: Uint8Array; frame: Uint8Array; stored: 'zstd' | 'raw'; length: number }
+  | { seq: number; ok: true; op: 'decode'; raw: Uint8Array }
+  | { seq: number; ok: false; error: SerializedError };
+
+/** A BrickpostError (or any error) as it crosses a thread boundary. */
+export interface SerializedError {
+  code?: string;
+  message: string;
+  hint?: string;
+  path?: string;
+}
+
+/** Flattens an error for postMessage. */
+export function serializeError(e: unknown): SerializedError {
+  if (e instanceof BrickpostError) {
+    const s: SerializedError = { code: e.code, message: e.message };
+    if (e.hint !== undefined) s.hint = e.hint;
+    if (e.path !== undefined) s.path = e.path;
+    return s;
+  }
+  return { message: e instanceof Error ? e.message : String(e) };
+}
+
+/** Rebuilds a BrickpostError from serializeError's output; unknown errors become IO. */
+export function deserializeError(s: SerializedError): BrickpostError {
+  const code: ErrorCode = s.code !== undefined && s.code in ERROR_CODES ? (s.code as ErrorCode) : 'IO';
+  const opts: { hint?: string; path?: string } = {};
+  if (s.hint !== undefined) opts.hint = s.hint;
+  if (s.path !== undefined) opts.path = s.path;
+  return new BrickpostError(code, code === 'IO' && s.code === undefined ? `chunk worker failed: ${s.message}` : s.message, opts);
+}
+
+/** True when `u8` is the whole of a plain ArrayBuffer, so moving that buffer moves nothing else. */
+export function ownsBuffer(u8: Uint8Array): boolean {
+  return u8.byteOffset === 0 && u8.byteLength === u8.buffer.byteLength && u8.buffer instanceof ArrayBuffer && u8.byteLength > 0;
+}
+
+/**
+ * Prepares `view` for postMessage without cloning more than its own bytes:
+ * structured clone of a view copies its whole ArrayBuffer (a chunk sliced from
+ * a 60 MB file would send 60 MB). A view that owns its buffer is moved when
+ * `move` is true; anything else is copied into a buffer of its own, which is
+ * then moved. Pushes what to transfer onto `transfer`.
+ */
+export function forPost(view: Uint8Array, move: boolean, transfer: ArrayBuffer[]): Uint8Array {
+  const out = move && ownsBuffer(view) ? view : new Uint8Array(view);
+  if (out.byteLength > 0) transfer.push(out.buffer as ArrayBuffer);
+  return out;
+}
+
+/** A Buffer view over a Uint8Array that came through postMessage. */
+export function asBuffer(u8: Uint8Array): Buffer {
+  return Buffer.from(u8.buffer, u8.byteOffset, u8.byteLength);
+}

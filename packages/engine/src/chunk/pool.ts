@@ -1,0 +1,187 @@
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import { BrickpostError } from '@brickpost/manifest/errors';
+import { asBuffer, deserializeError, forPost, type Job, type Reply, type WorkerInit } from './messages.js';
+
+/** One chunk after the pipeline: its id, its frame and how the frame stores it. */
+export interface EncodedChunk {
+  /** HMAC-SHA256(key, raw bytes). */
+  id: Buffer;
+  /** Exactly one Zstandard frame; decodes to the raw bytes. */
+  frame: Buffer;
+  stored: 'zstd' | 'raw';
+  /** Length of the raw bytes. */
+  length: number;
+}
+
+/** Options of createChunkPipeline. */
+export interface ChunkPipelineOptions {
+  /** Chunk-id key (chunkKey of the dataset secret). */
+  key: Buffer;
+  /** zstd level for encode. */
+  level: number;
+  /** Worker threads; default os.availableParallelism(). */
+  workers?: number;
+  /**
+   * Move each raw chunk's memory to the worker instead of copying it. The
+   * caller's Buffer is then empty after encode(); only Buffers that own their
+   * whole ArrayBuffer (as chunkFile yields) are moved, others are copied.
+   * Default true.
+   */
+  transfer?: boolean;
+}
+
+/**
+ * Hashing, compression and decoding of chunks on worker threads. The one
+ * interface the rest of the engine uses for per-chunk CPU work.
+ */
+export interface ChunkPipeline {
+  /** Ids and encodes one chunk (chunkId + encodeChunk). Throws USAGE after close. */
+  encode(raw: Buffer): Promise<EncodedChunk>;
+  /**
+   * Encodes every chunk of `chunks` with at most `window` in flight
+   * (default 2 per worker + 2) and yields the results in input order.
+   */
+  encodeAll(chunks: AsyncIterable<Buffer> | Iterable<Buffer>, window?: number): AsyncGenerator<EncodedChunk>;
+  /** decodeChunk on a worker; rejects with its errors. */
+  decode(frame: Buffer, expectedLength: number, id: Buffer): Promise<Buffer>;
+  /** Jobs submitted and not yet answered. */
+  readonly pending: number;
+  /** Waits for submitted jobs, then stops the workers. */
+  close(): Promise<void>;
+}
+
+interface Slot {
+  worker: Worker;
+  busy: number;
+}
+
+interface Waiter {
+  resolve: (r: Reply & { ok: true }) => void;
+  reject: (e: Error) => void;
+}
+
+/** Jobs handed to one worker ahead of time, so it never idles between messages. */
+const PER_WORKER = 2;
+
+/**
+ * Starts a pool of worker threads (worker.js beside this file, N-API zstd
+ * loaded in each). Each call returns its own promise, and a worker answers
+ * every job it takes, so a caller that awaits its submissions in order gets
+ * them in order; jobs beyond 2 per worker wait in a FIFO queue. Workers are
+ * unref'd while idle, so a forgotten close() does not keep the process alive.
+ *
+ * Throws USAGE for a bad worker count. Job promises reject with the worker's
+ * BrickpostError, or IO if a worker dies.
+ */
+export function createChunkPipeline(opts: ChunkPipelineOptions): ChunkPipeline {
+  const count = opts.workers ?? availableParallelism();
+  if (!Number.isInteger(count) || count < 1 || count > 256) {
+    throw new BrickpostError('USAGE', `chunk pipeline worker count ${count} is not in 1..256`);
+  }
+  const transfer = opts.transfer ?? true;
+  const init: WorkerInit = { key: opts.key, level: opts.level };
+  const waiters = new Map<number, Waiter>();
+  const queue: { job: Job; transfer: ArrayBuffer[] }[] = [];
+  let seq = 0;
+  let failure: BrickpostError | null = null;
+  let closing: Promise<void> | null = null;
+  let drained: (() => void) | null = null;
+
+  const slots: Slot[] = [];
+  for (let i = 0; i < count; i++) {
+    const worker = new Worker(new URL('./worker.js', import.meta.url), { workerData: init });
+    const slot: Slot = { worker, busy: 0 };
+    worker.unref();
+    worker.on('message', (reply: Reply) => settle(slot, reply));
+    worker.on('error', (e) => fail(new BrickpostError('IO', `chunk worker crashed: ${e.message}`, { cause: e })));
+    worker.on('exit', (code) => {
+      if (!closing) fail(new BrickpostError('IO', `chunk worker exited with code ${code}`));
+    });
+    slots.push(slot);
+  }
+
+  function settle(slot: Slot, reply: Reply): void {
+    slot.busy--;
+    if (slot.busy === 0) slot.worker.unref();
+    const w = waiters.get(reply.seq);
+    waiters.delete(reply.seq);
+    if (w) {
+      if (reply.ok) w.resolve(reply);
+      else w.reject(deserializeError(reply.error));
+    }
+    pump();
+    if (waiters.size === 0 && drained) drained();
+  }
+
+  function fail(e: BrickpostError): void {
+    failure ??= e;
+    queue.length = 0;
+    for (const w of waiters.values()) w.reject(failure);
+    waiters.clear();
+    if (drained) drained();
+  }
+
+  function pump(): void {
+    while (queue.length > 0) {
+      let best: Slot | null = null;
+      for (const s of slots) if (s.busy < PER_WORKER && (!best || s.busy < best.busy)) best = s;
+      if (!best) return;
+      const next = queue.shift()!;
+      if (best.busy === 0) best.worker.ref();
+      best.busy++;
+      best.worker.postMessage(next.job, next.transfer);
+    }
+  }
+
+  function submit(job: Job, moved: ArrayBuffer[]): Promise<Reply & { ok: true }> {
+    if (failure) return Promise.reject(failure);
+    if (closing) return Promise.reject(new BrickpostError('USAGE', 'chunk pipeline is closed'));
+    return new Promise((resolve, reject) => {
+      waiters.set(job.seq, { resolve, reject });
+      queue.push({ job, transfer: moved });
+      pump();
+    });
+  }
+
+  const pipeline: ChunkPipeline = {
+    async encode(raw) {
+      const moved: ArrayBuffer[] = [];
+      const r = await submit({ seq: seq++, op: 'encode', raw: forPost(raw, transfer, moved) }, moved);
+      if (r.op !== 'encode') throw new BrickpostError('IO', 'chunk worker answered an encode with a decode');
+      return { id: asBuffer(r.id), frame: asBuffer(r.frame), stored: r.stored, length: r.length };
+    },
+    async *encodeAll(chunks, window = PER_WORKER * count + 2) {
+      const inFlight: Promise<EncodedChunk>[] = [];
+      try {
+        for await (const raw of chunks) {
+          const p = pipeline.encode(raw);
+          p.catch(() => undefined);
+          inFlight.push(p);
+          if (inFlight.length >= window) yield await inFlight.shift()!;
+        }
+        while (inFlight.length > 0) yield await inFlight.shift()!;
+      } finally {
+        await Promise.allSettled(inFlight);
+      }
+    },
+    async decode(frame, expectedLength, id) {
+      const moved: ArrayBuffer[] = [];
+      const job: Job = { seq: seq++, op: 'decode', frame: forPost(frame, false, moved), expectedLength, id: forPost(id, false, moved) };
+      const r = await submit(job, moved);
+      if (r.op !== 'decode') throw new BrickpostError('IO', 'chunk worker answered a decode with an encode');
+      return asBuffer(r.raw);
+    },
+    get pending() {
+      return waiters.size;
+    },
+    close() {
+      closing ??= (async () => {
+        if (waiters.size > 0) await new Promise<void>((r) => (drained = r));
+        await Promise.all(slots.map((s) => s.worker.terminate()));
+      })();
+      return closing;
+    },
+  };
+  return pipeline;
+}
