@@ -93,6 +93,7 @@ export function parseShipmentInfo(fields: Array<[string, string]>, where = 'bag-
   if (!oxum) throw new BrickpostError('MALFORMED', `${where}: bad Payload-Oxum ${quote(get('Payload-Oxum'))}`);
   const count = /^([1-9][0-9]{0,3}) of ([1-9][0-9]{0,3})$/.exec(get('Bag-Count'));
   if (!count || Number(count[1]) > Number(count[2])) throw new BrickpostError('MALFORMED', `${where}: bad Bag-Count ${quote(get('Bag-Count'))}`);
+  if (!Number.isSafeInteger(Number(oxum[1])) || !Number.isSafeInteger(Number(oxum[2]))) throw new BrickpostError('MALFORMED', `${where}: Payload-Oxum beyond 2^53`);
   const parent = get('Brickpost-Parent');
   return {
     format: FORMAT_VERSION,

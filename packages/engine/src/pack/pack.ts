@@ -55,6 +55,11 @@ export async function pack(ctx: Context, opts: PackOptions & { packTarget?: numb
   if (!driveStat?.isDirectory()) throw new BrickpostError('NOT_FOUND', `drive ${quote(opts.drives[0]!)} is not a folder`, { hint: 'mount the drive, or create the folder standing in for it' });
   if (drive === source || drive.startsWith(source + '/')) throw new BrickpostError('USAGE', `drive ${quote(drive)} is inside the source ${quote(source)}`);
 
+  for (const [what, v] of [['label', opts.label], ['dataset', opts.dataset]] as const) {
+    if (v !== undefined && (v !== v.trim() || /[\u0000-\u001f\u007f]/.test(v) || v.length > 255)) {
+      throw new BrickpostError('USAGE', `${what} ${quote(v)} must have no leading or trailing spaces or control characters, and at most 255 characters`);
+    }
+  }
   const recipientStrings = [...new Set([...(opts.noSelf ? [] : [me.recipient]), ...opts.recipients])];
   if (recipientStrings.length === 0) throw new BrickpostError('USAGE', 'no recipients', { hint: 'give --recipient age1…, or drop --no-self' });
   const recipients = recipientStrings.map((r) => age.parseRecipient(r));

@@ -1,6 +1,6 @@
 import { lstat, opendir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { compareNames, componentProblem, foldKey, BrickpostError, quote } from '@brickpost/manifest';
+import { compareNames, componentProblem, foldKey, BrickpostError, quote, RESERVED_ROOT_NAME } from '@brickpost/manifest';
 import { toEnvironmentError } from '../io/errors.js';
 
 /** A source entry in manifest order. */
@@ -21,9 +21,6 @@ export interface SkippedEntry {
   path: string;
   reason: string;
 }
-
-/** Names at the source root that are never shipped: a destination's own state folder. */
-export const RESERVED_ROOT_NAMES = new Set(['.brickpost']);
 
 /**
  * Walks a source tree depth-first in manifest order (siblings by fold key,
@@ -50,7 +47,7 @@ async function* walkDir(abs: string, rel: string, skip: (s: SkippedEntry) => voi
         skip({ path: rel ? `${rel}/${raw.toString('latin1')}` : raw.toString('latin1'), reason: 'name is not valid UTF-8' });
         continue;
       }
-      if (rel === '' && RESERVED_ROOT_NAMES.has(name)) {
+      if (rel === '' && foldKey(name) === RESERVED_ROOT_NAME) {
         skip({ path: name, reason: 'reserved name (a brickpost destination state folder)' });
         continue;
       }

@@ -6,6 +6,7 @@ import { age, BrickpostError, frame, MANIFEST_FORMAT, MANIFEST_PATH, ManifestRea
 import type { OpenedShipment } from '../drive/open.js';
 import { toEnvironmentError } from '../io/errors.js';
 import { sha256File } from './fixity.js';
+import { HEADER_FRAME_NIBBLE } from '../pack/pack-writer.js';
 
 const BLOCK = 1 << 20;
 
@@ -52,7 +53,11 @@ export async function* readManifest(s: OpenedShipment, identities: age.Identity[
     }
     await feeding;
     if (carry.length > 0) throw new BrickpostError('TRUNCATED', `${MANIFEST_PATH}: last line has no newline`);
-    reader.finish();
+    const end = reader.finish();
+    const i = s.info;
+    if (end.files !== i.files || end.bytes !== i.bytes || end.files + end.dirs !== i.entries) {
+      throw new BrickpostError('MALFORMED', `${MANIFEST_PATH}: holds ${end.files} files, ${end.dirs} folders, ${end.bytes} bytes; the signed bag-info declares ${i.files} files, ${i.entries} entries, ${i.bytes} bytes`);
+    }
   } finally {
     unz.destroy();
   }
@@ -87,7 +92,7 @@ async function feed(path: string, identities: age.Identity[], unz: DecompressStr
           if (need > 4096) throw new BrickpostError('MALFORMED', `${MANIFEST_PATH}: header frame too large`);
           if (pending.length < need) continue;
           const f = frame.readSkippableFrame(pending);
-          if (f.payload.toString('utf8') !== `${MANIFEST_FORMAT}\n`) {
+          if (f.magicNibble !== HEADER_FRAME_NIBBLE || f.payload.toString('utf8') !== `${MANIFEST_FORMAT}\n`) {
             throw new BrickpostError('UNSUPPORTED_VERSION', `${MANIFEST_PATH} is not ${MANIFEST_FORMAT}`, { hint: 'this drive may be from a newer brickpost' });
           }
           p = pending.subarray(f.length);

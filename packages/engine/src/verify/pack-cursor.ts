@@ -3,7 +3,7 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { age, BrickpostError, frame, isBrickpostError, packPath, parseStrictJson, quote } from '@brickpost/manifest';
 import { toEnvironmentError } from '../io/errors.js';
-import { PACK_FORMAT } from '../pack/pack-writer.js';
+import { HEADER_FRAME_NIBBLE, PACK_FORMAT } from '../pack/pack-writer.js';
 
 const BLOCK = 4 << 20;
 
@@ -77,6 +77,7 @@ export class PackCursor {
     const size = head.readUInt32LE(4);
     if (size > 4096) throw new BrickpostError('MALFORMED', `pack ${quote(rel)} header frame is ${size} bytes`);
     const f = frame.readSkippableFrame(Buffer.concat([head, await this.read(8, size)]));
+    if (f.magicNibble !== HEADER_FRAME_NIBBLE) throw new BrickpostError('MALFORMED', `pack ${quote(rel)} does not open with a brickpost header frame`);
     const text = f.payload.toString('utf8');
     const lines = text.split('\n');
     if (lines[0] !== PACK_FORMAT || lines.length !== 3 || lines[2] !== '') {

@@ -103,6 +103,9 @@ export class ManifestReader {
     const parent = parts.slice(0, -1).join('/');
     while (this.stack.length > 1 && this.stack[this.stack.length - 1]!.path !== parent) this.stack.pop();
     const top = this.stack[this.stack.length - 1]!;
+    if (parent === '' && foldKey(name) === RESERVED_ROOT_NAME) {
+      throw new BrickpostError('UNSAFE_PATH', `${where}: ${quote(r.p)} is reserved for a destination's state folder`);
+    }
     if (top.path !== parent) {
       throw new BrickpostError('MALFORMED', `${where}: entry ${quote(r.p)} comes before or without its parent directory`);
     }
@@ -168,6 +171,9 @@ export class ManifestReader {
     this.phase = 'done';
   }
 }
+
+/** The top-level name a destination keeps its state under; never an entry (compared by fold key). */
+export const RESERVED_ROOT_NAME = '.brickpost';
 
 /** Packs per directory under data/packs/ (FORMAT.md §layout). */
 export const PACKS_PER_DIR = 1000;

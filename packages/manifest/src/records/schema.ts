@@ -86,8 +86,10 @@ export type ManifestRecord = ShipmentRecord | DirRecord | FileRecord | MoreRecor
 export const RECORD_LIMITS = {
   lineBytes: 1 << 20,
   labelChars: 1024,
-  maxChunkLength: 8 << 20,
-  maxFrameLength: (8 << 20) + 4096,
+  /** The chunker's maximum (FORMAT.md §chunking). */
+  maxChunkLength: 4 << 20,
+  /** A raw-block frame of a maximal chunk, with headers. */
+  maxFrameLength: (4 << 20) + 4096,
   maxPackPlain: 2 ** 32 - 1,
 } as const;
 
