@@ -26,14 +26,14 @@ const DEFAULT_BLOCK = 8 * 1024 * 1024;
 export async function* chunkFile(path: string, opts: ChunkFileOptions = {}): AsyncGenerator<Buffer> {
   const block = Math.max(1 << 20, opts.blockSize ?? DEFAULT_BLOCK);
   const fh = await open(path, 'r').catch((e: unknown) => {
-    throw fileError(e, path);
+    throw toFileError(e, path);
   });
   let size: number;
   try {
     size = (await fh.stat()).size;
   } catch (e) {
     await fh.close();
-    throw fileError(e, path);
+    throw toFileError(e, path);
   }
   // `spare` receives the read ahead; `buf` holds the unconsumed tail (< max bytes) plus one read. Both are sized
   // to the file when it is small, and `buf` grows only if the file grows while being read.
@@ -99,12 +99,13 @@ async function readFull(fh: FileHandle, into: Buffer, path: string): Promise<num
       if (bytesRead < want) break;
     }
   } catch (e) {
-    throw fileError(e, path);
+    throw toFileError(e, path);
   }
   return got;
 }
 
-function fileError(e: unknown, path: string): BrickpostError {
+/** A file read error as a BrickpostError naming the file. */
+export function toFileError(e: unknown, path: string): BrickpostError {
   const code = (e as NodeJS.ErrnoException).code;
   if (code === 'ENOENT') return new BrickpostError('NOT_FOUND', `cannot read ${quote(path)}: no such file`, { path, cause: e });
   if (code === 'EACCES' || code === 'EPERM') {

@@ -21,3 +21,4 @@ export { encodeChunk, decodeChunk, RAW_THRESHOLD } from './codec.js';
 export type { EncodedFrame, DecodeLimits, Stored } from './codec.js';
 export { createChunkPipeline } from './pool.js';
 export type { ChunkPipeline, ChunkPipelineOptions, EncodedChunk } from './pool.js';
+export { WHOLE_FILE_MAX } from './whole-file.js';

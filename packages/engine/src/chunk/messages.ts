@@ -9,12 +9,22 @@ export interface WorkerInit {
 /** A job sent to a worker. */
 export type Job =
   | { seq: number; op: 'encode'; raw: Uint8Array }
-  | { seq: number; op: 'decode'; frame: Uint8Array; expectedLength: number; id: Uint8Array };
+  | { seq: number; op: 'decode'; frame: Uint8Array; expectedLength: number; id: Uint8Array }
+  | { seq: number; op: 'file'; path: string; size: number };
+
+/** One encoded chunk as it crosses a thread boundary. */
+export interface PostedChunk {
+  id: Uint8Array;
+  frame: Uint8Array;
+  stored: 'zstd' | 'raw';
+  length: number;
+}
 
 /** A worker's answer to one job. */
 export type Reply =
   | { seq: number; ok: true; op: 'encode'; id: Uint8Array; frame: Uint8Array; stored: 'zstd' | 'raw'; length: number }
   | { seq: number; ok: true; op: 'decode'; raw: Uint8Array }
+  | { seq: number; ok: true; op: 'file'; chunks: PostedChunk[]; changed?: string }
   | { seq: number; ok: false; error: SerializedError };
 
 /** A BrickpostError (or any error) as it crosses a thread boundary. */

@@ -43,6 +43,13 @@ export interface ChunkPipeline {
    * (default 2 per worker + 2) and yields the results in input order.
    */
   encodeAll(chunks: AsyncIterable<Buffer> | Iterable<Buffer>, window?: number): AsyncGenerator<EncodedChunk>;
+  /**
+   * Reads, chunks and encodes a whole small file on a worker (at most
+   * WHOLE_FILE_MAX bytes), so the caller's thread does no file I/O for it.
+   * The file is cut to `size` (padded with zeros if it shrank); `changed`
+   * says when it did not have that size.
+   */
+  encodeFile(path: string, size: number): Promise<{ chunks: EncodedChunk[]; changed?: string }>;
   /** decodeChunk on a worker; rejects with its errors. */
   decode(frame: Buffer, expectedLength: number, id: Buffer): Promise<Buffer>;
   /** Jobs submitted and not yet answered. */
@@ -164,6 +171,12 @@ export function createChunkPipeline(opts: ChunkPipelineOptions): ChunkPipeline {
       } finally {
         await Promise.allSettled(inFlight);
       }
+    },
+    async encodeFile(path, size) {
+      const r = await submit({ seq: seq++, op: 'file', path, size }, []);
+      if (r.op !== 'file') throw new BrickpostError('IO', 'chunk worker answered a file job with something else');
+      const chunks = r.chunks.map((c) => ({ id: asBuffer(c.id), frame: asBuffer(c.frame), stored: c.stored, length: c.length }));
+      return r.changed ? { chunks, changed: r.changed } : { chunks };
     },
     async decode(frame, expectedLength, id) {
       const moved: ArrayBuffer[] = [];

@@ -5,6 +5,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { decodeChunk, encodeChunk } from './codec.js';
 import { chunkId } from './id.js';
+import { readWholeFile } from './whole-file.js';
 import { asBuffer, forPost, serializeError, type Job, type Reply, type WorkerInit } from './messages.js';
 
 const init = workerData as WorkerInit;
@@ -28,6 +29,13 @@ port.on('message', (job: Job) => {
         stored,
         length: raw.length,
       };
+    } else if (job.op === 'file') {
+      const { chunks, changed } = readWholeFile(job.path, job.size);
+      const posted = chunks.map((raw) => {
+        const { frame, stored } = encodeChunk(raw, init.level);
+        return { id: forPost(chunkId(key, raw), true, transfer), frame: forPost(frame, true, transfer), stored, length: raw.length };
+      });
+      reply = { seq: job.seq, ok: true, op: 'file', chunks: posted, ...(changed ? { changed } : {}) };
     } else {
       const raw = decodeChunk(asBuffer(job.frame), job.expectedLength, asBuffer(job.id), key);
       reply = { seq: job.seq, ok: true, op: 'decode', raw: forPost(raw, true, transfer) };

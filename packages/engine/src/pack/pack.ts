@@ -3,7 +3,7 @@ import { mkdir, rename, rm, stat, statfs } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { age, BrickpostError, CHUNKS_PER_RECORD, FORMAT_VERSION, MANIFEST_PATH, quote, type ChunkRef, type ShipmentInfo } from '@brickpost/manifest';
 import type { EventSink, PackOptions, PackSummary } from '../api.js';
-import { chunkKey, createChunkPipeline } from '../chunk/index.js';
+import { chunkKey, createChunkPipeline, WHOLE_FILE_MAX } from '../chunk/index.js';
 import type { Context } from '../context.js';
 import { bagDir, DRIVE_DIR, newShipmentId, PART_SUFFIX } from '../drive/layout.js';
 import { sealBag, syncDir } from '../drive/seal.js';
@@ -27,6 +27,7 @@ interface Encoded {
 type Item =
   | { kind: 'dir'; entry: SourceEntry }
   | { kind: 'chunk'; file: FileState; job: Promise<Encoded> }
+  | { kind: 'whole'; file: FileState; job: Promise<{ chunks: Encoded[]; changed?: string }> }
   | { kind: 'end'; file: FileState };
 
 interface FileState {
@@ -141,8 +142,15 @@ export async function pack(ctx: Context, opts: PackOptions & { packTarget?: numb
     return [enc.id.toString('hex'), current.index, offset, enc.frame.length, enc.length];
   };
 
+  const storeChunk = async (f: FileState, enc: Encoded): Promise<void> => {
+    f.refs.push(await store(enc));
+    bytesIn += enc.length;
+    progress.add(enc.length);
+    await flushRefs(f, false);
+  };
+
   const queue: Item[] = [];
-  const maxQueue = 16;
+  const maxQueue = 32;
   const drain = async (limit: number): Promise<void> => {
     while (queue.length > limit) {
       const item = queue.shift()!;
@@ -151,11 +159,13 @@ export async function pack(ctx: Context, opts: PackOptions & { packTarget?: numb
         await manifest.add({ t: 'dir', p: e.path, mode: e.mode, mtime: e.mtimeNs.toString() });
         progress.add(0, 0);
       } else if (item.kind === 'chunk') {
-        const enc = await item.job;
-        item.file.refs.push(await store(enc));
-        bytesIn += enc.length;
-        progress.add(enc.length);
-        await flushRefs(item.file, false);
+        await storeChunk(item.file, await item.job);
+      } else if (item.kind === 'whole') {
+        const r = await item.job;
+        if (r.changed) warn('CHANGED', `${quote(item.file.entry.path)} ${r.changed}`, item.file.entry.path);
+        for (const enc of r.chunks) await storeChunk(item.file, enc);
+        await flushRefs(item.file, true);
+        progress.add(0, 1);
       } else {
         await flushRefs(item.file, true);
         progress.add(0, 1);
@@ -170,6 +180,11 @@ export async function pack(ctx: Context, opts: PackOptions & { packTarget?: numb
         queue.push({ kind: 'dir', entry });
       } else {
         const file: FileState = { entry, refs: [], emitted: false };
+        if (entry.size <= WHOLE_FILE_MAX) {
+          queue.push({ kind: 'whole', file, job: pipeline.encodeFile(entry.abs, entry.size) });
+          await drain(maxQueue);
+          continue;
+        }
         for await (const raw of sourceChunks(entry.abs, entry.size, (how) => warn('CHANGED', `${quote(entry.path)} ${how}`, entry.path))) {
           queue.push({ kind: 'chunk', file, job: pipeline.encode(raw) });
           await drain(maxQueue);
