@@ -1,0 +1,92 @@
+import type { ChunkRef } from '@brickpost/manifest';
+import type { CraftLayout } from './craft.js';
+import { word, type RecipeLine } from './recipe-parse.js';
+
+/** An entry an ok ingest must produce, in manifest order. */
+export interface ExpectedEntry {
+  path: string;
+  type: 'dir' | 'file';
+  data?: Buffer;
+}
+
+/** Default mtime of crafted entries, decimal nanoseconds. */
+const MTIME = '1700000000000000000';
+
+/** The manifest lines of the recipe's manifest commands, and the tree they describe. */
+export function manifestLines(cmds: RecipeLine[], layout: CraftLayout): { lines: string[]; expected: ExpectedEntry[] } {
+  const lines: string[] = [];
+  const expected: ExpectedEntry[] = [];
+  const t = { dirs: 0, files: 0, bytes: 0, chunks: 0, packs: 0 };
+  const refsOf = (l: RecipeLine, from: number): { refs: ChunkRef[]; data: Buffer } => {
+    const names = l.words.slice(from).map((w) => w.text);
+    const refs = names.map((n) => {
+      const r = layout.refs.get(n);
+      if (!r) throw new Error(`recipe line ${l.n}: no chunk ${n}`);
+      return r;
+    });
+    return { refs, data: Buffer.concat(names.map((n) => layout.data.get(n)!)) };
+  };
+  cmds.forEach((l, k) => {
+    const emit = (base: Record<string, unknown>): Record<string, unknown> => {
+      const r = { ...base, ...l.json };
+      lines.push(JSON.stringify(r));
+      return r;
+    };
+    switch (l.cmd) {
+      case 'header':
+        emit({ ...layout.header });
+        break;
+      case 'dir':
+        emit({ t: 'dir', p: word(l, 0), mode: 0o755, mtime: MTIME });
+        t.dirs++;
+        expected.push({ path: word(l, 0), type: 'dir' });
+        break;
+      case 'file': {
+        const { refs, data } = refsOf(l, 1);
+        // The size covers the chunks of the continuation records that follow.
+        let size = data.length;
+        for (let j = k + 1; cmds[j]?.cmd === 'more'; j++) size += refsOf(cmds[j]!, 0).data.length;
+        const r = emit({ t: 'file', p: word(l, 0), size, mode: 0o644, mtime: MTIME, c: refs });
+        t.files++;
+        t.bytes += Number(r.size);
+        t.chunks += (r.c as unknown[]).length;
+        expected.push({ path: word(l, 0), type: 'file', data });
+        break;
+      }
+      case 'more': {
+        const { refs, data } = refsOf(l, 0);
+        const r = emit({ t: 'more', c: refs });
+        t.chunks += (r.c as unknown[]).length;
+        const last = expected[expected.length - 1];
+        if (last?.data) last.data = Buffer.concat([last.data, data]);
+        break;
+      }
+      case 'packs':
+        for (const p of layout.packs) emit({ ...p });
+        t.packs += layout.packs.length;
+        break;
+      case 'end':
+        emit({ t: 'end', ...t });
+        break;
+      case 'raw':
+        lines.push(expand(l, layout));
+        break;
+    }
+  });
+  return { lines, expected };
+}
+
+/** `{{ref NAME}}`, `{{id NAME}}`, `{{len NAME}}`, `{{end NAME}}` (where its frame ends), `{{shipment}}` and `{{repeat N TEXT}}` in a raw line. */
+function expand(l: RecipeLine, layout: CraftLayout): string {
+  return l.rest.replace(/\{\{(\w+)(?: (\w+))?(?: (\w+))?\}\}/g, (_, what: string, name?: string, text?: string) => {
+    if (what === 'shipment') return layout.shipment;
+    if (what === 'repeat') return (text ?? '').repeat(Number(name));
+    const r = layout.refs.get(name ?? '');
+    if (!r) throw new Error(`recipe line ${l.n}: no chunk ${name}`);
+    if (what === 'ref') return JSON.stringify(r);
+    if (what === 'id') return r[0];
+    if (what === 'len') return String(r[4]);
+    if (what === 'end') return String(r[2] + r[3]);
+    throw new Error(`recipe line ${l.n}: unknown placeholder ${what}`);
+  });
+}
