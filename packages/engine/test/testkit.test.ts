@@ -20,19 +20,7 @@ const ROOT = join(PKG, '..', '..');
 const CLI = join(ROOT, 'apps', 'cli', 'bin', 'brickpost.js');
 
 /** Vectors whose correct behaviour the engine does not have yet: name → what goes wrong. */
-const KNOWN_BUGS: Record<string, string> = {
-  bag_info_huge_pack_count:
-    'drive/open.ts builds an array of Brickpost-Packs pack paths before comparing with the payload manifest: RangeError, INTERNAL exit 70 instead of MALFORMED',
-  chunk_zero_frame_length:
-    'verify/pack-cursor.ts take(0) dereferences an empty queue (TypeError), which walk-shipment.ts reports as IO exit 5 instead of MALFORMED exit 1',
-  chunk_zero_frame_length_mid_pack: 'a zero-length frame is reported TRUNCATED ("frame header needs at least 4 bytes"), FORMAT.md §7.5 says MALFORMED',
-  manifest_more_packs_than_declared:
-    'ManifestReader accepts a pack record past Brickpost-Packs until the end record, so walk-shipment.ts opens it first: FILE_MISSING instead of MALFORMED',
-  pack_flipped_byte_late: 'errors from verify/pack-cursor.ts after open() (later STREAM chunks) do not name the pack',
-  pack_truncated: 'errors from verify/pack-cursor.ts after open() (missing final STREAM chunk) do not name the pack',
-  seal_tag_manifest_modified:
-    'drive/open.ts drops the SIGNATURE_INVALID collected in lenient mode when a tag file check then throws: verify reports signature "missing" and exit 1 instead of 3',
-};
+const KNOWN_BUGS: Record<string, string> = {};
 
 const root = mkdtempSync(join(tmpdir(), 'bp-testkit-'));
 if (!process.env.BRICKPOST_KEEP_TMP) process.on('exit', () => rmSync(root, { recursive: true, force: true }));

@@ -18,6 +18,8 @@ import { SIGNATURE_FILE, TAG_MANIFEST } from './seal.js';
 
 const MAX_TAG_FILE = 1 << 20;
 const MAX_PAYLOAD_MANIFEST = 64 << 20;
+/** Payload files a bag may list: the manifest and up to a million packs (256 TiB). */
+const MAX_PAYLOAD_ENTRIES = 1_000_001;
 const REQUIRED_TAGS = ['bagit.txt', 'bag-info.txt', 'manifest-sha256.txt'];
 
 /** A shipment whose tag files have been read and checked. */
@@ -31,6 +33,13 @@ export interface OpenedShipment {
   signer: { keyId: string; name: string | null; trusted: boolean };
   /** Authenticity and tag-file problems found (lenient mode only; otherwise thrown). */
   problems: VerifyProblem[];
+}
+
+/** What keyless verification learns even when opening fails part way. */
+export interface LenientFindings {
+  problems: VerifyProblem[];
+  signature: 'valid' | 'invalid' | 'missing';
+  signer: { keyId: string; name: string | null; trusted: boolean };
 }
 
 export interface TrustedSigner {
@@ -49,8 +58,8 @@ export interface TrustedSigner {
  * the report can say whether the data is intact even when it is not trusted.
  * @throws BrickpostError UNSIGNED, UNTRUSTED_PUBLISHER, SIGNATURE_INVALID, FILE_MISSING, FIXITY_MISMATCH, MALFORMED, LIMIT_EXCEEDED
  */
-export async function openShipment(id: string, dir: string, trusted: TrustedSigner[], lenient = false): Promise<OpenedShipment> {
-  const problems: VerifyProblem[] = [];
+export async function openShipment(id: string, dir: string, trusted: TrustedSigner[], lenient?: LenientFindings): Promise<OpenedShipment> {
+  const problems: VerifyProblem[] = lenient?.problems ?? [];
   const soft = (e: BrickpostError): void => {
     if (!lenient) throw e;
     problems.push({ code: e.code, message: e.message, ...(e.path ? { path: e.path } : {}) });
@@ -76,6 +85,8 @@ export async function openShipment(id: string, dir: string, trusted: TrustedSign
     else soft(new BrickpostError('SIGNATURE_INVALID', `signature of shipment ${quote(id)} is invalid: ${e.message}`, { cause: e, path: join(dir, SIGNATURE_FILE) }));
   }
 
+  if (lenient) Object.assign(lenient, { signature, signer });
+
   const tags = bagit.parseManifest(tagManifestBytes, { maxEntries: 64, payload: false });
   const tagDigests = new Map(tags.map((t) => [t.path, t.digest.toLowerCase()]));
   for (const name of REQUIRED_TAGS) {
@@ -100,22 +111,25 @@ export async function openShipment(id: string, dir: string, trusted: TrustedSign
     throw new BrickpostError('MALFORMED', `bag-info.txt names shipment ${quote(info.shipment)} but the folder is ${quote(id)}`, { path: join(dir, 'bag-info.txt') });
   }
   if (signedComment !== null && signedComment !== trustedComment(info)) {
-    soft(new BrickpostError('SIGNATURE_INVALID', `signed comment ${quote(signedComment)} does not describe shipment ${quote(id)}`, { path: join(dir, SIGNATURE_FILE) }));
     signature = 'invalid';
+    if (lenient) lenient.signature = signature;
+    soft(new BrickpostError('SIGNATURE_INVALID', `signed comment ${quote(signedComment)} does not describe shipment ${quote(id)}`, { path: join(dir, SIGNATURE_FILE) }));
   }
   if (signature === 'valid' && signer.keyId !== info.publisherKey) {
-    soft(new BrickpostError('SIGNATURE_INVALID', `shipment ${quote(id)} names publisher key ${quote(info.publisherKey)} but is signed by ${signer.keyId}`));
     signature = 'invalid';
+    if (lenient) lenient.signature = signature;
+    soft(new BrickpostError('SIGNATURE_INVALID', `shipment ${quote(id)} names publisher key ${quote(info.publisherKey)} but is signed by ${signer.keyId}`));
   }
 
-  const entries = bagit.parseManifest(tagFiles.get('manifest-sha256.txt')!, { maxEntries: info.packs + 1, payload: true });
+  const entries = bagit.parseManifest(tagFiles.get('manifest-sha256.txt')!, { maxEntries: MAX_PAYLOAD_ENTRIES, payload: true });
   const payload = new Map(entries.map((e) => [e.path, e.digest.toLowerCase()]));
-  const expected = [MANIFEST_PATH, ...Array.from({ length: info.packs }, (_, i) => packPath(i))];
-  for (const p of expected) {
-    if (!payload.has(p)) throw new BrickpostError('MALFORMED', `payload manifest of ${quote(id)} does not list ${p}`, { path: join(dir, 'manifest-sha256.txt') });
+  if (payload.size !== info.packs + 1) {
+    throw new BrickpostError('MALFORMED', `manifest-sha256.txt of shipment ${quote(id)} lists ${payload.size} payload files; bag-info declares ${info.packs} packs plus the manifest`, { path: join(dir, 'manifest-sha256.txt') });
   }
-  if (payload.size !== expected.length) {
-    throw new BrickpostError('MALFORMED', `payload manifest of ${quote(id)} lists ${payload.size} files, bag-info declares ${expected.length}`, { path: join(dir, 'manifest-sha256.txt') });
+  for (let i = -1; i < info.packs; i++) {
+    const p = i < 0 ? MANIFEST_PATH : packPath(i);
+    if (!payload.has(p)) throw new BrickpostError('MALFORMED', `manifest-sha256.txt of shipment ${quote(id)} does not list ${p}`, { path: join(dir, 'manifest-sha256.txt') });
   }
+  if (lenient) Object.assign(lenient, { signature, signer });
   return { id, dir, info, payload, signature, signer, problems };
 }

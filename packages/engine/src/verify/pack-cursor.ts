@@ -96,6 +96,21 @@ export class PackCursor {
    * @throws BrickpostError TRUNCATED, PAYLOAD_CORRUPT, MALFORMED
    */
   async read(offset: number, length: number): Promise<Buffer> {
+    return this.named(() => this.readUnnamed(offset, length));
+  }
+
+  /** Adds the pack's name to errors raised below (age errors do not know it). */
+  private async named<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (e) {
+      const rel = packPath(this.index);
+      if (isBrickpostError(e) && !e.message.includes(rel)) throw new BrickpostError(e.code, `pack ${quote(rel)}: ${e.message}`, { cause: e, path: this.path, ...(e.hint ? { hint: e.hint } : {}) });
+      throw toEnvironmentError(e, `cannot read pack ${rel}`);
+    }
+  }
+
+  private async readUnnamed(offset: number, length: number): Promise<Buffer> {
     if (offset < this.plainPos) return this.readBehind(offset, length);
     if (offset > this.plainPos) await this.skip(offset - this.plainPos);
     while (this.queued < length) {
@@ -105,6 +120,7 @@ export class PackCursor {
   }
 
   private take(n: number): Buffer {
+    if (n === 0) return Buffer.alloc(0);
     let out: Buffer;
     const first = this.queue[0]!;
     if (first.length >= n) {
@@ -165,7 +181,7 @@ export class PackCursor {
 
   /** Reads plaintext anywhere in the pack without moving the cursor. */
   async readRandom(offset: number, length: number): Promise<Buffer> {
-    return this.readBehind(offset, length);
+    return this.named(() => this.readBehind(offset, length));
   }
 
   private async readBehind(offset: number, length: number): Promise<Buffer> {
@@ -190,6 +206,10 @@ export class PackCursor {
    * @throws BrickpostError FIXITY_MISMATCH, MALFORMED, TRUNCATED, PAYLOAD_CORRUPT
    */
   async finish(expectedPlain: number | null, expectedSha256: string): Promise<number> {
+    return this.named(() => this.finishUnnamed(expectedPlain, expectedSha256));
+  }
+
+  private async finishUnnamed(expectedPlain: number | null, expectedSha256: string): Promise<number> {
     try {
       while (await this.fill()) {
         this.plainPos += this.queued;

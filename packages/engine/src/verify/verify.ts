@@ -2,7 +2,7 @@ import { ERROR_CODES, isBrickpostError } from '@brickpost/manifest';
 import type { EventSink, VerifyOptions, VerifyProblem, VerifyReport } from '../api.js';
 import type { Context } from '../context.js';
 import { findShipment } from '../drive/layout.js';
-import { openShipment } from '../drive/open.js';
+import { openShipment, type LenientFindings } from '../drive/open.js';
 import { Progress } from '../io/progress.js';
 import { trustedVerifiers } from '../keys/index.js';
 import { checkFixity } from './fixity.js';
@@ -44,13 +44,15 @@ export async function verify(ctx: Context, opts: VerifyOptions, onEvent: EventSi
     seconds: 0,
   };
   let opened;
+  const findings: LenientFindings = { problems, signature: 'missing', signer: { keyId: '', name: null, trusted: false } };
   try {
-    opened = await openShipment(found.id, found.dir, trustedVerifiers(ctx.catalog), true);
+    opened = await openShipment(found.id, found.dir, trustedVerifiers(ctx.catalog), findings);
   } catch (e) {
     asProblem(e);
+    report.signature = findings.signature;
+    report.publisher = findings.signer;
   }
   if (opened) {
-    problems.push(...opened.problems);
     Object.assign(report, {
       dataset: opened.info.dataset,
       seq: opened.info.seq,

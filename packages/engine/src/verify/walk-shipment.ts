@@ -152,9 +152,6 @@ export async function walkShipment(
     }
     await drain(0);
     return totals;
-  } catch (e) {
-    if (e instanceof BrickpostError) throw e;
-    throw new BrickpostError('IO', `reading shipment ${quote(s.id)} failed: ${(e as Error).message}`, { cause: e });
   } finally {
     await (current as PackCursor | null)?.close();
     for (const r of random.values()) await r.close();

@@ -136,6 +136,7 @@ export class ManifestReader {
     const f = this.file!;
     for (const ref of c) {
       if (ref[4] === 0) throw new BrickpostError('MALFORMED', `${where}: empty chunk in ${quote(f.path)}`);
+      if (ref[3] < MIN_FRAME_LENGTH) throw new BrickpostError('MALFORMED', `${where}: chunk of ${quote(f.path)} has a ${ref[3]}-byte frame, shorter than any zstd frame`);
       f.seen += ref[4];
       if (this.expect.packs !== undefined && ref[1] >= this.expect.packs) {
         throw new BrickpostError('MALFORMED', `${where}: chunk in pack ${ref[1]} but the shipment has ${this.expect.packs} packs`);
@@ -153,6 +154,9 @@ export class ManifestReader {
   }
 
   private pack(r: PackRecord, where: string): void {
+    if (this.expect.packs !== undefined && r.i >= this.expect.packs) {
+      throw new BrickpostError('MALFORMED', `${where}: pack ${r.i} listed, the signed bag-info declares ${this.expect.packs} packs`);
+    }
     if (r.i !== this.packsSeen) throw new BrickpostError('MALFORMED', `${where}: pack ${r.i} listed out of order (expected ${this.packsSeen})`);
     if (r.path !== packPath(r.i)) throw new BrickpostError('MALFORMED', `${where}: pack ${r.i} has path ${quote(r.path)}, expected ${packPath(r.i)}`);
     this.packsSeen++;
@@ -171,6 +175,9 @@ export class ManifestReader {
     this.phase = 'done';
   }
 }
+
+/** The shortest zstd frame: magic, frame header, one block header. */
+export const MIN_FRAME_LENGTH = 9;
 
 /** The top-level name a destination keeps its state under; never an entry (compared by fold key). */
 export const RESERVED_ROOT_NAME = '.brickpost';
