@@ -159,6 +159,16 @@ async function main() {
   const tools = TOOLS.filter((t) => opts.only.includes(t.name));
   const versions = {};
   const steps = [];
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const resultsDir = join(here, 'results');
+  await mkdir(resultsDir, { recursive: true });
+  const file = join(resultsDir, `${stamp}.json`);
+  const save = (extra) => writeFile(file, JSON.stringify({
+    date: new Date().toISOString(), scenario: opts.scenario.name, size: opts.size, seed: opts.seed, repeat: opts.repeat,
+    dataset: ds.summary, versions, steps,
+    machine: { cores: cpus().length, cpu: cpus()[0]?.model, memBytes: totalmem(), kernel: release(), node: process.version },
+    ...extra,
+  }, null, 2) + '\n');
   for (const tool of tools) {
     try { versions[tool.name] = tool.describe(ctx); } catch { versions[tool.name] = '?'; }
     const runs = [];
@@ -167,6 +177,8 @@ async function main() {
       runs.push(await runTool(tool, opts.scenario, ctx, opts));
     }
     steps.push(...opts.scenario.ops.map((op) => medianRun(runs.map((r) => r.find((s) => s.op === op)))));
+    // Saved after every tool, so a run cut short keeps what it measured.
+    await save({ complete: false });
   }
   if (!opts.work && !opts.keep) await rm(opts.workRoot, { recursive: true, force: true });
 
@@ -189,16 +201,7 @@ async function main() {
   print('\ntargets:');
   for (const t of targets) print(`  ${t.status.padEnd(4)} ${t.text}: ${t.shown}`);
 
-  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-  const resultsDir = join(here, 'results');
-  await mkdir(resultsDir, { recursive: true });
-  const file = join(resultsDir, `${stamp}.json`);
-  const doc = {
-    date: new Date().toISOString(), scenario: opts.scenario.name, size: opts.size, seed: opts.seed, repeat: opts.repeat,
-    dataset: ds.summary, cache: modes, versions, steps, targets,
-    machine: { cores: cpus().length, cpu: cpus()[0]?.model, memBytes: totalmem(), kernel: release(), node: process.version },
-  };
-  await writeFile(file, JSON.stringify(doc, null, 2) + '\n');
+  await save({ complete: true, cache: modes, targets });
   print(`\nresults: ${file}`);
   const bad = steps.some((s) => s.error || s.correct === false);
   process.exit(bad ? 1 : 0);
