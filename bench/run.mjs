@@ -190,7 +190,7 @@ async function main() {
   print(`dataset: make_dataset.py --size ${opts.size} --seed ${opts.seed}: ${ds.summary.files} files, ${(ds.summary.bytes / 1e6).toFixed(1)} MB`);
   print(`machine: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Linux ${release()}`);
   const loads = steps.filter((s) => s.load != null).map((s) => s.load);
-  if (loads.length) print(`load average before steps: ${Math.min(...loads).toFixed(2)}..${Math.max(...loads).toFixed(2)} (other work on the machine makes timings noisy)`);
+  if (loads.length) print(`load average before steps: ${Math.min(...loads).toFixed(2)}..${Math.max(...loads).toFixed(2)} (1-minute average, includes the previous step; other work on the machine makes timings noisy)`);
   if (opts.repeat > 1) print(`each step run ${opts.repeat} times; the run with the median wall time is shown`);
   print(`page cache: ${modes.join('+') || 'n/a'} (${modes.includes('cold') ? 'dropped before every step' : 'not dropped: inputs may be cached'}); MB = 10^6 bytes; MB/s = dataset bytes / wall`);
   for (const [name, v] of Object.entries(versions)) print(`  ${name.padEnd(10)} ${v}`);
