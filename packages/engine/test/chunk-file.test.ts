@@ -57,7 +57,7 @@ test('chunkFile: each chunk owns its memory (transferable to a worker)', async (
   });
 });
 
-test('chunkFile: empty, tiny and exact-block-size files', async () => {
+test('chunkFile: empty, tiny, small and exact-block-size files', async () => {
   await withDir(async (dir) => {
     await writeFile(join(dir, 'empty'), Buffer.alloc(0));
     assert.deepEqual(await collect(join(dir, 'empty')), []);
@@ -66,6 +66,12 @@ test('chunkFile: empty, tiny and exact-block-size files', async () => {
     const t = await collect(join(dir, 'tiny'));
     assert.equal(t.length, 1);
     assert.ok(t[0]!.equals(tiny));
+    // Under 1 MiB: the synchronous whole-file read.
+    const small = randomBytes(900_000);
+    await writeFile(join(dir, 'small'), small);
+    const sm = await collect(join(dir, 'small'));
+    assert.deepEqual(sm.map((c) => c.length), wholeCuts(small));
+    assert.ok(Buffer.concat(sm).equals(small));
     const exact = randomBytes(2 << 20);
     await writeFile(join(dir, 'exact'), exact);
     const e = await collect(join(dir, 'exact'), 1 << 20);

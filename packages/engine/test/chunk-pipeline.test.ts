@@ -53,6 +53,7 @@ test('pipeline: transfer moves owned buffers, copies views; copy mode leaves the
     const b = owned(view);
     await copying.encode(b);
     assert.equal(b.length, 1_000_000);
+    await assert.rejects(moving.encode(a), { code: 'USAGE', message: /already moved/ });
   } finally {
     await Promise.all([moving.close(), copying.close()]);
   }

@@ -36,7 +36,10 @@ export interface ChunkPipelineOptions {
  * interface the rest of the engine uses for per-chunk CPU work.
  */
 export interface ChunkPipeline {
-  /** Ids and encodes one chunk (chunkId + encodeChunk). Throws USAGE after close. */
+  /**
+   * Ids and encodes one chunk (chunkId + encodeChunk). Rejects with USAGE after
+   * close or for a Buffer that an earlier encode() already moved.
+   */
   encode(raw: Buffer): Promise<EncodedChunk>;
   /**
    * Encodes every chunk of `chunks` with at most `window` in flight
@@ -154,7 +157,14 @@ export function createChunkPipeline(opts: ChunkPipelineOptions): ChunkPipeline {
   const pipeline: ChunkPipeline = {
     async encode(raw) {
       const moved: ArrayBuffer[] = [];
-      const r = await submit({ seq: seq++, op: 'encode', raw: forPost(raw, transfer, moved) }, moved);
+      let posted: Uint8Array;
+      try {
+        posted = forPost(raw, transfer, moved);
+      } catch (e) {
+        // Copying a view of a detached ArrayBuffer throws: the caller passed a Buffer an earlier encode() moved.
+        throw new BrickpostError('USAGE', 'chunk buffer was already moved to a worker by an earlier encode()', { cause: e });
+      }
+      const r = await submit({ seq: seq++, op: 'encode', raw: posted }, moved);
       if (r.op !== 'encode') throw new BrickpostError('IO', 'chunk worker answered an encode with a decode');
       return { id: asBuffer(r.id), frame: asBuffer(r.frame), stored: r.stored, length: r.length };
     },
