@@ -22,3 +22,4 @@ export type { EncodedFrame, DecodeLimits, Stored } from './codec.js';
 export { createChunkPipeline } from './pool.js';
 export type { ChunkPipeline, ChunkPipelineOptions, EncodedChunk } from './pool.js';
 export { WHOLE_FILE_MAX } from './whole-file.js';
+export { Cutter } from './cutter.js';

@@ -3,7 +3,7 @@ import { mkdir, rename, rm, stat, statfs } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { age, BrickpostError, CHUNKS_PER_RECORD, FORMAT_VERSION, MANIFEST_PATH, quote, type ChunkRef, type ShipmentInfo } from '@brickpost/manifest';
 import type { EventSink, PackOptions, PackSummary } from '../api.js';
-import { chunkKey, createChunkPipeline, WHOLE_FILE_MAX } from '../chunk/index.js';
+import { chunkKey, createChunkPipeline, Cutter, WHOLE_FILE_MAX } from '../chunk/index.js';
 import type { Context } from '../context.js';
 import { bagDir, DRIVE_DIR, newShipmentId, PART_SUFFIX } from '../drive/layout.js';
 import { sealBag, syncDir } from '../drive/seal.js';
@@ -13,7 +13,6 @@ import { measure, walk, type SourceEntry } from '../scan/index.js';
 import { ManifestOut } from './manifest-out.js';
 import { PackWriter, type PackInfo } from './pack-writer.js';
 import { openDataset, ShipmentRows } from './catalog-rows.js';
-import { sourceChunks } from './source-chunks.js';
 
 /** Target plaintext size of one pack (FAT32 allows 4 GiB - 1; stay far below). */
 export const PACK_TARGET = 256 << 20;
@@ -71,12 +70,18 @@ export async function pack(ctx: Context, opts: PackOptions & { packTarget?: numb
     onEvent({ type: 'warning', code, message, ...(path ? { path } : {}) });
   };
 
-  const progress = new Progress(onEvent, 'scan');
+  const progress = new Progress(onEvent, 'pack');
   progress.emit();
-  const totals = await measure(source);
-  progress.bytesTotal = totals.bytes;
-  progress.filesTotal = totals.files;
-  await checkSpace(drive, totals.bytes);
+  // The totals (for the ETA and the space check) are measured while packing starts.
+  let measured: Error | null = null;
+  const measuring = measure(source).then(
+    async (t) => {
+      progress.bytesTotal = t.bytes;
+      progress.filesTotal = t.files;
+      await checkSpace(drive, t.bytes);
+    },
+    (e: Error) => void (measured = e),
+  ).catch((e: Error) => void (measured = e));
 
   const datasetName = opts.dataset ?? basename(source);
   const dataset = openDataset(ctx, datasetName, me.keyId);
@@ -90,13 +95,13 @@ export async function pack(ctx: Context, opts: PackOptions & { packTarget?: numb
   });
 
   const pipeline = createChunkPipeline({ key, level: opts.level ?? 3 });
+  const cutter = new Cutter();
   const manifest = await ManifestOut.create(dir, recipients);
   const packs: PackInfo[] = [];
   let current: PackWriter | null = null;
   const target = opts.packTarget ?? PACK_TARGET;
   let chunksDeduplicated = 0;
   let bytesIn = 0;
-  progress.phase = 'pack';
 
   await manifest.add({
     t: 'shipment',
@@ -176,6 +181,7 @@ export async function pack(ctx: Context, opts: PackOptions & { packTarget?: numb
   try {
     for await (const entry of walk(source, (s) => warn('SKIPPED', `skipped ${quote(s.path)}: ${s.reason}`, s.path))) {
       if (signal?.aborted) throw new BrickpostError('CANCELLED', 'pack cancelled');
+      if (measured) throw measured;
       if (entry.type === 'dir') {
         queue.push({ kind: 'dir', entry });
       } else {
@@ -185,7 +191,7 @@ export async function pack(ctx: Context, opts: PackOptions & { packTarget?: numb
           await drain(maxQueue);
           continue;
         }
-        for await (const raw of sourceChunks(entry.abs, entry.size, (how) => warn('CHANGED', `${quote(entry.path)} ${how}`, entry.path))) {
+        for await (const raw of cutter.chunks(entry.abs, entry.size, (how) => warn('CHANGED', `${quote(entry.path)} ${how}`, entry.path))) {
           queue.push({ kind: 'chunk', file, job: pipeline.encode(raw) });
           await drain(maxQueue);
         }
@@ -194,6 +200,8 @@ export async function pack(ctx: Context, opts: PackOptions & { packTarget?: numb
       await drain(maxQueue);
     }
     await drain(0);
+    await measuring;
+    if (measured) throw measured;
     if (current) {
       packs.push(await (current as PackWriter).close());
       rows.addPack(packs[packs.length - 1]!);
@@ -260,6 +268,7 @@ export async function pack(ctx: Context, opts: PackOptions & { packTarget?: numb
     throw toEnvironmentError(e, 'pack failed');
   } finally {
     await pipeline.close();
+    await cutter.close();
   }
 }
 

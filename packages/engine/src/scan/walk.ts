@@ -35,6 +35,9 @@ export async function* walk(root: string, skip: (s: SkippedEntry) => void): Asyn
   yield* walkDir(root, '', skip);
 }
 
+/** Entries stat'ed at once within one directory. */
+const STAT_BATCH = 64;
+
 async function* walkDir(abs: string, rel: string, skip: (s: SkippedEntry) => void): AsyncGenerator<SourceEntry> {
   const names: string[] = [];
   try {
@@ -69,27 +72,31 @@ async function* walkDir(abs: string, rel: string, skip: (s: SkippedEntry) => voi
       });
     }
   }
-  for (const name of names) {
-    const childAbs = join(abs, name);
-    const childRel = rel ? `${rel}/${name}` : name;
-    let st;
-    try {
-      st = await lstat(childAbs, { bigint: true });
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
-        skip({ path: childRel, reason: 'vanished while scanning' });
-        continue;
+  // lstat in batches: sequential stats would cost one thread-pool round trip each.
+  for (let b = 0; b < names.length; b += STAT_BATCH) {
+    const batch = names.slice(b, b + STAT_BATCH);
+    const stats = await Promise.all(batch.map((name) => lstat(join(abs, name), { bigint: true }).catch((e: NodeJS.ErrnoException) => e)));
+    for (let k = 0; k < batch.length; k++) {
+      const name = batch[k]!;
+      const childAbs = join(abs, name);
+      const childRel = rel ? `${rel}/${name}` : name;
+      const st = stats[k]!;
+      if (st instanceof Error) {
+        if (st.code === 'ENOENT') {
+          skip({ path: childRel, reason: 'vanished while scanning' });
+          continue;
+        }
+        throw toEnvironmentError(st, 'cannot stat');
       }
-      throw toEnvironmentError(e, 'cannot stat');
-    }
-    const base = { path: childRel, abs: childAbs, mode: Number(st.mode & 0o777n), mtimeNs: st.mtimeNs, ino: st.ino, ctimeNs: st.ctimeNs };
-    if (st.isDirectory()) {
-      yield { type: 'dir', size: 0, ...base };
-      yield* walkDir(childAbs, childRel, skip);
-    } else if (st.isFile()) {
-      yield { type: 'file', size: Number(st.size), ...base };
-    } else {
-      skip({ path: childRel, reason: st.isSymbolicLink() ? 'symbolic link (not shipped)' : 'special file (not shipped)' });
+      const base = { path: childRel, abs: childAbs, mode: Number(st.mode & 0o777n), mtimeNs: st.mtimeNs, ino: st.ino, ctimeNs: st.ctimeNs };
+      if (st.isDirectory()) {
+        yield { type: 'dir', size: 0, ...base };
+        yield* walkDir(childAbs, childRel, skip);
+      } else if (st.isFile()) {
+        yield { type: 'file', size: Number(st.size), ...base };
+      } else {
+        skip({ path: childRel, reason: st.isSymbolicLink() ? 'symbolic link (not shipped)' : 'special file (not shipped)' });
+      }
     }
   }
 }

@@ -1,0 +1,63 @@
+import { Worker } from 'node:worker_threads';
+import { BrickpostError } from '@brickpost/manifest/errors';
+import type { CutReply, CutRequest } from './cut-worker.js';
+import { asBuffer, deserializeError } from './messages.js';
+
+/**
+ * A thread that reads and cuts large files, so the thread that orchestrates
+ * a pack spends no time on file I/O or FastCDC. One file at a time; the next
+ * batch (about 8 MiB of whole chunks) is read while the caller uses the
+ * current one.
+ */
+export class Cutter {
+  private readonly worker = new Worker(new URL('./cut-worker.js', import.meta.url));
+  private pending: { resolve: (r: CutReply) => void; reject: (e: Error) => void } | null = null;
+
+  constructor() {
+    this.worker.on('message', (r: CutReply) => {
+      const p = this.pending;
+      this.pending = null;
+      p?.resolve(r);
+    });
+    this.worker.on('error', (e) => this.pending?.reject(new BrickpostError('IO', `cutter thread crashed: ${e.message}`, { cause: e })));
+    this.worker.unref();
+  }
+
+  private call(req: CutRequest): Promise<CutReply> {
+    return new Promise((resolve, reject) => {
+      this.pending = { resolve, reject };
+      this.worker.ref();
+      this.worker.postMessage(req);
+    }).finally(() => this.worker.unref()) as Promise<CutReply>;
+  }
+
+  private async ok(req: CutRequest): Promise<CutReply & { ok: true }> {
+    const r = await this.call(req);
+    if (!r.ok) throw deserializeError(r.error);
+    return r;
+  }
+
+  /**
+   * The chunks of `path`, cut to `size` bytes as tar does (a file that grew
+   * is cut short, one that shrank is padded with zeros; `changed` is told).
+   * @throws BrickpostError NOT_FOUND, PERMISSION, IO
+   */
+  async *chunks(path: string, size: number, changed: (how: string) => void): AsyncGenerator<Buffer> {
+    let r = await this.ok({ op: 'open', path, size });
+    try {
+      let next: Promise<CutReply & { ok: true }> | null = r.done ? null : this.ok({ op: 'next' });
+      while (next) {
+        r = await next;
+        next = r.done ? null : this.ok({ op: 'next' });
+        for (const c of r.chunks) yield asBuffer(c);
+        if (r.changed) changed(r.changed);
+      }
+    } finally {
+      await this.ok({ op: 'close' }).catch(() => undefined);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.worker.terminate();
+  }
+}
