@@ -143,11 +143,11 @@ export function parseSignature(buf: Uint8Array, limits: ParseSignatureLimits = {
   if (big > BigInt(Number.MAX_SAFE_INTEGER)) throw bad(`file length ${big} is over 2^53 − 1`);
   const fileLength = Number(big);
   const n = blockCount(fileLength, blockSize);
-  if (n > maxBlocks) {
-    throw new BrickpostError('LIMIT_EXCEEDED', `signature: ${n} blocks, more than the ${maxBlocks} allowed`);
-  }
   if (b.length !== HEADER + n * ENTRY) {
     throw bad(`is ${b.length} bytes, but a file of ${fileLength} bytes in ${blockSize}-byte blocks needs ${HEADER + n * ENTRY}`);
+  }
+  if (n > maxBlocks) {
+    throw new BrickpostError('LIMIT_EXCEEDED', `signature: ${n} blocks, more than the ${maxBlocks} allowed`);
   }
   const weak = new Int32Array(n);
   const strongHi = new Int32Array(n);

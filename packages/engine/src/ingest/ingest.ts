@@ -67,7 +67,7 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
     progress.filesTotal = s.info.files;
     progress.emit();
     try {
-      await walkShipment(s, me.ageIdentities, writer, progress, signal);
+      await walkShipment(s, me.ageIdentity, writer, progress, signal);
       progress.phase = 'commit';
       progress.emit();
       for await (const r of readManifest(s, me.ageIdentities)) if (r.t === 'dir') await writer.finishDir(r);

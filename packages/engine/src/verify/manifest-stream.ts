@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DecompressStream } from 'zstd-napi';
@@ -63,6 +62,19 @@ export async function* readManifest(s: OpenedShipment, identities: age.Identity[
   }
 }
 
+/** Resolves when the stream can take more, or is gone; leaves no listener behind. */
+function drainOrClose(stream: DecompressStream): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      stream.off('drain', done);
+      stream.off('close', done);
+      resolve();
+    };
+    stream.on('drain', done);
+    stream.on('close', done);
+  });
+}
+
 function checkHeader(s: OpenedShipment, r: ManifestRecord): void {
   if (r.t !== 'shipment') return;
   const i = s.info;
@@ -98,7 +110,7 @@ async function feed(path: string, identities: age.Identity[], unz: DecompressStr
           p = pending.subarray(f.length);
           pending = null;
         }
-        if (p.length > 0 && !unz.write(p)) await Promise.race([once(unz, 'drain'), once(unz, 'close')]);
+        if (p.length > 0 && !unz.write(p)) await drainOrClose(unz);
         if (unz.destroyed) return;
       }
     };

@@ -20,7 +20,7 @@ import { walkShipment } from './walk-shipment.js';
 export async function verify(ctx: Context, opts: VerifyOptions, onEvent: EventSink, signal?: AbortSignal): Promise<VerifyReport> {
   const started = performance.now();
   const found = await findShipment(opts.drive, opts.shipment);
-  const identities = opts.deep ? ctx.identity().ageIdentities : [];
+  const identityText = opts.deep ? ctx.identity().ageIdentity : '';
   const progress = new Progress(onEvent, 'verify');
   const problems: VerifyProblem[] = [];
   const asProblem = (e: unknown): void => {
@@ -72,7 +72,7 @@ export async function verify(ctx: Context, opts: VerifyOptions, onEvent: EventSi
       progress.bytesTotal = opened.info.bytes;
       progress.filesTotal = opened.info.files;
       try {
-        const t = await walkShipment(opened, identities, {}, progress, signal);
+        const t = await walkShipment(opened, identityText, {}, progress, signal);
         report.chunksChecked = t.chunks;
         report.deep = 'ok';
       } catch (e) {

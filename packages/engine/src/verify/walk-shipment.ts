@@ -1,9 +1,10 @@
 import { age, BrickpostError, packPath, quote, type ChunkRef, type DirRecord, type FileRecord, type ShipmentRecord } from '@brickpost/manifest';
-import { chunkKey, createChunkPipeline, type ChunkPipeline } from '../chunk/index.js';
+import { chunkKey } from '../chunk/index.js';
 import type { OpenedShipment } from '../drive/open.js';
 import type { Progress } from '../io/progress.js';
 import { readManifest } from './manifest-stream.js';
-import { PackCursor } from './pack-cursor.js';
+import type { ReaderRef } from './reader-messages.js';
+import { PackReaders } from './readers.js';
 
 /** What a walk over a shipment's content calls, in manifest order. */
 export interface ShipmentVisitor {
@@ -15,98 +16,109 @@ export interface ShipmentVisitor {
   fileEnd?(r: FileRecord): Promise<void> | void;
 }
 
+/** Chunks of one pack requested from a reader thread at once. */
+interface Batch {
+  pack: number;
+  refs: ReaderRef[];
+  bytes: number;
+  result: Promise<Buffer[]> | null;
+}
+
 type Item =
   | { kind: 'dir'; r: DirRecord }
   | { kind: 'file'; r: FileRecord }
-  | { kind: 'chunk'; job: Promise<Buffer> }
+  | { kind: 'chunk'; batch: Batch; i: number }
   | { kind: 'end'; r: FileRecord };
 
-const RANDOM_HANDLES = 8;
+const BATCH_BYTES = 4 << 20;
+const BATCH_REFS = 256;
+/** Queue length, and chunk bytes queued, past which the walk waits for the visitor to catch up. */
+const MAX_QUEUE = 512;
+const MAX_QUEUED_BYTES = 32 << 20;
 
 /**
- * Reads a whole shipment: the manifest, and every chunk of every file from
- * the packs, decrypted, decompressed within the length the manifest states,
- * and checked against its keyed id. Packs are read front to back (each one
- * hash-checked against the signed payload manifest once read to its end);
- * a chunk stored earlier is re-read from its pack. Decoding runs on the
- * chunk pipeline's workers while the next frames are read. Every pack is
- * read to its end and checked against the pack index.
+ * Reads a whole shipment: the manifest here, and every chunk of every file
+ * on pack reader threads (PackReaders), decrypted, decompressed within the
+ * length the manifest states, and checked against its keyed id. Each pack is
+ * read front to back and checked against its signed SHA-256 and the pack
+ * index; a chunk stored in an earlier pack is read again from there. The
+ * visitor sees the records and chunk bytes in manifest order.
  * @throws BrickpostError on the first integrity, authenticity or safety problem.
  */
 export async function walkShipment(
   s: OpenedShipment,
-  identities: age.Identity[],
+  identityText: string,
   visit: ShipmentVisitor,
   progress: Progress,
   signal?: AbortSignal,
 ): Promise<{ files: number; dirs: number; bytes: number; chunks: number }> {
-  let pipeline: ChunkPipeline | null = null;
-  let current: PackCursor | null = null;
+  const identities = age.parseIdentityFile(identityText);
+  let readers: PackReaders | null = null;
   let nextPack = 0;
-  const finishedPlain = new Map<number, number>();
-  const random = new Map<number, PackCursor>();
+  const plainOf = new Map<number, Promise<number>>();
   const queue: Item[] = [];
   const totals = { files: 0, dirs: 0, bytes: 0, chunks: 0 };
   let file: FileRecord | null = null;
+  let open: Batch | null = null;
+  let queuedBytes = 0;
 
-  const finishCurrent = async (): Promise<void> => {
-    const c = current!;
-    current = null;
-    finishedPlain.set(c.index, await c.finish(null, s.payload.get(packPath(c.index))!));
+  const send = (b: Batch): void => {
+    if (b.result) return;
+    b.result = readers!.read(b.pack, b.refs);
+    b.result.catch(() => undefined);
+    if (open === b) open = null;
   };
 
-  /** Makes pack p the sequential cursor, reading every pack before it to its end. */
-  const advanceTo = async (p: number): Promise<PackCursor> => {
-    while (!(current && current.index === p)) {
-      if (current) await finishCurrent();
-      else current = await PackCursor.open(s.dir, nextPack++, s.id, identities);
+  /** Packs before `p` will not be read in order again: have them read to their end. */
+  const finishBefore = (p: number): void => {
+    for (; nextPack < p; nextPack++) {
+      const done = readers!.finish(nextPack, s.payload.get(packPath(nextPack))!);
+      done.catch(() => undefined);
+      plainOf.set(nextPack, done);
     }
-    return current;
   };
 
-  const readFrame = async (ref: ChunkRef): Promise<Buffer> => {
-    const [, p, off, clen] = ref;
+  const addRef = (ref: ChunkRef): void => {
+    const [id, p, off, clen, len] = ref;
     if (p >= s.info.packs) throw new BrickpostError('MALFORMED', `chunk refers to pack ${p}, the shipment has ${s.info.packs}`);
-    if (p >= nextPack || (current && current.index === p)) return (await advanceTo(p)).read(off, clen);
-    let r = random.get(p);
-    if (!r) {
-      if (random.size >= RANDOM_HANDLES) {
-        const [k, old] = random.entries().next().value as [number, PackCursor];
-        random.delete(k);
-        await old.close();
-      }
-      r = await PackCursor.open(s.dir, p, s.id, identities);
-      random.set(p, r);
+    if (p >= nextPack) {
+      finishBefore(p);
+      nextPack = p;
     }
-    return r.readRandom(off, clen);
-  };
-
-  /** Checks a pack's size from the pack index, reading it to its end first if needed. */
-  const checkPack = async (i: number, plain: number): Promise<void> => {
-    if (!finishedPlain.has(i)) {
-      if (i >= nextPack || (current && current.index === i)) {
-        await advanceTo(i);
-        await finishCurrent();
-      }
-    }
-    const got = finishedPlain.get(i);
-    if (got !== plain) throw new BrickpostError('MALFORMED', `pack ${quote(packPath(i))} holds ${got} plaintext bytes, the manifest says ${plain}`);
+    if (open && (open.pack !== p || open.bytes >= BATCH_BYTES || open.refs.length >= BATCH_REFS)) send(open);
+    open ??= { pack: p, refs: [], bytes: 0, result: null };
+    queue.push({ kind: 'chunk', batch: open, i: open.refs.length });
+    open.refs.push([off, clen, len, id]);
+    open.bytes += len;
+    queuedBytes += len;
+    totals.chunks++;
   };
 
   const drain = async (limit: number): Promise<void> => {
     while (queue.length > limit) {
-      const it = queue.shift()!;
-      if (it.kind === 'dir') await visit.dir?.(it.r);
-      else if (it.kind === 'file') await visit.fileStart?.(it.r);
-      else if (it.kind === 'chunk') {
-        const data = await it.job;
+      const it = queue[0]!;
+      if (it.kind === 'chunk') {
+        send(it.batch);
+        const data = (await it.batch.result!)[it.i]!;
+        queue.shift();
+        queuedBytes -= data.length;
         progress.add(data.length);
         await visit.chunk?.(data);
-      } else {
+        continue;
+      }
+      queue.shift();
+      if (it.kind === 'dir') await visit.dir?.(it.r);
+      else if (it.kind === 'file') await visit.fileStart?.(it.r);
+      else {
         await visit.fileEnd?.(it.r);
         progress.add(0, 1);
       }
     }
+  };
+
+  const endFile = (): void => {
+    if (file) queue.push({ kind: 'end', r: file });
+    file = null;
   };
 
   try {
@@ -114,47 +126,49 @@ export async function walkShipment(
       if (signal?.aborted) throw new BrickpostError('CANCELLED', 'cancelled');
       switch (r.t) {
         case 'shipment':
-          pipeline ??= createChunkPipeline({ key: chunkKey(Buffer.from(r.secret, 'base64')), level: 3 });
+          readers ??= new PackReaders({ bag: s.dir, shipment: s.id, identityText, key: chunkKey(Buffer.from(r.secret, 'base64')) });
           await visit.header?.(r);
           break;
         case 'dir':
-          if (file) queue.push({ kind: 'end', r: file }), (file = null);
+          endFile();
           totals.dirs++;
           queue.push({ kind: 'dir', r });
           break;
         case 'file':
+          endFile();
+          file = r;
+          totals.files++;
+          totals.bytes += r.size;
+          queue.push({ kind: 'file', r });
+          for (const ref of r.c) addRef(ref);
+          break;
         case 'more':
-          if (r.t === 'file') {
-            if (file) queue.push({ kind: 'end', r: file });
-            file = r;
-            totals.files++;
-            totals.bytes += r.size;
-            queue.push({ kind: 'file', r });
-          }
-          for (const ref of r.c) {
-            const frameBytes = await readFrame(ref);
-            totals.chunks++;
-            queue.push({ kind: 'chunk', job: pipeline!.decode(frameBytes, ref[4], Buffer.from(ref[0], 'hex')) });
-            await drain(16);
-          }
+          for (const ref of r.c) addRef(ref);
           break;
-        case 'pack':
-          if (file) queue.push({ kind: 'end', r: file }), (file = null);
+        case 'pack': {
+          endFile();
+          if (open) send(open);
           await drain(0);
-          await checkPack(r.i, r.plain);
+          finishBefore(r.i + 1);
+          nextPack = Math.max(nextPack, r.i + 1);
+          const plain = await plainOf.get(r.i)!;
+          if (plain !== r.plain) throw new BrickpostError('MALFORMED', `pack ${quote(packPath(r.i))} holds ${plain} plaintext bytes, the manifest says ${r.plain}`);
           break;
+        }
         case 'end':
-          if (file) queue.push({ kind: 'end', r: file }), (file = null);
+          endFile();
+          if (open) send(open);
           await drain(0);
           break;
       }
-      await drain(16);
+      if (queue.length > MAX_QUEUE || queuedBytes > MAX_QUEUED_BYTES) {
+        if (open) send(open);
+        while (queue.length > MAX_QUEUE / 2 || queuedBytes > MAX_QUEUED_BYTES / 2) await drain(queue.length - 1);
+      }
     }
     await drain(0);
     return totals;
   } finally {
-    await (current as PackCursor | null)?.close();
-    for (const r of random.values()) await r.close();
-    await pipeline?.close();
+    await readers?.close();
   }
 }

@@ -1,0 +1,70 @@
+/**
+ * Entry point of a pack reader thread: reads packs front to back (hashing
+ * them), decrypts, and decodes and verifies the chunks the main thread asks
+ * for, so that thread only parses the manifest and writes files. Requests are
+ * handled strictly one after another. Not imported by anything else.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { age } from '@brickpost/manifest';
+import { decodeChunk } from '../chunk/codec.js';
+import { serializeError } from '../chunk/messages.js';
+import { PackCursor } from './pack-cursor.js';
+import type { ReaderReply, ReaderRequest, ReaderInit } from './reader-messages.js';
+
+const init = workerData as ReaderInit;
+const identities = age.parseIdentityFile(init.identityText);
+const key = Buffer.from(init.key);
+const sequential = new Map<number, PackCursor>();
+const finished = new Set<number>();
+const random = new Map<number, PackCursor>();
+let chain: Promise<void> = Promise.resolve();
+
+async function cursorFor(pack: number): Promise<PackCursor> {
+  if (!finished.has(pack)) {
+    let c = sequential.get(pack);
+    if (!c) sequential.set(pack, (c = await PackCursor.open(init.bag, pack, init.shipment, identities)));
+    return c;
+  }
+  let r = random.get(pack);
+  if (!r) {
+    if (random.size >= 4) {
+      const [k, old] = random.entries().next().value as [number, PackCursor];
+      random.delete(k);
+      await old.close();
+    }
+    random.set(pack, (r = await PackCursor.open(init.bag, pack, init.shipment, identities)));
+  }
+  return r;
+}
+
+async function handle(req: ReaderRequest): Promise<ReaderReply> {
+  if (req.op === 'read') {
+    const c = await cursorFor(req.pack);
+    const chunks: Uint8Array[] = [];
+    for (const [off, clen, len, id] of req.refs) {
+      const frame = finished.has(req.pack) ? await c.readRandom(off, clen) : await c.read(off, clen);
+      chunks.push(decodeChunk(frame, len, Buffer.from(id, 'hex'), key));
+    }
+    return { seq: req.seq, ok: true, chunks };
+  }
+  if (req.op === 'finish') {
+    const c = await cursorFor(req.pack);
+    sequential.delete(req.pack);
+    finished.add(req.pack);
+    return { seq: req.seq, ok: true, plain: await c.finish(null, req.sha256), chunks: [] };
+  }
+  for (const c of [...sequential.values(), ...random.values()]) await c.close();
+  return { seq: req.seq, ok: true, chunks: [] };
+}
+
+parentPort!.on('message', (req: ReaderRequest) => {
+  chain = chain.then(async () => {
+    let reply: ReaderReply;
+    try {
+      reply = await handle(req);
+    } catch (e) {
+      reply = { seq: req.seq, ok: false, error: serializeError(e) };
+    }
+    parentPort!.postMessage(reply, reply.ok ? reply.chunks.map((c) => c.buffer as ArrayBuffer) : []);
+  });
+});
