@@ -15,17 +15,27 @@ const PICK_MAX = 64 * 1024;
  * rounded to the nearest power of two, clamped to [2 KiB, 64 KiB]
  * (rsync's rule, in powers of two so the catalog sees few distinct sizes).
  *
- * The trade-off, measured by bench/delta-micro.mjs: a signature costs 12
- * bytes per block (12 MiB per GiB of data at 1 KiB blocks, 3 MiB at 4 KiB,
- * 192 KiB at 64 KiB), and every edited region costs about one block of
- * literal bytes on top of the edit itself, because the blocks it touches
- * cannot be copied. With E scattered edits in a file of N bytes the total
- * 12·N/B + E·B is least at B = √(12·N/E); √N is that optimum for about a
- * dozen edits per file version, and keeps the catalog near 12/√N of the data
- * (0.03 % for a 100 MiB file, 1.2 MiB of signatures per GiB at the 64 KiB
- * clamp for files over 2 GiB). On the 300 MiB benchmark dataset mutated by
- * 5 % (largest file, 40 edited regions), the delta was within a few percent
- * of the minimum over 2–64 KiB blocks; see the bench for the table.
+ * The trade-off: a signature costs 12 bytes per block, so 12·2^30/B bytes
+ * per GiB of data (3 MiB at 4 KiB blocks, 384 KiB at 32 KiB, 192 KiB at
+ * 64 KiB); and every edited region costs up to about one block of literal
+ * bytes beyond the edit, because blocks it touches cannot be copied. With E
+ * edited regions in a file of N bytes, 12·N/B + E·B is least at
+ * B = √(12·N/E), so √N is the optimum for about a dozen regions per file
+ * version. Measured by bench/delta-micro.mjs on the largest file of the
+ * 300 MiB benchmark dataset after make_dataset.py --mutate 5 (47 MB, 9 edited
+ * regions totalling 2.5 MB; bytes):
+ *
+ *     block   signature     delta   sum
+ *      2 KiB     276 500  2 509 461  2 785 961
+ *      4 KiB     138 260  2 527 891  2 666 151
+ *      8 KiB      69 140  2 560 658  2 629 798   ← √N
+ *     16 KiB      34 580  2 634 385  2 668 965
+ *     64 KiB       8 660  2 994 828  3 003 488
+ *     rdiff      250 428  2 547 842              (librsync 2.3.2 defaults)
+ *
+ * The lower clamp bounds what small files cost the catalog (at most 6 KiB
+ * of signature per MiB); the upper one bounds the literal cost of an edit in
+ * a huge file to about 64 KiB.
  *
  * Throws USAGE when `fileSize` is not a non-negative safe integer.
  */

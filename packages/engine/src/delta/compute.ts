@@ -31,6 +31,10 @@ const MISS_RATE = 4;
  *
  * The short last block of the old file (when the block size does not divide
  * its length) is matched only at the very end of the new file, as in rsync.
+ * Weak matches whose strong sum then fails are capped (1024, then 4 per
+ * block of new data; past that weak matches are skipped), so a forged
+ * signature whose weak sums match everywhere cannot make the delta hash
+ * every offset.
  *
  * Input buffers may have any size. Memory stays near 2 × maxLiteral +
  * blockSize + 1 MiB beyond the signature's own arrays and a table of about

@@ -14,11 +14,16 @@
  * applyDelta reads copies from its own old file and writes the new one.
  *
  * 8 bytes of strong sum suffice because a delta is never trusted on its own:
- * every rebuilt file is verified against its full chunk ids, and a false
- * match (odds about n·m/2^64 for n candidate offsets that pass the weak sum
- * against m blocks, under 2^-20 for a 1 TiB file) only makes that check fail,
- * after which the file is shipped whole. The same check bounds what a forged
- * signature from a subscriber can do: at worst a delta that is useless to it.
+ * every rebuilt file is verified against its full chunk ids, so a false
+ * match only makes that check fail and the file is shipped whole. The odds
+ * are small anyway: each comparison is wrong with probability 2^-64, and a
+ * delta makes at most one comparison per copied block plus, per weak match
+ * that fails, up to 64 (see MAX_CHAIN), with failed weak matches capped at
+ * 4 per block of new data (see computeDelta): under 2^-32 for a 1 TiB file.
+ * A signature from a subscriber is untrusted: parseSignature checks it
+ * strictly, the caps above keep a forged one from costing more than a few
+ * times the file's size in hashing, and at worst it yields a delta that is
+ * useless to the subscriber that forged it.
  */
 export { blockSizeFor, MIN_BLOCK_SIZE, MAX_BLOCK_SIZE } from './block-size.js';
 export { SignatureBuilder, parseSignature, SIGNATURE_MAGIC } from './signature.js';
