@@ -12,6 +12,7 @@ const dirs = process.env.BRICKPOST_TEST_ONLY
   ? process.env.BRICKPOST_TEST_ONLY.split(',')
   : ['packages/manifest/dist/test', 'packages/engine/dist/test', 'apps/cli/dist/test', 'test/dist'];
 const targets = dirs.map((d) => join(root, d)).filter((d) => existsSync(d));
-const args = ['--test', '--test-concurrency=2', ...process.argv.slice(2), ...targets];
+// A test that hangs fails after 10 minutes instead of stalling the run.
+const args = ['--test', '--test-concurrency=2', '--test-timeout=600000', ...process.argv.slice(2), ...targets];
 const r = spawnSync(process.execPath, args, { stdio: 'inherit', cwd: root });
 process.exit(r.status ?? 1);

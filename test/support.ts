@@ -22,6 +22,9 @@ export function tempDir(prefix = 'bp-test-'): string {
   return d;
 }
 
+/** No single command of a test may take longer (a hang fails the test instead of the run). */
+export const COMMAND_TIMEOUT = 180_000;
+
 export interface Run {
   code: number;
   stdout: string;
@@ -30,7 +33,8 @@ export interface Run {
 
 /** Runs `brickpost --home HOME args…` and returns its exit code and output. */
 export function brickpost(home: string, args: string[], opts: SpawnSyncOptions = {}): Run {
-  const r = spawnSync(process.execPath, [CLI, '--home', home, ...args], { encoding: 'utf8', maxBuffer: 256 << 20, ...opts });
+  const r = spawnSync(process.execPath, [CLI, '--home', home, ...args], { encoding: 'utf8', maxBuffer: 256 << 20, timeout: COMMAND_TIMEOUT, ...opts });
+  if (r.signal) throw new Error(`brickpost ${args.join(' ')} was killed by ${r.signal}${r.signal === 'SIGTERM' ? ` after ${COMMAND_TIMEOUT / 1000} s` : ''}; stderr: ${String(r.stderr)}`);
   return { code: r.status ?? -1, stdout: String(r.stdout), stderr: String(r.stderr) };
 }
 
@@ -42,7 +46,7 @@ export function lastEvent(r: Run): Record<string, any> {
 
 /** Runs an external command, throwing with its stderr when it fails. */
 export function sh(cmd: string, args: string[], opts: SpawnSyncOptions = {}): Buffer {
-  const r = spawnSync(cmd, args, { maxBuffer: 1 << 30, ...opts });
+  const r = spawnSync(cmd, args, { maxBuffer: 1 << 30, timeout: COMMAND_TIMEOUT, ...opts });
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status}: ${String(r.stderr)}`);
   return r.stdout as Buffer;
 }

@@ -127,7 +127,8 @@ export function decodeChunk(frame: Uint8Array, expectedLength: number, id: Uint8
   if (frameSize !== frame.length) {
     throw new BrickpostError('MALFORMED', `chunk frame is ${frameSize} bytes but ${frame.length - frameSize} more bytes follow it`);
   }
-  const out = Buffer.allocUnsafe(expectedLength);
+  // Not from the shared pool: the result may be moved to another thread.
+  const out = Buffer.allocUnsafeSlow(expectedLength);
   let n: number;
   try {
     if (!dctx) {

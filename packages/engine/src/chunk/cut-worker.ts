@@ -14,7 +14,7 @@ import { toFileError } from './file.js';
 export type CutRequest = { op: 'open'; path: string; size: number } | { op: 'next' } | { op: 'close' };
 export type CutReply = { ok: true; chunks: Uint8Array[]; done: boolean; changed?: string } | { ok: false; error: ReturnType<typeof serializeError> };
 
-const BLOCK = 8 << 20;
+const BLOCK = 4 << 20;
 let fd = -1;
 let path = '';
 let size = 0;

@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { BrickpostError } from '@brickpost/manifest/errors';
 import type { CutReply, CutRequest } from './cut-worker.js';
-import { asBuffer, deserializeError } from './messages.js';
+import { asBuffer, deserializeError, WORKER_LIMITS } from './messages.js';
 
 /**
  * A thread that reads and cuts large files, so the thread that orchestrates
@@ -10,25 +10,28 @@ import { asBuffer, deserializeError } from './messages.js';
  * current one.
  */
 export class Cutter {
-  private readonly worker = new Worker(new URL('./cut-worker.js', import.meta.url));
-  private pending: { resolve: (r: CutReply) => void; reject: (e: Error) => void } | null = null;
+  private readonly worker = new Worker(new URL('./cut-worker.js', import.meta.url), { resourceLimits: WORKER_LIMITS });
+  /** Calls awaiting a reply, oldest first: the thread answers in order. */
+  private readonly pending: Array<{ resolve: (r: CutReply) => void; reject: (e: Error) => void }> = [];
 
   constructor() {
     this.worker.on('message', (r: CutReply) => {
-      const p = this.pending;
-      this.pending = null;
-      p?.resolve(r);
+      this.pending.shift()?.resolve(r);
+      if (this.pending.length === 0) this.worker.unref();
     });
-    this.worker.on('error', (e) => this.pending?.reject(new BrickpostError('IO', `cutter thread crashed: ${e.message}`, { cause: e })));
+    this.worker.on('error', (e) => {
+      const err = new BrickpostError('IO', `cutter thread crashed: ${e.message}`, { cause: e });
+      for (const p of this.pending.splice(0)) p.reject(err);
+    });
     this.worker.unref();
   }
 
   private call(req: CutRequest): Promise<CutReply> {
     return new Promise((resolve, reject) => {
-      this.pending = { resolve, reject };
+      this.pending.push({ resolve, reject });
       this.worker.ref();
       this.worker.postMessage(req);
-    }).finally(() => this.worker.unref()) as Promise<CutReply>;
+    });
   }
 
   private async ok(req: CutRequest): Promise<CutReply & { ok: true }> {

@@ -77,3 +77,10 @@ export function forPost(view: Uint8Array, move: boolean, transfer: ArrayBuffer[]
 export function asBuffer(u8: Uint8Array): Buffer {
   return Buffer.from(u8.buffer, u8.byteOffset, u8.byteLength);
 }
+
+/**
+ * Heap limits of brickpost's worker threads: their data lives in Buffers
+ * outside the JS heap, so a small young generation is enough and keeps the
+ * resident memory of a job bounded.
+ */
+export const WORKER_LIMITS = { maxYoungGenerationSizeMb: 8 } as const;

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { BrickpostError } from '@brickpost/manifest/errors';
-import { asBuffer, deserializeError, forPost, type Job, type Reply, type WorkerInit } from './messages.js';
+import { asBuffer, deserializeError, forPost, WORKER_LIMITS, type Job, type Reply, type WorkerInit } from './messages.js';
 
 /** One chunk after the pipeline: its id, its frame and how the frame stores it. */
 export interface EncodedChunk {
@@ -72,7 +72,7 @@ interface Waiter {
 }
 
 /** Jobs handed to one worker ahead of time, so it never idles between messages. */
-const PER_WORKER = 2;
+const PER_WORKER = 3;
 
 /**
  * Starts a pool of worker threads (worker.js beside this file, N-API zstd
@@ -100,7 +100,7 @@ export function createChunkPipeline(opts: ChunkPipelineOptions): ChunkPipeline {
 
   const slots: Slot[] = [];
   for (let i = 0; i < count; i++) {
-    const worker = new Worker(new URL('./worker.js', import.meta.url), { workerData: init });
+    const worker = new Worker(new URL('./worker.js', import.meta.url), { workerData: init, resourceLimits: WORKER_LIMITS });
     const slot: Slot = { worker, busy: 0 };
     worker.unref();
     worker.on('message', (reply: Reply) => settle(slot, reply));

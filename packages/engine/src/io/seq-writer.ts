@@ -25,7 +25,7 @@ export class SeqWriter {
    * Creates the file (it must not exist).
    * @throws BrickpostError NO_SPACE, PERMISSION, IO
    */
-  static async create(path: string, batch = 8 << 20): Promise<SeqWriter> {
+  static async create(path: string, batch = 4 << 20): Promise<SeqWriter> {
     try {
       return new SeqWriter(await open(path, 'wx', 0o644), path, batch);
     } catch (e) {

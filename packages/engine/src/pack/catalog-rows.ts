@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Statement } from 'better-sqlite3';
 import type { Context } from '../context.js';
 import type { PackInfo } from './pack-writer.js';
+import { SeenFilter } from './seen-filter.js';
 
 /** A dataset this home publishes. */
 export interface Dataset {
@@ -33,6 +34,7 @@ export class ShipmentRows {
   private pendingInTx = 0;
   private readonly find: Statement;
   private readonly insert: Statement;
+  private readonly seen = new SeenFilter(4 << 20);
 
   constructor(
     private readonly ctx: Context,
@@ -63,10 +65,12 @@ export class ShipmentRows {
 
   /** Where this shipment already stored chunk `id`, if it did. */
   findChunk(id: Buffer): { pack: number; offset: number; frameLen: number; len: number } | undefined {
+    if (!this.seen.mayHave(id)) return undefined;
     return this.find.get(this.dataset.id, id, this.id) as { pack: number; offset: number; frameLen: number; len: number } | undefined;
   }
 
   addChunk(id: Buffer, pack: number, offset: number, frameLen: number, len: number): void {
+    this.seen.add(id);
     this.insert.run(this.dataset.id, id, this.id, pack, offset, frameLen, len);
     if (++this.pendingInTx >= 4096) {
       this.ctx.catalog.db.exec('COMMIT; BEGIN');

@@ -155,16 +155,22 @@ export async function pack(ctx: Context, opts: PackOptions & { packTarget?: numb
   };
 
   const queue: Item[] = [];
-  const maxQueue = 32;
+  // Work in flight is bounded by count (many small files) and by bytes (large files).
+  const maxQueue = 40;
+  const maxQueuedBytes = 48 << 20;
+  let queuedBytes = 0;
   const drain = async (limit: number): Promise<void> => {
-    while (queue.length > limit) {
+    while (queue.length > limit || (limit > 0 && queuedBytes > maxQueuedBytes)) {
       const item = queue.shift()!;
+      if (item.kind === 'whole') queuedBytes -= item.file.entry.size;
       if (item.kind === 'dir') {
         const e = item.entry;
         await manifest.add({ t: 'dir', p: e.path, mode: e.mode, mtime: e.mtimeNs.toString() });
         progress.add(0, 0);
       } else if (item.kind === 'chunk') {
-        await storeChunk(item.file, await item.job);
+        const enc = await item.job;
+        queuedBytes -= enc.length;
+        await storeChunk(item.file, enc);
       } else if (item.kind === 'whole') {
         const r = await item.job;
         if (r.changed) warn('CHANGED', `${quote(item.file.entry.path)} ${r.changed}`, item.file.entry.path);
@@ -188,10 +194,12 @@ export async function pack(ctx: Context, opts: PackOptions & { packTarget?: numb
         const file: FileState = { entry, refs: [], emitted: false };
         if (entry.size <= WHOLE_FILE_MAX) {
           queue.push({ kind: 'whole', file, job: pipeline.encodeFile(entry.abs, entry.size) });
+          queuedBytes += entry.size;
           await drain(maxQueue);
           continue;
         }
         for await (const raw of cutter.chunks(entry.abs, entry.size, (how) => warn('CHANGED', `${quote(entry.path)} ${how}`, entry.path))) {
+          queuedBytes += raw.length;
           queue.push({ kind: 'chunk', file, job: pipeline.encode(raw) });
           await drain(maxQueue);
         }

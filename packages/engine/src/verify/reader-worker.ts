@@ -7,7 +7,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { age } from '@brickpost/manifest';
 import { decodeChunk } from '../chunk/codec.js';
-import { serializeError } from '../chunk/messages.js';
+import { forPost, serializeError } from '../chunk/messages.js';
 import { PackCursor } from './pack-cursor.js';
 import type { ReaderReply, ReaderRequest, ReaderInit } from './reader-messages.js';
 
@@ -58,13 +58,18 @@ async function handle(req: ReaderRequest): Promise<ReaderReply> {
 }
 
 parentPort!.on('message', (req: ReaderRequest) => {
-  chain = chain.then(async () => {
-    let reply: ReaderReply;
-    try {
-      reply = await handle(req);
-    } catch (e) {
-      reply = { seq: req.seq, ok: false, error: serializeError(e) };
-    }
-    parentPort!.postMessage(reply, reply.ok ? reply.chunks.map((c) => c.buffer as ArrayBuffer) : []);
-  });
+  chain = chain
+    .then(async () => {
+      let reply: ReaderReply;
+      try {
+        reply = await handle(req);
+      } catch (e) {
+        reply = { seq: req.seq, ok: false, error: serializeError(e) };
+      }
+      // Move only buffers a chunk owns whole: a small one may sit in Node's shared pool.
+      const transfer: ArrayBuffer[] = [];
+      if (reply.ok) reply = { ...reply, chunks: reply.chunks.map((c) => forPost(c, true, transfer)) };
+      parentPort!.postMessage(reply, transfer);
+    })
+    .catch((e) => parentPort!.postMessage({ seq: req.seq, ok: false, error: serializeError(e) } satisfies ReaderReply));
 });

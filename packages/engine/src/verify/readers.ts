@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { BrickpostError } from '@brickpost/manifest';
-import { asBuffer, deserializeError } from '../chunk/messages.js';
+import { asBuffer, deserializeError, WORKER_LIMITS } from '../chunk/messages.js';
 import type { ReaderInit, ReaderRef, ReaderReply, ReaderRequest } from './reader-messages.js';
 
 type WithoutSeq<T> = T extends unknown ? Omit<T, 'seq'> : never;
@@ -20,7 +20,7 @@ export class PackReaders {
 
   constructor(init: ReaderInit, count = Math.max(2, availableParallelism())) {
     for (let i = 0; i < count; i++) {
-      const w = new Worker(new URL('./reader-worker.js', import.meta.url), { workerData: init });
+      const w = new Worker(new URL('./reader-worker.js', import.meta.url), { workerData: init, resourceLimits: WORKER_LIMITS });
       w.on('message', (r: ReaderReply) => {
         const waiter = this.waiters.get(r.seq);
         this.waiters.delete(r.seq);
