@@ -5,7 +5,7 @@ import { age, BrickpostError, frame, isBrickpostError, packPath, parseStrictJson
 import { toEnvironmentError } from '../io/errors.js';
 import { HEADER_FRAME_NIBBLE, PACK_FORMAT } from '../pack/pack-writer.js';
 
-const BLOCK = 4 << 20;
+const BLOCK = 1 << 20;
 
 /**
  * Reads one pack's plaintext mostly front to back. Sequential reads stream

@@ -30,11 +30,11 @@ type Item =
   | { kind: 'chunk'; batch: Batch; i: number }
   | { kind: 'end'; r: FileRecord };
 
-const BATCH_BYTES = 4 << 20;
+const BATCH_BYTES = 2 << 20;
 const BATCH_REFS = 256;
 /** Queue length, and chunk bytes queued, past which the walk waits for the visitor to catch up. */
 const MAX_QUEUE = 512;
-const MAX_QUEUED_BYTES = 32 << 20;
+const MAX_QUEUED_BYTES = 16 << 20;
 
 /**
  * Reads a whole shipment: the manifest here, and every chunk of every file
