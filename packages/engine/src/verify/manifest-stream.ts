@@ -5,6 +5,7 @@ import { age, BrickpostError, frame, MANIFEST_FORMAT, MANIFEST_PATH, ManifestRea
 import type { OpenedShipment } from '../drive/open.js';
 import { toEnvironmentError } from '../io/errors.js';
 import { sha256File } from './fixity.js';
+import { openAgeHandle } from './age-handle.js';
 import { HEADER_FRAME_NIBBLE } from '../pack/pack-writer.js';
 
 const BLOCK = 1 << 20;
@@ -85,14 +86,8 @@ function checkHeader(s: OpenedShipment, r: ManifestRecord): void {
 async function feed(path: string, identities: age.Identity[], unz: DecompressStream): Promise<void> {
   const fh = await open(path, 'r');
   try {
-    const size = (await fh.stat()).size;
-    const head = Buffer.alloc(Math.min(size, age.MAX_HEADER_BYTES + age.PAYLOAD_NONCE_SIZE));
-    await fh.read(head, 0, head.length, 0);
-    const parsed = age.parseHeader(head);
-    const fileKey = age.unwrapFileKey(parsed, head, identities, MANIFEST_PATH);
-    const start = age.payloadOffset(parsed.headerLength);
-    if (head.length < start) throw new BrickpostError('TRUNCATED', `${MANIFEST_PATH} ends inside its header`);
-    const dec = new age.PayloadDecryptor(fileKey, Buffer.from(head.subarray(parsed.headerLength, start)));
+    const { size, fileKey, nonce, payloadStart: start } = await openAgeHandle(fh, MANIFEST_PATH, identities);
+    const dec = new age.PayloadDecryptor(fileKey, nonce);
     let pending: Buffer | null = Buffer.alloc(0);
     const push = async (plain: Buffer[]): Promise<void> => {
       for (let p of plain) {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { age, BrickpostError, frame, isBrickpostError, packPath, parseStrictJson, quote } from '@brickpost/manifest';
 import { toEnvironmentError } from '../io/errors.js';
 import { HEADER_FRAME_NIBBLE, PACK_FORMAT } from '../pack/pack-writer.js';
+import { openAgeHandle } from './age-handle.js';
 
 const BLOCK = 1 << 20;
 
@@ -52,14 +53,7 @@ export class PackCursor {
       throw toEnvironmentError(e, 'cannot open pack');
     }
     try {
-      const size = (await fh.stat()).size;
-      const head = Buffer.alloc(Math.min(size, age.MAX_HEADER_BYTES + age.PAYLOAD_NONCE_SIZE));
-      await fh.read(head, 0, head.length, 0);
-      const parsed = age.parseHeader(head);
-      const fileKey = age.unwrapFileKey(parsed, head, identities, rel);
-      const payloadStart = age.payloadOffset(parsed.headerLength);
-      if (head.length < payloadStart) throw new BrickpostError('TRUNCATED', `pack ${quote(rel)} ends inside its header`, { path });
-      const nonce = Buffer.from(head.subarray(parsed.headerLength, payloadStart));
+      const { size, fileKey, nonce, payloadStart, head } = await openAgeHandle(fh, rel, identities);
       const c = new PackCursor(index, fh, path, size, fileKey, nonce, payloadStart);
       c.hash.update(head.subarray(0, payloadStart));
       c.filePos = payloadStart;

@@ -7,7 +7,8 @@ import type { ReaderInit, ReaderRef, ReaderReply, ReaderRequest } from './reader
 type WithoutSeq<T> = T extends unknown ? Omit<T, 'seq'> : never;
 
 /**
- * Pack reader threads: pack p is read by thread p mod N, so consecutive packs
+ * Pack reader threads: pack p is read by thread p mod N (one per core beyond
+ * the one the caller writes files on), so consecutive packs
  * are read, decrypted and decoded in parallel while the caller consumes them
  * in order. Each call returns its own promise; calls on one pack are served
  * in the order they were made.
@@ -18,7 +19,7 @@ export class PackReaders {
   private seq = 0;
   private failure: BrickpostError | null = null;
 
-  constructor(init: ReaderInit, count = Math.max(2, availableParallelism())) {
+  constructor(init: ReaderInit, count = Math.max(1, Math.min(4, availableParallelism() - 1))) {
     for (let i = 0; i < count; i++) {
       const w = new Worker(new URL('./reader-worker.js', import.meta.url), { workerData: init, resourceLimits: WORKER_LIMITS });
       w.on('message', (r: ReaderReply) => {

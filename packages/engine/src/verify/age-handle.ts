@@ -1,0 +1,28 @@
+import type { FileHandle } from 'node:fs/promises';
+import { age, BrickpostError, quote } from '@brickpost/manifest';
+
+/** An opened age file on a drive: its size, file key, payload nonce and where the payload starts. */
+export interface AgeHandle {
+  size: number;
+  fileKey: Buffer;
+  nonce: Buffer;
+  payloadStart: number;
+  /** The bytes read to find the header (at least header and nonce). */
+  head: Buffer;
+}
+
+/**
+ * Reads an age file's header from an open handle and unwraps its file key
+ * with the given identities (age spec §header).
+ * @throws BrickpostError MALFORMED, TRUNCATED, NO_MATCHING_KEY, HEADER_MAC_MISMATCH
+ */
+export async function openAgeHandle(fh: FileHandle, name: string, identities: age.Identity[]): Promise<AgeHandle> {
+  const size = (await fh.stat()).size;
+  const head = Buffer.alloc(Math.min(size, age.MAX_HEADER_BYTES + age.PAYLOAD_NONCE_SIZE));
+  await fh.read(head, 0, head.length, 0);
+  const parsed = age.parseHeader(head);
+  const fileKey = age.unwrapFileKey(parsed, head, identities, name);
+  const payloadStart = age.payloadOffset(parsed.headerLength);
+  if (head.length < payloadStart) throw new BrickpostError('TRUNCATED', `${quote(name)} ends inside its age header`);
+  return { size, fileKey, nonce: Buffer.from(head.subarray(parsed.headerLength, payloadStart)), payloadStart, head };
+}
