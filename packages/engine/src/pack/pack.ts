@@ -157,7 +157,7 @@ export async function pack(ctx: Context, opts: PackOptions & { packTarget?: numb
   const queue: Item[] = [];
   // Work in flight is bounded by count (many small files) and by bytes (large files).
   const maxQueue = 40;
-  const maxQueuedBytes = 48 << 20;
+  const maxQueuedBytes = 32 << 20;
   let queuedBytes = 0;
   const drain = async (limit: number): Promise<void> => {
     while (queue.length > limit || (limit > 0 && queuedBytes > maxQueuedBytes)) {
