@@ -115,6 +115,27 @@ describe('first shipment, one drive', () => {
     assert.equal(r.code, 3, r.stdout);
     assert.match(r.stdout, /NO_MATCHING_KEY/);
   });
+
+  test('a newer full shipment replaces the tree; replaying the older one is refused', () => {
+    writeFileSync(join(src, 'added.txt'), 'new in shipment 2\n');
+    const drive2 = join(root, 'drive2');
+    mkdirSync(drive2);
+    const p = brickpost(pub, ['pack', src, '--to', drive2, '--recipient', recipient, '--dataset', 'survey', '--json']);
+    assert.equal(p.code, 0, p.stderr);
+    assert.equal(lastEvent(p).result.seq, 2);
+    const r = brickpost(sub, ['ingest', drive2, dest, '--json']);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.deepEqual(diffSnapshots(snapshot(src), snapshot(dest)), []);
+    assert.ok(existsSync(join(dest, '.brickpost', 'undo', lastEvent(p).result.shipmentId, 'big.bin')), 'the replaced tree is kept for rollback');
+    const old = brickpost(sub, ['ingest', drive, dest, '--json']);
+    assert.equal(old.code, 0, 'shipment 1 is already applied: a no-op');
+    const fresh = join(root, 'dest-fresh');
+    assert.equal(brickpost(sub, ['ingest', drive2, fresh]).code, 0);
+    const replay = brickpost(sub, ['ingest', drive, fresh, '--json']);
+    assert.equal(replay.code, 6, replay.stdout);
+    assert.equal(lastEvent(replay).code, 'CHAIN_REPLAY');
+    assert.deepEqual(readdirSync(fresh).sort(), readdirSync(dest).filter((n) => n !== '.brickpost').concat('.brickpost').sort());
+  });
 });
 
 function fill(block: Buffer, i: number): Buffer {
