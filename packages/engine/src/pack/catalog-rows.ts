@@ -44,7 +44,7 @@ export class ShipmentRows {
     recipients: string[],
   ) {
     const db = ctx.catalog.db;
-    const last = db.prepare("SELECT max(seq) AS seq FROM shipments WHERE dataset_id = ? AND role = 'published'").get(dataset.id) as { seq: number | null };
+    const last = db.prepare("SELECT max(seq) AS seq FROM shipments WHERE dataset_id = ? AND role = 'published' AND state = 'sealed'").get(dataset.id) as { seq: number | null };
     this.seq = (last.seq ?? 0) + 1;
     ctx.catalog.tx(() => {
       db.prepare("INSERT INTO shipments (id, dataset_id, seq, parent, label, created_at, role, state) VALUES (?, ?, ?, ?, ?, ?, 'published', 'writing')").run(

@@ -90,33 +90,21 @@ export async function pack(ctx: Context, opts: PackOptions & { packTarget?: numb
   const key = chunkKey(dataset.secret);
   const finalDir = bagDir(drive, shipmentId);
   const dir = finalDir + PART_SUFFIX;
-  await mkdir(join(dir, 'data'), { recursive: true }).catch((e) => {
+  let manifest: ManifestOut;
+  try {
+    await mkdir(join(dir, 'data'), { recursive: true });
+    manifest = await ManifestOut.create(dir, recipients);
+  } catch (e) {
+    rows.failed();
+    await rm(dir, { recursive: true, force: true }).catch(() => undefined);
     throw toEnvironmentError(e, 'cannot create the shipment folder');
-  });
-
-  const pipeline = createChunkPipeline({ key, level: opts.level ?? 3 });
-  const cutter = new Cutter();
-  const manifest = await ManifestOut.create(dir, recipients);
+  }
   const packs: PackInfo[] = [];
   let current: PackWriter | null = null;
   const target = opts.packTarget ?? PACK_TARGET;
   let chunksDeduplicated = 0;
   let bytesIn = 0;
 
-  await manifest.add({
-    t: 'shipment',
-    format: 'brickpost-manifest/v1',
-    shipment: shipmentId,
-    dataset: datasetName,
-    datasetId: dataset.id,
-    seq: rows.seq,
-    parent: rows.parent,
-    label: opts.label ?? '',
-    created: rows.created,
-    publisher: me.keyId,
-    secret: dataset.secret.toString('base64'),
-    chunker: 'fastcdc-v1',
-  });
 
   const flushRefs = async (f: FileState, last: boolean): Promise<void> => {
     if (!last && f.refs.length < CHUNKS_PER_RECORD) return;
@@ -184,7 +172,23 @@ export async function pack(ctx: Context, opts: PackOptions & { packTarget?: numb
     }
   };
 
+  const pipeline = createChunkPipeline({ key, level: opts.level ?? 3 });
+  const cutter = new Cutter();
   try {
+    await manifest.add({
+      t: 'shipment',
+      format: 'brickpost-manifest/v1',
+      shipment: shipmentId,
+      dataset: datasetName,
+      datasetId: dataset.id,
+      seq: rows.seq,
+      parent: rows.parent,
+      label: opts.label ?? '',
+      created: rows.created,
+      publisher: me.keyId,
+      secret: dataset.secret.toString('base64'),
+      chunker: 'fastcdc-v1',
+    });
     for await (const entry of walk(source, (s) => warn('SKIPPED', `skipped ${quote(s.path)}: ${s.reason}`, s.path))) {
       if (signal?.aborted) throw new BrickpostError('CANCELLED', 'pack cancelled');
       if (measured) throw measured;
