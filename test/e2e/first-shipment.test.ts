@@ -135,6 +135,14 @@ describe('first shipment, one drive', () => {
     assert.equal(replay.code, 6, replay.stdout);
     assert.equal(lastEvent(replay).code, 'CHAIN_REPLAY');
     assert.deepEqual(readdirSync(fresh).sort(), readdirSync(dest).filter((n) => n !== '.brickpost').concat('.brickpost').sort());
+    const h = brickpost(sub, ['history', dest, '--json']);
+    assert.equal(h.code, 0, h.stderr);
+    const hist = JSON.parse(h.stdout);
+    assert.equal(hist.dataset, 'survey');
+    assert.deepEqual(hist.shipments.map((x: { seq: number }) => x.seq), [1, 2]);
+    assert.equal(hist.shipments[0].label, 'base');
+    assert.match(brickpost(sub, ['history', dest]).stdout, /#2 /);
+    assert.equal(brickpost(sub, ['history', root]).code, 2, 'a folder nothing was ingested into');
   });
 });
 

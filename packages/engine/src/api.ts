@@ -168,3 +168,22 @@ export interface ListEntry {
   /** Modification time, nanoseconds since the epoch, as a decimal string. */
   mtimeNs: string;
 }
+
+/** One shipment applied to a destination. */
+export interface AppliedShipmentInfo {
+  shipmentId: string;
+  seq: number;
+  label: string;
+  appliedAt: string;
+  files: number;
+  bytes: number;
+}
+
+/** What a destination holds: its dataset and the shipments applied, oldest first. */
+export interface DestHistory {
+  dest: string;
+  dataset: string;
+  datasetId: string;
+  publisherKeyId: string;
+  shipments: AppliedShipmentInfo[];
+}

@@ -1,9 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { EventSink, IngestOptions, IngestSummary, ListEntry, PackOptions, PackSummary, TrustedKey, VerifyOptions, VerifyReport, WhoAmI } from './api.js';
+import type { DestHistory, EventSink, IngestOptions, IngestSummary, ListEntry, PackOptions, PackSummary, TrustedKey, VerifyOptions, VerifyReport, WhoAmI } from './api.js';
 import { Catalog } from './catalog/index.js';
 import { Context } from './context.js';
+import { history } from './ingest/history.js';
 import { ingest } from './ingest/ingest.js';
 import { toEnvironmentError } from './io/errors.js';
 import { addTrust, createIdentity, listTrust, removeTrust, type Identity } from './keys/index.js';
@@ -98,6 +99,11 @@ export class Engine {
 
   list(opts: { drive: string; shipment?: string }): AsyncIterable<ListEntry> {
     return list(this.ctx, opts);
+  }
+
+  /** The shipments applied to a destination. @throws NOT_FOUND */
+  history(dest: string): Promise<DestHistory> {
+    return history(dest);
   }
 }
 

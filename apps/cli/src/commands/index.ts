@@ -171,6 +171,16 @@ export const COMMANDS: CommandSpec[] = [
       'Text output: one line per entry, `MODE  SIZE  YYYY-MM-DD hh:mm  PATH`, times in\nUTC; unusual names are shown JSON-quoted. --json prints NDJSON (one entry per\nline: {type, path, size, mode, mtimeNs}) so huge listings stream; an error ends\nthe stream with an error event.',
     load: () => import('./ls.js'),
   },
+  {
+    name: 'history',
+    summary: 'list the shipments applied to a destination folder',
+    args: ['DEST-DIR'],
+    min: 1,
+    options: [json('print {dest, dataset, datasetId, publisherKeyId, shipments: [{shipmentId, seq, label, appliedAt, files, bytes}]}')],
+    json: 'document',
+    details: 'Reads the destination\'s state folder (DEST/.brickpost); needs no key.',
+    load: () => import('./history.js'),
+  },
 ];
 
 /** The command with this name (`pack`, `trust add`), if any. */

@@ -1,0 +1,18 @@
+/** `brickpost history`: the shipments applied to a destination. */
+import type { CommandRun } from '../context.js';
+import { formatBytes, printable } from '../format.js';
+import { withEngine } from '../session.js';
+
+/** Prints one line per applied shipment, oldest first; --json prints the whole history. */
+export const run: CommandRun = async (ctx, inv) => {
+  const h = await withEngine(ctx, (engine) => engine.history(inv.positionals[0]!));
+  if (ctx.json) {
+    await ctx.out.document(h);
+    return 0;
+  }
+  await ctx.out.line(`dataset ${printable(h.dataset)} (${h.datasetId}) from publisher key ${h.publisherKeyId}`);
+  for (const s of h.shipments) {
+    await ctx.out.line(`#${String(s.seq).padEnd(4)} ${s.shipmentId}  ${s.appliedAt.slice(0, 19).replace('T', ' ')}  ${String(s.files).padStart(8)} files  ${formatBytes(s.bytes).padStart(10)}  ${printable(s.label)}`);
+  }
+  return 0;
+};
