@@ -4,9 +4,8 @@
  * "payload"), chunk nonce = 11-byte big-endian counter ‖ last-chunk flag.
  */
 
-import { createDecipheriv } from 'node:crypto';
 import { BrickpostError } from '../errors.js';
-import { hkdf, TAG_SIZE } from './aead.js';
+import { hkdf, open, TAG_SIZE } from './aead.js';
 
 /** Plaintext bytes per STREAM chunk. */
 export const STREAM_CHUNK = 65536;
@@ -36,13 +35,5 @@ export function chunkNonce(out: Buffer, index: number, last: boolean): Buffer {
  * The plaintext is released only after the tag has been checked.
  */
 export function openChunk(key: Buffer, nonce: Buffer, sealed: Buffer): Buffer | null {
-  const d = createDecipheriv('chacha20-poly1305', key, nonce, { authTagLength: TAG_SIZE });
-  d.setAuthTag(sealed.subarray(sealed.length - TAG_SIZE));
-  const plain = d.update(sealed.subarray(0, sealed.length - TAG_SIZE));
-  try {
-    d.final();
-  } catch {
-    return null;
-  }
-  return plain;
+  return open(key, sealed, nonce);
 }
