@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync, openSync, writeSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
+import Database from 'better-sqlite3';
 import { brickpost, diffSnapshots, lastEvent, makeDataset, snapshot, tempDir } from '../support.js';
 
 describe('first shipment, one drive', () => {
@@ -87,6 +88,17 @@ describe('first shipment, one drive', () => {
     assert.equal(snapshot(dest).get('run.sh')!.mode, 0o755);
     assert.ok(existsSync(join(dest, 'empty-dir', 'nested-empty')));
     assert.deepEqual(readdirSync(join(dest, '.brickpost', 'staging')), [], 'no staging leftovers');
+    assert.ok(existsSync(join(dest, '.brickpost', 'manifests', `${packSummary.shipmentId}.age`)), 'the manifest is kept with the destination');
+    const db = new Database(join(sub, 'catalog.sqlite'), { readonly: true });
+    try {
+      const ds = db.prepare('SELECT name, length(secret) AS n FROM datasets WHERE id = ?').get(packSummary.datasetId) as { name: string; n: number };
+      assert.deepEqual(ds, { name: 'survey', n: 32 }, 'the subscriber keeps the dataset and its secret');
+      const sh = db.prepare("SELECT seq, role FROM shipments WHERE id = ?").get(packSummary.shipmentId);
+      assert.deepEqual({ ...(sh as object) }, { seq: 1, role: 'received' });
+      assert.equal(db.pragma('integrity_check', { simple: true }), 'ok');
+    } finally {
+      db.close();
+    }
   });
 
   test('a second ingest of the same shipment is a no-op that says so', () => {

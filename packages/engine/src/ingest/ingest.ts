@@ -1,6 +1,6 @@
-import { lstat, mkdir, readdir, rm, statfs } from 'node:fs/promises';
-import { resolve } from 'node:path';
-import { BrickpostError, quote } from '@brickpost/manifest';
+import { copyFile, lstat, mkdir, readdir, rm, statfs } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { BrickpostError, MANIFEST_PATH, quote } from '@brickpost/manifest';
 import type { EventSink, IngestOptions, IngestSummary } from '../api.js';
 import type { Context } from '../context.js';
 import { findShipment } from '../drive/layout.js';
@@ -87,9 +87,12 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
         { shipment: s.id, seq: s.info.seq, label: s.info.label, appliedAt: new Date().toISOString(), files: writer.files, bytes: writer.bytes },
       ],
     };
+    // The encrypted manifest stays with the destination: it says what each file holds.
+    await mkdir(folder.manifests, { recursive: true, mode: 0o700 });
+    await copyFile(join(s.dir, MANIFEST_PATH), folder.manifest(s.id));
     await commitStaged(folder, { shipment: s.id, state: next });
     for await (const r of readManifest(s, me.ageIdentities)) if (r.t === 'dir') await restrictDir(dest, r);
-    recordIngest(ctx, s, dest, writer.files, writer.bytes);
+    recordIngest(ctx, s, dest, writer.files, writer.bytes, writer.secret);
     progress.emit();
     return summary(writer.files, writer.dirs, writer.bytes, false);
   } finally {
@@ -145,7 +148,22 @@ async function checkSpace(dest: string, bytes: number): Promise<void> {
   }
 }
 
-function recordIngest(ctx: Context, s: OpenedShipment, dest: string, files: number, bytes: number): void {
+function recordIngest(ctx: Context, s: OpenedShipment, dest: string, files: number, bytes: number, secret: string | null): void {
+  const db = ctx.catalog.db;
+  const now = new Date().toISOString();
+  if (secret) {
+    db.prepare('INSERT OR IGNORE INTO datasets (id, name, publisher, secret, created_at) VALUES (?, ?, ?, ?, ?)').run(
+      s.info.datasetId,
+      s.info.dataset,
+      s.info.publisherKey,
+      Buffer.from(secret, 'base64'),
+      now,
+    );
+  }
+  db.prepare(
+    `INSERT OR IGNORE INTO shipments (id, dataset_id, seq, parent, label, created_at, role, state, files, bytes)
+     SELECT ?, ?, ?, ?, ?, ?, 'received', 'applied', ?, ? WHERE EXISTS (SELECT 1 FROM datasets WHERE id = ?)`,
+  ).run(s.id, s.info.datasetId, s.info.seq, s.info.parent, s.info.label, s.info.created, files, bytes, s.info.datasetId);
   ctx.catalog.db
     .prepare(
       `INSERT INTO ingests (shipment_id, dataset_id, publisher, seq, dest, state, started_at, finished_at, files, bytes)

@@ -2,7 +2,7 @@ import { constants } from 'node:fs';
 import { closeSync, fchmodSync, fdatasyncSync, futimesSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { chmod, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
-import { BrickpostError, checkPath, quote, type DirRecord, type FileRecord } from '@brickpost/manifest';
+import { BrickpostError, checkPath, quote, type DirRecord, type FileRecord, type ShipmentRecord } from '@brickpost/manifest';
 import { toEnvironmentError } from '../io/errors.js';
 import type { ShipmentVisitor } from '../verify/walk-shipment.js';
 
@@ -32,12 +32,18 @@ export class StagingWriter implements ShipmentVisitor {
   files = 0;
   dirs = 0;
   bytes = 0;
+  /** The dataset secret, from the manifest header (the receiver keeps it to describe what it holds). */
+  secret: string | null = null;
 
   /** @param syncEach fsync every file before closing it (where a file-system sync is not available). */
   constructor(
     readonly root: string,
     private readonly syncEach: boolean,
   ) {}
+
+  header(r: ShipmentRecord): void {
+    this.secret = r.secret;
+  }
 
   dir(r: DirRecord): void {
     checkPath(r.p);

@@ -11,6 +11,7 @@ import { toEnvironmentError } from '../io/errors.js';
  *     lock           the pid of the brickpost working on DEST
  *     staging/ID/    the shipment being ingested, before commit
  *     undo/ID/       what shipment ID replaced, for rollback
+ *     manifests/ID.age  the (encrypted) manifest of each applied shipment
  */
 export const STATE_DIR = '.brickpost';
 
@@ -58,6 +59,12 @@ export class DestFolder {
   }
   undo(id: string): string {
     return join(this.state, 'undo', id);
+  }
+  get manifests(): string {
+    return join(this.state, 'manifests');
+  }
+  manifest(id: string): string {
+    return join(this.manifests, `${id}.age`);
   }
 
   /**
