@@ -55,4 +55,27 @@ describe('ingest killed at random points', () => {
       rmSync(dest, { recursive: true, force: true });
     }
   });
+
+  test('pack killed at random points leaves no shipment that passes for complete', async () => {
+    const t0 = performance.now();
+    const probe = join(root, 'probe-drive');
+    mkdirSync(probe);
+    assert.equal(brickpost(home, ['pack', src, '--to', probe]).code, 0);
+    const packTime = performance.now() - t0;
+    for (let k = 0; k < 4; k++) {
+      const d = join(root, `pack-drive-${k}`);
+      mkdirSync(d);
+      const delay = Math.round(packTime * (0.2 + 0.25 * k));
+      const child = spawn(process.execPath, [CLI, '--home', home, '--quiet', 'pack', src, '--to', d], { stdio: 'ignore' });
+      const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+      const timer = setTimeout(() => child.kill('SIGKILL'), delay);
+      const code = await exited;
+      clearTimeout(timer);
+      const v = brickpost(home, ['verify', d]);
+      if (code === 0) assert.equal(v.code, 0, `pack finished before the kill at ${delay} ms, and its shipment verifies`);
+      else assert.equal(v.code, 2, `killed at ${delay} ms: the drive holds no complete shipment (${v.stderr.trim()})`);
+      const again = brickpost(home, ['pack', src, '--to', d]);
+      assert.equal(again.code, 0, again.stderr);
+    }
+  });
 });
