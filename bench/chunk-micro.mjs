@@ -20,6 +20,7 @@ import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { best, time } from './lib/micro.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const chunkMod = join(root, 'packages/engine/dist/src/chunk/index.js');
@@ -62,25 +63,6 @@ const paths = walk(dsDir).sort();
 const files = paths.map((p) => readFileSync(p));
 const total = files.reduce((a, f) => a + f.length, 0);
 
-/** Runs fn, returns { wall, cpu } seconds (cpu of this process, all threads). */
-async function time(fn) {
-  const c0 = process.cpuUsage();
-  const t0 = performance.now();
-  const result = await fn();
-  const wall = (performance.now() - t0) / 1000;
-  const c = process.cpuUsage(c0);
-  return { wall, cpu: (c.user + c.system) / 1e6, result };
-}
-
-/** Best of `runs` by wall time. */
-async function best(runs, fn) {
-  let top = null;
-  for (let i = 0; i < runs; i++) {
-    const r = await time(fn);
-    if (!top || r.wall < top.wall) top = r;
-  }
-  return top;
-}
 
 const rows = [];
 function report(step, bytes, r, note = '') {

@@ -21,6 +21,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { best, time } from './lib/micro.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const deltaMod = join(root, 'packages/engine/dist/src/delta/index.js');
@@ -48,23 +49,6 @@ function py(args) {
   }
 }
 
-async function time(fn) {
-  const c0 = process.cpuUsage();
-  const t0 = performance.now();
-  const result = await fn();
-  const wall = (performance.now() - t0) / 1000;
-  const c = process.cpuUsage(c0);
-  return { wall, cpu: (c.user + c.system) / 1e6, result };
-}
-
-async function best(runs, fn) {
-  let top = null;
-  for (let i = 0; i < runs; i++) {
-    const r = await time(fn);
-    if (!top || r.wall < top.wall) top = r;
-  }
-  return top;
-}
 
 const rows = [];
 function report(step, bytes, r, note = '') {
