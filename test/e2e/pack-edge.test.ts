@@ -7,7 +7,7 @@
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { brickpost, lastEvent, tempDir } from '../support.js';
 
@@ -35,6 +35,21 @@ describe('pack edge cases', () => {
     const dest = join(root, 'dest1');
     assert.equal(brickpost(home, ['ingest', drive, dest]).code, 0);
     assert.deepEqual(readdirSync(dest).sort(), ['.brickpost', 'real.txt']);
+  });
+
+  test('a read-only folder keeps its mode after ingest', () => {
+    const src = join(root, 'readonly');
+    mkdirSync(join(src, 'locked'), { recursive: true });
+    writeFileSync(join(src, 'locked', 'a.txt'), 'a\n');
+    chmodSync(join(src, 'locked'), 0o555);
+    const drive = join(root, 'd-ro');
+    mkdirSync(drive);
+    assert.equal(brickpost(home, ['pack', src, '--to', drive]).code, 0);
+    const dest = join(root, 'dest-ro');
+    assert.equal(brickpost(home, ['ingest', drive, dest]).code, 0);
+    assert.equal(statSync(join(dest, 'locked')).mode & 0o777, 0o555);
+    chmodSync(join(dest, 'locked'), 0o755);
+    chmodSync(join(src, 'locked'), 0o755);
   });
 
   test('names that differ only in case are refused, and nothing is left on the drive', () => {

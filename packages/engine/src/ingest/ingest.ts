@@ -91,7 +91,8 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
     await mkdir(folder.manifests, { recursive: true, mode: 0o700 });
     await copyFile(join(s.dir, MANIFEST_PATH), folder.manifest(s.id));
     await commitStaged(folder, { shipment: s.id, state: next });
-    for await (const r of readManifest(s, me.ageIdentities)) if (r.t === 'dir') await restrictDir(dest, r);
+    // Rare: only then is the manifest read a third time.
+    if (writer.restricted > 0) for await (const r of readManifest(s, me.ageIdentities)) if (r.t === 'dir') await restrictDir(dest, r);
     recordIngest(ctx, s, dest, writer.files, writer.bytes, writer.secret);
     progress.emit();
     return summary(writer.files, writer.dirs, writer.bytes, false);

@@ -24,7 +24,7 @@ export function nsToSeconds(ns: string): number {
  * masked, content is synced before commit (per file, or by one file-system sync).
  * File system calls are synchronous: for the many small files of a dataset
  * one thread-pool round trip per call costs more than the call itself. Directories get
- * their final mode and mtime in `finishDirs`, after all files are in.
+ * their final mode and mtime in `finishDir`, after all files are in.
  */
 export class StagingWriter implements ShipmentVisitor {
   private fd = -1;
@@ -93,9 +93,13 @@ export class StagingWriter implements ShipmentVisitor {
     this.files++;
   }
 
+  /** Directories whose mode lacks owner write or search: restrictDir must run on them after commit. */
+  restricted = 0;
+
   /** Sets a staged directory's final mode and mtime. */
   async finishDir(r: DirRecord): Promise<void> {
     checkPath(r.p);
+    if ((r.mode & 0o700) !== 0o700) this.restricted++;
     const p = join(this.root, r.p);
     // Keep owner write and search until commit so nothing below is locked out.
     await chmod(p, (r.mode & MODE_MASK) | 0o700);
