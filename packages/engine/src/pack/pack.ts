@@ -183,6 +183,8 @@ export async function pack(ctx: Context, opts: PackOptions & { packTarget?: numb
       datasetId: dataset.id,
       seq: rows.seq,
       parent: rows.parent,
+      bases: [],
+      against: null,
       label: opts.label ?? '',
       created: rows.created,
       publisher: me.keyId,

@@ -9,7 +9,7 @@ import {
   MANIFEST_PATH,
   minisign,
   packPath,
-  type ChunkRef,
+  type PackedRef,
   type PackRecord,
   type ShipmentInfo,
   type ShipmentRecord,
@@ -44,7 +44,7 @@ export interface CraftLayout {
   /** The shipment header record a packer would write first. */
   header: ShipmentRecord;
   /** Chunk name → the chunk ref a packer would write for it. */
-  refs: Map<string, ChunkRef>;
+  refs: Map<string, PackedRef>;
   /** Chunk name → its bytes. */
   data: Map<string, Buffer>;
   /** The pack index records a packer would write, in order. */
@@ -66,6 +66,8 @@ export interface CraftOptions {
   secret?: Buffer;
   seq?: number;
   parent?: string | null;
+  bases?: Array<[string, number]>;
+  against?: string | null;
   label?: string;
   publisherName?: string;
   created?: string;
@@ -126,7 +128,7 @@ export async function craftShipment(opts: CraftOptions): Promise<CraftedShipment
 
   const chunks = [...(opts.chunks ?? [])];
   const packCount = opts.packCount ?? chunks.reduce((n, [, c]) => Math.max(n, (c.pack ?? 0) + 1), 0);
-  const refs = new Map<string, ChunkRef>();
+  const refs = new Map<string, PackedRef>();
   const data = new Map<string, Buffer>();
   const packs: PackRecord[] = [];
   for (let p = 0; p < packCount; p++) {
@@ -158,6 +160,8 @@ export async function craftShipment(opts: CraftOptions): Promise<CraftedShipment
     datasetId,
     seq,
     parent,
+    bases: opts.bases ?? [],
+    against: opts.against ?? null,
     label,
     created,
     publisher: publisherKey,

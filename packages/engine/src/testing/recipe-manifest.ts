@@ -1,4 +1,4 @@
-import type { ChunkRef } from '@brickpost/manifest';
+import type { PackedRef } from '@brickpost/manifest';
 import type { CraftLayout } from './craft.js';
 import { word, type RecipeLine } from './recipe-parse.js';
 
@@ -17,7 +17,7 @@ export function manifestLines(cmds: RecipeLine[], layout: CraftLayout): { lines:
   const lines: string[] = [];
   const expected: ExpectedEntry[] = [];
   const t = { dirs: 0, files: 0, bytes: 0, chunks: 0, packs: 0 };
-  const refsOf = (l: RecipeLine, from: number): { refs: ChunkRef[]; data: Buffer } => {
+  const refsOf = (l: RecipeLine, from: number): { refs: PackedRef[]; data: Buffer } => {
     const names = l.words.slice(from).map((w) => w.text);
     const refs = names.map((n) => {
       const r = layout.refs.get(n);

@@ -1,7 +1,7 @@
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DecompressStream } from 'zstd-napi';
-import { age, BrickpostError, frame, MANIFEST_FORMAT, MANIFEST_PATH, ManifestReader, quote, RECORD_LIMITS, type ManifestRecord } from '@brickpost/manifest';
+import { age, BrickpostError, frame, MANIFEST_FORMAT, MANIFEST_PATH, ManifestReader, quote, RECORD_LIMITS, type ManifestExpectations, type ManifestRecord } from '@brickpost/manifest';
 import type { OpenedShipment } from '../drive/open.js';
 import { toEnvironmentError } from '../io/errors.js';
 import { sha256File } from './fixity.js';
@@ -27,11 +27,37 @@ export async function* readManifest(s: OpenedShipment, identities: age.Identity[
   if (digest !== s.payload.get(MANIFEST_PATH)) {
     throw new BrickpostError('FIXITY_MISMATCH', `${MANIFEST_PATH} does not match its SHA-256 in the signed payload manifest`, { path, hint: 'the drive was damaged or modified' });
   }
-  const reader = new ManifestReader(MANIFEST_PATH, { entries: s.info.entries, packs: s.info.packs });
-  const unz = new DecompressStream({ windowLogMax: 23 });
-  const feeding = feed(path, identities, unz).catch((e) => unz.destroy(e));
-  let carry = '';
   let first = true;
+  const records = readManifestFile(path, identities, { where: MANIFEST_PATH, expect: { entries: s.info.entries, packs: s.info.packs } });
+  for await (const r of records) {
+    if (first) checkHeader(s, r), (first = false);
+    if (r.t === 'end') {
+      const i = s.info;
+      if (r.files !== i.files || r.bytes !== i.bytes || r.files + r.dirs !== i.entries) {
+        throw new BrickpostError('MALFORMED', `${MANIFEST_PATH}: holds ${r.files} files, ${r.dirs} folders, ${r.bytes} bytes; the signed bag-info declares ${i.files} files, ${i.entries} entries, ${i.bytes} bytes`);
+      }
+    }
+    yield r;
+  }
+}
+
+/**
+ * Streams the validated records of an encrypted manifest file that was
+ * checked before (a destination keeps the manifest of each shipment it
+ * applied, DEST/.brickpost/manifests/ID.age): decrypt, decompress, validate
+ * line by line in bounded memory.
+ * @throws BrickpostError NO_MATCHING_KEY, PAYLOAD_CORRUPT, TRUNCATED, MALFORMED, UNSAFE_PATH, LIMIT_EXCEEDED, IO
+ */
+export async function* readManifestFile(
+  path: string,
+  identities: age.Identity[],
+  opts: { where?: string; expect?: ManifestExpectations } = {},
+): AsyncGenerator<ManifestRecord> {
+  const where = opts.where ?? path;
+  const reader = new ManifestReader(where, opts.expect ?? {});
+  const unz = new DecompressStream({ windowLogMax: 23 });
+  const feeding = feed(path, identities, unz, where).catch((e) => unz.destroy(e));
+  let carry = '';
   const decoder = new TextDecoder('utf-8', { fatal: true });
   try {
     for await (const out of unz) {
@@ -39,25 +65,20 @@ export async function* readManifest(s: OpenedShipment, identities: age.Identity[
       try {
         text = carry + decoder.decode(out as Buffer, { stream: true });
       } catch {
-        throw new BrickpostError('MALFORMED', `${MANIFEST_PATH}: not valid UTF-8`);
+        throw new BrickpostError('MALFORMED', `${where}: not valid UTF-8`);
       }
       let at = 0;
       for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', at)) {
         const r = reader.push(text.slice(at, nl));
         at = nl + 1;
-        if (first) checkHeader(s, r), (first = false);
         yield r;
       }
       carry = text.slice(at);
-      if (carry.length > RECORD_LIMITS.lineBytes) throw new BrickpostError('LIMIT_EXCEEDED', `${MANIFEST_PATH}: line longer than ${RECORD_LIMITS.lineBytes} bytes`);
+      if (carry.length > RECORD_LIMITS.lineBytes) throw new BrickpostError('LIMIT_EXCEEDED', `${where}: line longer than ${RECORD_LIMITS.lineBytes} bytes`);
     }
     await feeding;
-    if (carry.length > 0) throw new BrickpostError('TRUNCATED', `${MANIFEST_PATH}: last line has no newline`);
-    const end = reader.finish();
-    const i = s.info;
-    if (end.files !== i.files || end.bytes !== i.bytes || end.files + end.dirs !== i.entries) {
-      throw new BrickpostError('MALFORMED', `${MANIFEST_PATH}: holds ${end.files} files, ${end.dirs} folders, ${end.bytes} bytes; the signed bag-info declares ${i.files} files, ${i.entries} entries, ${i.bytes} bytes`);
-    }
+    if (carry.length > 0) throw new BrickpostError('TRUNCATED', `${where}: last line has no newline`);
+    reader.finish();
   } finally {
     unz.destroy();
   }
@@ -83,10 +104,12 @@ function checkHeader(s: OpenedShipment, r: ManifestRecord): void {
   if (!same) throw new BrickpostError('MALFORMED', `${MANIFEST_PATH}: header does not match the signed bag-info (shipment ${quote(r.shipment)}, seq ${r.seq})`);
 }
 
-async function feed(path: string, identities: age.Identity[], unz: DecompressStream): Promise<void> {
-  const fh = await open(path, 'r');
+async function feed(path: string, identities: age.Identity[], unz: DecompressStream, where: string): Promise<void> {
+  const fh = await open(path, 'r').catch((e) => {
+    throw toEnvironmentError(e, `cannot open ${where}`);
+  });
   try {
-    const { size, fileKey, nonce, payloadStart: start } = await openAgeHandle(fh, MANIFEST_PATH, identities);
+    const { size, fileKey, nonce, payloadStart: start } = await openAgeHandle(fh, where, identities);
     const dec = new age.PayloadDecryptor(fileKey, nonce);
     let pending: Buffer | null = Buffer.alloc(0);
     const push = async (plain: Buffer[]): Promise<void> => {
@@ -96,11 +119,11 @@ async function feed(path: string, identities: age.Identity[], unz: DecompressStr
           pending = Buffer.concat([pending, p]);
           if (pending.length < 8) continue;
           const need = 8 + pending.readUInt32LE(4);
-          if (need > 4096) throw new BrickpostError('MALFORMED', `${MANIFEST_PATH}: header frame too large`);
+          if (need > 4096) throw new BrickpostError('MALFORMED', `${where}: header frame too large`);
           if (pending.length < need) continue;
           const f = frame.readSkippableFrame(pending);
           if (f.magicNibble !== HEADER_FRAME_NIBBLE || f.payload.toString('utf8') !== `${MANIFEST_FORMAT}\n`) {
-            throw new BrickpostError('UNSUPPORTED_VERSION', `${MANIFEST_PATH} is not ${MANIFEST_FORMAT}`, { hint: 'this drive may be from a newer brickpost' });
+            throw new BrickpostError('UNSUPPORTED_VERSION', `${where} is not ${MANIFEST_FORMAT}`, { hint: 'this drive may be from a newer brickpost' });
           }
           p = pending.subarray(f.length);
           pending = null;
@@ -112,13 +135,13 @@ async function feed(path: string, identities: age.Identity[], unz: DecompressStr
     for (let pos = start; pos < size; ) {
       const buf = Buffer.allocUnsafe(Math.min(BLOCK, size - pos));
       const { bytesRead } = await fh.read(buf, 0, buf.length, pos);
-      if (bytesRead === 0) throw new BrickpostError('TRUNCATED', `${MANIFEST_PATH} shrank while being read`);
+      if (bytesRead === 0) throw new BrickpostError('TRUNCATED', `${where} shrank while being read`);
       pos += bytesRead;
       await push(dec.update(buf.subarray(0, bytesRead)));
       if (unz.destroyed) return;
     }
     await push(dec.final());
-    if (pending !== null) throw new BrickpostError('TRUNCATED', `${MANIFEST_PATH}: no header frame`);
+    if (pending !== null) throw new BrickpostError('TRUNCATED', `${where}: no header frame`);
     unz.end();
   } finally {
     await fh.close();

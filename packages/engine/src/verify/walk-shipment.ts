@@ -1,4 +1,4 @@
-import { age, BrickpostError, packPath, quote, type ChunkRef, type DirRecord, type FileRecord, type ShipmentRecord } from '@brickpost/manifest';
+import { age, BrickpostError, packPath, quote, type ChunkRef, type PackedRef, type DirRecord, type FileRecord, type ShipmentRecord } from '@brickpost/manifest';
 import { chunkKey } from '../chunk/index.js';
 import type { OpenedShipment } from '../drive/open.js';
 import type { Progress } from '../io/progress.js';
@@ -79,7 +79,7 @@ export async function walkShipment(
   };
 
   const addRef = (ref: ChunkRef): void => {
-    const [id, p, off, clen, len] = ref;
+    const [id, p, off, clen, len] = ref as PackedRef;
     if (p >= s.info.packs) throw new BrickpostError('MALFORMED', `chunk refers to pack ${p}, the shipment has ${s.info.packs}`);
     if (p >= nextPack) {
       finishBefore(p);

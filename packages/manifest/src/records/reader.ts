@@ -11,6 +11,7 @@ import {
   type ManifestRecord,
   type PackRecord,
   type ShipmentRecord,
+  refLength,
 } from './schema.js';
 
 /** Declared totals a reader checks the manifest against (from the signed bag-info). */
@@ -33,7 +34,9 @@ export class ManifestReader {
   private end: EndRecord | null = null;
   /** Open directories from the root down: their path and the last child name seen. */
   private stack: Array<{ path: string; last: string | null }> = [{ path: '', last: null }];
-  private file: { path: string; size: number; seen: number } | null = null;
+  private file: { path: string; size: number; seen: number; basis: boolean } | null = null;
+  /** Whether refs to chunks the destination holds are allowed (the shipment has bases or is built against a signature). */
+  private relative = false;
   private phase: 'header' | 'tree' | 'packs' | 'done' = 'header';
   private packsSeen = 0;
   readonly totals = { dirs: 0, files: 0, bytes: 0, chunks: 0, packs: 0 };
@@ -62,6 +65,8 @@ export class ManifestReader {
     if (this.phase === 'header') {
       if (r.t !== 'shipment') throw new BrickpostError('MALFORMED', `${where}: first record must be the shipment header, found ${quote(r.t)}`);
       this.header = r;
+      this.relative = r.bases.length > 0 || r.against !== null;
+      if (r.bases.some(([, seq]) => seq >= r.seq)) throw new BrickpostError('MALFORMED', `${where}: a base's sequence number is not below the shipment's ${r.seq}`);
       this.phase = 'tree';
       return r;
     }
@@ -127,7 +132,11 @@ export class ManifestReader {
     } else {
       this.totals.files++;
       this.totals.bytes += r.size;
-      this.file = { path: r.p, size: r.size, seen: 0 };
+      this.file = { path: r.p, size: r.size, seen: 0, basis: r.b !== undefined };
+      if (r.b) {
+        if (!this.relative) throw new BrickpostError('MALFORMED', `${where}: ${quote(r.p)} has a delta basis but the shipment names no base`);
+        checkPath(r.b[0], where);
+      }
       this.chunks(r.c, where);
     }
   }
@@ -135,9 +144,18 @@ export class ManifestReader {
   private chunks(c: ChunkRef[], where: string): void {
     const f = this.file!;
     for (const ref of c) {
-      if (ref[4] === 0) throw new BrickpostError('MALFORMED', `${where}: empty chunk in ${quote(f.path)}`);
+      const len = refLength(ref);
+      if (len === 0) throw new BrickpostError('MALFORMED', `${where}: empty chunk in ${quote(f.path)}`);
+      f.seen += len;
+      if (ref.length === 2) {
+        if (!this.relative) throw new BrickpostError('MALFORMED', `${where}: ${quote(f.path)} refers to a chunk the destination holds, but the shipment names no base`);
+        continue;
+      }
+      if (ref.length === 6) {
+        if (!f.basis) throw new BrickpostError('MALFORMED', `${where}: ${quote(f.path)} has a delta chunk but no basis (field b)`);
+        if (ref[5] === 0) throw new BrickpostError('MALFORMED', `${where}: empty delta in ${quote(f.path)}`);
+      }
       if (ref[3] < MIN_FRAME_LENGTH) throw new BrickpostError('MALFORMED', `${where}: chunk of ${quote(f.path)} has a ${ref[3]}-byte frame, shorter than any zstd frame`);
-      f.seen += ref[4];
       if (this.expect.packs !== undefined && ref[1] >= this.expect.packs) {
         throw new BrickpostError('MALFORMED', `${where}: chunk in pack ${ref[1]} but the shipment has ${this.expect.packs} packs`);
       }
