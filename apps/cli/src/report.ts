@@ -23,7 +23,7 @@ export function reportLines(r: VerifyReport): string[] {
     `publisher  ${who}  ${pub.trusted ? 'trusted' : 'NOT TRUSTED'}`,
     `signature  ${r.signature}`,
     `fixity     ${r.fixity}  (${plural(r.filesChecked, 'file')}, ${formatBytes(r.bytesChecked)})`,
-    `deep       ${r.deep}${r.deep !== 'skipped' ? `  (${formatCount(r.chunksChecked)} chunks)` : ''}`,
+    `deep       ${r.deep}${r.deep !== 'skipped' ? `  (${formatCount(r.chunksChecked)} chunks${r.chunksHeld ? `, ${formatCount(r.chunksHeld)} held` : ''})` : ''}`,
   ];
   for (const p of r.problems) {
     lines.push(`problem    ${p.code}  ${p.message}${p.path !== undefined ? `  (${printable(p.path)})` : ''}`);

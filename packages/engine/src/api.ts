@@ -135,7 +135,10 @@ export interface VerifyReport {
   deep: 'ok' | 'failed' | 'skipped';
   filesChecked: number;
   bytesChecked: number;
+  /** Chunk refs checked by `deep`: packed refs decoded and id-checked, delta frames decoded to their length. */
   chunksChecked: number;
+  /** Held refs seen by `deep`: not on the drive (the recipient's base tree holds them), so not checked. */
+  chunksHeld?: number;
   problems: VerifyProblem[];
   seconds: number;
 }

@@ -78,26 +78,41 @@ export function encodeChunk(raw: Uint8Array, level: number): EncodedFrame {
   return { frame: zframe.rawFrame(raw), stored: 'raw' };
 }
 
-/** Limits decodeChunk enforces. */
+/** Limits decodeFrame and decodeChunk enforce. */
 export interface DecodeLimits {
   /** Largest content a frame may declare; default CHUNK_PARAMS_V1.max. */
   maxLength?: number;
 }
 
 /**
- * Decodes one chunk frame and proves it is the chunk `id` names. Before any
- * decoding it requires exactly one Zstandard frame (no skippable frame, no
- * dictionary, nothing after it) declaring a content size equal to
+ * Decodes one chunk frame and proves it is the chunk `id` names: decodeFrame,
+ * then HMAC-SHA256(key, bytes) must equal `id`.
+ *
+ * Throws what decodeFrame throws, and CHUNK_MISMATCH when the id disagrees.
+ */
+export function decodeChunk(frame: Uint8Array, expectedLength: number, id: Uint8Array, key: Uint8Array, limits: DecodeLimits = {}): Buffer {
+  const out = decodeFrame(frame, expectedLength, limits);
+  const actual = chunkId(key, out);
+  if (id.length !== actual.length || !timingSafeEqual(actual, id)) {
+    throw new BrickpostError('CHUNK_MISMATCH', `chunk ${Buffer.from(id).toString('hex').slice(0, 16)}… decodes to bytes with another id`);
+  }
+  return out;
+}
+
+/**
+ * Decodes one frame (a chunk's, or a delta's with `maxLength`
+ * RECORD_LIMITS.maxDeltaLength) without checking what the bytes are. Before
+ * any decoding it requires exactly one Zstandard frame (no skippable frame,
+ * no dictionary, nothing after it) declaring a content size equal to
  * `expectedLength`, at most `maxLength`, with a window of at most 8 MiB; the
  * output buffer is exactly `expectedLength` bytes, so a frame cannot make it
- * allocate more. Then HMAC-SHA256(key, bytes) must equal `id`.
+ * allocate more.
  *
  * Throws MALFORMED (not a well-formed single frame, or zstd rejects it),
  * TRUNCATED (frame header cut short), LIMIT_EXCEEDED (declared size or window
- * beyond the limits), CHUNK_MISMATCH (length or id disagree with the
- * manifest).
+ * beyond the limits), CHUNK_MISMATCH (length disagrees with the manifest).
  */
-export function decodeChunk(frame: Uint8Array, expectedLength: number, id: Uint8Array, key: Uint8Array, limits: DecodeLimits = {}): Buffer {
+export function decodeFrame(frame: Uint8Array, expectedLength: number, limits: DecodeLimits = {}): Buffer {
   const maxLength = limits.maxLength ?? CHUNK_PARAMS_V1.max;
   if (!Number.isSafeInteger(expectedLength) || expectedLength < 0) {
     throw new BrickpostError('MALFORMED', `chunk length ${expectedLength} is not a byte count`);
@@ -141,10 +156,6 @@ export function decodeChunk(frame: Uint8Array, expectedLength: number, id: Uint8
   }
   if (n !== expectedLength) {
     throw new BrickpostError('MALFORMED', `chunk frame decoded to ${n} bytes, its header says ${expectedLength}`);
-  }
-  const actual = chunkId(key, out);
-  if (id.length !== actual.length || !timingSafeEqual(actual, id)) {
-    throw new BrickpostError('CHUNK_MISMATCH', `chunk ${Buffer.from(id).toString('hex').slice(0, 16)}… decodes to bytes with another id`);
   }
   return out;
 }

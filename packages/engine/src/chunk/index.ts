@@ -17,7 +17,7 @@ export { findCut } from './cut.js';
 export { chunkFile } from './file.js';
 export type { ChunkFileOptions } from './file.js';
 export { chunkKey, chunkId } from './id.js';
-export { encodeChunk, decodeChunk, RAW_THRESHOLD } from './codec.js';
+export { encodeChunk, decodeChunk, decodeFrame, RAW_THRESHOLD } from './codec.js';
 export type { EncodedFrame, DecodeLimits, Stored } from './codec.js';
 export { createChunkPipeline } from './pool.js';
 export type { ChunkPipeline, ChunkPipelineOptions, EncodedChunk } from './pool.js';

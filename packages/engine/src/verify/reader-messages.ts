@@ -10,8 +10,15 @@ export interface ReaderInit {
   key: Uint8Array;
 }
 
-/** [offset, frame length, length, id hex] of one chunk in a pack. */
-export type ReaderRef = [number, number, number, string];
+/**
+ * One frame to read from a pack: [offset, frame length, length, id hex] of a
+ * chunk, decoded and checked against its id; or, with kind `'delta'`, the
+ * frame of a delta ref whose third element is its deltaLength: decoded to
+ * exactly that many bytes (at most RECORD_LIMITS.maxDeltaLength) and
+ * returned without an id check (the id is that of the chunk the delta
+ * rebuilds, checked once it is applied).
+ */
+export type ReaderRef = [number, number, number, string] | [number, number, number, string, 'delta'];
 
 export type ReaderRequest =
   | { seq: number; op: 'read'; pack: number; refs: ReaderRef[] }

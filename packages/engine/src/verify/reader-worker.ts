@@ -5,8 +5,8 @@
  * handled strictly one after another. Not imported by anything else.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { age } from '@brickpost/manifest';
-import { decodeChunk } from '../chunk/codec.js';
+import { age, RECORD_LIMITS } from '@brickpost/manifest';
+import { decodeChunk, decodeFrame } from '../chunk/codec.js';
 import { forPost, serializeError } from '../chunk/messages.js';
 import { PackCursor } from './pack-cursor.js';
 import type { ReaderReply, ReaderRequest, ReaderInit } from './reader-messages.js';
@@ -41,9 +41,10 @@ async function handle(req: ReaderRequest): Promise<ReaderReply> {
   if (req.op === 'read') {
     const c = await cursorFor(req.pack);
     const chunks: Uint8Array[] = [];
-    for (const [off, clen, len, id] of req.refs) {
+    for (const [off, clen, len, id, kind] of req.refs) {
       const frame = finished.has(req.pack) ? await c.readRandom(off, clen) : await c.read(off, clen);
-      chunks.push(decodeChunk(frame, len, Buffer.from(id, 'hex'), key));
+      if (kind === 'delta') chunks.push(decodeFrame(frame, len, { maxLength: RECORD_LIMITS.maxDeltaLength }));
+      else chunks.push(decodeChunk(frame, len, Buffer.from(id, 'hex'), key));
     }
     return { seq: req.seq, ok: true, chunks };
   }

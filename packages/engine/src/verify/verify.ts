@@ -73,7 +73,8 @@ export async function verify(ctx: Context, opts: VerifyOptions, onEvent: EventSi
       progress.filesTotal = opened.info.files;
       try {
         const t = await walkShipment(opened, identityText, {}, progress, signal);
-        report.chunksChecked = t.chunks;
+        report.chunksChecked = t.chunks - t.held;
+        report.chunksHeld = t.held;
         report.deep = 'ok';
       } catch (e) {
         asProblem(e);

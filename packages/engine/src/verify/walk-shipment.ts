@@ -1,4 +1,4 @@
-import { age, BrickpostError, packPath, quote, type ChunkRef, type PackedRef, type DirRecord, type FileRecord, type ShipmentRecord } from '@brickpost/manifest';
+import { age, BrickpostError, packPath, quote, type ChunkRef, type DeltaRef, type DirRecord, type FileRecord, type HeldRef, type ShipmentRecord } from '@brickpost/manifest';
 import { chunkKey } from '../chunk/index.js';
 import type { OpenedShipment } from '../drive/open.js';
 import type { Progress } from '../io/progress.js';
@@ -11,9 +11,22 @@ export interface ShipmentVisitor {
   header?(r: ShipmentRecord): Promise<void> | void;
   dir?(r: DirRecord): Promise<void> | void;
   fileStart?(r: FileRecord): Promise<void> | void;
-  /** The verified bytes of the file's next chunk. */
+  /** The verified bytes of the file's next chunk (a packed ref). */
   chunk?(data: Buffer): Promise<void> | void;
+  /** The file's next chunk is a held ref: not on the drive, the destination's base tree holds it. */
+  held?(ref: HeldRef): Promise<void> | void;
+  /**
+   * The file's next chunk is a delta ref: `delta` is its frame decoded to
+   * deltaLength bytes of bpdelta1, not yet applied (so its id is unchecked).
+   */
+  delta?(ref: DeltaRef, delta: Buffer): Promise<void> | void;
   fileEnd?(r: FileRecord): Promise<void> | void;
+  /**
+   * Whether to read this file's chunks; when false, none of its refs is read
+   * and fileStart and fileEnd are not called for it (its packs are still
+   * read through and checked).
+   */
+  wants?(r: FileRecord): boolean;
 }
 
 /** Chunks of one pack requested from a reader thread at once. */
@@ -27,7 +40,8 @@ interface Batch {
 type Item =
   | { kind: 'dir'; r: DirRecord }
   | { kind: 'file'; r: FileRecord }
-  | { kind: 'chunk'; batch: Batch; i: number }
+  | { kind: 'chunk'; batch: Batch; i: number; delta?: DeltaRef }
+  | { kind: 'held'; ref: HeldRef }
   | { kind: 'end'; r: FileRecord };
 
 const BATCH_BYTES = 2 << 20;
@@ -42,7 +56,9 @@ const MAX_QUEUED_BYTES = 16 << 20;
  * length the manifest states, and checked against its keyed id. Each pack is
  * read front to back and checked against its signed SHA-256 and the pack
  * index; a chunk stored in an earlier pack is read again from there. The
- * visitor sees the records and chunk bytes in manifest order.
+ * visitor sees the records and chunk bytes in manifest order. Held refs are
+ * counted (`held`) and handed to the visitor as they are; delta frames are
+ * decoded within their deltaLength and handed over unapplied.
  * @throws BrickpostError on the first integrity, authenticity or safety problem.
  */
 export async function walkShipment(
@@ -51,14 +67,16 @@ export async function walkShipment(
   visit: ShipmentVisitor,
   progress: Progress,
   signal?: AbortSignal,
-): Promise<{ files: number; dirs: number; bytes: number; chunks: number }> {
+): Promise<{ files: number; dirs: number; bytes: number; chunks: number; held: number; deltas: number }> {
   const identities = age.parseIdentityFile(identityText);
   let readers: PackReaders | null = null;
   let nextPack = 0;
   const plainOf = new Map<number, Promise<number>>();
   const queue: Item[] = [];
-  const totals = { files: 0, dirs: 0, bytes: 0, chunks: 0 };
+  const totals = { files: 0, dirs: 0, bytes: 0, chunks: 0, held: 0, deltas: 0 };
   let file: FileRecord | null = null;
+  /** The current file is one the visitor does not want: its refs are not read. */
+  let skipping = false;
   let open: Batch | null = null;
   let queuedBytes = 0;
 
@@ -79,7 +97,14 @@ export async function walkShipment(
   };
 
   const addRef = (ref: ChunkRef): void => {
-    const [id, p, off, clen, len] = ref as PackedRef;
+    totals.chunks++;
+    if (ref.length === 2) {
+      totals.held++;
+      queue.push({ kind: 'held', ref });
+      return;
+    }
+    const [id, p, off, clen, len] = ref;
+    const delta = ref.length === 6 ? ref : undefined;
     if (p >= s.info.packs) throw new BrickpostError('MALFORMED', `chunk refers to pack ${p}, the shipment has ${s.info.packs}`);
     if (p >= nextPack) {
       finishBefore(p);
@@ -87,11 +112,18 @@ export async function walkShipment(
     }
     if (open && (open.pack !== p || open.bytes >= BATCH_BYTES || open.refs.length >= BATCH_REFS)) send(open);
     open ??= { pack: p, refs: [], bytes: 0, result: null };
-    queue.push({ kind: 'chunk', batch: open, i: open.refs.length });
-    open.refs.push([off, clen, len, id]);
-    open.bytes += len;
-    queuedBytes += len;
-    totals.chunks++;
+    if (delta) {
+      totals.deltas++;
+      queue.push({ kind: 'chunk', batch: open, i: open.refs.length, delta });
+      open.refs.push([off, clen, delta[5], id, 'delta']);
+      open.bytes += delta[5];
+      queuedBytes += delta[5];
+    } else {
+      queue.push({ kind: 'chunk', batch: open, i: open.refs.length });
+      open.refs.push([off, clen, len, id]);
+      open.bytes += len;
+      queuedBytes += len;
+    }
   };
 
   const drain = async (limit: number): Promise<void> => {
@@ -102,12 +134,20 @@ export async function walkShipment(
         const data = (await it.batch.result!)[it.i]!;
         queue.shift();
         queuedBytes -= data.length;
-        progress.add(data.length);
-        await visit.chunk?.(data);
+        if (it.delta) {
+          progress.add(it.delta[4]);
+          await visit.delta?.(it.delta, data);
+        } else {
+          progress.add(data.length);
+          await visit.chunk?.(data);
+        }
         continue;
       }
       queue.shift();
-      if (it.kind === 'dir') await visit.dir?.(it.r);
+      if (it.kind === 'held') {
+        progress.add(it.ref[1]);
+        await visit.held?.(it.ref);
+      } else if (it.kind === 'dir') await visit.dir?.(it.r);
       else if (it.kind === 'file') await visit.fileStart?.(it.r);
       else {
         await visit.fileEnd?.(it.r);
@@ -136,14 +176,19 @@ export async function walkShipment(
           break;
         case 'file':
           endFile();
-          file = r;
           totals.files++;
           totals.bytes += r.size;
+          if (visit.wants && !visit.wants(r)) {
+            skipping = true;
+            break;
+          }
+          skipping = false;
+          file = r;
           queue.push({ kind: 'file', r });
           for (const ref of r.c) addRef(ref);
           break;
         case 'more':
-          for (const ref of r.c) addRef(ref);
+          if (!skipping) for (const ref of r.c) addRef(ref);
           break;
         case 'pack': {
           endFile();
