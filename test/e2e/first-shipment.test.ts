@@ -138,9 +138,11 @@ describe('first shipment, one drive', () => {
     const r = brickpost(sub, ['ingest', drive2, dest, '--json']);
     assert.equal(r.code, 0, r.stdout + r.stderr);
     assert.deepEqual(diffSnapshots(snapshot(src), snapshot(dest)), []);
-    assert.ok(existsSync(join(dest, '.brickpost', 'undo', lastEvent(p).result.shipmentId, 'big.bin')), 'the replaced tree is kept for rollback');
+    assert.ok(existsSync(join(dest, '.brickpost', 'undo', lastEvent(p).result.shipmentId)), 'what shipment 2 changed is kept for rollback');
     const old = brickpost(sub, ['ingest', drive, dest, '--json']);
-    assert.equal(old.code, 0, 'shipment 1 is already applied: a no-op');
+    assert.equal(old.code, 6, 'shipment 1 was applied before shipment 2: a replay');
+    assert.equal(lastEvent(old).code, 'CHAIN_REPLAY');
+    assert.match(lastEvent(old).message, /now at seq 2/);
     const fresh = join(root, 'dest-fresh');
     assert.equal(brickpost(sub, ['ingest', drive2, fresh]).code, 0);
     const replay = brickpost(sub, ['ingest', drive, fresh, '--json']);

@@ -12,7 +12,10 @@ export const run: CommandRun = async (ctx, inv) => {
   }
   await ctx.out.line(`dataset ${printable(h.dataset)} (${h.datasetId}) from publisher key ${h.publisherKeyId}`);
   for (const s of h.shipments) {
-    await ctx.out.line(`#${String(s.seq).padEnd(4)} ${s.shipmentId}  ${s.appliedAt.slice(0, 19).replace('T', ' ')}  ${String(s.files).padStart(8)} files  ${formatBytes(s.bytes).padStart(10)}  ${printable(s.label)}`);
+    const drive = s.bytesFromDrive === null ? '' : `  ${formatBytes(s.bytesFromDrive).padStart(10)} from drive`;
+    await ctx.out.line(
+      `#${String(s.seq).padEnd(4)} ${s.shipmentId}  ${s.appliedAt.slice(0, 19).replace('T', ' ')}  ${String(s.files).padStart(8)} files  ${formatBytes(s.bytes).padStart(10)}${drive}  ${s.undoable ? 'undoable' : '        '}  ${printable(s.label)}`,
+    );
   }
   return 0;
 };

@@ -9,16 +9,31 @@ import { withEngine } from '../session.js';
 export const run: CommandRun = async (ctx, inv) => {
   const [drive, dest] = inv.positionals as [string, string];
   const shipment = str(inv, 'shipment');
-  const { result: s } = await runJob(ctx, (sink, signal) =>
-    withEngine(ctx, (engine) => engine.ingest(shipment !== undefined ? { drive, dest, shipment } : { drive, dest }, sink, signal)),
-  );
+  const requestOut = str(inv, 'request-out');
+  const keepText = str(inv, 'keep-undo');
+  const keepUndo = keepText === undefined ? undefined : /^[0-9]{1,4}$/.test(keepText) ? Number(keepText) : NaN;
+  const opts = {
+    drive,
+    dest,
+    ...(shipment !== undefined ? { shipment } : {}),
+    ...(requestOut !== undefined ? { requestOut } : {}),
+    ...(keepUndo !== undefined ? { keepUndo } : {}),
+  };
+  const { result: s } = await runJob(ctx, (sink, signal) => withEngine(ctx, (engine) => engine.ingest(opts, sink, signal)));
   await printSummary(ctx, 'ingest', s, () =>
     s.alreadyApplied
       ? [`shipment ${s.shipmentId} is already applied to ${s.dest}; nothing to do`]
-      : [
-          `ingested ${plural(s.files, 'file')} (${formatBytes(s.bytesWritten)}) from shipment ${s.shipmentId} ` +
-            `into ${s.dest}, ${formatRate(averageRate(s.bytesWritten, s.seconds))}`,
-        ],
+      : s.incremental
+        ? [
+            `applied shipment ${s.shipmentId} (seq ${s.seq}) to ${s.dest}: ${plural(s.filesUnchanged, 'file')} unchanged, ` +
+              `${plural(s.filesWritten, 'file')} written (${formatBytes(s.bytesWritten)}: ${formatBytes(s.bytesFromDrive)} from the drive, ` +
+              `${formatBytes(s.bytesReused)} reused from the destination, ${plural(s.chunksFromDelta, 'delta chunk')}), ` +
+              `${plural(s.filesLinked, 'file')} moved, ${plural(s.retired, 'entry', 'entries')} retired to undo`,
+          ]
+        : [
+            `ingested ${plural(s.files, 'file')} (${formatBytes(s.bytesWritten)}) from shipment ${s.shipmentId} ` +
+              `into ${s.dest}, ${formatRate(averageRate(s.bytesWritten, s.seconds))}`,
+          ],
   );
   if (!ctx.json && s.warnings > 0) ctx.out.warn(`${plural(s.warnings, 'warning')} while ingesting; see above`);
   return 0;

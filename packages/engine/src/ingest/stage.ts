@@ -1,10 +1,8 @@
 import { constants } from 'node:fs';
-import { closeSync, fchmodSync, fdatasyncSync, futimesSync, mkdirSync, openSync, writeSync } from 'node:fs';
-import { chmod, utimes } from 'node:fs/promises';
+import { chmodSync, closeSync, fchmodSync, fdatasyncSync, futimesSync, openSync, utimesSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { BrickpostError, checkPath, quote, type DirRecord, type FileRecord, type ShipmentRecord } from '@brickpost/manifest';
+import { BrickpostError, checkPath, quote, type FileRecord } from '@brickpost/manifest';
 import { toEnvironmentError } from '../io/errors.js';
-import type { ShipmentVisitor } from '../verify/walk-shipment.js';
 
 /** Permission bits a received entry may have: no setuid, setgid or sticky bit. */
 export const MODE_MASK = 0o777;
@@ -18,22 +16,18 @@ export function nsToSeconds(ns: string): number {
 }
 
 /**
- * Writes a shipment's tree into a fresh staging folder that only brickpost
- * creates: every path is re-checked against the path grammar, files are
- * created exclusively and without following links, permission bits are
- * masked, content is synced before commit (per file, or by one file-system sync).
- * File system calls are synchronous: for the many small files of a dataset
- * one thread-pool round trip per call costs more than the call itself. Directories get
- * their final mode and mtime in `finishDir`, after all files are in.
+ * Writes the files a shipment changes into the staging folder, one flat file
+ * per install op (staging/ID/N), created exclusively and without following
+ * links, with masked permission bits and the manifest's mtime; content is
+ * synced before commit (per file, or by one file-system sync). File system
+ * calls are synchronous: for many small files one thread-pool round trip per
+ * call costs more than the call itself.
  */
-export class StagingWriter implements ShipmentVisitor {
+export class StagingWriter {
   private fd = -1;
   private fileAt = 0;
   files = 0;
-  dirs = 0;
   bytes = 0;
-  /** The dataset secret, from the manifest header (the receiver keeps it to describe what it holds). */
-  secret: string | null = null;
 
   /** @param syncEach fsync every file before closing it (where a file-system sync is not available). */
   constructor(
@@ -41,24 +35,15 @@ export class StagingWriter implements ShipmentVisitor {
     private readonly syncEach: boolean,
   ) {}
 
-  header(r: ShipmentRecord): void {
-    this.secret = r.secret;
+  /** The staged file of install op n. */
+  pathOf(n: number): string {
+    return join(this.root, String(n));
   }
 
-  dir(r: DirRecord): void {
+  start(n: number, r: FileRecord): void {
     checkPath(r.p);
     try {
-      mkdirSync(join(this.root, r.p), { mode: 0o700 });
-    } catch (e) {
-      throw toEnvironmentError(e, 'cannot create a staged folder');
-    }
-    this.dirs++;
-  }
-
-  fileStart(r: FileRecord): void {
-    checkPath(r.p);
-    try {
-      this.fd = openSync(join(this.root, r.p), CREATE, 0o600);
+      this.fd = openSync(this.pathOf(n), CREATE, 0o600);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'EEXIST') throw new BrickpostError('UNSAFE_PATH', `manifest entry ${quote(r.p)} is written twice`);
       throw toEnvironmentError(e, 'cannot create a staged file');
@@ -66,7 +51,7 @@ export class StagingWriter implements ShipmentVisitor {
     this.fileAt = 0;
   }
 
-  chunk(data: Buffer): void {
+  write(data: Buffer): void {
     try {
       let off = 0;
       while (off < data.length) off += writeSync(this.fd, data, off, data.length - off, this.fileAt + off);
@@ -77,7 +62,7 @@ export class StagingWriter implements ShipmentVisitor {
     this.bytes += data.length;
   }
 
-  fileEnd(r: FileRecord): void {
+  end(r: FileRecord): void {
     const fd = this.fd;
     this.fd = -1;
     try {
@@ -93,34 +78,20 @@ export class StagingWriter implements ShipmentVisitor {
     this.files++;
   }
 
-  /** Directories whose mode lacks owner write or search: restrictDir must run on them after commit. */
-  restricted = 0;
-
-  /** Sets a staged directory's final mode and mtime. */
-  async finishDir(r: DirRecord): Promise<void> {
-    checkPath(r.p);
-    if ((r.mode & 0o700) !== 0o700) this.restricted++;
-    const p = join(this.root, r.p);
-    // Keep owner write and search until commit so nothing below is locked out.
-    await chmod(p, (r.mode & MODE_MASK) | 0o700);
-    const t = nsToSeconds(r.mtime);
-    await utimes(p, t, t);
+  /** Gives a file staged another way (a hard link) its mode and mtime. */
+  finishLinked(n: number, r: FileRecord): void {
+    try {
+      chmodSync(this.pathOf(n), r.mode & MODE_MASK);
+      const t = nsToSeconds(r.mtime);
+      utimesSync(this.pathOf(n), t, t);
+    } catch (e) {
+      throw toEnvironmentError(e, 'cannot finish a staged file');
+    }
+    this.files++;
   }
 
-  async abort(): Promise<void> {
+  abort(): void {
     if (this.fd >= 0) closeSync(this.fd);
     this.fd = -1;
   }
-}
-
-/**
- * Applies the exact modes of directories whose mode lacked owner write or
- * search, once the tree is committed.
- */
-export async function restrictDir(root: string, r: DirRecord): Promise<void> {
-  if ((r.mode & 0o700) === 0o700) return;
-  const p = join(root, r.p);
-  const t = nsToSeconds(r.mtime);
-  await chmod(p, r.mode & MODE_MASK);
-  await utimes(p, t, t).catch(() => undefined);
 }

@@ -7,10 +7,12 @@ import { toEnvironmentError } from '../io/errors.js';
  * A destination's state folder, DEST/.brickpost/ (FORMAT.md §destination):
  *
  *     state.json     the dataset held and the shipments applied, in order
- *     journal.json   present only while a shipment is being committed
+ *     journal.sqlite the ops of the applied shipments (for rollback) and the
+ *                    apply or rollback in progress (see dest-db.ts)
  *     lock           the pid of the brickpost working on DEST
- *     staging/ID/    the shipment being ingested, before commit
- *     undo/ID/       what shipment ID replaced, for rollback
+ *     staging/ID/N   the file op N of shipment ID installs, before commit
+ *     undo/ID/N      what op N of shipment ID retired, for rollback
+ *     requests/ID.bpsig  request files written when shipment ID was refused
  *     manifests/ID.age  the (encrypted) manifest of each applied shipment
  */
 export const STATE_DIR = '.brickpost';
@@ -18,10 +20,14 @@ export const STATE_DIR = '.brickpost';
 export interface AppliedShipment {
   shipment: string;
   seq: number;
+  /** The shipment's parent (null for the first of a dataset). */
+  parent?: string | null;
   label: string;
   appliedAt: string;
   files: number;
   bytes: number;
+  /** Bytes the apply read from the drive (chunks and deltas), as opposed to reused from DEST. */
+  bytesFromDrive?: number;
 }
 
 export interface DestState {
@@ -29,17 +35,9 @@ export interface DestState {
   publisher: string;
   datasetId: string;
   dataset: string;
+  /** How many applied shipments keep their undo area (rollback reach); default 3. */
+  keepUndo?: number;
   applied: AppliedShipment[];
-}
-
-export interface Journal {
-  shipment: string;
-  phase: 'retire' | 'install';
-  /** Top-level names of DEST before the commit (moved to undo/). */
-  old: string[];
-  /** Top-level names of the staged tree (moved into DEST). */
-  new: string[];
-  state: DestState;
 }
 
 /** Paths inside one destination's state folder. */
@@ -50,9 +48,6 @@ export class DestFolder {
   }
   get stateFile(): string {
     return join(this.state, 'state.json');
-  }
-  get journalFile(): string {
-    return join(this.state, 'journal.json');
   }
   staging(id: string): string {
     return join(this.state, 'staging', id);
@@ -107,20 +102,8 @@ export class DestFolder {
     return this.readJson<DestState>(this.stateFile);
   }
 
-  async readJournal(): Promise<Journal | null> {
-    return this.readJson<Journal>(this.journalFile);
-  }
-
   async writeState(s: DestState): Promise<void> {
     await writeDurable(this.stateFile, JSON.stringify(s, null, 1) + '\n');
-  }
-
-  async writeJournal(j: Journal): Promise<void> {
-    await writeDurable(this.journalFile, JSON.stringify(j) + '\n');
-  }
-
-  async clearJournal(): Promise<void> {
-    await rm(this.journalFile, { force: true });
   }
 
   private async readJson<T>(file: string): Promise<T | null> {

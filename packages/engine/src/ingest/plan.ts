@@ -1,0 +1,315 @@
+import { createHash } from 'node:crypto';
+import { lstatSync, readdirSync, type BigIntStats } from 'node:fs';
+import { join } from 'node:path';
+import { BrickpostError, checkPath, quote, refLength, type ChunkRef, type FileRecord, type ManifestRecord } from '@brickpost/manifest';
+import { toEnvironmentError } from '../io/errors.js';
+import type { DestDb } from './dest-db.js';
+import { STATE_DIR } from './state.js';
+
+/** A file of DEST's current tree, as the planner sees it. */
+export interface OldFile {
+  path: string;
+  size: number;
+  mode: number;
+  mtime: string;
+  /** SHA-256 of the file's chunk list (ids and lengths): equal digests, equal content. */
+  digest: Buffer;
+  /** Chunks with their offsets in the file. */
+  chunks: Array<{ id: Buffer; offset: number; len: number }>;
+  /** DEST's file still is what the tree says (type, size, mtime); only then is its data used. */
+  ok: boolean;
+}
+
+/** What a shipment's tree needs that DEST cannot give. */
+export interface Missing {
+  path: string;
+  reason: string;
+}
+
+/** The outcome of planning: ops are in the journal's ops table, scratch tables filled. */
+export interface Plan {
+  filesKept: number;
+  filesStaged: number;
+  bytesToStage: number;
+  /** Entries of DEST moved to the undo area (replaced, deleted, or not part of the shipment). */
+  retired: number;
+  dirsCreated: number;
+  metaChanges: number;
+  missing: Missing[];
+  /** Held refs whose data DEST has (counted over staged files). */
+  chunksReused: number;
+  bytesReused: number;
+}
+
+/** The digest of a chunk list: SHA-256 over each chunk's 32-byte id and 4-byte big-endian length. */
+export class ChunkListDigest {
+  private readonly h = createHash('sha256');
+  private readonly len = Buffer.alloc(4);
+  add(id: Buffer | string, length: number): void {
+    this.h.update(typeof id === 'string' ? Buffer.from(id, 'hex') : id);
+    this.len.writeUInt32BE(length);
+    this.h.update(this.len);
+  }
+  digest(): Buffer {
+    return this.h.digest();
+  }
+}
+
+/**
+ * Loads DEST's current tree into the scratch tables: each file with its
+ * digest and whether DEST's file still matches it (lstat: regular file,
+ * size and mtime to the nanosecond), and, for files that match, where each
+ * chunk is (the `held` index). The tree comes from the stored manifest of
+ * the last shipment applied, or from a scan of a folder brickpost never
+ * wrote (seeding).
+ */
+export async function loadOldTree(db: DestDb, dest: string, files: AsyncIterable<OldFile>): Promise<{ files: number; ok: number }> {
+  db.resetScratch();
+  const putOld = db.db.prepare('INSERT OR REPLACE INTO old (path, type, size, mode, mtime, digest, ok) VALUES (?, ?, ?, ?, ?, ?, ?)');
+  const putHeld = db.db.prepare('INSERT OR IGNORE INTO held (id, path, offset, len) VALUES (?, ?, ?, ?)');
+  let n = 0;
+  let ok = 0;
+  let inTx = 0;
+  db.db.exec('BEGIN');
+  try {
+    for await (const f of files) {
+      putOld.run(f.path, 'file', f.size, f.mode, f.mtime, f.digest, f.ok ? 1 : 0);
+      n++;
+      if (f.ok) {
+        ok++;
+        for (const c of f.chunks) putHeld.run(c.id, f.path, c.offset, c.len);
+      }
+      inTx += 1 + f.chunks.length;
+      if (inTx > 20000) db.db.exec('COMMIT; BEGIN'), (inTx = 0);
+    }
+    db.db.exec('COMMIT');
+  } catch (e) {
+    if (db.db.inTransaction) db.db.exec('ROLLBACK');
+    throw e;
+  }
+  void dest;
+  return { files: n, ok };
+}
+
+/** The files of a stored manifest, each checked against DEST with lstat. */
+export async function* oldFilesFromManifest(dest: string, records: AsyncIterable<ManifestRecord>): AsyncGenerator<OldFile> {
+  let cur: OldFile | null = null;
+  let dig: ChunkListDigest | null = null;
+  let at = 0;
+  const take = (refs: ChunkRef[]): void => {
+    for (const ref of refs) {
+      const len = refLength(ref);
+      const id = Buffer.from(ref[0], 'hex');
+      dig!.add(id, len);
+      cur!.chunks.push({ id, offset: at, len });
+      at += len;
+    }
+  };
+  const done = (): OldFile | null => {
+    if (!cur) return null;
+    const f = cur;
+    f.digest = dig!.digest();
+    cur = null;
+    return f;
+  };
+  for await (const r of records) {
+    if (r.t === 'more') {
+      if (cur) take(r.c);
+      continue;
+    }
+    const f = done();
+    if (f) yield f;
+    if (r.t === 'file') {
+      cur = { path: r.p, size: r.size, mode: r.mode, mtime: r.mtime, digest: Buffer.alloc(0), chunks: [], ok: statMatches(dest, r) };
+      dig = new ChunkListDigest();
+      at = 0;
+      take(r.c);
+    }
+  }
+  const f = done();
+  if (f) yield f;
+}
+
+/** Whether DEST's entry at r.p is still the file the tree says: a regular file of that size and mtime. */
+export function statMatches(dest: string, r: { p: string; size: number; mtime: string }): boolean {
+  const st = lstatOrNull(join(dest, r.p));
+  if (st === null || !st.isFile() || st.size !== BigInt(r.size)) return false;
+  const d = st.mtimeNs - BigInt(r.mtime);
+  // utimes takes seconds as a double: setting a time loses up to a few hundred nanoseconds.
+  return d >= -MTIME_SLACK_NS && d <= MTIME_SLACK_NS;
+}
+
+/** How far a file's mtime may be from the manifest's and still count as the same (see statMatches). */
+const MTIME_SLACK_NS = 1000n;
+
+function lstatOrNull(p: string): BigIntStats | null {
+  try {
+    return lstatSync(p, { bigint: true });
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
+    throw toEnvironmentError(e, `cannot examine ${quote(p)}`);
+  }
+}
+
+/**
+ * Plans how DEST becomes the shipment's tree (whose records stream in
+ * manifest order), writing the ops of the commit into the journal:
+ *
+ * - a file whose content (digest) is unchanged and whose DEST copy still
+ *   matches stays in place (a `meta` op when its mode or mtime changed);
+ * - any other file is staged: built in the staging area from the drive, from
+ *   chunks DEST holds (held refs) and from deltas against basis files, then
+ *   installed by rename after DEST's entry at that path is retired to undo;
+ * - a new directory is created (`mkdir`), after retiring a file in its place;
+ * - whatever DEST has that the tree lacks is retired (deleted files and
+ *   folders, and entries nobody shipped), whole folders at once.
+ *
+ * Held and delta chunks of staged files whose data DEST lacks are collected
+ * in `missing`: the caller refuses the shipment before anything changes.
+ */
+export async function planApply(db: DestDb, dest: string, shipment: string, records: AsyncIterable<ManifestRecord>): Promise<Plan> {
+  const plan: Plan = { filesKept: 0, filesStaged: 0, bytesToStage: 0, retired: 0, dirsCreated: 0, metaChanges: 0, missing: [], chunksReused: 0, bytesReused: 0 };
+  const sql = db.db;
+  db.dropOps(shipment);
+  let n = 0;
+  const putOp = sql.prepare('INSERT INTO ops (shipment, n, kind, path, mode, mtime, old_mode, old_mtime) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+  const op = (kind: string, path: string, mode: number | null = null, mtime: string | null = null, oldMode: number | null = null, oldMtime: string | null = null): number => {
+    putOp.run(shipment, ++n, kind, path, mode, mtime, oldMode, oldMtime);
+    return n;
+  };
+  const putNew = sql.prepare('INSERT INTO new (path, type, action, n, digest) VALUES (?, ?, ?, ?, ?)');
+  const getOld = sql.prepare('SELECT size, mode, mtime, digest, ok FROM old WHERE path = ?');
+  const getHeld = sql.prepare('SELECT 1 FROM held WHERE id = ?').pluck();
+  const addMissing = (path: string, reason: string): void => {
+    if (plan.missing.length < 10000) plan.missing.push({ path, reason });
+  };
+
+  let file: FileRecord | null = null;
+  let dig: ChunkListDigest | null = null;
+  let heldMissing = 0;
+  let heldBytes = 0;
+  let heldChunks = 0;
+  let basisProblem: string | null = null;
+
+  const finishFile = (): void => {
+    const r = file;
+    if (!r) return;
+    file = null;
+    const digest = dig!.digest();
+    const old = getOld.get(r.p) as { size: number; mode: number; mtime: string; digest: Buffer; ok: number } | undefined;
+    if (old && old.ok === 1 && old.digest.equals(digest)) {
+      plan.filesKept++;
+      if (old.mode !== r.mode || old.mtime !== r.mtime) {
+        op('meta', r.p, r.mode, r.mtime, old.mode, old.mtime);
+        plan.metaChanges++;
+      }
+      putNew.run(r.p, 'file', 'keep', null, null);
+      return;
+    }
+    if (heldMissing > 0) addMissing(r.p, `${heldMissing} chunk${heldMissing === 1 ? '' : 's'} the shipment expects in the destination are not there (the base file was changed or removed locally)`);
+    if (basisProblem) addMissing(r.p, basisProblem);
+    plan.filesStaged++;
+    plan.bytesToStage += r.size;
+    plan.chunksReused += heldChunks;
+    plan.bytesReused += heldBytes;
+    const st = lstatOrNull(join(dest, r.p));
+    if (st) op('retire', r.p, null, null, old ? old.mode : null, old ? old.mtime : null), plan.retired++;
+    const k = op('install', r.p, r.mode, r.mtime);
+    putNew.run(r.p, 'file', 'stage', k, digest);
+  };
+
+  const takeRefs = (refs: ChunkRef[]): void => {
+    for (const ref of refs) {
+      dig!.add(ref[0], refLength(ref));
+      if (ref.length === 2) {
+        if (getHeld.get(Buffer.from(ref[0], 'hex'))) {
+          heldChunks++;
+          heldBytes += ref[1];
+        } else {
+          heldMissing++;
+        }
+      }
+    }
+  };
+
+  let inTx = 0;
+  sql.exec('BEGIN');
+  try {
+    for await (const r of records) {
+      if (r.t === 'more') {
+        if (file) takeRefs(r.c);
+        continue;
+      }
+      finishFile();
+      if (r.t === 'dir') {
+        checkPath(r.p);
+        const st = lstatOrNull(join(dest, r.p));
+        if (st?.isDirectory()) {
+          putNew.run(r.p, 'dir', 'keep', null, null);
+        } else {
+          if (st) op('retire', r.p), plan.retired++;
+          op('mkdir', r.p, r.mode, r.mtime);
+          plan.dirsCreated++;
+          putNew.run(r.p, 'dir', 'mkdir', null, null);
+        }
+      } else if (r.t === 'file') {
+        checkPath(r.p);
+        file = r;
+        dig = new ChunkListDigest();
+        heldMissing = 0;
+        heldBytes = 0;
+        heldChunks = 0;
+        basisProblem = null;
+        if (r.b) {
+          const b = getOld.get(r.b[0]) as { size: number; ok: number } | undefined;
+          if (!b) basisProblem = `its delta applies to ${quote(r.b[0])}, which the destination does not have`;
+          else if (b.ok !== 1) basisProblem = `its delta applies to ${quote(r.b[0])}, which was changed locally`;
+          else if (b.size !== r.b[1]) basisProblem = `its delta applies to ${quote(r.b[0])} of ${r.b[1]} bytes; the destination's has ${b.size}`;
+        }
+        takeRefs(r.c);
+      }
+      if (++inTx > 20000) sql.exec('COMMIT; BEGIN'), (inTx = 0);
+    }
+    finishFile();
+    // Anything DEST has that the new tree lacks is retired, whole folders at once.
+    const getNew = sql.prepare('SELECT type FROM new WHERE path = ?').pluck();
+    const sweep = (rel: string): void => {
+      let names: import('node:fs').Dirent[];
+      try {
+        names = readdirSync(rel ? join(dest, rel) : dest, { withFileTypes: true });
+      } catch (e) {
+        throw toEnvironmentError(e, `cannot list ${quote(rel || dest)}`);
+      }
+      for (const d of names) {
+        if (!rel && d.name === STATE_DIR) continue;
+        const p = rel ? `${rel}/${d.name}` : d.name;
+        const t = getNew.get(p) as string | undefined;
+        if (t === undefined) {
+          op('retire', p);
+          plan.retired++;
+        } else if (t === 'dir' && d.isDirectory()) {
+          sweep(p);
+        }
+      }
+    };
+    sweep('');
+    sql.exec('COMMIT');
+  } catch (e) {
+    if (sql.inTransaction) sql.exec('ROLLBACK');
+    throw e;
+  }
+  return plan;
+}
+
+/** Refuses a shipment whose held or delta data DEST lacks, naming the first files. */
+export function missingError(missing: Missing[], requestFile: string | null): BrickpostError {
+  const first = missing.slice(0, 5).map((m) => `${quote(m.path)}: ${m.reason}`).join('; ');
+  const more = missing.length > 5 ? ` (and ${missing.length - 5} more)` : '';
+  return new BrickpostError('BASIS_MISSING', `the destination lacks data this shipment builds on, for ${missing.length} file${missing.length === 1 ? '' : 's'}: ${first}${more}; nothing was changed`, {
+    hint: requestFile
+      ? `send the request file ${quote(requestFile)} to the publisher, who runs 'brickpost pack … --against ${requestFile}' to build a repair shipment`
+      : 'ask the publisher for a full shipment (brickpost pack --full)',
+    ...(requestFile ? { path: requestFile } : {}),
+  });
+}
