@@ -4,7 +4,11 @@
  * a tar | zstd | age pipeline), on one generated dataset, in one run.
  *
  *   node bench/run.mjs [--size 2G] [--seed 1] [--only brickpost,restic,borg,pipeline]
- *                      [--scenario initial] [--work DIR] [--warm] [--keep]
+ *                      [--scenario initial,incremental] [--work DIR] [--warm] [--keep]
+ *
+ * Scenarios run one after the other on each tool's state: the incremental
+ * scenario ships a mutated copy of the dataset on top of what the initial
+ * one packed and ingested (naming it alone runs initial first).
  *
  * Every step runs under bench/lib/rusage.py (wall, CPU of the whole process
  * tree, peak RSS); writing steps are timed until their output is flushed to
@@ -15,6 +19,7 @@
 import { spawnSync } from 'node:child_process';
 import { cpus, loadavg, release, totalmem, tmpdir } from 'node:os';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -27,9 +32,10 @@ import restic from './tools/restic.mjs';
 import borg from './tools/borg.mjs';
 import pipeline from './tools/pipeline.mjs';
 import initial from './scenarios/initial.mjs';
+import incremental from './scenarios/incremental.mjs';
 
 const TOOLS = [brickpost, restic, borg, pipeline];
-const SCENARIOS = { initial };
+const SCENARIOS = { initial, incremental };
 const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(here, '..');
 const log = (msg) => process.stderr.write(`bench: ${msg}\n`);
@@ -40,7 +46,7 @@ function options() {
       size: { type: 'string', default: '2G' },
       seed: { type: 'string', default: '1' },
       only: { type: 'string' },
-      scenario: { type: 'string', default: 'initial' },
+      scenario: { type: 'string', default: 'initial,incremental' },
       work: { type: 'string' },
       warm: { type: 'boolean', default: false },
       keep: { type: 'boolean', default: false },
@@ -51,18 +57,23 @@ function options() {
   if (values.help) {
     process.stdout.write(
       'usage: npm run bench -- [--size 2G] [--seed 1] [--only ' + TOOLS.map((t) => t.name).join(',') + ']\n' +
-        '                        [--scenario ' + Object.keys(SCENARIOS).join('|') + '] [--repeat N] [--work DIR] [--warm] [--keep]\n',
+        '                        [--scenario ' + Object.keys(SCENARIOS).join(',') + '] [--repeat N] [--work DIR] [--warm] [--keep]\n',
     );
     process.exit(0);
   }
   const only = values.only ? values.only.split(',').map((s) => s.trim()) : TOOLS.map((t) => t.name);
   const unknown = only.filter((n) => !TOOLS.some((t) => t.name === n));
   if (unknown.length) throw new Error(`unknown tool in --only: ${unknown.join(', ')}`);
-  const scenario = SCENARIOS[values.scenario];
-  if (!scenario) throw new Error(`unknown scenario: ${values.scenario}`);
+  const names = values.scenario.split(',').map((s) => s.trim()).filter(Boolean);
+  const unknownScenario = names.filter((n) => !SCENARIOS[n]);
+  if (unknownScenario.length || !names.length) throw new Error(`unknown scenario: ${unknownScenario.join(', ') || values.scenario}`);
+  // A scenario that builds on another one runs after it; order as in SCENARIOS.
+  const wanted = new Set(names);
+  for (const n of names) if (SCENARIOS[n].after) wanted.add(SCENARIOS[n].after);
+  const scenarios = Object.values(SCENARIOS).filter((sc) => wanted.has(sc.name));
   const repeat = Number(values.repeat);
   if (!Number.isInteger(repeat) || repeat < 1) throw new Error(`--repeat wants a positive integer, not ${values.repeat}`);
-  return { ...values, seed: Number(values.seed), only, scenario, repeat };
+  return { ...values, seed: Number(values.seed), only, scenarios, repeat };
 }
 
 function missingCommands(names) {
@@ -74,15 +85,21 @@ function tail(file) {
   return (r.stdout || '').trimEnd();
 }
 
-/** Runs one tool through the scenario's ops; returns its step records. */
-async function runTool(tool, scenario, ctx, opts) {
+/** Apparent bytes of the files under DIR; 0 when it does not exist yet. */
+async function dirBytes(dir) {
+  return existsSync(dir) ? (await treeBytes(dir)).bytes : 0;
+}
+
+/** Runs one tool through the scenarios' ops, in order, on one state; returns its step records. */
+async function runTool(tool, scenarios, ctx, opts) {
   const records = [];
   const base = { tool: tool.name };
+  const plan = scenarios.flatMap((sc) => sc.ops.map((op) => ({ sc, op })));
   const missing = missingCommands(tool.requires);
   const reason = missing.length ? `not installed: ${missing.join(', ')}` : tool.unavailable(ctx);
   if (reason) {
     log(`${tool.name}: skipped (${reason})`);
-    return scenario.ops.map((op) => ({ ...base, op, skipped: reason }));
+    return plan.map(({ op }) => ({ ...base, op, skipped: reason }));
   }
   const work = await mkdtemp(join(opts.workRoot, `${tool.name}-`));
   const tctx = { ...ctx, work };
@@ -90,11 +107,15 @@ async function runTool(tool, scenario, ctx, opts) {
     const state = await tool.setup(tctx);
     const out = tool.outputs(state);
     let failed = null;
-    for (const op of scenario.ops) {
+    for (const { sc, op } of plan) {
       const make = tool.ops[op];
       if (!make) { records.push({ ...base, op, na: true }); continue; }
       if (failed) { records.push({ ...base, op, skipped: `after ${failed} failed` }); continue; }
       const spec = make(state, tctx);
+      // A pack's bytes on drive are what it added to its drive or repository.
+      const drive = spec.drive ?? (op === 'pack' ? out.drive : null);
+      const restored = spec.restored ?? (op.startsWith('ingest') ? out.restored : null);
+      const driveBefore = drive ? await dirBytes(drive) : 0;
       const cache = opts.warm ? 'warm' : dropCaches();
       const load = loadavg()[0];
       log(`${tool.name}: ${op} [${spec.label}] (${cache}) ...`);
@@ -110,14 +131,16 @@ async function runTool(tool, scenario, ctx, opts) {
         rec.error = error;
         failed = op;
         log(`${tool.name}: ${op} failed: ${error}\n${tail(stderr)}`);
-      } else if (op === 'pack') {
-        rec.bytesOnDrive = (await treeBytes(out.drive)).bytes;
-      } else if (op === 'ingest') {
-        const cmp = await compareTrees(ctx.src, out.restored, { exclude: out.exclude });
-        rec.correct = cmp.equal;
-        if (!cmp.equal) {
-          rec.differences = cmp.diffs;
-          log(`${tool.name}: restored tree differs from the source:\n  ${cmp.diffs.join('\n  ')}`);
+      } else {
+        if (spec.details) Object.assign(rec, spec.details(r));
+        if (drive) rec.bytesOnDrive = (await dirBytes(drive)) - driveBefore;
+        if (restored) {
+          const cmp = await compareTrees(sc.source?.(ctx) ?? ctx.src, restored, { exclude: out.exclude });
+          rec.correct = cmp.equal;
+          if (!cmp.equal) {
+            rec.differences = cmp.diffs;
+            log(`${tool.name}: restored tree differs from the source:\n  ${cmp.diffs.join('\n  ')}`);
+          }
         }
       }
       log(`${tool.name}: ${op} ${rec.error ? 'FAILED' : 'ok'} in ${r.wall.toFixed(2)}s`);
@@ -126,7 +149,7 @@ async function runTool(tool, scenario, ctx, opts) {
   } catch (e) {
     log(`${tool.name}: setup failed: ${e.message}`);
     const done = new Set(records.map((r) => r.op));
-    for (const op of scenario.ops) if (!done.has(op)) records.push({ ...base, op, skipped: `setup failed: ${e.message}` });
+    for (const { op } of plan) if (!done.has(op)) records.push({ ...base, op, skipped: `setup failed: ${e.message}` });
   } finally {
     if (opts.keep) log(`${tool.name}: kept ${work}`);
     else await rm(work, { recursive: true, force: true });
@@ -155,6 +178,20 @@ async function main() {
   opts.workRoot = opts.work ? resolve(opts.work) : await mkdtemp(join(tmpdir(), 'brickpost-bench-'));
   await mkdir(opts.workRoot, { recursive: true });
   const ctx = { repoRoot, src: ds.dir, datasetBytes: ds.summary.bytes };
+  const names = opts.scenarios.map((sc) => sc.name).join('+');
+  // Untimed preparation (the incremental scenario's mutated copy) and reference
+  // steps that belong to no tool (rdiff), once per run.
+  const reference = [];
+  for (const sc of opts.scenarios) {
+    if (sc.prepare) Object.assign(ctx, await sc.prepare(ctx, { workRoot: opts.workRoot, log }));
+    if (sc.reference) {
+      log(`${sc.name}: reference steps ...`);
+      reference.push(...(await sc.reference(ctx, { workRoot: opts.workRoot, log })));
+    }
+  }
+  const scenarioInfo = Object.fromEntries(opts.scenarios.filter((sc) => sc.prepare).map((sc) => [sc.name, {
+    changedBytes: ctx.changedBytes, mutation: ctx.mutation,
+  }]));
 
   const tools = TOOLS.filter((t) => opts.only.includes(t.name));
   const versions = {};
@@ -164,8 +201,8 @@ async function main() {
   await mkdir(resultsDir, { recursive: true });
   const file = join(resultsDir, `${stamp}.json`);
   const save = (extra) => writeFile(file, JSON.stringify({
-    date: new Date().toISOString(), scenario: opts.scenario.name, size: opts.size, seed: opts.seed, repeat: opts.repeat,
-    dataset: ds.summary, versions, steps,
+    date: new Date().toISOString(), scenario: names, size: opts.size, seed: opts.seed, repeat: opts.repeat,
+    dataset: ds.summary, ...(Object.keys(scenarioInfo).length ? { scenarios: scenarioInfo } : {}), versions, steps,
     machine: { cores: cpus().length, cpu: cpus()[0]?.model, memBytes: totalmem(), kernel: release(), node: process.version },
     ...extra,
   }, null, 2) + '\n');
@@ -174,20 +211,23 @@ async function main() {
     const runs = [];
     for (let i = 0; i < opts.repeat; i++) {
       if (opts.repeat > 1) log(`${tool.name}: run ${i + 1} of ${opts.repeat}`);
-      runs.push(await runTool(tool, opts.scenario, ctx, opts));
+      runs.push(await runTool(tool, opts.scenarios, ctx, opts));
     }
-    steps.push(...opts.scenario.ops.map((op) => medianRun(runs.map((r) => r.find((s) => s.op === op)))));
+    const ops = opts.scenarios.flatMap((sc) => sc.ops);
+    steps.push(...ops.map((op) => medianRun(runs.map((r) => r.find((s) => s.op === op)))));
     // Saved after every tool, so a run cut short keeps what it measured.
     await save({ complete: false });
   }
+  steps.push(...reference);
   if (!opts.work && !opts.keep) await rm(opts.workRoot, { recursive: true, force: true });
 
   const modes = [...new Set(steps.filter((s) => s.cache).map((s) => s.cache))];
   const others = tools.map((t) => t.name).filter((n) => n !== 'brickpost');
-  const targets = judgeTargets(steps, opts.scenario);
+  const targets = opts.scenarios.flatMap((sc) => judgeTargets(steps, sc, ctx).map((t) => ({ scenario: sc.name, ...t })));
   const print = (s = '') => process.stdout.write(s + '\n');
-  print(`\nbrickpost bench: scenario ${opts.scenario.name} (${opts.scenario.description})`);
+  print(`\nbrickpost bench: ${opts.scenarios.map((sc) => `scenario ${sc.name} (${sc.description})`).join(', then ')}`);
   print(`dataset: make_dataset.py --size ${opts.size} --seed ${opts.seed}: ${ds.summary.files} files, ${(ds.summary.bytes / 1e6).toFixed(1)} MB`);
+  for (const sc of opts.scenarios) for (const line of sc.describe?.(ctx) ?? []) print(line);
   print(`machine: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Linux ${release()}`);
   const loads = steps.filter((s) => s.load != null).map((s) => s.load);
   if (loads.length) print(`load average before steps: ${Math.min(...loads).toFixed(2)}..${Math.max(...loads).toFixed(2)} (1-minute average, includes the previous step; other work on the machine makes timings noisy)`);
@@ -197,9 +237,11 @@ async function main() {
   print('\n' + stepsTable(steps, ds.summary.bytes));
   const notes = [...new Set(steps.filter((s) => s.skipped || s.error).map((s) => `${s.tool}: ${s.skipped ?? s.error}`))];
   if (notes.length) print('\nnotes:\n' + notes.map((n) => '  ' + n.replace(/\n/g, '\n    ')).join('\n'));
-  if (tools.some((t) => t.name === 'brickpost') && others.length) print('\n' + ratioTable(steps, opts.scenario, others));
+  if (tools.some((t) => t.name === 'brickpost') && others.length) {
+    for (const sc of opts.scenarios) print(`\n${sc.name}:\n` + ratioTable(steps, sc, others));
+  }
   print('\ntargets:');
-  for (const t of targets) print(`  ${t.status.padEnd(4)} ${t.text}: ${t.shown}`);
+  for (const t of targets) print(`  ${t.status.padEnd(4)} ${opts.scenarios.length > 1 ? `${t.scenario}: ` : ''}${t.text}: ${t.shown}`);
 
   await save({ complete: true, cache: modes, targets });
   print(`\nresults: ${file}`);

@@ -66,7 +66,10 @@ export function ratioTable(steps, scenario, others) {
   return table(['brickpost / other', '', ...others], rows);
 }
 
-/** Judges the scenario's targets: [{text, status, value, shown}]. */
-export function judgeTargets(steps, scenario) {
-  return scenario.targets.map((t) => ({ text: t.text, ...t.judge(steps) }));
+/**
+ * Judges the scenario's targets: [{text, status, value, shown}]. CTX (the
+ * run's context, with what the scenario prepared) is passed on to each judge.
+ */
+export function judgeTargets(steps, scenario, ctx = {}) {
+  return scenario.targets.map((t) => ({ text: t.text, ...t.judge(steps, ctx) }));
 }

@@ -11,7 +11,10 @@
  *   start empty and are cleaned up; borg is single-threaded by design;
  * - `check --repository-only` (segment CRCs, no key) stands for the key-less
  *   verify; `check --verify-data` (decrypt and check every chunk) for
- *   `verify --deep`.
+ *   `verify --deep`;
+ * - the incremental scenario's second pack is a second archive of the
+ *   mutated copy in the same repository (its bytes: what the repository
+ *   grew by).
  */
 import { join } from 'node:path';
 import { mkdir } from 'node:fs/promises';
@@ -51,6 +54,14 @@ export default {
       cwd: state.dest,
       env: env(state),
       sync: ctx.work,
+    }),
+    'pack-incr': (state, ctx) => ({
+      label: 'create (2nd archive)',
+      argv: ['borg', 'create', '--compression', 'zstd,3', '::bench2', '.'],
+      cwd: ctx.mutated,
+      env: env(state),
+      sync: ctx.work,
+      drive: state.repo,
     }),
   },
   outputs: (state) => ({ drive: state.repo, restored: state.dest, exclude: [] }),

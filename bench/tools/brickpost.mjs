@@ -3,10 +3,16 @@
  * publisher and subscriber ("mail the data to the future"), the shipment on
  * a folder standing in for the drive, zstd level 3 (the default).
  *
- * pack         brickpost pack SRC --to DRIVE --recipient AGE1 --json
+ * pack         brickpost pack SRC --to DRIVE --recipient AGE1 --dataset bench --json
  * verify       brickpost verify DRIVE --json        (signature + fixity, no key)
  * verify-deep  brickpost verify DRIVE --deep --json (decrypt and re-hash all)
  * ingest       brickpost ingest DRIVE DEST --json
+ * pack-incr    brickpost pack MUTATED --to DRIVE2 ... --dataset bench --json
+ *              (incremental: the dataset was shipped to that recipient)
+ * ingest-incr  brickpost ingest DRIVE2 DEST --json  (onto the first ingest)
+ *
+ * The dataset is named explicitly: the mutated copy sits in a folder of
+ * another name, and the name is what makes it the same dataset.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -58,9 +64,11 @@ export default {
     const state = {
       home: join(ctx.work, 'home'),
       drive: join(ctx.work, 'drive'),
+      drive2: join(ctx.work, 'drive2'),
       dest: join(ctx.work, 'dest'),
     };
     await mkdir(state.drive, { recursive: true });
+    await mkdir(state.drive2, { recursive: true });
     const run = (...args) => {
       const r = spawnSync(cli(ctx, state, ...args)[0], cli(ctx, state, ...args).slice(1), { encoding: 'utf8' });
       if (r.status !== 0) throw new Error(`brickpost ${args.join(' ')} failed: ${(r.stderr || '').trim()}`);
@@ -73,7 +81,7 @@ export default {
   ops: {
     pack: (state, ctx) => ({
       label: 'pack',
-      argv: cli(ctx, state, 'pack', ctx.src, '--to', state.drive, '--recipient', state.recipient, '--json'),
+      argv: cli(ctx, state, 'pack', ctx.src, '--to', state.drive, '--recipient', state.recipient, '--dataset', 'bench', '--json'),
       stdout: true,
       sync: state.drive,
       check: (r) => checkSummary(r),
@@ -96,6 +104,27 @@ export default {
       stdout: true,
       sync: ctx.work,
       check: (r) => checkSummary(r),
+    }),
+    'pack-incr': (state, ctx) => ({
+      label: 'pack (incremental)',
+      argv: cli(ctx, state, 'pack', ctx.mutated, '--to', state.drive2, '--recipient', state.recipient, '--dataset', 'bench', '--json'),
+      stdout: true,
+      sync: state.drive2,
+      drive: state.drive2,
+      check: (r) => checkSummary(r) ?? (lastEvent(r.stdoutFile).result.full === false ? null
+        : `pack wrote a full shipment, not an incremental one (full: ${lastEvent(r.stdoutFile).result.full})`),
+      details: (r) => {
+        const res = lastEvent(r.stdoutFile)?.result ?? {};
+        const keys = ['seq', 'full', 'bases', 'chunksHeld', 'bytesHeld', 'chunksDelta', 'filesUnchanged', 'notes'];
+        return { summary: Object.fromEntries(keys.filter((k) => k in res).map((k) => [k, res[k]])) };
+      },
+    }),
+    'ingest-incr': (state, ctx) => ({
+      label: 'ingest (incremental)',
+      argv: cli(ctx, state, 'ingest', state.drive2, state.dest, '--json'),
+      stdout: true,
+      sync: ctx.work,
+      check: (r) => checkSummary(r, (res) => res.alreadyApplied === false),
     }),
   },
   outputs: (state) => ({ drive: state.drive, restored: state.dest, exclude: ['.brickpost'] }),

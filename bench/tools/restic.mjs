@@ -9,7 +9,10 @@
  *   duplicates local reads, and the receiver of a drive has no cache for it;
  * - `restic check` (structure only) stands for the key-less verify, though
  *   it needs the password and reads only metadata; `check --read-data` is
- *   the counterpart of `verify --deep`.
+ *   the counterpart of `verify --deep`;
+ * - the incremental scenario's second pack is a second `backup` of the
+ *   mutated copy into the same repository (its bytes: what the repository
+ *   grew by).
  */
 import { join } from 'node:path';
 import { mkdir } from 'node:fs/promises';
@@ -45,6 +48,13 @@ export default {
       argv: ['restic', 'restore', '-q', '--no-cache', 'latest', '--target', state.dest],
       env: env(state),
       sync: ctx.work,
+    }),
+    'pack-incr': (state, ctx) => ({
+      label: 'backup (2nd snapshot)',
+      argv: ['bash', '-c', `set -e; cd ${sh(ctx.mutated)}; restic backup -q --no-cache .`],
+      env: env(state),
+      sync: ctx.work,
+      drive: state.repo,
     }),
   },
   outputs: (state) => ({ drive: state.repo, restored: state.dest, exclude: [] }),
