@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { quote, type DirRecord, type ManifestRecord } from '@brickpost/manifest';
 import { syncDir } from '../drive/seal.js';
 import { toEnvironmentError } from '../io/errors.js';
+import { failpoint } from '../io/failpoint.js';
 import { CAN_SYNC_FS, syncFilesystem } from '../io/sync.js';
 import type { DestDb, JournalRow } from './dest-db.js';
 import { MODE_MASK, nsToSeconds } from './stage.js';
@@ -50,7 +51,10 @@ export async function runApply(folder: DestFolder, db: DestDb, j: JournalRow, di
   try {
     if (j.phase === 'retire') {
       await mkdir(undo, { recursive: true, mode: 0o700 });
-      for (const o of ops('retire')) moveIfPresent(join(folder.dest, o.path), join(undo, String(o.n)));
+      for (const o of ops('retire')) {
+        moveIfPresent(join(folder.dest, o.path), join(undo, String(o.n)));
+        failpoint('apply-retire');
+      }
       j = await advance(folder, db, j, 'install');
     }
     if (j.phase === 'install') {
@@ -59,10 +63,13 @@ export async function runApply(folder: DestFolder, db: DestDb, j: JournalRow, di
         if (o.kind === 'mkdir') mkdirIfAbsent(target);
         else if (o.kind === 'install') moveIfPresent(join(staged, String(o.n)), target);
         else setMeta(target, o.mode!, o.mtime!);
+        failpoint('apply-install');
       }
       j = await advance(folder, db, j, 'dirs');
     }
+    failpoint('apply-dirs');
     await applyDirMeta(db, folder.dest, dirs());
+    failpoint('apply-state');
     await finish(folder, db, j, keep);
   } catch (e) {
     throw toEnvironmentError(e, 'commit failed (run ingest again to finish it)');
@@ -92,6 +99,7 @@ export async function runRollback(folder: DestFolder, db: DestDb, j: JournalRow,
         if (o.kind === 'install') moveIfPresent(target, join(out, String(o.n)));
         else if (o.kind === 'mkdir') removeDir(target, join(out, String(o.n)));
         else if (o.kind === 'meta') setMeta(target, o.old_mode!, o.old_mtime!);
+        failpoint('rollback-unstage');
       }
       j = await advance(folder, db, j, 'restore');
     }
@@ -101,6 +109,7 @@ export async function runRollback(folder: DestFolder, db: DestDb, j: JournalRow,
         const target = join(folder.dest, o.path);
         const from = join(undo, String(o.n));
         if (moveIfPresent(from, target) && o.old_mode !== null && o.old_mtime !== null) setMeta(target, o.old_mode, o.old_mtime);
+        failpoint('rollback-restore');
       }
       j = await advance(folder, db, j, 'dirs');
     }

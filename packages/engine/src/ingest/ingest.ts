@@ -9,6 +9,7 @@ import { applyDelta, decodeDelta } from '../delta/index.js';
 import { findShipment } from '../drive/layout.js';
 import { openShipment, type OpenedShipment } from '../drive/open.js';
 import { toEnvironmentError } from '../io/errors.js';
+import { failpoint } from '../io/failpoint.js';
 import { Progress } from '../io/progress.js';
 import { CAN_SYNC_FS, syncFilesystem } from '../io/sync.js';
 import { trustedVerifiers } from '../keys/index.js';
@@ -59,6 +60,8 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
   const db = new DestDb(folder.state);
   try {
     await resumePending(folder, db, identities, onEvent);
+    // Staged files of an ingest that died before its commit are of no use.
+    await rm(join(folder.state, 'staging'), { recursive: true, force: true });
     const state = await folder.readState();
     let header: ShipmentRecord | null = null;
     for await (const r of readManifest(s, identities)) {
@@ -298,6 +301,7 @@ class Stager {
   fileEnd(r: FileRecord): void {
     this.writer.end(r);
     this.file = null;
+    failpoint('stage');
   }
 
   close(): void {
