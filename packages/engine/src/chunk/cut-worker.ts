@@ -1,18 +1,23 @@
 /**
  * Entry point of the cutter thread: reads one large file at a time and cuts
  * it into chunks (findCut), answering each `next` request with the next
- * batch of whole chunks. Not imported by anything else.
+ * batch of whole chunks. When asked (`signature`: a block size), it also
+ * computes the file's bpsig1 signature as the chunks go by and sends it with
+ * the last batch. Not imported by anything else.
  */
 import { closeSync, openSync, readSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
 import { BrickpostError } from '@brickpost/manifest/errors';
+import { SignatureBuilder } from '../delta/signature.js';
 import { findCut } from './cut.js';
 import { CHUNK_PARAMS_V1 } from './params.js';
-import { serializeError } from './messages.js';
+import { forPost, serializeError } from './messages.js';
 import { toFileError } from './file.js';
 
-export type CutRequest = { op: 'open'; path: string; size: number } | { op: 'next' } | { op: 'close' };
-export type CutReply = { ok: true; chunks: Uint8Array[]; done: boolean; changed?: string } | { ok: false; error: ReturnType<typeof serializeError> };
+export type CutRequest = { op: 'open'; path: string; size: number; signature?: number } | { op: 'next' } | { op: 'close' };
+export type CutReply =
+  | { ok: true; chunks: Uint8Array[]; done: boolean; changed?: string; signature?: Uint8Array }
+  | { ok: false; error: ReturnType<typeof serializeError> };
 
 const BLOCK = 4 << 20;
 let fd = -1;
@@ -23,6 +28,7 @@ let buf = Buffer.allocUnsafeSlow(BLOCK + CHUNK_PARAMS_V1.max);
 let pos = 0;
 let fill = 0;
 let changed: string | undefined;
+let sig: SignatureBuilder | null = null;
 
 function refill(): void {
   buf.copyWithin(0, pos, fill);
@@ -59,9 +65,14 @@ function next(): CutReply {
       pos += cut;
       bytes += cut;
       chunks.push(c);
+      sig?.update(c);
       continue;
     }
-    if (cut === 0 || (eof && pos === fill)) return { ok: true, chunks, done: true, ...(changed ? { changed } : {}) };
+    if (cut === 0 || (eof && pos === fill)) {
+      const signature = sig?.final();
+      sig = null;
+      return { ok: true, chunks, done: true, ...(changed ? { changed } : {}), ...(signature ? { signature } : {}) };
+    }
     refill();
   }
   return { ok: true, chunks, done: false };
@@ -77,12 +88,14 @@ parentPort!.on('message', (req: CutRequest) => {
       size = req.size;
       readPos = pos = fill = 0;
       changed = undefined;
+      sig = req.signature ? new SignatureBuilder(req.signature) : null;
       try {
         fd = openSync(path, 'r');
       } catch (e) {
         throw toFileError(e, path);
       }
-      reply = { ok: true, chunks: [], done: size === 0 };
+      const signature = size === 0 ? sig?.final() : undefined;
+      reply = { ok: true, chunks: [], done: size === 0, ...(signature ? { signature } : {}) };
     } else if (req.op === 'next') {
       reply = next();
     } else {
@@ -94,5 +107,6 @@ parentPort!.on('message', (req: CutRequest) => {
     reply = { ok: false, error: serializeError(e instanceof BrickpostError ? e : toFileError(e, path)) };
   }
   const transfer = reply.ok ? reply.chunks.map((c) => c.buffer as ArrayBuffer) : [];
+  if (reply.ok && reply.signature) reply = { ...reply, signature: forPost(reply.signature, true, transfer) };
   parentPort!.postMessage(reply, transfer);
 });

@@ -43,17 +43,27 @@ export class Cutter {
   /**
    * The chunks of `path`, cut to `size` bytes as tar does (a file that grew
    * is cut short, one that shrank is padded with zeros; `changed` is told).
+   * With `signatureBlock` > 0, `signature` is told the bpsig1 signature of
+   * the bytes yielded, in blocks of that size, after the last chunk.
    * @throws BrickpostError NOT_FOUND, PERMISSION, IO
    */
-  async *chunks(path: string, size: number, changed: (how: string) => void): AsyncGenerator<Buffer> {
-    let r = await this.ok({ op: 'open', path, size });
+  async *chunks(
+    path: string,
+    size: number,
+    changed: (how: string) => void,
+    signatureBlock = 0,
+    signature?: (sig: Buffer) => void,
+  ): AsyncGenerator<Buffer> {
+    let r = await this.ok({ op: 'open', path, size, ...(signatureBlock > 0 ? { signature: signatureBlock } : {}) });
     try {
+      if (r.signature) signature?.(asBuffer(r.signature));
       let next: Promise<CutReply & { ok: true }> | null = r.done ? null : this.ok({ op: 'next' });
       while (next) {
         r = await next;
         next = r.done ? null : this.ok({ op: 'next' });
         for (const c of r.chunks) yield asBuffer(c);
         if (r.changed) changed(r.changed);
+        if (r.signature) signature?.(asBuffer(r.signature));
       }
     } finally {
       await this.ok({ op: 'close' }).catch(() => undefined);

@@ -6,11 +6,19 @@ export interface WorkerInit {
   level: number;
 }
 
-/** A job sent to a worker. */
+/**
+ * A job sent to a worker. `sha`: also return the SHA-256 of each chunk's
+ * bytes. `signature`: the block size of the bpsig1 signature to compute over
+ * the whole file (0 for none). `raw`: return each chunk's bytes too. A delta
+ * job carries `sig` (a bpsig1 signature) only when the worker does not hold
+ * signature `sigId` already (the pool routes a signature's jobs to one
+ * worker), and `limit`: the frame length the delta must beat.
+ */
 export type Job =
-  | { seq: number; op: 'encode'; raw: Uint8Array }
+  | { seq: number; op: 'encode'; raw: Uint8Array; sha?: boolean }
   | { seq: number; op: 'decode'; frame: Uint8Array; expectedLength: number; id: Uint8Array }
-  | { seq: number; op: 'file'; path: string; size: number };
+  | { seq: number; op: 'file'; path: string; size: number; sha?: boolean; signature?: number; raw?: boolean }
+  | { seq: number; op: 'delta'; raw: Uint8Array; sigId: number; sig?: Uint8Array; limit: number };
 
 /** One encoded chunk as it crosses a thread boundary. */
 export interface PostedChunk {
@@ -18,13 +26,16 @@ export interface PostedChunk {
   frame: Uint8Array;
   stored: 'zstd' | 'raw';
   length: number;
+  sha?: Uint8Array;
+  raw?: Uint8Array;
 }
 
 /** A worker's answer to one job. */
 export type Reply =
-  | { seq: number; ok: true; op: 'encode'; id: Uint8Array; frame: Uint8Array; stored: 'zstd' | 'raw'; length: number }
+  | { seq: number; ok: true; op: 'encode'; id: Uint8Array; frame: Uint8Array; stored: 'zstd' | 'raw'; length: number; sha?: Uint8Array }
   | { seq: number; ok: true; op: 'decode'; raw: Uint8Array }
-  | { seq: number; ok: true; op: 'file'; chunks: PostedChunk[]; changed?: string }
+  | { seq: number; ok: true; op: 'file'; chunks: PostedChunk[]; changed?: string; signature?: Uint8Array }
+  | { seq: number; ok: true; op: 'delta'; frame: Uint8Array | null; deltaLength: number }
   | { seq: number; ok: false; error: SerializedError };
 
 /** A BrickpostError (or any error) as it crosses a thread boundary. */

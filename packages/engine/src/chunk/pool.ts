@@ -12,6 +12,41 @@ export interface EncodedChunk {
   stored: 'zstd' | 'raw';
   /** Length of the raw bytes. */
   length: number;
+  /** SHA-256 of the raw bytes, when asked for (`sha`). */
+  sha?: Buffer;
+}
+
+/** A chunk of a small file read whole: encoded, and its bytes when asked for (`raw`). */
+export interface FileChunk extends EncodedChunk {
+  raw?: Buffer;
+}
+
+/** Options of ChunkPipeline.encode. */
+export interface EncodeOptions {
+  /** Copy the raw bytes to the worker instead of moving them: the caller keeps its Buffer (for a delta later). */
+  keep?: boolean;
+  /** Also compute the SHA-256 of the bytes. */
+  sha?: boolean;
+}
+
+/** Options of ChunkPipeline.encodeFile. */
+export interface EncodeFileOptions {
+  /** Also compute the SHA-256 of each chunk's bytes. */
+  sha?: boolean;
+  /** Block size of the bpsig1 signature to compute over the file; 0 or absent for none. */
+  signature?: number;
+  /** Also return each chunk's bytes. */
+  raw?: boolean;
+}
+
+/**
+ * A basis signature for delta jobs: `id` names it (equal ids, equal
+ * signatures), `bytes` loads the bpsig1 bytes, called only when a worker
+ * does not hold it yet.
+ */
+export interface DeltaBasis {
+  id: number;
+  bytes: () => Buffer;
 }
 
 /** Options of createChunkPipeline. */
@@ -40,7 +75,7 @@ export interface ChunkPipeline {
    * Ids and encodes one chunk (chunkId + encodeChunk). Rejects with USAGE after
    * close or for a Buffer that an earlier encode() already moved.
    */
-  encode(raw: Buffer): Promise<EncodedChunk>;
+  encode(raw: Buffer, opts?: EncodeOptions): Promise<EncodedChunk>;
   /**
    * Encodes every chunk of `chunks` with at most `window` in flight
    * (default 2 per worker + 2) and yields the results in input order.
@@ -52,7 +87,13 @@ export interface ChunkPipeline {
    * The file is cut to `size` (padded with zeros if it shrank); `changed`
    * says when it did not have that size.
    */
-  encodeFile(path: string, size: number): Promise<{ chunks: EncodedChunk[]; changed?: string }>;
+  encodeFile(path: string, size: number, opts?: EncodeFileOptions): Promise<{ chunks: FileChunk[]; changed?: string; signature?: Buffer }>;
+  /**
+   * Codes chunk `raw` as a delta against `basis` (deltaFrame) on the worker
+   * that holds that signature; the bytes are moved to it. Null when the
+   * delta's frame would not be shorter than `limit`.
+   */
+  delta(raw: Buffer, basis: DeltaBasis, limit: number): Promise<{ frame: Buffer; deltaLength: number } | null>;
   /** decodeChunk on a worker; rejects with its errors. */
   decode(frame: Buffer, expectedLength: number, id: Buffer): Promise<Buffer>;
   /** Jobs submitted and not yet answered. */
@@ -64,6 +105,16 @@ export interface ChunkPipeline {
 interface Slot {
   worker: Worker;
   busy: number;
+  /** The basis signature last sent to this worker, which it still holds. */
+  sigId: number | null;
+}
+
+interface Queued {
+  job: Job;
+  transfer: ArrayBuffer[];
+  /** A delta job: the slot it must run on, and how to load its signature if that slot lacks it. */
+  slot?: number;
+  basis?: DeltaBasis;
 }
 
 interface Waiter {
@@ -78,7 +129,9 @@ const PER_WORKER = 3;
  * Starts a pool of worker threads (worker.js beside this file, N-API zstd
  * loaded in each). Each call returns its own promise, and a worker answers
  * every job it takes, so a caller that awaits its submissions in order gets
- * them in order; jobs beyond 2 per worker wait in a FIFO queue. Workers are
+ * them in order; jobs beyond 2 per worker wait in a FIFO queue. Delta jobs
+ * of one basis signature all go to one worker (id mod N), which keeps the
+ * parsed signature, so it crosses threads once per file. Workers are
  * unref'd while idle, so a forgotten close() does not keep the process alive.
  *
  * Throws USAGE for a bad worker count. Job promises reject with the worker's
@@ -92,7 +145,7 @@ export function createChunkPipeline(opts: ChunkPipelineOptions): ChunkPipeline {
   const transfer = opts.transfer ?? true;
   const init: WorkerInit = { key: opts.key, level: opts.level };
   const waiters = new Map<number, Waiter>();
-  const queue: { job: Job; transfer: ArrayBuffer[] }[] = [];
+  const queue: Queued[] = [];
   let seq = 0;
   let failure: BrickpostError | null = null;
   let closing: Promise<void> | null = null;
@@ -101,7 +154,7 @@ export function createChunkPipeline(opts: ChunkPipelineOptions): ChunkPipeline {
   const slots: Slot[] = [];
   for (let i = 0; i < count; i++) {
     const worker = new Worker(new URL('./worker.js', import.meta.url), { workerData: init, resourceLimits: WORKER_LIMITS });
-    const slot: Slot = { worker, busy: 0 };
+    const slot: Slot = { worker, busy: 0, sigId: null };
     worker.unref();
     worker.on('message', (reply: Reply) => settle(slot, reply));
     worker.on('error', (e) => fail(new BrickpostError('IO', `chunk worker crashed: ${e.message}`, { cause: e })));
@@ -133,40 +186,60 @@ export function createChunkPipeline(opts: ChunkPipelineOptions): ChunkPipeline {
   }
 
   function pump(): void {
-    while (queue.length > 0) {
+    for (let i = 0; i < queue.length; ) {
+      const next = queue[i]!;
       let best: Slot | null = null;
-      for (const s of slots) if (s.busy < PER_WORKER && (!best || s.busy < best.busy)) best = s;
-      if (!best) return;
-      const next = queue.shift()!;
+      if (next.slot !== undefined) {
+        const s = slots[next.slot]!;
+        if (s.busy < PER_WORKER) best = s;
+      } else {
+        for (const s of slots) if (s.busy < PER_WORKER && (!best || s.busy < best.busy)) best = s;
+        if (!best) return;
+      }
+      // A delta job waits for its own worker; jobs behind it may go elsewhere.
+      if (!best) {
+        i++;
+        continue;
+      }
+      queue.splice(i, 1);
+      if (next.job.op === 'delta' && best.sigId !== next.job.sigId) {
+        next.job.sig = next.basis!.bytes();
+        best.sigId = next.job.sigId;
+      }
       if (best.busy === 0) best.worker.ref();
       best.busy++;
       best.worker.postMessage(next.job, next.transfer);
     }
   }
 
-  function submit(job: Job, moved: ArrayBuffer[]): Promise<Reply & { ok: true }> {
+  function submit(job: Job, moved: ArrayBuffer[], route: { slot: number; basis: DeltaBasis } | null = null): Promise<Reply & { ok: true }> {
     if (failure) return Promise.reject(failure);
     if (closing) return Promise.reject(new BrickpostError('USAGE', 'chunk pipeline is closed'));
     return new Promise((resolve, reject) => {
       waiters.set(job.seq, { resolve, reject });
-      queue.push({ job, transfer: moved });
+      queue.push(route ? { job, transfer: moved, ...route } : { job, transfer: moved });
       pump();
     });
   }
 
+  function post(view: Uint8Array, move: boolean, moved: ArrayBuffer[]): Uint8Array {
+    try {
+      return forPost(view, move, moved);
+    } catch (e) {
+      // Copying a view of a detached ArrayBuffer throws: the caller passed a Buffer an earlier call moved.
+      throw new BrickpostError('USAGE', 'chunk buffer was already moved to a worker by an earlier call', { cause: e });
+    }
+  }
+
   const pipeline: ChunkPipeline = {
-    async encode(raw) {
+    async encode(raw, opts = {}) {
       const moved: ArrayBuffer[] = [];
-      let posted: Uint8Array;
-      try {
-        posted = forPost(raw, transfer, moved);
-      } catch (e) {
-        // Copying a view of a detached ArrayBuffer throws: the caller passed a Buffer an earlier encode() moved.
-        throw new BrickpostError('USAGE', 'chunk buffer was already moved to a worker by an earlier encode()', { cause: e });
-      }
-      const r = await submit({ seq: seq++, op: 'encode', raw: posted }, moved);
+      const posted = post(raw, transfer && !opts.keep, moved);
+      const r = await submit({ seq: seq++, op: 'encode', raw: posted, ...(opts.sha ? { sha: true } : {}) }, moved);
       if (r.op !== 'encode') throw new BrickpostError('IO', 'chunk worker answered an encode with a decode');
-      return { id: asBuffer(r.id), frame: asBuffer(r.frame), stored: r.stored, length: r.length };
+      const c: EncodedChunk = { id: asBuffer(r.id), frame: asBuffer(r.frame), stored: r.stored, length: r.length };
+      if (r.sha) c.sha = asBuffer(r.sha);
+      return c;
     },
     async *encodeAll(chunks, window = PER_WORKER * count + 2) {
       const inFlight: Promise<EncodedChunk>[] = [];
@@ -182,11 +255,23 @@ export function createChunkPipeline(opts: ChunkPipelineOptions): ChunkPipeline {
         await Promise.allSettled(inFlight);
       }
     },
-    async encodeFile(path, size) {
-      const r = await submit({ seq: seq++, op: 'file', path, size }, []);
+    async encodeFile(path, size, opts = {}) {
+      const r = await submit({ seq: seq++, op: 'file', path, size, ...opts }, []);
       if (r.op !== 'file') throw new BrickpostError('IO', 'chunk worker answered a file job with something else');
-      const chunks = r.chunks.map((c) => ({ id: asBuffer(c.id), frame: asBuffer(c.frame), stored: c.stored, length: c.length }));
-      return r.changed ? { chunks, changed: r.changed } : { chunks };
+      const chunks = r.chunks.map((c) => {
+        const f: FileChunk = { id: asBuffer(c.id), frame: asBuffer(c.frame), stored: c.stored, length: c.length };
+        if (c.sha) f.sha = asBuffer(c.sha);
+        if (c.raw) f.raw = asBuffer(c.raw);
+        return f;
+      });
+      return { chunks, ...(r.changed ? { changed: r.changed } : {}), ...(r.signature ? { signature: asBuffer(r.signature) } : {}) };
+    },
+    async delta(raw, basis, limit) {
+      const moved: ArrayBuffer[] = [];
+      const job: Job = { seq: seq++, op: 'delta', raw: post(raw, transfer, moved), sigId: basis.id, limit };
+      const r = await submit(job, moved, { slot: Math.abs(basis.id) % slots.length, basis });
+      if (r.op !== 'delta') throw new BrickpostError('IO', 'chunk worker answered a delta job with something else');
+      return r.frame ? { frame: asBuffer(r.frame), deltaLength: r.deltaLength } : null;
     },
     async decode(frame, expectedLength, id) {
       const moved: ArrayBuffer[] = [];

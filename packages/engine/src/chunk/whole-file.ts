@@ -1,4 +1,5 @@
 import { closeSync, openSync, readSync } from 'node:fs';
+import { SignatureBuilder } from '../delta/signature.js';
 import { toFileError } from './file.js';
 import { findCut } from './cut.js';
 
@@ -9,10 +10,11 @@ export const WHOLE_FILE_MAX = 8 << 20;
  * Reads a small file in one go (on a worker thread, synchronously) and cuts
  * it into chunks. Exactly `size` bytes are used: a file that grew is cut to
  * its scanned size and one that shrank is padded with zeros, as tar does, and
- * `changed` says which happened.
+ * `changed` says which happened. With `signatureBlock` > 0 it also returns
+ * the bpsig1 signature of those bytes in blocks of that size.
  * @throws BrickpostError NOT_FOUND, PERMISSION, IO
  */
-export function readWholeFile(path: string, size: number): { chunks: Buffer[]; changed?: string } {
+export function readWholeFile(path: string, size: number, signatureBlock = 0): { chunks: Buffer[]; changed?: string; signature?: Buffer } {
   const buf = Buffer.allocUnsafeSlow(size + 1);
   let got = 0;
   let fd: number;
@@ -47,5 +49,6 @@ export function readWholeFile(path: string, size: number): { chunks: Buffer[]; c
     chunks.push(c);
     pos += cut;
   }
-  return changed ? { chunks, changed } : { chunks };
+  const signature = signatureBlock > 0 ? new SignatureBuilder(signatureBlock).update(buf.subarray(0, size)).final() : undefined;
+  return { chunks, ...(changed ? { changed } : {}), ...(signature ? { signature } : {}) };
 }
