@@ -1,0 +1,173 @@
+import { createHash } from 'node:crypto';
+import { access, open } from 'node:fs/promises';
+import { DecompressStream } from 'zstd-napi';
+import { BrickpostError, frame, parseStrictJson, quote } from '@brickpost/manifest';
+import { toEnvironmentError } from '../io/errors.js';
+import { hashFile, minisigPath, verifyDetached, type Verifier } from './detached.js';
+import { checkHeader, checkSigRecord, HEADER_FRAME_NIBBLE, SIG_LIMITS, SIGNATURE_FORMAT, SigRecordOrder, sigTrustedComment, type SigHeader, type SigRecord } from './records.js';
+
+const BLOCK = 1 << 20;
+
+/** A signature or request file whose signature has been checked. */
+export interface OpenedSignatureFile {
+  header: SigHeader;
+  /** SHA-256 (hex) of the file. */
+  sha256: string;
+  /** The subscriber who signed it, as the trust store knows them. */
+  signer: { keyId: string; name: string | null };
+  /**
+   * The records after the header, validated one by one in bounded memory.
+   * Throws at the end (TRUNCATED, MALFORMED, SIGNATURE_INVALID if the file
+   * changed since it was opened), so a caller acts on what it read only
+   * once the iteration has completed.
+   */
+  records(): AsyncIterable<SigRecord>;
+}
+
+/**
+ * Opens a signature or request file (FORMAT.md §signature-file). FILE.minisig
+ * is checked first, against the trusted keys, and must be by the
+ * subscriber the header names with the trusted comment the header implies;
+ * only then is anything in the file parsed.
+ * @throws BrickpostError UNSIGNED, UNTRUSTED_PUBLISHER (hint: brickpost trust add), SIGNATURE_INVALID, MALFORMED, TRUNCATED, UNSUPPORTED_VERSION, NOT_FOUND, IO
+ */
+export async function openSignatureFile(path: string, verifiers: ReadonlyArray<Verifier>): Promise<OpenedSignatureFile> {
+  await access(path).catch((e) => {
+    throw toEnvironmentError(e, 'cannot open the signature file');
+  });
+  if (!(await access(minisigPath(path)).then(() => true, () => false))) {
+    throw new BrickpostError('UNSIGNED', `signature file ${quote(path)} is not signed: ${quote(minisigPath(path))} is missing`, {
+      path: minisigPath(path),
+      hint: 'copy the .minisig file that came with it next to it',
+    });
+  }
+  const { sha256, prehash } = await hashFile(path);
+  const signer = await verifyDetached(path, prehash, verifiers, 'signature file');
+  let header: SigHeader | null = null;
+  const first = readRecords(path, sha256, (h) => (header = h));
+  await first.next();
+  await first.return(undefined);
+  if (!header) throw new BrickpostError('TRUNCATED', `signature file ${quote(path)} has no header`);
+  const h: SigHeader = header;
+  if (h.subscriber !== signer.keyId) {
+    throw new BrickpostError('SIGNATURE_INVALID', `signature file ${quote(path)} names subscriber ${h.subscriber} but is signed by ${signer.keyId}`, { path: minisigPath(path) });
+  }
+  if (signer.trustedComment !== sigTrustedComment(h)) {
+    throw new BrickpostError('SIGNATURE_INVALID', `signed comment ${quote(signer.trustedComment)} does not describe signature file ${quote(path)}`, { path: minisigPath(path) });
+  }
+  return {
+    header: h,
+    sha256,
+    signer: { keyId: signer.keyId, name: signer.name },
+    records: () => readRecords(path, sha256, (again) => {
+      if (JSON.stringify(again) !== JSON.stringify(h)) throw new BrickpostError('SIGNATURE_INVALID', `signature file ${quote(path)} changed while being read`);
+    }),
+  };
+}
+
+/**
+ * The records of a signature file after its header (given to `onHeader`),
+ * checked line by line; at the end, the file's SHA-256 must be `sha256`.
+ */
+async function* readRecords(path: string, sha256: string, onHeader: (h: SigHeader) => void): AsyncGenerator<SigRecord> {
+  const unz = new DecompressStream({ windowLogMax: 23 });
+  const hash = createHash('sha256');
+  const feeding = feed(path, unz, hash).catch((e) => unz.destroy(e));
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  const order = new SigRecordOrder(path);
+  let carry = '';
+  let line = 0;
+  try {
+    for await (const out of unz) {
+      let text: string;
+      try {
+        text = carry + decoder.decode(out as Buffer, { stream: true });
+      } catch {
+        throw new BrickpostError('MALFORMED', `${path}: not valid UTF-8`);
+      }
+      let at = 0;
+      for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', at)) {
+        const raw = text.slice(at, nl);
+        at = nl + 1;
+        line++;
+        const where = `${path} line ${line}`;
+        if (raw.length > SIG_LIMITS.lineBytes) throw new BrickpostError('LIMIT_EXCEEDED', `${where}: longer than ${SIG_LIMITS.lineBytes} bytes`);
+        const v = parseStrictJson(raw, { where, maxDepth: SIG_LIMITS.depth });
+        if (line === 1) {
+          onHeader(checkHeader(v, where));
+          continue;
+        }
+        const r = checkSigRecord(v, where);
+        order.push(r, line);
+        yield r;
+      }
+      carry = text.slice(at);
+      if (carry.length > SIG_LIMITS.lineBytes) throw new BrickpostError('LIMIT_EXCEEDED', `${path} line ${line + 1}: longer than ${SIG_LIMITS.lineBytes} bytes`);
+    }
+    await feeding;
+    if (carry.length > 0) throw new BrickpostError('TRUNCATED', `${path}: last line has no newline`);
+    if (line === 0) throw new BrickpostError('TRUNCATED', `${path}: no header`);
+    order.finish();
+    if (hash.digest('hex') !== sha256) throw new BrickpostError('SIGNATURE_INVALID', `signature file ${quote(path)} changed while being read`);
+  } catch (e) {
+    // The decompressor's own errors are plain Errors: the data is not zstd.
+    if (e instanceof BrickpostError) throw e;
+    throw new BrickpostError('MALFORMED', `${path}: not a valid zstd stream: ${(e as Error).message}`, { cause: e });
+  } finally {
+    unz.destroy();
+  }
+}
+
+/** Reads the file into the decompressor, after checking the frame that names the format. */
+async function feed(path: string, unz: DecompressStream, hash: ReturnType<typeof createHash>): Promise<void> {
+  const fh = await open(path, 'r').catch((e) => {
+    throw toEnvironmentError(e, 'cannot open the signature file');
+  });
+  try {
+    let head: Buffer | null = Buffer.alloc(0);
+    const buf = Buffer.allocUnsafe(BLOCK);
+    for (;;) {
+      const { bytesRead } = await fh.read(buf, 0, BLOCK, null);
+      if (bytesRead === 0) break;
+      const chunk = Buffer.from(buf.subarray(0, bytesRead));
+      hash.update(chunk);
+      let p: Buffer = chunk;
+      if (head !== null) {
+        head = Buffer.concat([head, p]);
+        if (head.length < 8) continue;
+        const need = 8 + head.readUInt32LE(4);
+        if ((head.readUInt32LE(0) & 0xfffffff0) >>> 0 !== 0x184d2a50 || need > 4096) {
+          throw new BrickpostError('MALFORMED', `${path} is not a brickpost signature file (no header frame)`);
+        }
+        if (head.length < need) continue;
+        const f = frame.readSkippableFrame(head);
+        if (f.magicNibble !== HEADER_FRAME_NIBBLE || f.payload.toString('utf8') !== `${SIGNATURE_FORMAT}\n`) {
+          throw new BrickpostError('UNSUPPORTED_VERSION', `${path} is not ${SIGNATURE_FORMAT}`, { hint: 'it may be from a newer brickpost' });
+        }
+        p = head.subarray(f.length);
+        head = null;
+      }
+      if (p.length > 0 && !unz.write(p)) await drainOrClose(unz);
+      if (unz.destroyed) return;
+    }
+    if (head !== null) throw new BrickpostError('TRUNCATED', `${path}: ends inside its header frame`);
+    unz.end();
+  } catch (e) {
+    throw toEnvironmentError(e, `cannot read ${path}`);
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Resolves when the stream can take more, or is gone; leaves no listener behind. */
+function drainOrClose(stream: DecompressStream): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      stream.off('drain', done);
+      stream.off('close', done);
+      resolve();
+    };
+    stream.on('drain', done);
+    stream.on('close', done);
+  });
+}
