@@ -62,6 +62,11 @@ export function parseCommandLine(argv: readonly string[]): ParsedLine {
 
   if (Object.hasOwn(GROUPS, first)) {
     const sub = words[1]?.value;
+    // A group that is also a command (`receipt DEST`, `receipt import FILE`): a word naming no subcommand is an argument.
+    const own = findCommand(first);
+    if (own !== undefined && (sub === undefined || findCommand(`${first} ${sub}`) === undefined)) {
+      return parseFor(own, argv.filter((_, i) => i !== words[0]!.index));
+    }
     if (sub === undefined) {
       const parsed = parseOptions(rest, GLOBAL_OPTIONS, first);
       if (parsed.values.help === true) return { kind: 'help', topic: first, globals: globalsOf(parsed.values) };

@@ -29,8 +29,8 @@ function table(rows: [string, string][], indent = 2): string {
 const OUTPUT_RULES = `Results go to stdout. Progress and diagnostics go to stderr, as
 "brickpost: ...", "brickpost: warning: ...", "brickpost: error: ..." and
 "brickpost: hint: ..." lines; progress is shown only on a terminal.
-With --json, quick commands print one JSON document; pack, verify and ingest
-print NDJSON events, one per line: {"type":"progress"|"warning"|"summary"|"error",...},
+With --json, quick commands print one JSON document; pack, verify, ingest,
+signature and receipt print NDJSON events, one per line: {"type":"progress"|"warning"|"summary"|"error",...},
 the last being the summary or the error; ls prints one JSON object per entry.
 An error in --json mode is an event {"type":"error","code","exitCode","message","hint"}.
 `;

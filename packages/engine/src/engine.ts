@@ -9,6 +9,9 @@ import { ingest } from './ingest/ingest.js';
 import { toEnvironmentError } from './io/errors.js';
 import { addTrust, createIdentity, listTrust, removeTrust, type Identity } from './keys/index.js';
 import { pack } from './pack/pack.js';
+import type { ReceiptImportSummary, ReceiptOptions, ReceiptSummary, SignatureOptions, SignatureSummary } from './api.js';
+import { importReceipt, writeReceipt } from './receipt/index.js';
+import { writeSignature } from './sigfile/index.js';
 import { list } from './verify/list.js';
 import { verify } from './verify/verify.js';
 
@@ -104,6 +107,32 @@ export class Engine {
   /** The shipments applied to a destination. @throws NOT_FOUND */
   history(dest: string): Promise<DestHistory> {
     return history(dest);
+  }
+
+  /**
+   * Writes a signed signature file of a folder (any folder; a destination's
+   * also names its dataset and last shipment) for the publisher.
+   * @throws NOT_FOUND, USAGE, NO_IDENTITY, LOCKED, PERMISSION, IO, CANCELLED
+   */
+  signature(opts: SignatureOptions, onEvent: EventSink, signal?: AbortSignal): Promise<SignatureSummary> {
+    return writeSignature(this.ctx, opts, onEvent, signal);
+  }
+
+  /**
+   * Checks a destination against its current shipment and writes a signed
+   * receipt of what it holds (ok: false when the check found problems).
+   * @throws NOT_FOUND, NO_IDENTITY, LOCKED, NO_MATCHING_KEY, PERMISSION, IO, CANCELLED
+   */
+  receipt(opts: ReceiptOptions, onEvent: EventSink = () => undefined, signal?: AbortSignal): Promise<ReceiptSummary> {
+    return writeReceipt(this.ctx, opts, onEvent, signal);
+  }
+
+  /**
+   * Records a subscriber's receipt for a dataset this home publishes.
+   * @throws UNSIGNED, UNTRUSTED_PUBLISHER, SIGNATURE_INVALID, MALFORMED, DATASET_MISMATCH, NOT_FOUND
+   */
+  receiptImport(file: string): Promise<ReceiptImportSummary> {
+    return importReceipt(this.ctx, file);
   }
 }
 

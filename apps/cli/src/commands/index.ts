@@ -56,9 +56,10 @@ export const GLOBAL_OPTIONS: OptionSpec[] = [
   { name: 'version', type: 'boolean', help: 'print the version' },
 ];
 
-/** Command groups: a name that only prefixes subcommands. */
+/** Command groups: a name that prefixes subcommands; it may be a command of its own too (`receipt`). */
 export const GROUPS: Record<string, string> = {
   trust: 'manage the publisher keys you trust',
+  receipt: "tell a publisher what a destination holds, and record subscribers' receipts",
 };
 
 /** Every command, in the order help lists them. */
@@ -180,6 +181,47 @@ export const COMMANDS: CommandSpec[] = [
     json: 'document',
     details: 'Reads the destination\'s state folder (DEST/.brickpost); needs no key.',
     load: () => import('./history.js'),
+  },
+  {
+    name: 'signature',
+    summary: 'describe what a folder holds in a signed signature file, for the publisher',
+    args: ['DEST-DIR'],
+    min: 1,
+    options: [
+      { name: 'out', type: 'string', required: true, value: 'FILE', help: 'the signature file to write (FILE.minisig is written beside it)' },
+      { name: 'dataset', type: 'string', value: 'NAME', help: 'the dataset the folder is a copy of (for a folder brickpost never wrote)' },
+      json('print NDJSON events'),
+    ],
+    json: 'events',
+    details:
+      'Works on any folder, also one brickpost never wrote: every file is cut into\nchunks as pack cuts them and each chunk named by its SHA-256. A destination\nalso names its dataset and last applied shipment. Send FILE and FILE.minisig to\nthe publisher, who can then ship only what the folder lacks. Signed with your\nkey: the publisher must trust it.',
+    load: () => import('./signature.js'),
+  },
+  {
+    name: 'receipt',
+    summary: 'check a destination against its shipment and write a signed receipt',
+    args: ['DEST-DIR'],
+    min: 1,
+    options: [
+      { name: 'out', type: 'string', required: true, value: 'FILE', help: 'the receipt to write (FILE.minisig is written beside it)' },
+      { name: 'deep', type: 'boolean', help: "also re-read every file and check each chunk's id (else: type, size, mtime)" },
+      json('print NDJSON events; the summary holds the receipt'),
+    ],
+    json: 'events',
+    details:
+      "The receipt says which shipment DEST holds and whether DEST still matches it.\nIt is written either way; the exit code is 0 only when DEST matches (else that\nof the most serious problem). Send FILE and FILE.minisig to the publisher, who\nrecords it with 'brickpost receipt import FILE'.",
+    load: () => import('./receipt.js'),
+  },
+  {
+    name: 'receipt import',
+    summary: "record a subscriber's receipt (on the publisher)",
+    args: ['FILE'],
+    min: 1,
+    options: [json('print {file, sha256, alreadyImported, subscriber, dataset, datasetId, shipment, seq, level, ok, problems, created}')],
+    json: 'document',
+    details:
+      "FILE.minisig must be by a key you trust (brickpost trust add the subscriber's\nRW… key), and the receipt must be about a dataset you publish. Importing the\nsame receipt again changes nothing.",
+    load: () => import('./receipt.js'),
   },
 ];
 

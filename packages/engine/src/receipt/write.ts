@@ -1,0 +1,71 @@
+import { lstat, stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { BrickpostError, quote } from '@brickpost/manifest';
+import type { EventSink, Receipt, ReceiptOptions, ReceiptSummary } from '../api.js';
+import type { Context } from '../context.js';
+import { DestFolder } from '../ingest/state.js';
+import { Progress } from '../io/progress.js';
+import { hashFile, signDetached, writeAtomic } from '../sigfile/detached.js';
+import { checkDest } from './check-dest.js';
+import { formatReceipt, RECEIPT_FORMAT, receiptTrustedComment } from './schema.js';
+
+/**
+ * `brickpost receipt`: checks a destination against its current shipment
+ * (checkDest, level 'stat' or 'deep') and writes a receipt saying what it
+ * holds, signed with this home's key in FILE.minisig, for the publisher to
+ * import. The destination is locked while it is checked. A receipt is
+ * written even when the check finds problems: it then says ok: false.
+ * @throws BrickpostError NOT_FOUND (not a destination, no kept manifest), NO_IDENTITY, LOCKED, NO_MATCHING_KEY, CANCELLED, PERMISSION, IO
+ */
+export async function writeReceipt(ctx: Context, opts: ReceiptOptions, onEvent: EventSink, signal?: AbortSignal): Promise<ReceiptSummary> {
+  const started = performance.now();
+  const me = ctx.identity();
+  const dest = resolve(opts.dest);
+  const out = resolve(opts.out);
+  if (!(await lstat(dest).catch(() => null))?.isDirectory()) throw new BrickpostError('NOT_FOUND', `destination ${quote(opts.dest)} is not a folder`, { path: dest });
+  if (!(await stat(resolve(out, '..')).catch(() => null))?.isDirectory()) throw new BrickpostError('NOT_FOUND', `the folder of ${quote(opts.out)} does not exist`, { path: out });
+  const folder = new DestFolder(dest);
+  const state = await folder.readState();
+  const last = state?.applied[state.applied.length - 1];
+  if (!state || !last) {
+    throw new BrickpostError('NOT_FOUND', `${quote(opts.dest)} holds no brickpost state (nothing was ingested into it)`, {
+      hint: "give the folder you passed to 'brickpost ingest'; for any other folder, 'brickpost signature' describes what it holds",
+      path: dest,
+    });
+  }
+  const unlock = await folder.lock();
+  try {
+    const manifest = folder.manifest(last.shipment);
+    if (!(await stat(manifest).catch(() => null))?.isFile()) {
+      throw new BrickpostError('NOT_FOUND', `the manifest of shipment ${quote(last.shipment)} is not kept in ${quote(opts.dest)}`, {
+        hint: 'it was ingested by an older brickpost; ingest the next shipment, then write the receipt',
+        path: manifest,
+      });
+    }
+    const { sha256: stateDigest } = await hashFile(manifest);
+    const progress = new Progress(onEvent, 'verify');
+    progress.bytesTotal = last.bytes;
+    progress.filesTotal = last.files;
+    progress.emit();
+    const verification = await checkDest(dest, manifest, me.ageIdentities, opts.deep ?? false, progress, signal);
+    progress.emit();
+    const receipt: Receipt = {
+      format: RECEIPT_FORMAT,
+      dataset: state.dataset,
+      datasetId: state.datasetId,
+      publisher: state.publisher,
+      subscriber: { name: me.name, keyId: me.keyId, recipient: me.recipient },
+      applied: state.applied.map((a) => ({ shipment: a.shipment, seq: a.seq, appliedAt: a.appliedAt })),
+      current: { shipment: last.shipment, seq: last.seq },
+      verification,
+      stateDigest,
+      created: new Date().toISOString(),
+    };
+    await writeAtomic(out, formatReceipt(receipt));
+    const h = await hashFile(out);
+    await signDetached(out, h.prehash, me.signingKey, receiptTrustedComment(receipt), `brickpost receipt, sha256 ${h.sha256}`);
+    return { dest, out, sha256: h.sha256, receipt, seconds: (performance.now() - started) / 1000 };
+  } finally {
+    await unlock();
+  }
+}
