@@ -88,6 +88,12 @@ export interface PackOptions {
   label?: string;
   /** zstd level, default 3. */
   level?: number;
+  /** A self-contained shipment (no bases), even when the recipients hold an earlier one. */
+  full?: boolean;
+  /** Read every file, even those the stat cache says are unchanged. */
+  rehash?: boolean;
+  /** Build against this signature or request file (a subscriber's): its chunks are held, there are no bases. */
+  against?: string;
 }
 
 export interface PackSummary {
@@ -107,6 +113,26 @@ export interface PackSummary {
   path: string;
   seconds: number;
   warnings: number;
+  /** Self-contained: no bases and no `against`. */
+  full: boolean;
+  /** The shipments this one is relative to (FORMAT.md §10.4), oldest first. */
+  bases: Array<{ shipmentId: string; seq: number }>;
+  /** SHA-256 of the signature or request file it was built against, or null. */
+  against: string | null;
+  /** Files read from the source. */
+  filesRead: number;
+  /** Files the stat cache found unchanged, shipped as held refs without being read. */
+  filesUnchanged: number;
+  /** Held refs: chunks the recipients already hold, not on the drive. */
+  chunksHeld: number;
+  bytesHeld: number;
+  /** Chunks carried as deltas against their file's basis, and their bytes (as chunks). */
+  chunksDelta: number;
+  bytesDelta: number;
+  /** Bytes of the delta frames on the drive (before encryption). */
+  deltaFrameBytes: number;
+  /** Why the shipment is self-contained, or how recipients at different states were served. */
+  notes: string[];
 }
 
 export interface VerifyOptions {

@@ -1,8 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import type { Statement } from 'better-sqlite3';
+import { createHash } from 'node:crypto';
 import type { Context } from '../context.js';
+import type { SourceEntry } from '../scan/index.js';
+import { pruneTrees, type ChainPlan } from './chain.js';
 import type { PackInfo } from './pack-writer.js';
 import { SeenFilter } from './seen-filter.js';
+
+/** A file version's signature as the worker computed it. */
+export interface NewSignature {
+  blockSize: number;
+  length: number;
+  sig: Buffer;
+}
 
 /** A dataset this home publishes. */
 export interface Dataset {
@@ -23,17 +33,22 @@ export function openDataset(ctx: Context, name: string, publisher: string): Data
 
 /**
  * The catalog rows of one shipment being packed: its place in the dataset's
- * chain, and every chunk stored (which doubles as the in-shipment dedup
- * index, so memory does not grow with the dataset). Chunk inserts are
- * batched in transactions.
+ * chain, every chunk stored (which doubles as the in-shipment dedup index,
+ * so memory does not grow with the dataset), and its tree (files, distinct
+ * chunk ids, signatures). Inserts are batched in transactions; a failed
+ * pack deletes the shipment, and its rows with it.
  */
 export class ShipmentRows {
   readonly seq: number;
-  readonly parent: string | null = null;
+  readonly parent: string | null;
   readonly created = new Date().toISOString();
   private pendingInTx = 0;
   private readonly find: Statement;
   private readonly insert: Statement;
+  private readonly treeFile: Statement;
+  private readonly treeChunk: Statement;
+  private readonly sigByContent: Statement;
+  private readonly sigInsert: Statement;
   private readonly seen = new SeenFilter(4 << 20);
 
   constructor(
@@ -42,25 +57,56 @@ export class ShipmentRows {
     readonly id: string,
     label: string,
     recipients: string[],
+    plan: ChainPlan,
+    against: string | null,
   ) {
     const db = ctx.catalog.db;
-    const last = db.prepare("SELECT max(seq) AS seq FROM shipments WHERE dataset_id = ? AND role = 'published' AND state = 'sealed'").get(dataset.id) as { seq: number | null };
-    this.seq = (last.seq ?? 0) + 1;
+    this.seq = plan.seq;
+    this.parent = plan.parent;
+    const bases = JSON.stringify(plan.bases.map((b) => [b.shipmentId, b.seq]));
     ctx.catalog.tx(() => {
-      db.prepare("INSERT INTO shipments (id, dataset_id, seq, parent, label, created_at, role, state) VALUES (?, ?, ?, ?, ?, ?, 'published', 'writing')").run(
-        id,
-        dataset.id,
-        this.seq,
-        this.parent,
-        label,
-        this.created,
-      );
+      db.prepare(
+        "INSERT INTO shipments (id, dataset_id, seq, parent, label, created_at, role, state, bases, against) VALUES (?, ?, ?, ?, ?, ?, 'published', 'writing', ?, ?)",
+      ).run(id, dataset.id, this.seq, this.parent, label, this.created, bases, against);
       const r = db.prepare('INSERT INTO shipment_recipients (shipment_id, recipient) VALUES (?, ?)');
       for (const x of recipients) r.run(id, x);
     });
     this.find = db.prepare('SELECT pack, offset, frame_len AS frameLen, len FROM chunks WHERE dataset_id = ? AND id = ? AND shipment_id = ?');
     this.insert = db.prepare('INSERT INTO chunks (dataset_id, id, shipment_id, pack, offset, frame_len, len) VALUES (?, ?, ?, ?, ?, ?, ?)');
+    this.treeFile = db.prepare('INSERT INTO tree_files (shipment_id, path, size, mode, mtime_ns, ctime_ns, ino, chunks, sig_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)');
+    this.treeChunk = db.prepare('INSERT OR IGNORE INTO tree_chunks (shipment_id, chunk) VALUES (?, ?)');
+    this.sigByContent = db.prepare('SELECT id FROM sigs WHERE content = ?').pluck();
+    this.sigInsert = db.prepare('INSERT INTO sigs (content, block_size, length, sig) VALUES (?, ?, ?, ?)');
     db.exec('BEGIN');
+  }
+
+  private tick(): void {
+    if (++this.pendingInTx >= 4096) {
+      this.ctx.catalog.db.exec('COMMIT; BEGIN');
+      this.pendingInTx = 0;
+    }
+  }
+
+  /** Adds a chunk id to the shipment's tree (idempotent). */
+  addTreeChunk(id: Buffer): void {
+    this.treeChunk.run(this.id, id);
+    this.tick();
+  }
+
+  /**
+   * Adds a file to the shipment's tree with its chunk list and signature:
+   * a new one (stored once per content key), or the sig id a stat-cache hit
+   * kept, or none. Returns the sig id.
+   */
+  addTreeFile(e: SourceEntry, chunks: Buffer, sig: NewSignature | number | null): number | null {
+    let sigId: number | null = typeof sig === 'number' ? sig : null;
+    if (sig !== null && typeof sig === 'object') {
+      const content = createHash('sha256').update(chunks).digest();
+      sigId = (this.sigByContent.get(content) as number | undefined) ?? Number(this.sigInsert.run(content, sig.blockSize, sig.length, sig.sig).lastInsertRowid);
+    }
+    this.treeFile.run(this.id, e.path, e.size, e.mode, e.mtimeNs.toString(), e.ctimeNs.toString(), e.ino.toString(), chunks, sigId);
+    this.tick();
+    return sigId;
   }
 
   /** Where this shipment already stored chunk `id`, if it did. */
@@ -72,20 +118,21 @@ export class ShipmentRows {
   addChunk(id: Buffer, pack: number, offset: number, frameLen: number, len: number): void {
     this.seen.add(id);
     this.insert.run(this.dataset.id, id, this.id, pack, offset, frameLen, len);
-    if (++this.pendingInTx >= 4096) {
-      this.ctx.catalog.db.exec('COMMIT; BEGIN');
-      this.pendingInTx = 0;
-    }
+    this.tick();
   }
 
   addPack(p: PackInfo): void {
     this.ctx.catalog.db.prepare('INSERT INTO packs (shipment_id, idx, size, sha256, chunks) VALUES (?, ?, ?, ?, ?)').run(this.id, p.index, p.size, p.sha256, p.chunks);
   }
 
-  /** Marks the shipment complete. */
-  sealed(files: number, bytes: number, bytesOnDrive: number): void {
+  /**
+   * Marks the shipment complete and drops the trees no later shipment can be
+   * relative to (`self`: the publisher's own recipient, which never ingests).
+   */
+  sealed(files: number, bytes: number, bytesOnDrive: number, self: string): void {
     const db = this.ctx.catalog.db;
     db.prepare("UPDATE shipments SET state = 'sealed', files = ?, bytes = ?, bytes_on_drive = ? WHERE id = ?").run(files, bytes, bytesOnDrive, this.id);
+    pruneTrees(db, this.dataset.id, self);
     db.exec('COMMIT');
   }
 

@@ -1,39 +1,26 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, rename, rm, stat, statfs } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
-import { age, BrickpostError, CHUNKS_PER_RECORD, FORMAT_VERSION, MANIFEST_PATH, quote, type ChunkRef, type ShipmentInfo } from '@brickpost/manifest';
+import { age, BrickpostError, FORMAT_VERSION, MANIFEST_PATH, quote, type ShipmentInfo } from '@brickpost/manifest';
 import type { EventSink, PackOptions, PackSummary } from '../api.js';
-import { chunkKey, createChunkPipeline, Cutter, WHOLE_FILE_MAX } from '../chunk/index.js';
+import { chunkKey, createChunkPipeline, Cutter } from '../chunk/index.js';
 import type { Context } from '../context.js';
 import { bagDir, DRIVE_DIR, newShipmentId, PART_SUFFIX } from '../drive/layout.js';
 import { sealBag, syncDir } from '../drive/seal.js';
 import { toEnvironmentError } from '../io/errors.js';
 import { Progress } from '../io/progress.js';
-import { measure, walk, type SourceEntry } from '../scan/index.js';
+import { measure, walk } from '../scan/index.js';
+import { loadAgainst } from './against.js';
+import { planChain } from './chain.js';
+import { EntryPacker } from './entries.js';
+import { heldInTrees, type HeldSet } from './held.js';
 import { ManifestOut } from './manifest-out.js';
-import { PackWriter, type PackInfo } from './pack-writer.js';
 import { openDataset, ShipmentRows } from './catalog-rows.js';
+import { ChunkStore } from './store.js';
+import { TreeLookup } from './tree.js';
 
 /** Target plaintext size of one pack (FAT32 allows 4 GiB - 1; stay far below). */
 export const PACK_TARGET = 256 << 20;
-
-interface Encoded {
-  id: Buffer;
-  frame: Buffer;
-  length: number;
-}
-
-type Item =
-  | { kind: 'dir'; entry: SourceEntry }
-  | { kind: 'chunk'; file: FileState; job: Promise<Encoded> }
-  | { kind: 'whole'; file: FileState; job: Promise<{ chunks: Encoded[]; changed?: string }> }
-  | { kind: 'end'; file: FileState };
-
-interface FileState {
-  entry: SourceEntry;
-  refs: ChunkRef[];
-  emitted: boolean;
-}
 
 /**
  * Packs a source folder into one new shipment on a drive (FORMAT.md): scan,
@@ -41,12 +28,20 @@ interface FileState {
  * the manifest alongside, then seal the bag and sign it. The shipment is
  * written under a `.part` name and renamed only once sealed, so a drive never
  * shows a half-written shipment as complete.
- * @throws BrickpostError USAGE, NOT_FOUND, NO_SPACE, PERMISSION, IO, UNSAFE_ENTRY, CANCELLED
+ *
+ * A dataset shipped before is packed incrementally (FORMAT.md §10.4): its
+ * bases are the states its recipients may hold, chunks every base tree holds
+ * become held refs, unchanged files (stat cache) are not even read, and
+ * changed chunks of a file with a basis travel as deltas when smaller.
+ * `full` makes it self-contained; `rehash` reads every file; `against`
+ * builds it against a subscriber's signature or request file instead.
+ * @throws BrickpostError USAGE, NOT_FOUND, NO_SPACE, PERMISSION, IO, UNSAFE_ENTRY, CANCELLED, DATASET_MISMATCH
  */
 export async function pack(ctx: Context, opts: PackOptions & { packTarget?: number }, onEvent: EventSink, signal?: AbortSignal): Promise<PackSummary> {
   const started = performance.now();
   const me = ctx.identity();
   if (opts.drives.length !== 1) throw new BrickpostError('USAGE', `packing onto ${opts.drives.length} drives at once is not supported yet`, { hint: 'give one --to' });
+  if (opts.against !== undefined && opts.full) throw new BrickpostError('USAGE', '--against and --full do not go together', { hint: 'a shipment against a signature file is never self-contained; drop one' });
   const source = resolve(opts.source);
   const srcStat = await stat(source).catch(() => null);
   if (!srcStat?.isDirectory()) throw new BrickpostError('NOT_FOUND', `source ${quote(opts.source)} is not a folder`);
@@ -70,6 +65,30 @@ export async function pack(ctx: Context, opts: PackOptions & { packTarget?: numb
     onEvent({ type: 'warning', code, message, ...(path ? { path } : {}) });
   };
 
+  const datasetName = opts.dataset ?? basename(source);
+  const dataset = openDataset(ctx, datasetName, me.keyId);
+  const db = ctx.catalog.db;
+  const against = opts.against !== undefined ? await loadAgainst(ctx, opts.against, dataset.id) : null;
+  let held: HeldSet;
+  let plan;
+  let lookup: TreeLookup;
+  try {
+    plan = planChain(db, dataset.id, recipientStrings.filter((r) => r !== me.recipient), (opts.full ?? false) || against !== null);
+    if (against) {
+      plan.bases = [];
+      plan.notes = [`built against ${quote(opts.against!)}: held chunks are those the file lists`];
+      held = against.held;
+      lookup = new TreeLookup(db, null, []);
+    } else {
+      held = heldInTrees(db, plan.bases.map((b) => b.shipmentId));
+      const reference = !opts.rehash && plan.bases.length > 0 ? TreeLookup.referenceTree(db, dataset.id) : null;
+      lookup = new TreeLookup(db, reference, plan.bases.map((b) => b.shipmentId));
+    }
+  } catch (e) {
+    against?.held.close();
+    throw e;
+  }
+
   const progress = new Progress(onEvent, 'pack');
   progress.emit();
   // The totals (for the ETA and the space check) are measured while packing starts.
@@ -83,10 +102,8 @@ export async function pack(ctx: Context, opts: PackOptions & { packTarget?: numb
     (e: Error) => void (measured = e),
   ).catch((e: Error) => void (measured = e));
 
-  const datasetName = opts.dataset ?? basename(source);
-  const dataset = openDataset(ctx, datasetName, me.keyId);
   const shipmentId = newShipmentId(randomBytes(4));
-  const rows = new ShipmentRows(ctx, dataset, shipmentId, opts.label ?? '', recipientStrings);
+  const rows = new ShipmentRows(ctx, dataset, shipmentId, opts.label ?? '', recipientStrings, plan, against?.sha256 ?? null);
   const key = chunkKey(dataset.secret);
   const finalDir = bagDir(drive, shipmentId);
   const dir = finalDir + PART_SUFFIX;
@@ -96,84 +113,15 @@ export async function pack(ctx: Context, opts: PackOptions & { packTarget?: numb
     manifest = await ManifestOut.create(dir, recipients);
   } catch (e) {
     rows.failed();
+    against?.held.close();
     await rm(dir, { recursive: true, force: true }).catch(() => undefined);
     throw toEnvironmentError(e, 'cannot create the shipment folder');
   }
-  const packs: PackInfo[] = [];
-  let current: PackWriter | null = null;
-  const target = opts.packTarget ?? PACK_TARGET;
-  let chunksDeduplicated = 0;
-  let bytesIn = 0;
-
-
-  const flushRefs = async (f: FileState, last: boolean): Promise<void> => {
-    if (!last && f.refs.length < CHUNKS_PER_RECORD) return;
-    if (!f.emitted) {
-      const e = f.entry;
-      await manifest.add({ t: 'file', p: e.path, size: e.size, mode: e.mode, mtime: e.mtimeNs.toString(), c: f.refs });
-      f.emitted = true;
-    } else if (f.refs.length > 0) {
-      await manifest.add({ t: 'more', c: f.refs });
-    }
-    f.refs = [];
-  };
-
-  const store = async (enc: Encoded): Promise<ChunkRef> => {
-    const hit = rows.findChunk(enc.id);
-    if (hit) {
-      chunksDeduplicated++;
-      return [enc.id.toString('hex'), hit.pack, hit.offset, hit.frameLen, hit.len];
-    }
-    if (current && current.size + enc.frame.length > target && current.size > 0) {
-      packs.push(await current.close());
-      rows.addPack(packs[packs.length - 1]!);
-      current = null;
-    }
-    current ??= await PackWriter.create(dir, packs.length, recipients, shipmentId);
-    const offset = await current.add(enc.frame);
-    rows.addChunk(enc.id, current.index, offset, enc.frame.length, enc.length);
-    return [enc.id.toString('hex'), current.index, offset, enc.frame.length, enc.length];
-  };
-
-  const storeChunk = async (f: FileState, enc: Encoded): Promise<void> => {
-    f.refs.push(await store(enc));
-    bytesIn += enc.length;
-    progress.add(enc.length);
-    await flushRefs(f, false);
-  };
-
-  const queue: Item[] = [];
-  // Work in flight is bounded by count (many small files) and by bytes (large files).
-  const maxQueue = 40;
-  const maxQueuedBytes = 32 << 20;
-  let queuedBytes = 0;
-  const drain = async (limit: number): Promise<void> => {
-    while (queue.length > limit || (limit > 0 && queuedBytes > maxQueuedBytes)) {
-      const item = queue.shift()!;
-      if (item.kind === 'whole') queuedBytes -= item.file.entry.size;
-      if (item.kind === 'dir') {
-        const e = item.entry;
-        await manifest.add({ t: 'dir', p: e.path, mode: e.mode, mtime: e.mtimeNs.toString() });
-        progress.add(0, 0);
-      } else if (item.kind === 'chunk') {
-        const enc = await item.job;
-        queuedBytes -= enc.length;
-        await storeChunk(item.file, enc);
-      } else if (item.kind === 'whole') {
-        const r = await item.job;
-        if (r.changed) warn('CHANGED', `${quote(item.file.entry.path)} ${r.changed}`, item.file.entry.path);
-        for (const enc of r.chunks) await storeChunk(item.file, enc);
-        await flushRefs(item.file, true);
-        progress.add(0, 1);
-      } else {
-        await flushRefs(item.file, true);
-        progress.add(0, 1);
-      }
-    }
-  };
-
+  const store = new ChunkStore(dir, recipients, shipmentId, rows, held, opts.packTarget ?? PACK_TARGET);
   const pipeline = createChunkPipeline({ key, level: opts.level ?? 3 });
   const cutter = new Cutter();
+  const entries = new EntryPacker({ db, manifest, store, rows, lookup, pipeline, cutter, progress, warn, sha: against?.ids === 'sha256' });
+  const bases = plan.bases;
   try {
     await manifest.add({
       t: 'shipment',
@@ -183,8 +131,8 @@ export async function pack(ctx: Context, opts: PackOptions & { packTarget?: numb
       datasetId: dataset.id,
       seq: rows.seq,
       parent: rows.parent,
-      bases: [],
-      against: null,
+      bases: bases.map((b) => [b.shipmentId, b.seq]),
+      against: against?.sha256 ?? null,
       label: opts.label ?? '',
       created: rows.created,
       publisher: me.keyId,
@@ -194,33 +142,12 @@ export async function pack(ctx: Context, opts: PackOptions & { packTarget?: numb
     for await (const entry of walk(source, (s) => warn('SKIPPED', `skipped ${quote(s.path)}: ${s.reason}`, s.path))) {
       if (signal?.aborted) throw new BrickpostError('CANCELLED', 'pack cancelled');
       if (measured) throw measured;
-      if (entry.type === 'dir') {
-        queue.push({ kind: 'dir', entry });
-      } else {
-        const file: FileState = { entry, refs: [], emitted: false };
-        if (entry.size <= WHOLE_FILE_MAX) {
-          queue.push({ kind: 'whole', file, job: pipeline.encodeFile(entry.abs, entry.size) });
-          queuedBytes += entry.size;
-          await drain(maxQueue);
-          continue;
-        }
-        for await (const raw of cutter.chunks(entry.abs, entry.size, (how) => warn('CHANGED', `${quote(entry.path)} ${how}`, entry.path))) {
-          queuedBytes += raw.length;
-          queue.push({ kind: 'chunk', file, job: pipeline.encode(raw) });
-          await drain(maxQueue);
-        }
-        queue.push({ kind: 'end', file });
-      }
-      await drain(maxQueue);
+      await entries.add(entry);
     }
-    await drain(0);
+    await entries.finish();
     await measuring;
     if (measured) throw measured;
-    if (current) {
-      packs.push(await (current as PackWriter).close());
-      rows.addPack(packs[packs.length - 1]!);
-      current = null;
-    }
+    const packs = await store.finish();
     progress.phase = 'seal';
     progress.emit();
     for (const p of packs) await manifest.add({ t: 'pack', i: p.index, path: p.path, size: p.size, plain: p.plain, chunks: p.chunks });
@@ -253,9 +180,10 @@ export async function pack(ctx: Context, opts: PackOptions & { packTarget?: numb
     await syncDir(dir);
     await rename(dir, finalDir);
     await syncDir(join(drive, DRIVE_DIR));
-    rows.sealed(t.files, t.bytes, bytesOnDrive);
+    rows.sealed(t.files, t.bytes, bytesOnDrive, me.recipient);
     const seconds = (performance.now() - started) / 1000;
     progress.emit();
+    const c = store.counts;
     return {
       shipmentId,
       dataset: datasetName,
@@ -264,23 +192,35 @@ export async function pack(ctx: Context, opts: PackOptions & { packTarget?: numb
       parent: rows.parent,
       files: t.files,
       dirs: t.dirs,
-      bytesIn,
+      bytesIn: entries.bytesIn,
       bytesOnDrive,
       chunks: t.chunks,
-      chunksDeduplicated,
+      chunksDeduplicated: c.chunksDeduplicated,
       packs: packs.length,
       recipients: recipientStrings,
       path: finalDir,
       seconds,
       warnings,
+      full: bases.length === 0 && against === null,
+      bases: bases.map((b) => ({ shipmentId: b.shipmentId, seq: b.seq })),
+      against: against?.sha256 ?? null,
+      filesRead: entries.filesRead,
+      filesUnchanged: entries.filesUnchanged,
+      chunksHeld: c.chunksHeld,
+      bytesHeld: c.bytesHeld,
+      chunksDelta: c.chunksDelta,
+      bytesDelta: c.bytesDelta,
+      deltaFrameBytes: c.deltaFrameBytes,
+      notes: plan.notes,
     };
   } catch (e) {
-    await (current as PackWriter | null)?.abort();
+    await store.abort();
     await manifest.abort();
     rows.failed();
     await rm(dir, { recursive: true, force: true }).catch(() => undefined);
     throw toEnvironmentError(e, 'pack failed');
   } finally {
+    against?.held.close();
     await pipeline.close();
     await cutter.close();
   }

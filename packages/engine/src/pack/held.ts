@@ -1,0 +1,60 @@
+import type Database from 'better-sqlite3';
+import type { Statement } from 'better-sqlite3';
+
+/**
+ * The chunks every recipient already holds, which a shipment names by held
+ * refs instead of carrying (FORMAT.md §9.5). Lookups go to SQLite, so
+ * memory does not grow with the dataset.
+ */
+export interface HeldSet {
+  /** False when the set is empty for sure (a self-contained shipment): nothing is held, no lookup is made. */
+  readonly any: boolean;
+  /** Whether chunk `id` is held; `sha` (the SHA-256 of its bytes) is used by sets of plain digests. */
+  has(id: Buffer, sha?: Buffer): boolean;
+}
+
+/** Nothing is held: a self-contained shipment. */
+export const NOTHING_HELD: HeldSet = { any: false, has: () => false };
+
+/** The chunks present in every one of the base trees (tree_chunks). */
+export function heldInTrees(db: Database.Database, bases: string[]): HeldSet {
+  if (bases.length === 0) return NOTHING_HELD;
+  const count = db.prepare(`SELECT count(*) AS n FROM tree_chunks WHERE chunk = ? AND shipment_id IN (${bases.map(() => '?').join(', ')})`).pluck();
+  return { any: true, has: (id) => (count.get(id, ...bases) as number) === bases.length };
+}
+
+/**
+ * The chunks listed in a signature or request file (sigfile), kept in a
+ * temporary table of this connection while the shipment is packed. Ids are
+ * the dataset's keyed chunk ids (`hmac`), or plain SHA-256 digests of the
+ * chunks' bytes (`sha256`), in which case callers pass each chunk's digest.
+ */
+export class ListedHeld implements HeldSet {
+  readonly any = true;
+  private readonly insert: Statement;
+  private readonly find: Statement;
+
+  constructor(
+    private readonly db: Database.Database,
+    readonly ids: 'hmac' | 'sha256',
+  ) {
+    db.exec('DROP TABLE IF EXISTS temp.listed; CREATE TEMP TABLE listed (chunk BLOB PRIMARY KEY) WITHOUT ROWID');
+    this.insert = db.prepare('INSERT OR IGNORE INTO temp.listed (chunk) VALUES (?)');
+    this.find = db.prepare('SELECT 1 FROM temp.listed WHERE chunk = ?').pluck();
+  }
+
+  /** Adds one listed id (32 bytes). */
+  add(id: Buffer): void {
+    this.insert.run(id);
+  }
+
+  has(id: Buffer, sha?: Buffer): boolean {
+    const key = this.ids === 'sha256' ? sha : id;
+    return key !== undefined && this.find.get(key) !== undefined;
+  }
+
+  /** Drops the table. */
+  close(): void {
+    this.db.exec('DROP TABLE IF EXISTS temp.listed');
+  }
+}

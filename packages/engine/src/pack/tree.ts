@@ -1,0 +1,112 @@
+import type Database from 'better-sqlite3';
+import type { Statement } from 'better-sqlite3';
+import type { HeldRef } from '@brickpost/manifest';
+import type { SourceEntry } from '../scan/index.js';
+
+/**
+ * Trees of published shipments, as the catalog keeps them (migration 002):
+ *
+ * - tree row: one file of a shipment's tree, with its stat fields (size,
+ *   mtime, ctime, inode) and its chunk list.
+ * - chunk list: per chunk, the 32-byte id then the length as a 4-byte
+ *   big-endian integer.
+ * - content key: the SHA-256 of a chunk list; two file versions with the same
+ *   key have the same bytes. Signatures (sigs) are stored by content key.
+ * - reference tree: the newest tree in the catalog, the stat cache: a file
+ *   whose stat fields equal its row there is taken to be unchanged.
+ * - basis: the old version of a changed file, at the same path in every base
+ *   tree with one content key and a stored signature; deltas apply to it.
+ */
+
+/** Bytes per chunk in a chunk list. */
+export const CHUNK_ENTRY = 36;
+
+/** A file of a stored tree. */
+export interface TreeRow {
+  size: number;
+  chunks: Buffer;
+  sigId: number | null;
+}
+
+/** The basis of a changed file: its path, size and signature (id and block size). */
+export interface Basis {
+  path: string;
+  size: number;
+  sigId: number;
+  blockSize: number;
+}
+
+/** One chunk list entry. */
+export function chunkEntry(id: Buffer, length: number): Buffer {
+  const e = Buffer.allocUnsafe(CHUNK_ENTRY);
+  id.copy(e, 0, 0, 32);
+  e.writeUInt32BE(length, 32);
+  return e;
+}
+
+/** The held refs of a chunk list, in order. */
+export function heldRefs(chunks: Buffer): HeldRef[] {
+  const refs: HeldRef[] = [];
+  for (let at = 0; at + CHUNK_ENTRY <= chunks.length; at += CHUNK_ENTRY) {
+    refs.push([chunks.toString('hex', at, at + 32), chunks.readUInt32BE(at + 32)]);
+  }
+  return refs;
+}
+
+/** The chunk ids of a chunk list. */
+export function* chunkIds(chunks: Buffer): Generator<Buffer> {
+  for (let at = 0; at + CHUNK_ENTRY <= chunks.length; at += CHUNK_ENTRY) yield chunks.subarray(at, at + 32);
+}
+
+/**
+ * Looks files up in the reference tree (stat cache) and in the base trees
+ * (bases of deltas). Point lookups by (shipment, path), so memory does not
+ * grow with the tree.
+ */
+export class TreeLookup {
+  private readonly row: Statement;
+  private readonly sig: Statement;
+
+  /** `reference`: the reference tree, or null for no stat cache. `bases`: the base trees, none for no deltas. */
+  constructor(
+    db: Database.Database,
+    private readonly reference: string | null,
+    private readonly bases: string[],
+  ) {
+    this.row = db.prepare('SELECT size, mtime_ns AS mtimeNs, ctime_ns AS ctimeNs, ino, chunks, sig_id AS sigId FROM tree_files WHERE shipment_id = ? AND path = ?');
+    this.sig = db.prepare('SELECT block_size FROM sigs WHERE id = ?').pluck();
+  }
+
+  /** The newest sealed shipment of the dataset whose tree the catalog holds, or null. */
+  static referenceTree(db: Database.Database, datasetId: string): string | null {
+    const r = db
+      .prepare(
+        `SELECT s.id FROM shipments s WHERE s.dataset_id = ? AND s.role = 'published' AND s.state = 'sealed'
+          AND EXISTS (SELECT 1 FROM tree_files t WHERE t.shipment_id = s.id) ORDER BY s.seq DESC LIMIT 1`,
+      )
+      .pluck()
+      .get(datasetId) as string | undefined;
+    return r ?? null;
+  }
+
+  /** The reference tree's row of `e` when its path, size, mtime, ctime and inode are unchanged; else null. */
+  unchanged(e: SourceEntry): TreeRow | null {
+    if (!this.reference) return null;
+    const r = this.row.get(this.reference, e.path) as (TreeRow & { mtimeNs: string; ctimeNs: string; ino: string }) | undefined;
+    if (!r || r.size !== e.size || r.mtimeNs !== e.mtimeNs.toString() || r.ctimeNs !== e.ctimeNs.toString() || r.ino !== e.ino.toString()) return null;
+    return { size: r.size, chunks: r.chunks, sigId: r.sigId };
+  }
+
+  /** The basis for a new version of the file at `path`: the same file, with a signature, in every base tree; else null. */
+  basis(path: string): Basis | null {
+    if (this.bases.length === 0) return null;
+    let found: { size: number; sigId: number } | null = null;
+    for (const b of this.bases) {
+      const r = this.row.get(b, path) as TreeRow | undefined;
+      if (!r || r.sigId === null || (found && found.sigId !== r.sigId)) return null;
+      found = { size: r.size, sigId: r.sigId };
+    }
+    const blockSize = this.sig.get(found!.sigId) as number | undefined;
+    return blockSize === undefined ? null : { path, ...found!, blockSize };
+  }
+}
