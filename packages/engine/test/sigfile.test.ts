@@ -181,6 +181,7 @@ describe('malformed signature files, validly signed', () => {
     ['a fraction', 'MALFORMED', [JSON.stringify(head()), '{"t":"file","p":"a","size":0.5,"c":[]}', JSON.stringify(end(1, 0, 0))]],
     ['a record after the end', 'MALFORMED', [JSON.stringify(head()), JSON.stringify(end(0, 0, 0)), JSON.stringify(end(0, 0, 0))]],
     ['a second header', 'MALFORMED', [JSON.stringify(head()), JSON.stringify(head()), JSON.stringify(end(0, 0, 0))]],
+    ['keyed ids without a dataset id', 'MALFORMED', [JSON.stringify({ ...head(), ids: 'hmac', datasetId: null }), JSON.stringify(end(0, 0, 0))]],
     ['unknown kind', 'MALFORMED', [JSON.stringify({ ...head(), kind: 'wish' }), JSON.stringify(end(0, 0, 0))]],
     ['newer format', 'UNSUPPORTED_VERSION', [JSON.stringify({ ...head(), format: 'brickpost-signature/v2' }), JSON.stringify(end(0, 0, 0))]],
     ['unsafe path', 'UNSAFE_PATH', [JSON.stringify(head()), JSON.stringify(file('a/../b', 0, [])), JSON.stringify(end(1, 0, 0))]],

@@ -128,6 +128,7 @@ export function checkHeader(v: Json, where: string): SigHeader {
   if (o.ids !== 'sha256' && o.ids !== 'hmac') fail(where, `unknown ids ${quote(String(o.ids))}`);
   const dataset = nullableStr(o.dataset, where, 'dataset', 255);
   const datasetId = nullableStr(o.datasetId, where, 'datasetId', 64);
+  if (o.ids === 'hmac' && datasetId === null) fail(where, 'keyed chunk ids (ids "hmac") need a datasetId');
   const publisher = o.publisher === null ? null : str(o.publisher, where, 'publisher', 16);
   if (publisher !== null && !KEY_ID.test(publisher)) fail(where, 'field publisher must be a key id of 16 upper-case hex digits');
   let state: SigHeader['state'] = null;
