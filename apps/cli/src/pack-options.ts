@@ -34,5 +34,10 @@ export async function packOptions(inv: Invocation): Promise<PackOptions> {
   if (dataset !== undefined) opts.dataset = dataset;
   if (label !== undefined) opts.label = label;
   if (level !== undefined) opts.level = level;
+  const against = str(inv, 'against');
+  if (against !== undefined && flag(inv, 'full')) throw usageError('--against and --full do not go together', 'pack');
+  if (flag(inv, 'full')) opts.full = true;
+  if (flag(inv, 'rehash')) opts.rehash = true;
+  if (against !== undefined) opts.against = against;
   return opts;
 }

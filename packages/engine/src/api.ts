@@ -119,8 +119,9 @@ export interface PackSummary {
   bases: Array<{ shipmentId: string; seq: number }>;
   /** SHA-256 of the signature or request file it was built against, or null. */
   against: string | null;
-  /** Files read from the source. */
+  /** Files read from the source, and their bytes (bytesIn counts every file's bytes, read or not). */
   filesRead: number;
+  bytesRead: number;
   /** Files the stat cache found unchanged, shipped as held refs without being read. */
   filesUnchanged: number;
   /** Held refs: chunks the recipients already hold, not on the drive. */

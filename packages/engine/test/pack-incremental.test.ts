@@ -108,7 +108,8 @@ describe('incremental pack', () => {
     assert.deepEqual(s.bases, [{ shipmentId: chain[0]!.shipmentId, seq: 1 }]);
     assert.equal(s.filesUnchanged, s.files);
     assert.equal(s.filesRead, 0);
-    assert.equal(s.bytesIn, 0);
+    assert.equal(s.bytesRead, 0);
+    assert.equal(s.bytesIn, chain[0]!.bytesIn);
     assert.equal(s.packs, 0);
     assert.equal(s.chunksHeld, s.chunks);
     assert.ok(s.bytesOnDrive < 8192, `${s.bytesOnDrive} bytes on the drive`);

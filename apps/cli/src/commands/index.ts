@@ -130,11 +130,14 @@ export const COMMANDS: CommandSpec[] = [
       { name: 'dataset', type: 'string', value: 'NAME', help: "dataset name (default: the source folder's name)" },
       { name: 'label', type: 'string', value: 'TEXT', help: 'a label for this shipment, e.g. "2026-01 monthly"' },
       { name: 'level', type: 'string', value: 'N', help: 'zstd compression level, 1 to 19 (default 3)' },
+      { name: 'full', type: 'boolean', help: 'ship every chunk (a self-contained shipment), even to recipients holding an earlier one' },
+      { name: 'rehash', type: 'boolean', help: 'read every file, even those whose size, times and inode say they are unchanged' },
+      { name: 'against', type: 'string', value: 'FILE', help: "ship what a subscriber's signature or request file (signed, FILE.minisig beside it) lacks" },
       json('print NDJSON events'),
     ],
     json: 'events',
     details:
-      'The shipment is always encrypted to your own key too, unless --no-self; with\nit, at least one --recipient is needed. Recipient files use the format of\n`age -R`: one recipient per line, # comments and blank lines ignored.',
+      'The shipment is always encrypted to your own key too, unless --no-self; with\nit, at least one --recipient is needed. Recipient files use the format of\n`age -R`: one recipient per line, # comments and blank lines ignored.\n\nA dataset shipped before is packed incrementally: the shipment carries only\nwhat the recipients lack (by their receipts, else the last shipment each was\nsent), changed parts of files as deltas, and files unchanged since the last\nshipment are not read again. A recipient that never received the dataset gets\na self-contained shipment.',
     load: () => import('./pack.js'),
   },
   {

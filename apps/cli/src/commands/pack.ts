@@ -1,4 +1,5 @@
 /** `brickpost pack`: write a shipment of a source folder onto a drive. */
+import type { PackSummary } from '@brickpost/engine/api';
 import type { CommandRun } from '../context.js';
 import { averageRate, formatBytes, formatCount, formatRate, plural, printable } from '../format.js';
 import { printSummary, runJob } from '../job.js';
@@ -12,14 +13,31 @@ export const run: CommandRun = async (ctx, inv) => {
   await printSummary(ctx, 'pack', s, () => [
     `packed ${plural(s.files, 'file')} (${formatBytes(s.bytesIn)}) into shipment ${s.shipmentId}: ` +
       `${formatBytes(s.bytesOnDrive)} on drive, ${formatRate(averageRate(s.bytesIn, s.seconds))}`,
+    ...(s.full ? [] : [incrementalLine(s)]),
   ]);
   if (!ctx.json) {
-    ctx.out.info(`dataset ${printable(s.dataset)} shipment #${s.seq}${s.parent !== null ? ` after ${s.parent}` : ' (base)'} written to ${s.path}`);
+    ctx.out.info(`dataset ${printable(s.dataset)} shipment #${s.seq}${s.parent !== null ? ` after ${s.parent}` : ' (the first)'} written to ${s.path}`);
     ctx.out.info(
       `${formatCount(s.chunks)} chunks (${formatCount(s.chunksDeduplicated)} deduplicated) in ${plural(s.packs, 'pack')}, ` +
         `encrypted to ${plural(s.recipients.length, 'recipient')}`,
     );
+    for (const n of s.notes) ctx.out.info(printable(n));
     if (s.warnings > 0) ctx.out.warn(`${plural(s.warnings, 'warning')} while packing; see above`);
   }
   return 0;
 };
+
+/**
+ * What an incremental shipment carries, in one line: "incremental over seq 3:
+ * 41 files read, 2,310 unchanged (not re-read), 1.12 GiB held, 9.80 MiB as
+ * 1.20 MiB of deltas, 112.00 MiB on the drive".
+ */
+export function incrementalLine(s: PackSummary): string {
+  const over = s.against !== null ? `built against signature file ${s.against.slice(0, 12)}…` : `incremental over seq ${s.bases.map((b) => b.seq).join(', ')}`;
+  const parts = [`${plural(s.filesRead, 'file')} read`];
+  if (s.filesUnchanged > 0) parts.push(`${formatCount(s.filesUnchanged)} unchanged (not re-read)`);
+  parts.push(`${formatBytes(s.bytesHeld)} held`);
+  if (s.chunksDelta > 0) parts.push(`${formatBytes(s.bytesDelta)} as ${formatBytes(s.deltaFrameBytes)} of deltas`);
+  parts.push(`${formatBytes(s.bytesOnDrive)} on the drive`);
+  return `${over}: ${parts.join(', ')}`;
+}

@@ -65,8 +65,9 @@ export interface EntryPackerParts {
 export class EntryPacker {
   filesUnchanged = 0;
   filesRead = 0;
-  /** Bytes read from the source. */
+  /** Bytes of the files shipped, and of those read from the source. */
   bytesIn = 0;
+  bytesRead = 0;
   private readonly queue: Item[] = [];
   private queuedBytes = 0;
   private readonly sigBytes: Database.Statement;
@@ -168,6 +169,7 @@ export class EntryPacker {
     f.list.push(chunkEntry(c.id, c.length));
     this.p.rows.addTreeChunk(c.id);
     this.bytesIn += c.length;
+    this.bytesRead += c.length;
     this.p.progress.add(c.length);
     await this.flushRefs(f, false);
   }
@@ -182,6 +184,7 @@ export class EntryPacker {
     await this.flushRefs(f, true);
     this.p.rows.addTreeFile(f.entry, row.chunks, row.sigId);
     this.filesUnchanged++;
+    this.bytesIn += f.entry.size;
     this.p.progress.add(f.entry.size, 1);
   }
 

@@ -205,6 +205,7 @@ export async function pack(ctx: Context, opts: PackOptions & { packTarget?: numb
       bases: bases.map((b) => ({ shipmentId: b.shipmentId, seq: b.seq })),
       against: against?.sha256 ?? null,
       filesRead: entries.filesRead,
+      bytesRead: entries.bytesRead,
       filesUnchanged: entries.filesUnchanged,
       chunksHeld: c.chunksHeld,
       bytesHeld: c.bytesHeld,
