@@ -14,7 +14,7 @@ export const run: CommandRun = async (ctx, inv) => {
   for (const s of h.shipments) {
     const drive = s.bytesFromDrive === null ? '' : `  ${formatBytes(s.bytesFromDrive).padStart(10)} from drive`;
     await ctx.out.line(
-      `#${String(s.seq).padEnd(4)} ${s.shipmentId}  ${s.appliedAt.slice(0, 19).replace('T', ' ')}  ${String(s.files).padStart(8)} files  ${formatBytes(s.bytes).padStart(10)}${drive}  ${s.undoable ? 'undoable' : '        '}  ${printable(s.label)}`,
+      `#${String(s.seq).padEnd(4)} ${s.shipmentId}  ${s.appliedAt.slice(0, 19).replace('T', ' ')}  ${String(s.files).padStart(8)} files  ${formatBytes(s.bytes).padStart(10)}${drive}  ${s.undoable ? 'undoable' : '        '}${s.label ? `  ${printable(s.label)}` : ''}`,
     );
   }
   return 0;

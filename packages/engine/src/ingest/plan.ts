@@ -135,12 +135,12 @@ export function statMatches(dest: string, r: { p: string; size: number; mtime: s
   const st = lstatOrNull(join(dest, r.p));
   if (st === null || !st.isFile() || st.size !== BigInt(r.size)) return false;
   const d = st.mtimeNs - BigInt(r.mtime);
-  // utimes takes seconds as a double: setting a time loses up to a few hundred nanoseconds.
+  // utimes takes seconds as a double: a time set through it may be off by about a microsecond.
   return d >= -MTIME_SLACK_NS && d <= MTIME_SLACK_NS;
 }
 
 /** How far a file's mtime may be from the manifest's and still count as the same (see statMatches). */
-const MTIME_SLACK_NS = 1000n;
+const MTIME_SLACK_NS = 4000n;
 
 function lstatOrNull(p: string): BigIntStats | null {
   try {

@@ -53,7 +53,6 @@ export async function rollback(ctx: Context, opts: RollbackOptions, onEvent: Eve
       const j = { shipment: a.shipment, kind: 'rollback' as const, phase: 'unstage', state: JSON.stringify(next) };
       db.setJournal(j);
       await runRollback(folder, db, j, () => readManifestFile(folder.manifest(prev.shipment), identities), keep);
-      onEvent({ type: 'warning', code: 'UNDONE', message: `undid shipment ${a.shipment} (seq ${a.seq})` });
       state = next;
     }
     return {

@@ -79,6 +79,10 @@ export async function* readManifestFile(
     await feeding;
     if (carry.length > 0) throw new BrickpostError('TRUNCATED', `${where}: last line has no newline`);
     reader.finish();
+  } catch (e) {
+    // The zstd decoder throws plain errors for corrupt input.
+    if (e instanceof BrickpostError || (e as NodeJS.ErrnoException).code !== undefined) throw e;
+    throw new BrickpostError('MALFORMED', `${where}: not a valid zstd stream (${(e as Error).message})`, { cause: e });
   } finally {
     unz.destroy();
   }
