@@ -256,6 +256,59 @@ describe('incremental pack', () => {
     assert.deepEqual(kinds(m.files.get('data/big.bin')!.refs), new Set(['held']));
   });
 
+  test('with a receipt, a recipient may hold its receipted shipment or any sent since', async () => {
+    const [third, last] = [chain[chain.length - 3]!, chain[chain.length - 1]!];
+    // A receipt from `other` for the shipment it got before the last one (as brickpost receipt import records it).
+    const db = new Database(join(root, 'pub', 'catalog.sqlite'));
+    db.prepare(
+      `INSERT INTO receipts (dataset_id, recipient, subscriber_key, shipment_id, seq, verified, state_digest, created_at, imported_at, file_sha256)
+       VALUES (?, ?, 'K', ?, ?, 'full', 'd', 'now', 'now', 'f')`,
+    ).run(last.datasetId, otherRecipient, third.shipmentId, third.seq);
+    db.close();
+    const s = await pack({ recipients: [otherRecipient] });
+    assert.deepEqual(s.bases.map((b) => b.seq), [third.seq, last.seq]);
+  });
+
+  test('--against a signature file: what the folder has is held, the rest packed; no bases, no deltas', async () => {
+    const mirror = join(root, 'mirror');
+    mkdirSync(join(mirror, 'elsewhere'), { recursive: true });
+    copyFileSync(join(src, 'data', 'medium.bin'), join(mirror, 'elsewhere', 'm.bin'));
+    copyFileSync(join(src, 'docs', 'note-1.txt'), join(mirror, 'n1.txt'));
+    const file = join(root, 'mirror.bpsig');
+    const sig = await sub.signature({ dest: mirror, out: file, dataset: 'incr' }, () => undefined);
+    pub.trustAdd(sub.whoami().minisignPublicKey, 'subscriber');
+    appendFileSync(join(src, 'data', 'big.bin'), randomBytes(100));
+    const s = await pack({ against: file });
+    assert.equal(s.against, sig.sha256);
+    assert.deepEqual(s.bases, []);
+    assert.equal(s.full, false);
+    assert.equal(s.filesUnchanged, 0);
+    assert.equal(s.chunksDelta, 0);
+    const m = await read(s);
+    assert.equal(m.header.against, sig.sha256);
+    assert.deepEqual(m.header.bases, []);
+    assert.deepEqual(kinds(m.files.get('data/medium.bin')!.refs), new Set(['held']));
+    assert.deepEqual(kinds(m.files.get('docs/note-1.txt')!.refs), new Set(['held']));
+    assert.deepEqual(kinds(m.files.get('data/big.bin')!.refs), new Set(['packed']));
+    for (const f of m.files.values()) assert.equal(f.record.b, undefined);
+    // A file signed by a key the publisher does not trust is refused before anything is packed.
+    pub.trustRemove('subscriber');
+    await assert.rejects(pack({ against: file }), { code: 'UNTRUSTED_PUBLISHER' });
+  });
+
+  test('the catalog keeps the trees a later shipment can be relative to, and the newest three', () => {
+    const db = new Database(join(root, 'pub', 'catalog.sqlite'), { readonly: true });
+    const kept = db.prepare('SELECT DISTINCT shipment_id FROM tree_files').pluck().all() as string[];
+    const orphans = db.prepare('SELECT count(*) FROM sigs WHERE id NOT IN (SELECT sig_id FROM tree_files WHERE sig_id IS NOT NULL)').pluck().get();
+    db.close();
+    // The newest three (sub's last is the newest; other was sent two of them) and other's receipted shipment.
+    const receipted = chain[chain.length - 5]!;
+    assert.equal(receipted.recipients.includes(otherRecipient), true);
+    const want = new Set([...chain.slice(-3).map((s) => s.shipmentId), receipted.shipmentId]);
+    assert.deepEqual(new Set(kept), want);
+    assert.equal(orphans, 0);
+  });
+
   test('every shipment names the one before it as parent, and seq counts them', () => {
     chain.forEach((s, i) => {
       assert.equal(s.seq, i + 1);
