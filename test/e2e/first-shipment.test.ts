@@ -132,9 +132,10 @@ describe('first shipment, one drive', () => {
     writeFileSync(join(src, 'added.txt'), 'new in shipment 2\n');
     const drive2 = join(root, 'drive2');
     mkdirSync(drive2);
-    const p = brickpost(pub, ['pack', src, '--to', drive2, '--recipient', recipient, '--dataset', 'survey', '--json']);
+    const p = brickpost(pub, ['pack', src, '--to', drive2, '--recipient', recipient, '--dataset', 'survey', '--full', '--json']);
     assert.equal(p.code, 0, p.stderr);
     assert.equal(lastEvent(p).result.seq, 2);
+    assert.equal(lastEvent(p).result.full, true);
     const r = brickpost(sub, ['ingest', drive2, dest, '--json']);
     assert.equal(r.code, 0, r.stdout + r.stderr);
     assert.deepEqual(diffSnapshots(snapshot(src), snapshot(dest)), []);

@@ -174,6 +174,10 @@ export interface IngestOptions {
   drive: string;
   dest: string;
   shipment?: string;
+  /** Where to write the request file when the shipment is refused for missing basis data (default DEST/.brickpost/requests/ID.bpsig). */
+  requestOut?: string;
+  /** How many applied shipments keep their undo area (rollback reach); 0 keeps none. Remembered by DEST. Default 3. */
+  keepUndo?: number;
 }
 
 export interface IngestSummary {
@@ -186,8 +190,37 @@ export interface IngestSummary {
   bytesWritten: number;
   /** True when the shipment was already applied and nothing was done. */
   alreadyApplied: boolean;
+  /** The shipment builds on what DEST held (bases or against). */
+  incremental: boolean;
+  /** Files left in place: same content as before. */
+  filesUnchanged: number;
+  /** Files written from the drive, DEST's own chunks and deltas. */
+  filesWritten: number;
+  /** Files moved or renamed by the publisher, installed as hard links of DEST's old copy (no copy). */
+  filesLinked: number;
+  /** Entries moved to the undo area: replaced, deleted, or not part of the shipment. */
+  retired: number;
+  bytesFromDrive: number;
+  /** Bytes of held chunks copied from DEST's own files. */
+  bytesReused: number;
+  chunksFromDelta: number;
   seconds: number;
   warnings: number;
+}
+
+export interface RollbackOptions {
+  dest: string;
+  /** Shipment id or sequence number of an applied shipment to return to. */
+  to: string;
+}
+
+export interface RollbackSummary {
+  dest: string;
+  from: { shipmentId: string; seq: number };
+  to: { shipmentId: string; seq: number };
+  /** The shipments undone, newest first. */
+  undone: Array<{ shipmentId: string; seq: number }>;
+  seconds: number;
 }
 
 export interface ListEntry {
@@ -207,6 +240,11 @@ export interface AppliedShipmentInfo {
   appliedAt: string;
   files: number;
   bytes: number;
+  /** Bytes read from the drive for this shipment (the rest came from DEST). */
+  bytesFromDrive: number | null;
+  parent: string | null;
+  /** Rollback can return to the state before this shipment (its undo area is kept). */
+  undoable: boolean;
 }
 
 /** What a destination holds: its dataset and the shipments applied, oldest first. */
@@ -215,6 +253,8 @@ export interface DestHistory {
   dataset: string;
   datasetId: string;
   publisherKeyId: string;
+  /** How many shipments keep their undo area. */
+  keepUndo: number;
   shipments: AppliedShipmentInfo[];
 }
 

@@ -1,11 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { DestHistory, EventSink, IngestOptions, IngestSummary, ListEntry, PackOptions, PackSummary, TrustedKey, VerifyOptions, VerifyReport, WhoAmI } from './api.js';
+import type { DestHistory, EventSink, IngestOptions, IngestSummary, ListEntry, PackOptions, PackSummary, RollbackOptions, RollbackSummary, TrustedKey, VerifyOptions, VerifyReport, WhoAmI } from './api.js';
 import { Catalog } from './catalog/index.js';
 import { Context } from './context.js';
 import { history } from './ingest/history.js';
 import { ingest } from './ingest/ingest.js';
+import { rollback } from './ingest/rollback.js';
 import { toEnvironmentError } from './io/errors.js';
 import { addTrust, createIdentity, listTrust, removeTrust, type Identity } from './keys/index.js';
 import { pack } from './pack/pack.js';
@@ -102,6 +103,11 @@ export class Engine {
 
   list(opts: { drive: string; shipment?: string }): AsyncIterable<ListEntry> {
     return list(this.ctx, opts);
+  }
+
+  /** Returns a destination to the tree of an earlier shipment. @throws NOT_FOUND, USAGE, LOCKED */
+  rollback(opts: RollbackOptions, onEvent: EventSink): Promise<RollbackSummary> {
+    return rollback(this.ctx, opts, onEvent);
   }
 
   /** The shipments applied to a destination. @throws NOT_FOUND */

@@ -160,8 +160,15 @@ export const COMMANDS: CommandSpec[] = [
     summary: 'verify a shipment and apply it to a destination folder',
     args: ['DRIVE-DIR', 'DEST-DIR'],
     min: 2,
-    options: [shipment, json('print NDJSON events')],
+    options: [
+      shipment,
+      { name: 'request-out', type: 'string', value: 'FILE', help: 'where to write the request file if the shipment is refused for missing data (default DEST/.brickpost/requests/ID.bpsig)' },
+      { name: 'keep-undo', type: 'string', value: 'N', help: 'how many shipments stay undoable by rollback (default 3, 0 keeps none); remembered by DEST' },
+      json('print NDJSON events'),
+    ],
     json: 'events',
+    details:
+      'DEST becomes the shipment\'s tree. A first, self-contained shipment needs an empty\nfolder; a later one applies on top of what DEST holds: unchanged files are left\nin place, changed files are rebuilt from the drive, from DEST\'s own data and\nfrom deltas, moved files are moved, deleted files are deleted. Shipments apply\nin order: a replayed, skipped (gap) or forked shipment is refused (exit 6).\nIf DEST lacks data the shipment builds on (a file edited locally), nothing is\nchanged, and a request file is written for the publisher to pack --against.\nReplaced and deleted files stay in DEST/.brickpost/undo for rollback. A commit\ninterrupted by a crash is finished by running ingest again.',
     load: () => import('./ingest.js'),
   },
   {
@@ -180,9 +187,9 @@ export const COMMANDS: CommandSpec[] = [
     summary: 'list the shipments applied to a destination folder',
     args: ['DEST-DIR'],
     min: 1,
-    options: [json('print {dest, dataset, datasetId, publisherKeyId, shipments: [{shipmentId, seq, label, appliedAt, files, bytes}]}')],
+    options: [json('print {dest, dataset, datasetId, publisherKeyId, keepUndo, shipments: [{shipmentId, seq, parent, label, appliedAt, files, bytes, bytesFromDrive, undoable}]}')],
     json: 'document',
-    details: 'Reads the destination\'s state folder (DEST/.brickpost); needs no key.',
+    details: 'Reads the destination\'s state folder (DEST/.brickpost); needs no key. A shipment\nmarked "undoable" can be rolled back (rollback --to the one before it).',
     load: () => import('./history.js'),
   },
   {
@@ -225,6 +232,20 @@ export const COMMANDS: CommandSpec[] = [
     details:
       "FILE.minisig must be by a key you trust (brickpost trust add the subscriber's\nRW… key), and the receipt must be about a dataset you publish. Importing the\nsame receipt again changes nothing.",
     load: () => import('./receipt.js'),
+  },
+  {
+    name: 'rollback',
+    summary: 'return a destination folder to the tree of an earlier shipment',
+    args: ['DEST-DIR'],
+    min: 1,
+    options: [
+      { name: 'to', type: 'string', required: true, value: 'SHIPMENT-ID-or-SEQ', help: 'the applied shipment to return to' },
+      json('print NDJSON events'),
+    ],
+    json: 'events',
+    details:
+      'Undoes the shipments applied after the given one, newest first, from the undo\narea in DEST/.brickpost (the last 3 shipments by default; see ingest\n--keep-undo). Journaled like ingest: if interrupted, run it again.',
+    load: () => import('./rollback.js'),
   },
 ];
 

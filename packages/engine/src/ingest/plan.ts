@@ -306,7 +306,8 @@ export async function planApply(db: DestDb, dest: string, shipment: string, reco
 export function missingError(missing: Missing[], requestFile: string | null): BrickpostError {
   const first = missing.slice(0, 5).map((m) => `${quote(m.path)}: ${m.reason}`).join('; ');
   const more = missing.length > 5 ? ` (and ${missing.length - 5} more)` : '';
-  return new BrickpostError('BASIS_MISSING', `the destination lacks data this shipment builds on, for ${missing.length} file${missing.length === 1 ? '' : 's'}: ${first}${more}; nothing was changed`, {
+  const request = requestFile ? `; request file for the publisher: ${requestFile}` : '';
+  return new BrickpostError('BASIS_MISSING', `the destination lacks data this shipment builds on, for ${missing.length} file${missing.length === 1 ? '' : 's'}: ${first}${more}; nothing was changed${request}`, {
     hint: requestFile
       ? `send the request file ${quote(requestFile)} to the publisher, who runs 'brickpost pack … --against ${requestFile}' to build a repair shipment`
       : 'ask the publisher for a full shipment (brickpost pack --full)',
