@@ -303,6 +303,7 @@ describe('a chain of incremental shipments', () => {
     const repair = lastEvent(r).result;
     assert.equal(repair.full, false);
     // Built against a request, a shipment has no deltas (changed chunks travel whole): smaller than the full one, not as small as shipment 4.
+    assert.ok(repair.bytesHeld > 0.5 * repair.bytesIn, `most of the tree is held: ${JSON.stringify(repair)}`);
     assert.ok(repair.bytesOnDrive < 0.5 * shipped[1]!.bytesOnDrive, `the repair shipment has ${repair.bytesOnDrive} bytes on the drive, the full one ${shipped[1]!.bytesOnDrive}; shipment 4 had ${shipped[4]!.bytesOnDrive}: ${JSON.stringify(repair)}`);
     const applied = ingest(repairDrive, lagging);
     assert.equal(applied.code, 0, applied.stdout + applied.stderr);
