@@ -1,6 +1,7 @@
 import { BrickpostError } from '@brickpost/manifest/errors';
 import { blockCount, checkBlockSize, isValidBlockSize } from './block-size.js';
 import { STRONG_LENGTH, strongSum, weakSum } from './sums.js';
+import { blockWeakSums } from './weak-simd.js';
 
 /*
  * Signature layout, bpsig1 (all integers big-endian):
@@ -61,6 +62,7 @@ export class SignatureBuilder {
   private length = 0;
   private done = false;
   private readonly strong = new Int32Array(2);
+  private weak = new Int32Array(0);
 
   /** Throws USAGE when `blockSize` is not a power of two in [2^8, 2^20]. */
   constructor(blockSize: number) {
@@ -85,7 +87,12 @@ export class SignatureBuilder {
       this.addBlock(this.partial, 0, B);
       this.partialLen = 0;
     }
-    for (; p + B <= buf.length; p += B) this.addBlock(buf, p, B);
+    const full = Math.floor((buf.length - p) / B);
+    if (full > 0) {
+      if (this.weak.length < full) this.weak = new Int32Array(Math.max(full, Math.min(2 * this.weak.length, 1 << 16)));
+      const simd = blockWeakSums(buf, p, full, B, this.weak);
+      for (let i = 0; i < full; i++, p += B) this.addBlock(buf, p, B, simd ? this.weak[i] : undefined);
+    }
     if (p < buf.length) {
       this.partial.set(buf.subarray(p), 0);
       this.partialLen = buf.length - p;
@@ -108,14 +115,15 @@ export class SignatureBuilder {
     return Buffer.concat([header, ...this.parts, this.out.subarray(0, this.outPos)]);
   }
 
-  private addBlock(data: Uint8Array, start: number, len: number): void {
+  /** Appends the entry of one block; `weak` when its weak sum is known already. */
+  private addBlock(data: Uint8Array, start: number, len: number, weak?: number): void {
     if (this.outPos + ENTRY > this.out.length) {
       this.parts.push(this.out);
       this.out = Buffer.allocUnsafe(Math.min(this.out.length * 2, ENTRY * 65536));
       this.outPos = 0;
     }
     const o = this.out;
-    o.writeInt32BE(weakSum(data, start, len), this.outPos);
+    o.writeInt32BE(weak ?? weakSum(data, start, len), this.outPos);
     strongSum(data.subarray(start, start + len), this.strong);
     o.writeInt32BE(this.strong[0]!, this.outPos + 4);
     o.writeInt32BE(this.strong[1]!, this.outPos + 8);
