@@ -19,8 +19,8 @@
 import { spawnSync } from 'node:child_process';
 import { cpus, loadavg, release, totalmem, tmpdir } from 'node:os';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { existsSync, rmSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ensureDataset } from './lib/dataset.mjs';
@@ -90,7 +90,35 @@ async function dirBytes(dir) {
   return existsSync(dir) ? (await treeBytes(dir)).bytes : 0;
 }
 
-/** Runs one tool through the scenarios' ops, in order, on one state; returns its step records. */
+/**
+ * Makes the working copy ctx.src the dataset again (a fresh `cp -a`,
+ * reflinked where the file system can), unless it already is. Only used
+ * when a scenario changes the source (ctx.src is then not the cache).
+ */
+function resetSource(ctx) {
+  if (ctx.src === ctx.dataset || ctx.srcState === 'dataset') return;
+  log(`copying the dataset to ${ctx.src} ...`);
+  rmSync(ctx.src, { recursive: true, force: true });
+  const r = spawnSync('cp', ['-a', '--reflink=auto', ctx.dataset, ctx.src], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`cp -a ${ctx.dataset} ${ctx.src} failed: ${(r.stderr || '').trim()}`);
+  ctx.srcState = 'dataset';
+}
+
+/**
+ * Puts the source in the state scenario SC's ops start from (untimed):
+ * its `beforeOps` hook changes the working copy in place, so that every
+ * tool sees the same change to the same files it packed before.
+ */
+async function enterScenario(sc, ctx) {
+  if (!sc.beforeOps || ctx.srcState === sc.name) return;
+  await sc.beforeOps(ctx, { log });
+  ctx.srcState = sc.name;
+}
+
+/**
+ * Runs one tool through the scenarios' ops, in order, on one state; returns
+ * its step records. CTX is shared: scenario hooks update it.
+ */
 async function runTool(tool, scenarios, ctx, opts) {
   const records = [];
   const base = { tool: tool.name };
@@ -102,16 +130,17 @@ async function runTool(tool, scenarios, ctx, opts) {
     return plan.map(({ op }) => ({ ...base, op, skipped: reason }));
   }
   const work = await mkdtemp(join(opts.workRoot, `${tool.name}-`));
-  const tctx = { ...ctx, work };
   try {
-    const state = await tool.setup(tctx);
+    resetSource(ctx);
+    const state = await tool.setup({ ...ctx, work });
     const out = tool.outputs(state);
     let failed = null;
     for (const { sc, op } of plan) {
       const make = tool.ops[op];
       if (!make) { records.push({ ...base, op, na: true }); continue; }
       if (failed) { records.push({ ...base, op, skipped: `after ${failed} failed` }); continue; }
-      const spec = make(state, tctx);
+      await enterScenario(sc, ctx);
+      const spec = make(state, { ...ctx, work });
       // A pack's bytes on drive are what it added to its drive or repository.
       const drive = spec.drive ?? (op === 'pack' ? out.drive : null);
       const restored = spec.restored ?? (op.startsWith('ingest') ? out.restored : null);
@@ -126,16 +155,16 @@ async function runTool(tool, scenarios, ctx, opts) {
       });
       const rec = { ...base, op, label: spec.label, cache, load, ...r, mbps: ctx.datasetBytes / 1e6 / r.wall };
       delete rec.stdoutFile;
+      if (spec.details) Object.assign(rec, spec.details(r));
       const error = r.exitCode !== 0 ? `exit code ${r.exitCode}` : spec.check ? spec.check(r) : null;
       if (error) {
         rec.error = error;
         failed = op;
         log(`${tool.name}: ${op} failed: ${error}\n${tail(stderr)}`);
       } else {
-        if (spec.details) Object.assign(rec, spec.details(r));
         if (drive) rec.bytesOnDrive = (await dirBytes(drive)) - driveBefore;
         if (restored) {
-          const cmp = await compareTrees(sc.source?.(ctx) ?? ctx.src, restored, { exclude: out.exclude });
+          const cmp = await compareTrees(ctx.src, restored, { exclude: out.exclude });
           rec.correct = cmp.equal;
           if (!cmp.equal) {
             rec.differences = cmp.diffs;
@@ -177,21 +206,17 @@ async function main() {
   log(`dataset ${ds.dir}: ${ds.summary.files} files, ${(ds.summary.bytes / 1e6).toFixed(1)} MB${ds.reused ? ' (cached)' : ''}`);
   opts.workRoot = opts.work ? resolve(opts.work) : await mkdtemp(join(tmpdir(), 'brickpost-bench-'));
   await mkdir(opts.workRoot, { recursive: true });
-  const ctx = { repoRoot, src: ds.dir, datasetBytes: ds.summary.bytes };
+  // When a scenario changes the source, every tool works on a copy of the
+  // dataset at one path (the cache is never changed), made again for each
+  // tool: a tool's second pack then sees the files it packed first, changed
+  // in place, as a user's folder would be.
+  const changes = opts.scenarios.some((sc) => sc.beforeOps);
+  const ctx = {
+    repoRoot, dataset: ds.dir, src: changes ? join(opts.workRoot, `${basename(ds.dir)}-src`) : ds.dir,
+    datasetBytes: ds.summary.bytes, srcState: null,
+  };
   const names = opts.scenarios.map((sc) => sc.name).join('+');
-  // Untimed preparation (the incremental scenario's mutated copy) and reference
-  // steps that belong to no tool (rdiff), once per run.
-  const reference = [];
-  for (const sc of opts.scenarios) {
-    if (sc.prepare) Object.assign(ctx, await sc.prepare(ctx, { workRoot: opts.workRoot, log }));
-    if (sc.reference) {
-      log(`${sc.name}: reference steps ...`);
-      reference.push(...(await sc.reference(ctx, { workRoot: opts.workRoot, log })));
-    }
-  }
-  const scenarioInfo = Object.fromEntries(opts.scenarios.filter((sc) => sc.prepare).map((sc) => [sc.name, {
-    changedBytes: ctx.changedBytes, mutation: ctx.mutation,
-  }]));
+  const scenarioInfo = () => Object.fromEntries(opts.scenarios.filter((sc) => sc.info).map((sc) => [sc.name, sc.info(ctx)]));
 
   const tools = TOOLS.filter((t) => opts.only.includes(t.name));
   const versions = {};
@@ -202,7 +227,7 @@ async function main() {
   const file = join(resultsDir, `${stamp}.json`);
   const save = (extra) => writeFile(file, JSON.stringify({
     date: new Date().toISOString(), scenario: names, size: opts.size, seed: opts.seed, repeat: opts.repeat,
-    dataset: ds.summary, ...(Object.keys(scenarioInfo).length ? { scenarios: scenarioInfo } : {}), versions, steps,
+    dataset: ds.summary, scenarios: scenarioInfo(), versions, steps,
     machine: { cores: cpus().length, cpu: cpus()[0]?.model, memBytes: totalmem(), kernel: release(), node: process.version },
     ...extra,
   }, null, 2) + '\n');
@@ -218,8 +243,19 @@ async function main() {
     // Saved after every tool, so a run cut short keeps what it measured.
     await save({ complete: false });
   }
-  steps.push(...reference);
+  // Reference steps belong to no tool (rdiff); they see the scenario's source state.
+  for (const sc of opts.scenarios.filter((x) => x.reference)) {
+    log(`${sc.name}: reference steps ...`);
+    try {
+      if (ctx.srcState !== sc.name) { resetSource(ctx); await enterScenario(sc, ctx); }
+      steps.push(...(await sc.reference(ctx, { workRoot: opts.workRoot, log })));
+    } catch (e) {
+      log(`${sc.name}: reference steps failed: ${e.message}`);
+      steps.push({ tool: 'reference', op: sc.name, skipped: `failed: ${e.message}` });
+    }
+  }
   if (!opts.work && !opts.keep) await rm(opts.workRoot, { recursive: true, force: true });
+  else if (changes && !opts.keep) await rm(ctx.src, { recursive: true, force: true });
 
   const modes = [...new Set(steps.filter((s) => s.cache).map((s) => s.cache))];
   const others = tools.map((t) => t.name).filter((n) => n !== 'brickpost');

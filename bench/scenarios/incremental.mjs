@@ -1,8 +1,12 @@
 /**
- * The second shipment: after the initial scenario, a copy of the dataset is
- * changed by `make_dataset.py --mutate 5 --seed 2` and each tool ships it
- * again on top of what it did in the initial scenario (the cached dataset
- * itself is never modified).
+ * The second shipment: after the initial scenario, the tool's source (a
+ * copy of the cached dataset, which is never changed) is changed in place
+ * by `make_dataset.py COPY --mutate 5 --seed 2`, and each tool ships it
+ * again on top of what it did in the initial scenario. Every tool starts
+ * from a fresh copy and sees the same mutation (it is deterministic for a
+ * given tree and seed), and its second pack reads the same paths, and for
+ * unchanged files the same inodes, as its first: what a user's folder
+ * looks like a month later.
  *
  *   brickpost   pack COPY onto a second drive folder (incremental: the
  *               dataset was shipped before), then ingest it into the
@@ -16,15 +20,10 @@
  * JSON summary); deletes, moves and the renamed folder add no content. As a
  * reference for delta encoding, `rdiff signature` + `rdiff delta` of the
  * largest mutated file gives librsync's delta size for that one file.
- *
- * restic and borg find their previous snapshot by path; COPY sits at another
- * path than the dataset, so both re-read every file (their second-backup
- * times are an upper bound) while their deduplication still stores only new
- * chunks (their added bytes are fair).
  */
 import { spawnSync } from 'node:child_process';
 import { lstat, rm } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import { measure } from '../lib/measure.mjs';
 import { findMakeDataset } from '../lib/dataset.mjs';
 
@@ -55,48 +54,51 @@ function run(cmd, args) {
 
 export default {
   name: 'incremental',
-  description: 'second shipment after make_dataset.py --mutate 5 --seed 2 of a copy: only what changed',
+  description: 'second shipment after make_dataset.py --mutate 5 --seed 2 of the source (a copy of the dataset), in place',
   /** Its ops run on the state the initial scenario left (drive, repository, destination). */
   after: 'initial',
   ops: ['pack-incr', 'ingest-incr'],
 
   /**
-   * Untimed, once per run: copies the dataset (reflinked where the file
-   * system can) and mutates the copy. Returns what goes into the context:
-   * {mutated, mutation, changedBytes}.
+   * Untimed, before each tool's first op of this scenario: mutates the
+   * working copy ctx.src in place. Sets ctx.mutation (make_dataset's JSON
+   * summary) and ctx.changedBytes; throws if a tool would see another
+   * mutation than the first one did.
    */
-  async prepare(ctx, { workRoot, log }) {
-    const mutated = join(workRoot, `${basename(ctx.src)}-mutated`);
-    await rm(mutated, { recursive: true, force: true });
-    log(`copying ${ctx.src} to ${mutated} and mutating the copy (${MUTATE.join(' ')}) ...`);
-    run('cp', ['-a', '--reflink=auto', ctx.src, mutated]);
-    const mutation = JSON.parse(run('python3', [findMakeDataset(ctx.repoRoot), mutated, ...MUTATE, '-q']));
+  async beforeOps(ctx, { log }) {
+    log(`mutating ${ctx.src} (make_dataset.py ${MUTATE.join(' ')}) ...`);
+    const mutation = JSON.parse(run('python3', [findMakeDataset(ctx.repoRoot), ctx.src, ...MUTATE, '-q']));
     const changedBytes = mutation.overwritten_bytes + mutation.inserted_bytes + mutation.appended_bytes + mutation.new_file_bytes;
-    return { mutated, mutation, changedBytes };
+    if (ctx.mutation && (ctx.mutation.bytes_changed !== mutation.bytes_changed || ctx.mutation.files !== mutation.files)) {
+      throw new Error(`the mutation differs from the first one (bytes_changed ${mutation.bytes_changed} vs ${ctx.mutation.bytes_changed})`);
+    }
+    ctx.mutation = mutation;
+    ctx.changedBytes = changedBytes;
   },
 
-  /** What the ingest ops of this scenario must reproduce. */
-  source: (ctx) => ctx.mutated,
+  /** What the results JSON keeps of this scenario. */
+  info: (ctx) => ({ mutate: MUTATE.join(' '), changedBytes: ctx.changedBytes ?? null, mutation: ctx.mutation ?? null }),
 
   /**
-   * Reference steps, once per run: rdiff signature of the largest mutated
-   * file as it was, then rdiff delta of it as it is now. The record is also
-   * kept as ctx.rdiff for describe().
+   * Reference steps, once per run, on the mutated source: rdiff signature
+   * of the largest mutated file as it was (in the cached dataset), then
+   * rdiff delta of it as it is now. The record is also kept as ctx.rdiff for
+   * describe().
    */
   async reference(ctx, { workRoot }) {
     const base = { tool: 'rdiff', op: 'delta' };
     if (spawnSync('bash', ['-c', 'command -v rdiff']).status !== 0) return [{ ...base, skipped: 'not installed: rdiff' }];
     let largest = null;
     for (const path of ctx.mutation.modified_large_files ?? []) {
-      const st = await lstat(join(ctx.mutated, path)).catch(() => null);
+      const st = await lstat(join(ctx.src, path)).catch(() => null);
       if (st?.isFile() && (!largest || st.size > largest.size)) largest = { path, size: st.size };
     }
     if (!largest) return [{ ...base, skipped: 'the mutation modified no large file' }];
     const sig = join(workRoot, 'rdiff.sig');
     const delta = join(workRoot, 'rdiff.delta');
     const q = (s) => `'${s.replace(/'/g, `'\\''`)}'`;
-    const r = await measure(['bash', '-c', `set -e; rdiff signature ${q(join(ctx.src, largest.path))} ${q(sig)}; ` +
-      `rdiff delta ${q(sig)} ${q(join(ctx.mutated, largest.path))} ${q(delta)}`], { stderr: join(workRoot, 'rdiff.stderr') });
+    const r = await measure(['bash', '-c', `set -e; rdiff signature ${q(join(ctx.dataset, largest.path))} ${q(sig)}; ` +
+      `rdiff delta ${q(sig)} ${q(join(ctx.src, largest.path))} ${q(delta)}`], { stderr: join(workRoot, 'rdiff.stderr') });
     const rec = { ...base, label: `signature + delta of ${largest.path}`, ...r, file: largest.path, fileBytes: largest.size,
       fileChangedBytes: ctx.mutation.changed_bytes_by_large_file?.[largest.path] ?? null };
     delete rec.stdoutFile;
@@ -111,6 +113,7 @@ export default {
   /** Lines printed before the tables. */
   describe(ctx) {
     const m = ctx.mutation;
+    if (!m) return [];
     const mb = (n) => `${(n / MB).toFixed(1)} MB`;
     return [
       `mutation: make_dataset.py COPY ${MUTATE.join(' ')}: ${mb(ctx.changedBytes)} of new content ` +

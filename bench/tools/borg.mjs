@@ -13,8 +13,8 @@
  *   verify; `check --verify-data` (decrypt and check every chunk) for
  *   `verify --deep`;
  * - the incremental scenario's second pack is a second archive of the
- *   mutated copy in the same repository (its bytes: what the repository
- *   grew by).
+ *   source, changed in place, in the same repository (same paths, so its
+ *   files cache applies; its bytes: what the repository grew by).
  */
 import { join } from 'node:path';
 import { mkdir } from 'node:fs/promises';
@@ -58,7 +58,7 @@ export default {
     'pack-incr': (state, ctx) => ({
       label: 'create (2nd archive)',
       argv: ['borg', 'create', '--compression', 'zstd,3', '::bench2', '.'],
-      cwd: ctx.mutated,
+      cwd: ctx.src,
       env: env(state),
       sync: ctx.work,
       drive: state.repo,

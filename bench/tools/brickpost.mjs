@@ -1,18 +1,20 @@
 /**
- * brickpost itself, through its CLI as a user runs it: one home that is both
- * publisher and subscriber ("mail the data to the future"), the shipment on
- * a folder standing in for the drive, zstd level 3 (the default).
+ * brickpost itself, through its CLI as users run it: a publisher home packs
+ * for a subscriber home's recipient, the shipment on a folder standing in
+ * for the drive, zstd level 3 (the default); the subscriber (trusting the
+ * publisher's key) verifies and ingests.
  *
  * pack         brickpost pack SRC --to DRIVE --recipient AGE1 --dataset bench --json
  * verify       brickpost verify DRIVE --json        (signature + fixity, no key)
  * verify-deep  brickpost verify DRIVE --deep --json (decrypt and re-hash all)
  * ingest       brickpost ingest DRIVE DEST --json
- * pack-incr    brickpost pack MUTATED --to DRIVE2 ... --dataset bench --json
- *              (incremental: the dataset was shipped to that recipient)
+ * pack-incr    brickpost pack SRC --to DRIVE2 --recipient AGE1 --dataset bench --json
+ *              (SRC changed in place; incremental: the dataset was shipped
+ *              to that recipient)
  * ingest-incr  brickpost ingest DRIVE2 DEST --json  (onto the first ingest)
  *
- * The dataset is named explicitly: the mutated copy sits in a folder of
- * another name, and the name is what makes it the same dataset.
+ * Two homes, because a shipment only for yourself is always self-contained.
+ * The dataset is named explicitly, whatever the source folder is called.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -23,8 +25,8 @@ function cliPath(ctx) {
   return join(ctx.repoRoot, 'apps', 'cli', 'bin', 'brickpost.js');
 }
 
-function cli(ctx, state, ...args) {
-  return [process.execPath, cliPath(ctx), '--home', state.home, ...args];
+function cli(ctx, home, ...args) {
+  return [process.execPath, cliPath(ctx), '--home', home, ...args];
 }
 
 /** Last `summary` event of an NDJSON file, or the `error` event, or null. */
@@ -62,66 +64,70 @@ export default {
   },
   async setup(ctx) {
     const state = {
-      home: join(ctx.work, 'home'),
+      pub: join(ctx.work, 'publisher'),
+      sub: join(ctx.work, 'subscriber'),
       drive: join(ctx.work, 'drive'),
       drive2: join(ctx.work, 'drive2'),
       dest: join(ctx.work, 'dest'),
     };
     await mkdir(state.drive, { recursive: true });
     await mkdir(state.drive2, { recursive: true });
-    const run = (...args) => {
-      const r = spawnSync(cli(ctx, state, ...args)[0], cli(ctx, state, ...args).slice(1), { encoding: 'utf8' });
+    const run = (home, ...args) => {
+      const argv = cli(ctx, home, ...args);
+      const r = spawnSync(argv[0], argv.slice(1), { encoding: 'utf8' });
       if (r.status !== 0) throw new Error(`brickpost ${args.join(' ')} failed: ${(r.stderr || '').trim()}`);
       return r.stdout;
     };
-    run('keygen', '--name', 'bench');
-    state.recipient = JSON.parse(run('whoami', '--json')).recipient;
+    run(state.pub, 'keygen', '--name', 'bench publisher');
+    run(state.sub, 'keygen', '--name', 'bench subscriber');
+    run(state.sub, 'trust', 'add', JSON.parse(run(state.pub, 'whoami', '--json')).minisignPublicKey, '--name', 'bench publisher');
+    state.recipient = JSON.parse(run(state.sub, 'whoami', '--json')).recipient;
     return state;
   },
   ops: {
     pack: (state, ctx) => ({
       label: 'pack',
-      argv: cli(ctx, state, 'pack', ctx.src, '--to', state.drive, '--recipient', state.recipient, '--dataset', 'bench', '--json'),
+      argv: cli(ctx, state.pub, 'pack', ctx.src, '--to', state.drive, '--recipient', state.recipient, '--dataset', 'bench', '--json'),
       stdout: true,
       sync: state.drive,
       check: (r) => checkSummary(r),
     }),
     verify: (state, ctx) => ({
       label: 'verify',
-      argv: cli(ctx, state, 'verify', state.drive, '--json'),
+      argv: cli(ctx, state.sub, 'verify', state.drive, '--json'),
       stdout: true,
       check: (r) => checkSummary(r, (res) => res.ok !== false),
     }),
     'verify-deep': (state, ctx) => ({
       label: 'verify --deep',
-      argv: cli(ctx, state, 'verify', state.drive, '--deep', '--json'),
+      argv: cli(ctx, state.sub, 'verify', state.drive, '--deep', '--json'),
       stdout: true,
       check: (r) => checkSummary(r, (res) => res.ok !== false),
     }),
     ingest: (state, ctx) => ({
       label: 'ingest',
-      argv: cli(ctx, state, 'ingest', state.drive, state.dest, '--json'),
+      argv: cli(ctx, state.sub, 'ingest', state.drive, state.dest, '--json'),
       stdout: true,
       sync: ctx.work,
       check: (r) => checkSummary(r),
     }),
     'pack-incr': (state, ctx) => ({
       label: 'pack (incremental)',
-      argv: cli(ctx, state, 'pack', ctx.mutated, '--to', state.drive2, '--recipient', state.recipient, '--dataset', 'bench', '--json'),
+      argv: cli(ctx, state.pub, 'pack', ctx.src, '--to', state.drive2, '--recipient', state.recipient, '--dataset', 'bench', '--json'),
       stdout: true,
       sync: state.drive2,
       drive: state.drive2,
       check: (r) => checkSummary(r) ?? (lastEvent(r.stdoutFile).result.full === false ? null
-        : `pack wrote a full shipment, not an incremental one (full: ${lastEvent(r.stdoutFile).result.full})`),
+        : `pack wrote a full shipment, not an incremental one: ${JSON.stringify(lastEvent(r.stdoutFile).result.notes ?? [])}`),
       details: (r) => {
         const res = lastEvent(r.stdoutFile)?.result ?? {};
-        const keys = ['seq', 'full', 'bases', 'chunksHeld', 'bytesHeld', 'chunksDelta', 'filesUnchanged', 'notes'];
+        const keys = ['seq', 'full', 'bases', 'filesRead', 'bytesRead', 'filesUnchanged', 'chunksHeld', 'bytesHeld', 'chunksDelta', 'bytesDelta', 'notes'];
         return { summary: Object.fromEntries(keys.filter((k) => k in res).map((k) => [k, res[k]])) };
       },
     }),
     'ingest-incr': (state, ctx) => ({
       label: 'ingest (incremental)',
-      argv: cli(ctx, state, 'ingest', state.drive2, state.dest, '--json'),
+      argv: cli(ctx, state.sub, 'ingest', state.drive2, state.dest, '--json'),
       stdout: true,
       sync: ctx.work,
       check: (r) => checkSummary(r, (res) => res.alreadyApplied === false),

@@ -11,8 +11,9 @@
  *   it needs the password and reads only metadata; `check --read-data` is
  *   the counterpart of `verify --deep`;
  * - the incremental scenario's second pack is a second `backup` of the
- *   mutated copy into the same repository (its bytes: what the repository
- *   grew by).
+ *   source, changed in place, into the same repository (same paths, so
+ *   restic finds its parent snapshot; its bytes: what the repository grew
+ *   by).
  */
 import { join } from 'node:path';
 import { mkdir } from 'node:fs/promises';
@@ -51,7 +52,7 @@ export default {
     }),
     'pack-incr': (state, ctx) => ({
       label: 'backup (2nd snapshot)',
-      argv: ['bash', '-c', `set -e; cd ${sh(ctx.mutated)}; restic backup -q --no-cache .`],
+      argv: ['bash', '-c', `set -e; cd ${sh(ctx.src)}; restic backup -q --no-cache .`],
       env: env(state),
       sync: ctx.work,
       drive: state.repo,
