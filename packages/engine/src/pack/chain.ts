@@ -24,7 +24,8 @@ export function shortRecipient(r: string): string {
 }
 
 /**
- * The shipments recipient `r` may hold the dataset at: with receipts, the
+ * The shipments recipient `r` may hold the dataset at: with receipts (those
+ * whose check passed: a destination that failed it gets a request instead), the
  * one of the highest receipt and every sealed shipment sent to `r` after it
  * (any of them may have been applied since); without, the newest sealed
  * shipment sent to `r` (assumed applied). Oldest first; empty when `r` never
@@ -32,7 +33,7 @@ export function shortRecipient(r: string): string {
  */
 export function candidates(db: Database.Database, datasetId: string, r: string): ChainLink[] {
   const receipt = db
-    .prepare('SELECT shipment_id AS shipmentId, seq FROM receipts WHERE dataset_id = ? AND recipient = ? ORDER BY seq DESC LIMIT 1')
+    .prepare("SELECT shipment_id AS shipmentId, seq FROM receipts WHERE dataset_id = ? AND recipient = ? AND verified != 'failed' ORDER BY seq DESC LIMIT 1")
     .get(datasetId, r) as ChainLink | undefined;
   const sent = `SELECT s.id AS shipmentId, s.seq FROM shipments s JOIN shipment_recipients x ON x.shipment_id = s.id
     WHERE s.dataset_id = ? AND s.role = 'published' AND s.state = 'sealed' AND x.recipient = ?`;
