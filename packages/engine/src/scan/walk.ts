@@ -1,5 +1,6 @@
-import { lstat, opendir } from 'node:fs/promises';
+import { lstatSync, readdirSync, type BigIntStats } from 'node:fs';
 import { join } from 'node:path';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { compareNames, componentProblem, foldKey, BrickpostError, quote, RESERVED_ROOT_NAME } from '@brickpost/manifest';
 import { toEnvironmentError } from '../io/errors.js';
 
@@ -38,12 +39,20 @@ export async function* walk(root: string, skip: (s: SkippedEntry) => void): Asyn
 /** Entries stat'ed at once within one directory. */
 const STAT_BATCH = 64;
 
+/**
+ * Directories are listed, and their entries stat'ed, with synchronous calls:
+ * an asynchronous call costs a thread-pool round trip (measured ten times
+ * the CPU of the walk itself: 330-680 ms against 40 ms for the 5 436
+ * entries of the 300 MiB benchmark dataset), and pack walks the tree twice
+ * (once to measure it). After each batch of STAT_BATCH stats the walk
+ * lets the event loop turn, so a walk whose consumer awaits nothing (measure)
+ * does not hold the thread for the whole tree.
+ */
 async function* walkDir(abs: string, rel: string, skip: (s: SkippedEntry) => void): AsyncGenerator<SourceEntry> {
   const names: string[] = [];
+  await nextTurn();
   try {
-    const dir = await opendir(abs, { encoding: 'buffer' as BufferEncoding, bufferSize: 256 });
-    for await (const d of dir) {
-      const raw = d.name as unknown as Buffer;
+    for (const raw of readdirSync(abs, { encoding: 'buffer' })) {
       const name = raw.toString('utf8');
       const relName = rel ? `${rel}/${name}` : name;
       if (!Buffer.from(name, 'utf8').equals(raw)) {
@@ -72,10 +81,10 @@ async function* walkDir(abs: string, rel: string, skip: (s: SkippedEntry) => voi
       });
     }
   }
-  // lstat in batches: sequential stats would cost one thread-pool round trip each.
   for (let b = 0; b < names.length; b += STAT_BATCH) {
     const batch = names.slice(b, b + STAT_BATCH);
-    const stats = await Promise.all(batch.map((name) => lstat(join(abs, name), { bigint: true }).catch((e: NodeJS.ErrnoException) => e)));
+    if (b > 0) await nextTurn();
+    const stats = batch.map((name) => statOrError(join(abs, name)));
     for (let k = 0; k < batch.length; k++) {
       const name = batch[k]!;
       const childAbs = join(abs, name);
@@ -98,6 +107,14 @@ async function* walkDir(abs: string, rel: string, skip: (s: SkippedEntry) => voi
         skip({ path: childRel, reason: st.isSymbolicLink() ? 'symbolic link (not shipped)' : 'special file (not shipped)' });
       }
     }
+  }
+}
+
+function statOrError(path: string): BigIntStats | NodeJS.ErrnoException {
+  try {
+    return lstatSync(path, { bigint: true });
+  } catch (e) {
+    return e as NodeJS.ErrnoException;
   }
 }
 
