@@ -12,9 +12,12 @@ import { chunkEntry, heldRefs, chunkIds, type Basis, type TreeLookup, type TreeR
 /**
  * Files from this size on get a signature when read, so a later shipment can
  * send their changes as deltas. Below it a changed file costs at most its own
- * frame, and signing the many small files of a tree (about a fifth of the
- * benchmark dataset's bytes are in files under 64 KiB) would cost CPU for
- * little gain.
+ * frame. Measured on the 300 MiB benchmark dataset after make_dataset.py
+ * --mutate 5 (bytes of the incremental shipment on the drive): 9.31 MB from
+ * 16 KiB or 64 KiB on, 9.61 MB from 1 MiB on (appends to files between lose
+ * their deltas), 30.4 MB with no signatures; the 1 354 files between 16 and
+ * 64 KiB (46 MiB) only cost signing time, as small files tend to be rewritten
+ * whole.
  */
 export const SIGNATURE_MIN = 64 * 1024;
 

@@ -11,7 +11,7 @@ import { toEnvironmentError } from '../io/errors.js';
 import { Progress } from '../io/progress.js';
 import { measure, walk } from '../scan/index.js';
 import { loadAgainst } from './against.js';
-import { planChain } from './chain.js';
+import { planChain, type ChainPlan } from './chain.js';
 import { EntryPacker } from './entries.js';
 import { heldInTrees, type HeldSet } from './held.js';
 import { ManifestOut } from './manifest-out.js';
@@ -68,26 +68,20 @@ export async function pack(ctx: Context, opts: PackOptions & { packTarget?: numb
   const datasetName = opts.dataset ?? basename(source);
   const dataset = openDataset(ctx, datasetName, me.keyId);
   const db = ctx.catalog.db;
+  // Relative to the recipients' trees (bases), or to what a signature file lists (against), or to nothing.
   const against = opts.against !== undefined ? await loadAgainst(ctx, opts.against, dataset.id) : null;
-  let held: HeldSet;
-  let plan;
-  let lookup: TreeLookup;
+  let plan: ChainPlan;
   try {
-    plan = planChain(db, dataset.id, recipientStrings.filter((r) => r !== me.recipient), (opts.full ?? false) || against !== null);
-    if (against) {
-      plan.bases = [];
-      plan.notes = [`built against ${quote(opts.against!)}: held chunks are those the file lists`];
-      held = against.held;
-      lookup = new TreeLookup(db, null, []);
-    } else {
-      held = heldInTrees(db, plan.bases.map((b) => b.shipmentId));
-      const reference = !opts.rehash && plan.bases.length > 0 ? TreeLookup.referenceTree(db, dataset.id) : null;
-      lookup = new TreeLookup(db, reference, plan.bases.map((b) => b.shipmentId));
-    }
+    plan = planChain(db, dataset.id, recipientStrings.filter((r) => r !== me.recipient), opts.full === true || against !== null);
   } catch (e) {
     against?.held.close();
     throw e;
   }
+  if (against) plan.notes = [`built against ${quote(opts.against!)}: held chunks are those it lists`];
+  const baseIds = plan.bases.map((b) => b.shipmentId);
+  const held: HeldSet = against?.held ?? heldInTrees(db, baseIds);
+  const reference = opts.rehash || baseIds.length === 0 ? null : TreeLookup.referenceTree(db, dataset.id);
+  const lookup = new TreeLookup(db, reference, baseIds);
 
   const progress = new Progress(onEvent, 'pack');
   progress.emit();
