@@ -17,6 +17,8 @@ import { chunkId, chunkKey } from '../src/chunk/index.js';
 import { applyDelta, decodeDelta } from '../src/delta/index.js';
 import { openShipment } from '../src/drive/open.js';
 import { Engine } from '../src/engine.js';
+import { loadIdentity } from '../src/keys/index.js';
+import { SignatureFileWriter } from '../src/sigfile/index.js';
 import { Progress } from '../src/io/progress.js';
 import { readManifest } from '../src/verify/manifest-stream.js';
 import { walkShipment } from '../src/verify/walk-shipment.js';
@@ -42,6 +44,8 @@ describe('incremental pack', () => {
   /** The big file's bytes when first shipped: the basis its deltas apply to. */
   let bigBefore = Buffer.alloc(0);
   let mediumBefore = Buffer.alloc(0);
+  /** The shipment `other` has a receipt for. */
+  let receipted: PackSummary | undefined;
 
   const pack = async (extra: Partial<PackOptions> = {}): Promise<PackSummary> => {
     const s = await pub.pack({ source: src, drives: [drive], recipients: [subRecipient], dataset: 'incr', ...extra }, () => undefined);
@@ -258,6 +262,7 @@ describe('incremental pack', () => {
 
   test('with a receipt, a recipient may hold its receipted shipment or any sent since', async () => {
     const [third, last] = [chain[chain.length - 3]!, chain[chain.length - 1]!];
+    receipted = third;
     // A receipt from `other` for the shipment it got before the last one (as brickpost receipt import records it).
     const db = new Database(join(root, 'pub', 'catalog.sqlite'));
     db.prepare(
@@ -296,15 +301,42 @@ describe('incremental pack', () => {
     await assert.rejects(pack({ against: file }), { code: 'UNTRUSTED_PUBLISHER' });
   });
 
+  test('--against a request file of keyed ids: held by id, and refused for another dataset', async () => {
+    const requestOf = async (datasetId: string, name: string): Promise<string> => {
+      const file = join(root, name);
+      const me = sub.whoami();
+      const w = await SignatureFileWriter.create(file, {
+        kind: 'request',
+        ids: 'hmac',
+        dataset: 'incr',
+        datasetId,
+        publisher: pub.whoami().keyId,
+        state: null,
+        subscriber: me.keyId,
+        recipient: me.recipient,
+      });
+      const big = (await read(chain[chain.length - 1]!)).files.get('data/big.bin')!;
+      await w.addFile('data/big.bin', big.record.size, big.refs.map((r) => [r[0], r.length === 2 ? r[1] : r[4]] as [string, number]));
+      await w.close(loadIdentity(join(root, 'sub'), 'subscriber').signingKey);
+      return file;
+    };
+    pub.trustAdd(sub.whoami().minisignPublicKey, 'subscriber');
+    const s = await pack({ against: await requestOf(chain[0]!.datasetId, 'request.bpsig') });
+    const m = await read(s);
+    assert.deepEqual(kinds(m.files.get('data/big.bin')!.refs), new Set(['held']));
+    assert.deepEqual(kinds(m.files.get('data/medium.bin')!.refs), new Set(['packed']));
+    await assert.rejects(pack({ against: await requestOf('0123456789abcdef', 'other.bpsig') }), { code: 'DATASET_MISMATCH' });
+  });
+
   test('the catalog keeps the trees a later shipment can be relative to, and the newest three', () => {
     const db = new Database(join(root, 'pub', 'catalog.sqlite'), { readonly: true });
     const kept = db.prepare('SELECT DISTINCT shipment_id FROM tree_files').pluck().all() as string[];
     const orphans = db.prepare('SELECT count(*) FROM sigs WHERE id NOT IN (SELECT sig_id FROM tree_files WHERE sig_id IS NOT NULL)').pluck().get();
     db.close();
-    // The newest three (sub's last is the newest; other was sent two of them) and other's receipted shipment.
-    const receipted = chain[chain.length - 5]!;
-    assert.equal(receipted.recipients.includes(otherRecipient), true);
-    const want = new Set([...chain.slice(-3).map((s) => s.shipmentId), receipted.shipmentId]);
+    // The newest three (sub's last is the newest), other's receipted shipment and those sent to it since.
+    const sentToOther = chain.filter((s) => s.seq > receipted!.seq && s.recipients.includes(otherRecipient));
+    const want = new Set([...chain.slice(-3), receipted!, ...sentToOther].map((s) => s.shipmentId));
+    assert.ok(want.size < chain.length);
     assert.deepEqual(new Set(kept), want);
     assert.equal(orphans, 0);
   });
