@@ -3,6 +3,7 @@ import { access, open } from 'node:fs/promises';
 import { DecompressStream } from 'zstd-napi';
 import { BrickpostError, frame, parseStrictJson, quote } from '@brickpost/manifest';
 import { toEnvironmentError } from '../io/errors.js';
+import { textLines } from '../io/lines.js';
 import { hashFile, minisigPath, verifyDetached, type Verifier } from './detached.js';
 import { checkHeader, checkSigRecord, HEADER_FRAME_NIBBLE, SIG_LIMITS, SIGNATURE_FORMAT, SigRecordOrder, sigTrustedComment, type SigHeader, type SigRecord } from './records.js';
 
@@ -73,46 +74,25 @@ async function* readRecords(path: string, sha256: string, onHeader: (h: SigHeade
   const unz = new DecompressStream({ windowLogMax: 23 });
   const hash = createHash('sha256');
   const feeding = feed(path, unz, hash).catch((e) => unz.destroy(e));
-  const decoder = new TextDecoder('utf-8', { fatal: true });
   const order = new SigRecordOrder(path);
-  let carry = '';
   let line = 0;
   try {
-    for await (const out of unz) {
-      let text: string;
-      try {
-        text = carry + decoder.decode(out as Buffer, { stream: true });
-      } catch {
-        throw new BrickpostError('MALFORMED', `${path}: not valid UTF-8`);
+    for await (const raw of textLines(unz, path, SIG_LIMITS.lineBytes)) {
+      line++;
+      const where = `${path} line ${line}`;
+      const v = parseStrictJson(raw, { where, maxDepth: SIG_LIMITS.depth });
+      if (line === 1) {
+        onHeader(checkHeader(v, where));
+        continue;
       }
-      let at = 0;
-      for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', at)) {
-        const raw = text.slice(at, nl);
-        at = nl + 1;
-        line++;
-        const where = `${path} line ${line}`;
-        if (raw.length > SIG_LIMITS.lineBytes) throw new BrickpostError('LIMIT_EXCEEDED', `${where}: longer than ${SIG_LIMITS.lineBytes} bytes`);
-        const v = parseStrictJson(raw, { where, maxDepth: SIG_LIMITS.depth });
-        if (line === 1) {
-          onHeader(checkHeader(v, where));
-          continue;
-        }
-        const r = checkSigRecord(v, where);
-        order.push(r, line);
-        yield r;
-      }
-      carry = text.slice(at);
-      if (carry.length > SIG_LIMITS.lineBytes) throw new BrickpostError('LIMIT_EXCEEDED', `${path} line ${line + 1}: longer than ${SIG_LIMITS.lineBytes} bytes`);
+      const r = checkSigRecord(v, where);
+      order.push(r, line);
+      yield r;
     }
     await feeding;
-    if (carry.length > 0) throw new BrickpostError('TRUNCATED', `${path}: last line has no newline`);
     if (line === 0) throw new BrickpostError('TRUNCATED', `${path}: no header`);
     order.finish();
     if (hash.digest('hex') !== sha256) throw new BrickpostError('SIGNATURE_INVALID', `signature file ${quote(path)} changed while being read`);
-  } catch (e) {
-    // The decompressor's own errors are plain Errors: the data is not zstd.
-    if (e instanceof BrickpostError) throw e;
-    throw new BrickpostError('MALFORMED', `${path}: not a valid zstd stream: ${(e as Error).message}`, { cause: e });
   } finally {
     unz.destroy();
   }

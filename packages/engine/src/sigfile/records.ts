@@ -1,10 +1,10 @@
-import { BrickpostError, checkPath, CHUNKS_PER_RECORD, quote, RECORD_LIMITS, type Json } from '@brickpost/manifest';
+import { BrickpostError, checkKeys as keys, checkObject as object, checkPath, checkStr as str, checkUint as uint, CHUNKS_PER_RECORD, malformed as fail, quote, RECORD_LIMITS, type Json } from '@brickpost/manifest';
 
 /** Version string of signature and request files: first bytes and header `format` (FORMAT.md §signature-file). */
 export const SIGNATURE_FORMAT = 'brickpost-signature/v1';
 
-/** Low nibble of the magic of the skippable frame that opens the file (as for the manifest, FORMAT.md §9.1). */
-export const HEADER_FRAME_NIBBLE = 0x0b;
+/** Low nibble of the magic of the skippable frame that opens the file: the one packs and the manifest use (FORMAT.md §9.1). */
+export { HEADER_FRAME_NIBBLE } from '../pack/pack-writer.js';
 
 /** What a signature or request file says about itself: its first record, without `t` and `format`. */
 export interface SigHeader {
@@ -73,32 +73,8 @@ const HEX64 = /^[0-9a-f]{64}$/;
 const KEY_ID = /^[0-9A-F]{16}$/;
 const RECIPIENT = /^age1[0-9a-z]+$/;
 
-function fail(where: string, what: string): never {
-  throw new BrickpostError('MALFORMED', `${where}: ${what}`);
-}
-
-function keys(o: Record<string, Json>, allowed: readonly string[], where: string): void {
-  for (const k of Object.keys(o)) if (!allowed.includes(k)) fail(where, `unknown field ${quote(k)}`);
-  for (const k of allowed) if (!(k in o)) fail(where, `missing field ${quote(k)}`);
-}
-
-function uint(v: Json | undefined, where: string, field: string, max = Number.MAX_SAFE_INTEGER): number {
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > max) fail(where, `field ${field} must be an integer in 0..${max}`);
-  return v;
-}
-
-function str(v: Json | undefined, where: string, field: string, max: number): string {
-  if (typeof v !== 'string' || v.length > max) fail(where, `field ${field} must be a string of at most ${max} characters`);
-  return v;
-}
-
 function nullableStr(v: Json | undefined, where: string, field: string, max: number): string | null {
   return v === null ? null : str(v, where, field, max);
-}
-
-function object(v: Json, where: string): Record<string, Json> {
-  if (v === null || typeof v !== 'object' || Array.isArray(v)) fail(where, 'record must be an object');
-  return v as Record<string, Json>;
 }
 
 function chunks(v: Json | undefined, where: string): SigChunk[] {

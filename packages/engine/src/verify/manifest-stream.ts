@@ -5,6 +5,7 @@ import { age, BrickpostError, frame, MANIFEST_FORMAT, MANIFEST_PATH, ManifestRea
 import type { OpenedShipment } from '../drive/open.js';
 import { toEnvironmentError } from '../io/errors.js';
 import { sha256File } from './fixity.js';
+import { textLines } from '../io/lines.js';
 import { openAgeHandle } from './age-handle.js';
 import { HEADER_FRAME_NIBBLE } from '../pack/pack-writer.js';
 
@@ -57,32 +58,10 @@ export async function* readManifestFile(
   const reader = new ManifestReader(where, opts.expect ?? {});
   const unz = new DecompressStream({ windowLogMax: 23 });
   const feeding = feed(path, identities, unz, where).catch((e) => unz.destroy(e));
-  let carry = '';
-  const decoder = new TextDecoder('utf-8', { fatal: true });
   try {
-    for await (const out of unz) {
-      let text: string;
-      try {
-        text = carry + decoder.decode(out as Buffer, { stream: true });
-      } catch {
-        throw new BrickpostError('MALFORMED', `${where}: not valid UTF-8`);
-      }
-      let at = 0;
-      for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', at)) {
-        const r = reader.push(text.slice(at, nl));
-        at = nl + 1;
-        yield r;
-      }
-      carry = text.slice(at);
-      if (carry.length > RECORD_LIMITS.lineBytes) throw new BrickpostError('LIMIT_EXCEEDED', `${where}: line longer than ${RECORD_LIMITS.lineBytes} bytes`);
-    }
+    for await (const line of textLines(unz, where, RECORD_LIMITS.lineBytes)) yield reader.push(line);
     await feeding;
-    if (carry.length > 0) throw new BrickpostError('TRUNCATED', `${where}: last line has no newline`);
     reader.finish();
-  } catch (e) {
-    // The zstd decoder throws plain errors for corrupt input.
-    if (e instanceof BrickpostError || (e as NodeJS.ErrnoException).code !== undefined) throw e;
-    throw new BrickpostError('MALFORMED', `${where}: not a valid zstd stream (${(e as Error).message})`, { cause: e });
   } finally {
     unz.destroy();
   }

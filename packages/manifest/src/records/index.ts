@@ -8,6 +8,7 @@
  * - path grammar: the allow-list every entry path must satisfy.
  */
 export * from './json.js';
+export * from './fields.js';
 export * from './path.js';
 export * from './schema.js';
 export * from './reader.js';

@@ -1,4 +1,5 @@
 import { BrickpostError, quote } from '../errors.js';
+import { checkKeys as keys, checkStr as str, checkUint as uint, malformed as fail } from './fields.js';
 import type { Json } from './json.js';
 
 /**
@@ -132,25 +133,6 @@ export const RECORD_LIMITS = {
 
 const HEX64 = /^[0-9a-f]{64}$/;
 const NS = /^-?[0-9]{1,20}$/;
-
-function fail(where: string, what: string): never {
-  throw new BrickpostError('MALFORMED', `${where}: ${what}`);
-}
-
-function keys(o: Record<string, Json>, allowed: readonly string[], where: string): void {
-  for (const k of Object.keys(o)) if (!allowed.includes(k)) fail(where, `unknown field ${quote(k)}`);
-  for (const k of allowed) if (!(k in o)) fail(where, `missing field ${quote(k)}`);
-}
-
-function uint(v: Json | undefined, where: string, field: string, max = Number.MAX_SAFE_INTEGER): number {
-  if (typeof v !== 'number' || v < 0 || v > max) fail(where, `field ${field} must be an integer in 0..${max}`);
-  return v;
-}
-
-function str(v: Json | undefined, where: string, field: string, max = 4096): string {
-  if (typeof v !== 'string' || v.length > max) fail(where, `field ${field} must be a string of at most ${max} characters`);
-  return v;
-}
 
 function refs(v: Json | undefined, where: string): ChunkRef[] {
   if (!Array.isArray(v) || v.length > CHUNKS_PER_RECORD) fail(where, `field c must be a list of at most ${CHUNKS_PER_RECORD} chunks`);
