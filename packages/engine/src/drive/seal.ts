@@ -51,12 +51,3 @@ async function writeSynced(file: string, text: string): Promise<void> {
   }
 }
 
-/** Fsyncs a directory so renames and creations in it are durable. */
-export async function syncDir(dir: string): Promise<void> {
-  const fh = await open(dir, 'r');
-  try {
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-}

@@ -2,10 +2,9 @@ import { chmodSync, lstatSync, mkdirSync, renameSync, rmdirSync, utimesSync } fr
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { quote, type DirRecord, type ManifestRecord } from '@brickpost/manifest';
-import { syncDir } from '../drive/seal.js';
 import { toEnvironmentError } from '../io/errors.js';
 import { failpoint } from '../io/failpoint.js';
-import { CAN_SYNC_FS, syncFilesystem } from '../io/sync.js';
+import { CAN_SYNC_FS, syncDir, syncFilesystem } from '../io/sync.js';
 import type { DestDb, JournalRow } from './dest-db.js';
 import { MODE_MASK, nsToSeconds } from './stage.js';
 import type { DestFolder, DestState } from './state.js';

@@ -1,9 +1,7 @@
 import { stat } from 'node:fs/promises';
-import { resolve } from 'node:path';
-import { BrickpostError, quote } from '@brickpost/manifest';
 import type { DestHistory } from '../api.js';
 import { UNDO_KEEP } from './commit.js';
-import { DestFolder } from './state.js';
+import { openDest } from './state.js';
 
 /**
  * The shipments applied to a destination, oldest first, from its state
@@ -11,13 +9,7 @@ import { DestFolder } from './state.js';
  * @throws BrickpostError NOT_FOUND when DEST is not a brickpost destination.
  */
 export async function history(destPath: string): Promise<DestHistory> {
-  const dest = resolve(destPath);
-  if (!(await stat(dest).catch(() => null))?.isDirectory()) throw new BrickpostError('NOT_FOUND', `destination ${quote(destPath)} is not a folder`);
-  const folder = new DestFolder(dest);
-  const state = await folder.readState();
-  if (!state) {
-    throw new BrickpostError('NOT_FOUND', `${quote(destPath)} holds no brickpost state (nothing was ingested into it)`, { hint: "give the folder you passed to 'brickpost ingest'" });
-  }
+  const { dest, folder, state } = await openDest(destPath);
   const keep = state.keepUndo ?? UNDO_KEEP;
   const n = state.applied.length;
   const shipments = [];

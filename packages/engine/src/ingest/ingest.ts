@@ -1,27 +1,26 @@
-import { closeSync, linkSync, openSync, readSync, constants } from 'node:fs';
-import { copyFile, lstat, mkdir, readdir, rm, statfs } from 'node:fs/promises';
+import { copyFile, lstat, mkdir, rm, statfs } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { age, BrickpostError, MANIFEST_PATH, quote, type DeltaRef, type FileRecord, type HeldRef, type ShipmentRecord } from '@brickpost/manifest';
+import { age, BrickpostError, MANIFEST_PATH, quote, type ShipmentRecord } from '@brickpost/manifest';
 import type { EventSink, IngestOptions, IngestSummary } from '../api.js';
-import { chunkId, chunkKey } from '../chunk/index.js';
+import { chunkKey } from '../chunk/index.js';
 import type { Context } from '../context.js';
-import { applyDelta, decodeDelta } from '../delta/index.js';
 import { findShipment } from '../drive/layout.js';
 import { openShipment, type OpenedShipment } from '../drive/open.js';
 import { toEnvironmentError } from '../io/errors.js';
-import { failpoint } from '../io/failpoint.js';
 import { Progress } from '../io/progress.js';
 import { CAN_SYNC_FS, syncFilesystem } from '../io/sync.js';
 import { trustedVerifiers } from '../keys/index.js';
 import { readManifest, readManifestFile } from '../verify/manifest-stream.js';
 import { walkShipment } from '../verify/walk-shipment.js';
+import { checkChain } from './chain.js';
 import { runApply, runRollback, UNDO_KEEP } from './commit.js';
 import { DestDb, type JournalRow } from './dest-db.js';
 import { loadOldTree, missingError, oldFilesFromManifest, planApply, type Missing, type OldFile } from './plan.js';
 import { writeRequest } from './request.js';
 import { scanOldTree } from './seed.js';
 import { StagingWriter } from './stage.js';
-import { DestFolder, STATE_DIR, type AppliedShipment, type DestState } from './state.js';
+import { Stager } from './stager.js';
+import { DestFolder, type AppliedShipment, type DestState } from './state.js';
 
 /**
  * Applies a shipment to a destination folder, so that DEST becomes the
@@ -98,7 +97,7 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
     const key = chunkKey(Buffer.from(h.secret, 'base64'));
     const oldTree = (): AsyncIterable<OldFile> =>
       current ? oldFilesFromManifest(dest, readManifestFile(folder.manifest(current.shipment), identities)) : scanOldTree(dest, key, signal);
-    await loadOldTree(db, dest, oldTree());
+    await loadOldTree(db, oldTree());
     const plan = await planApply(db, dest, s.id, readManifest(s, identities));
     if (plan.missing.length > 0) {
       throw await refuse(ctx, folder, s, h, state, plan.missing, opts.requestOut, oldTree);
@@ -194,152 +193,6 @@ export async function resumePending(folder: DestFolder, db: DestDb, identities: 
   }
 }
 
-/**
- * Builds staged files: chunks from the drive as they come, held chunks from
- * DEST's files (found through the `held` index), delta chunks applied to the
- * file's basis in DEST. Every chunk not read from the drive is checked
- * against its keyed id before it is written; a mismatch means DEST's file
- * changed without its size or mtime changing, and refuses the shipment
- * (BASIS_MISSING naming the file).
- */
-class Stager {
-  linked = 0;
-  deltas = 0;
-  bytesFromDrive = 0;
-  bytesReused = 0;
-  private file: FileRecord | null = null;
-  /** Install op of each file wanted, until the walk reaches it (wants runs ahead of the writes). */
-  private readonly pending = new Map<string, number>();
-  private readonly fds = new Map<string, number>();
-  private readonly getNew;
-  private readonly getHeld;
-  private readonly findMove;
-
-  constructor(
-    db: DestDb,
-    private readonly dest: string,
-    private readonly writer: StagingWriter,
-    private readonly key: Buffer,
-  ) {
-    this.getNew = db.db.prepare('SELECT action, n, digest FROM new WHERE path = ?');
-    this.getHeld = db.db.prepare('SELECT path, offset, len FROM held WHERE id = ?');
-    // A file being retired whose content is the new file's: link it instead of copying.
-    this.findMove = db.db.prepare(
-      `SELECT o.path FROM old o LEFT JOIN new n ON n.path = o.path
-       WHERE o.digest = ? AND o.ok = 1 AND (n.path IS NULL OR n.action = 'stage' OR n.type = 'dir') LIMIT 1`,
-    );
-  }
-
-  wants(r: FileRecord): boolean {
-    const row = this.getNew.get(r.p) as { action: string; n: number | null; digest: Buffer | null } | undefined;
-    if (!row || row.action !== 'stage') return false;
-    if (r.size > 0 && row.digest) {
-      const from = this.findMove.pluck().get(row.digest) as string | undefined;
-      if (from !== undefined) {
-        try {
-          linkSync(join(this.dest, from), this.writer.pathOf(row.n!));
-          this.writer.finishLinked(row.n!, r);
-          this.linked++;
-          return false;
-        } catch {
-          // No hard links here (or a race): copy the data instead.
-        }
-      }
-    }
-    this.pending.set(r.p, row.n!);
-    return true;
-  }
-
-  fileStart(r: FileRecord): void {
-    const n = this.pending.get(r.p)!;
-    this.pending.delete(r.p);
-    this.file = r;
-    this.writer.start(n, r);
-  }
-
-  chunk(data: Buffer): void {
-    this.bytesFromDrive += data.length;
-    this.writer.write(data);
-  }
-
-  held(ref: HeldRef): void {
-    const row = this.getHeld.get(Buffer.from(ref[0], 'hex')) as { path: string; offset: number; len: number } | undefined;
-    if (!row || row.len !== ref[1]) throw this.basisMissing(this.file!.p, `a chunk it reuses is no longer in the destination`);
-    const data = this.read(row.path, row.offset, row.len);
-    if (!chunkId(this.key, data).equals(Buffer.from(ref[0], 'hex'))) {
-      throw this.basisMissing(row.path, `${quote(row.path)} no longer holds the data ${quote(this.file!.p)} reuses (changed locally without its size or mtime changing)`);
-    }
-    this.bytesReused += data.length;
-    this.writer.write(data);
-  }
-
-  async delta(ref: DeltaRef, delta: Buffer): Promise<void> {
-    const f = this.file!;
-    const [basis, size, blockSize] = f.b!;
-    const parts: Buffer[] = [];
-    let got = 0;
-    await applyDelta(
-      async (offset, length) => this.read(basis, offset, length),
-      size,
-      blockSize,
-      decodeDelta(delta),
-      async (buf) => {
-        got += buf.length;
-        if (got > ref[4]) throw new BrickpostError('CHUNK_MISMATCH', `a delta of ${quote(f.p)} rebuilds more than the chunk's ${ref[4]} bytes`);
-        parts.push(Buffer.from(buf));
-      },
-    );
-    const data = Buffer.concat(parts);
-    if (data.length !== ref[4] || !chunkId(this.key, data).equals(Buffer.from(ref[0], 'hex'))) {
-      throw this.basisMissing(basis, `${quote(basis)}, the basis of ${quote(f.p)}'s delta, does not hold what the shipment expects (changed locally without its size or mtime changing)`);
-    }
-    this.deltas++;
-    this.bytesFromDrive += delta.length;
-    this.writer.write(data);
-  }
-
-  fileEnd(r: FileRecord): void {
-    this.writer.end(r);
-    this.file = null;
-    failpoint('stage');
-  }
-
-  close(): void {
-    for (const fd of this.fds.values()) closeSync(fd);
-    this.fds.clear();
-  }
-
-  private basisMissing(path: string, why: string): BrickpostError {
-    return new BrickpostError('BASIS_MISSING', why, { path });
-  }
-
-  /** Reads DEST's file `rel` at [offset, offset + length), refusing anything but a regular file. */
-  private read(rel: string, offset: number, length: number): Buffer {
-    let fd = this.fds.get(rel);
-    if (fd === undefined) {
-      if (this.fds.size >= 16) {
-        const [k, old] = this.fds.entries().next().value as [string, number];
-        closeSync(old);
-        this.fds.delete(k);
-      }
-      try {
-        fd = openSync(join(this.dest, rel), constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
-      } catch (e) {
-        throw this.basisMissing(rel, `cannot read ${quote(rel)} in the destination: ${(e as Error).message}`);
-      }
-      this.fds.set(rel, fd);
-    }
-    const buf = Buffer.allocUnsafe(length);
-    let at = 0;
-    while (at < length) {
-      const n = readSync(fd, buf, at, length - at, offset + at);
-      if (n === 0) throw this.basisMissing(rel, `${quote(rel)} in the destination is shorter than the shipment expects`);
-      at += n;
-    }
-    return buf;
-  }
-}
-
 async function prepareDest(dest: string): Promise<void> {
   const st = await lstat(dest).catch(() => null);
   if (!st) {
@@ -351,65 +204,6 @@ async function prepareDest(dest: string): Promise<void> {
   } else if (!st.isDirectory()) {
     throw new BrickpostError('USAGE', `destination ${quote(dest)} is not a folder`);
   }
-}
-
-function seqs(h: ShipmentRecord): string {
-  const list = h.bases.map(([, seq]) => seq).sort((a, b) => a - b);
-  return list.length === 1 ? `seq ${list[0]}` : `seq ${list.slice(0, -1).join(', ')} or ${list[list.length - 1]}`;
-}
-
-/** Refuses a shipment that does not follow what DEST holds (FORMAT.md §10.4). */
-async function checkChain(dest: string, s: OpenedShipment, h: ShipmentRecord, state: DestState | null): Promise<void> {
-  const name = quote(s.info.dataset);
-  if (!state) {
-    if (h.against !== null) return;
-    if (h.bases.length > 0) {
-      throw new BrickpostError('CHAIN_GAP', `shipment ${quote(s.id)} (seq ${h.seq} of dataset ${name}) only carries changes on top of ${seqs(h)}, and ${quote(dest)} holds no shipment of this dataset`, {
-        hint: 'ingest the earlier shipments first, or ask the publisher for a self-contained one (brickpost pack --full), or seed: brickpost signature, then pack --against',
-      });
-    }
-    const others = (await readdir(dest)).filter((n) => n !== STATE_DIR);
-    if (others.length > 0) {
-      throw new BrickpostError('USAGE', `destination ${quote(dest)} is not empty and was not written by brickpost`, {
-        hint: "ingest into a new or empty folder, or seed it: 'brickpost signature' there, and the publisher packs --against that file",
-      });
-    }
-    return;
-  }
-  if (state.datasetId !== s.info.datasetId || state.publisher !== s.info.publisherKey) {
-    throw new BrickpostError('DATASET_MISMATCH', `destination holds dataset ${quote(state.dataset)} (${state.datasetId}), the drive carries ${name} (${s.info.datasetId})`, {
-      hint: 'ingest into another folder',
-    });
-  }
-  const cur = state.applied[state.applied.length - 1]!;
-  const applied = new Map(state.applied.map((a) => [a.shipment, a]));
-  if (applied.has(s.id)) {
-    throw new BrickpostError('CHAIN_REPLAY', `shipment ${quote(s.id)} (seq ${h.seq} of ${name}) was applied before; the destination is now at seq ${cur.seq}, so the next shipment must be seq ${cur.seq + 1}`, {
-      hint: 'this drive carries an older shipment; nothing was changed',
-    });
-  }
-  if (h.seq <= cur.seq) {
-    const sibling = h.parent !== null ? state.applied.find((a) => a.parent === h.parent) : undefined;
-    if (sibling) {
-      throw new BrickpostError('CHAIN_FORK', `shipment ${quote(s.id)} (seq ${h.seq} of ${name}) and the applied shipment ${quote(sibling.shipment)} (seq ${sibling.seq}) both follow shipment ${quote(h.parent!)}: the chain forked; the destination is at seq ${cur.seq}`, {
-        hint: 'the publisher packed twice from the same point (a restored or copied catalog?); ask for a shipment built on seq ' + cur.seq,
-      });
-    }
-    throw new BrickpostError('CHAIN_REPLAY', `shipment ${quote(s.id)} is seq ${h.seq} of ${name}, but the destination is already at seq ${cur.seq}; expected seq ${cur.seq + 1}`, {
-      hint: 'this drive carries an older shipment; nothing was changed',
-    });
-  }
-  if (h.against !== null || h.bases.length === 0) return;
-  if (h.bases.some(([id]) => id === cur.shipment)) return;
-  const forked = h.bases.find(([id, seq]) => seq <= cur.seq && !applied.has(id));
-  if (forked && h.bases.every(([id, seq]) => seq <= cur.seq && !applied.has(id))) {
-    throw new BrickpostError('CHAIN_FORK', `shipment ${quote(s.id)} (seq ${h.seq} of ${name}) builds on shipment ${quote(forked[0])} (seq ${forked[1]}), which this destination never applied: it is at seq ${cur.seq} (${quote(cur.shipment)}) on another branch`, {
-      hint: 'ask the publisher for a shipment built on what the destination holds (brickpost receipt, or brickpost signature and pack --against)',
-    });
-  }
-  throw new BrickpostError('CHAIN_GAP', `the destination is at seq ${cur.seq} of ${name}; shipment ${quote(s.id)} (seq ${h.seq}) applies on top of ${seqs(h)}: expected seq ${cur.seq + 1} first`, {
-    hint: `ingest the shipments after seq ${cur.seq} first, in order`,
-  });
 }
 
 /** Writes a request file naming what DEST holds and lacks, and returns the error refusing the shipment. */

@@ -63,7 +63,7 @@ export class ChunkListDigest {
  * the last shipment applied, or from a scan of a folder brickpost never
  * wrote (seeding).
  */
-export async function loadOldTree(db: DestDb, dest: string, files: AsyncIterable<OldFile>): Promise<{ files: number; ok: number }> {
+export async function loadOldTree(db: DestDb, files: AsyncIterable<OldFile>): Promise<{ files: number; ok: number }> {
   db.resetScratch();
   const putOld = db.db.prepare('INSERT OR REPLACE INTO old (path, type, size, mode, mtime, digest, ok) VALUES (?, ?, ?, ?, ?, ?, ?)');
   const putHeld = db.db.prepare('INSERT OR IGNORE INTO held (id, path, offset, len) VALUES (?, ?, ?, ?)');
@@ -87,7 +87,6 @@ export async function loadOldTree(db: DestDb, dest: string, files: AsyncIterable
     if (db.db.inTransaction) db.db.exec('ROLLBACK');
     throw e;
   }
-  void dest;
   return { files: n, ok };
 }
 

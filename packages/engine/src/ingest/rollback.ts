@@ -1,5 +1,4 @@
 import { stat } from 'node:fs/promises';
-import { resolve } from 'node:path';
 import { age, BrickpostError, quote } from '@brickpost/manifest';
 import type { EventSink, RollbackOptions, RollbackSummary } from '../api.js';
 import type { Context } from '../context.js';
@@ -7,7 +6,7 @@ import { readManifestFile } from '../verify/manifest-stream.js';
 import { runRollback, UNDO_KEEP } from './commit.js';
 import { DestDb } from './dest-db.js';
 import { resumePending } from './ingest.js';
-import { DestFolder, type DestState } from './state.js';
+import { openDest, type DestState } from './state.js';
 
 /**
  * Returns a destination to the tree it had after an earlier shipment, by
@@ -19,12 +18,7 @@ import { DestFolder, type DestState } from './state.js';
  */
 export async function rollback(ctx: Context, opts: RollbackOptions, onEvent: EventSink): Promise<RollbackSummary> {
   const started = performance.now();
-  const dest = resolve(opts.dest);
-  if (!(await stat(dest).catch(() => null))?.isDirectory()) throw new BrickpostError('NOT_FOUND', `destination ${quote(opts.dest)} is not a folder`);
-  const folder = new DestFolder(dest);
-  if (!(await folder.readState())) {
-    throw new BrickpostError('NOT_FOUND', `${quote(opts.dest)} holds no brickpost state (nothing was ingested into it)`, { hint: "give the folder you passed to 'brickpost ingest'" });
-  }
+  const { dest, folder } = await openDest(opts.dest);
   const identities = age.parseIdentityFile(ctx.identity().ageIdentity);
   const unlock = await folder.lock();
   const db = new DestDb(folder.state);

@@ -1,7 +1,8 @@
-import { lstat, mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { lstat, mkdir, open, readFile, rm } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { BrickpostError, parseStrictJson, quote } from '@brickpost/manifest';
 import { toEnvironmentError } from '../io/errors.js';
+import { writeAtomic } from '../io/sync.js';
 
 /**
  * A destination's state folder, DEST/.brickpost/ (FORMAT.md §destination):
@@ -103,7 +104,7 @@ export class DestFolder {
   }
 
   async writeState(s: DestState): Promise<void> {
-    await writeDurable(this.stateFile, JSON.stringify(s, null, 1) + '\n');
+    await writeAtomic(this.stateFile, JSON.stringify(s, null, 1) + '\n', 0o600);
   }
 
   private async readJson<T>(file: string): Promise<T | null> {
@@ -127,15 +128,19 @@ function alive(pid: number): boolean {
   }
 }
 
-/** Writes a file atomically and durably: temp file, fsync, rename, fsync dir. */
-export async function writeDurable(file: string, text: string): Promise<void> {
-  const tmp = `${file}.tmp-${process.pid}`;
-  await writeFile(tmp, text, { mode: 0o600 });
-  const fh = await open(tmp, 'r');
-  await fh.sync();
-  await fh.close();
-  await rename(tmp, file);
-  const dir = await open(join(file, '..'), 'r');
-  await dir.sync();
-  await dir.close();
+
+/**
+ * A brickpost destination named on the command line: the folder, its state
+ * folder and its state.
+ * @throws BrickpostError NOT_FOUND when `destPath` is not a folder or nothing was ingested into it.
+ */
+export async function openDest(destPath: string, hint = "give the folder you passed to 'brickpost ingest'"): Promise<{ dest: string; folder: DestFolder; state: DestState }> {
+  const dest = resolve(destPath);
+  if (!(await lstat(dest).catch(() => null))?.isDirectory()) throw new BrickpostError('NOT_FOUND', `destination ${quote(destPath)} is not a folder`, { path: dest });
+  const folder = new DestFolder(dest);
+  const state = await folder.readState();
+  if (!state || state.applied.length === 0) {
+    throw new BrickpostError('NOT_FOUND', `${quote(destPath)} holds no brickpost state (nothing was ingested into it)`, { hint, path: dest });
+  }
+  return { dest, folder, state };
 }

@@ -1,11 +1,8 @@
 import { join } from 'node:path';
-import { Compressor } from 'zstd-napi';
 import { age, frame, MANIFEST_FORMAT, MANIFEST_PATH, ManifestWriter, type ManifestRecord } from '@brickpost/manifest';
+import { LineBlocks } from '../io/line-blocks.js';
 import { SeqWriter } from '../io/seq-writer.js';
 import { HEADER_FRAME_NIBBLE } from './pack-writer.js';
-
-/** Lines are compressed in independent zstd frames of about this many bytes. */
-const BLOCK = 4 << 20;
 
 /**
  * Writes data/manifest.age while the shipment is packed: records become
@@ -15,16 +12,12 @@ const BLOCK = 4 << 20;
  */
 export class ManifestOut {
   private readonly lines = new ManifestWriter();
-  private block: string[] = [];
-  private blockBytes = 0;
-  private readonly zstd = new Compressor();
+  private readonly blocks = new LineBlocks((f) => this.plain(f), 6);
 
   private constructor(
     private readonly out: SeqWriter,
     private readonly enc: age.PayloadEncryptor,
-  ) {
-    this.zstd.setParameters({ compressionLevel: 6, contentSizeFlag: true });
-  }
+  ) {}
 
   /** @throws BrickpostError NO_SPACE, PERMISSION, IO */
   static async create(bagDir: string, recipients: age.Recipient[]): Promise<ManifestOut> {
@@ -44,18 +37,7 @@ export class ManifestOut {
 
   /** Adds one record. @throws BrickpostError if it breaks a manifest rule. */
   async add(record: ManifestRecord): Promise<void> {
-    const line = this.lines.line(record);
-    this.block.push(line);
-    this.blockBytes += line.length;
-    if (this.blockBytes >= BLOCK) await this.flushBlock();
-  }
-
-  private async flushBlock(): Promise<void> {
-    if (this.block.length === 0) return;
-    const text = Buffer.from(this.block.join(''), 'utf8');
-    this.block = [];
-    this.blockBytes = 0;
-    await this.plain(this.zstd.compress(text));
+    await this.blocks.add(this.lines.line(record));
   }
 
   private async plain(buf: Buffer): Promise<void> {
@@ -64,7 +46,7 @@ export class ManifestOut {
 
   /** Finishes the file; returns its size and SHA-256. */
   async close(): Promise<{ size: number; sha256: string }> {
-    await this.flushBlock();
+    await this.blocks.flush();
     for (const c of this.enc.final()) await this.out.write(c);
     const sha256 = await this.out.close();
     return { size: this.out.size, sha256 };

@@ -1,11 +1,12 @@
-import { lstat, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { BrickpostError, quote } from '@brickpost/manifest';
 import type { EventSink, Receipt, ReceiptOptions, ReceiptSummary } from '../api.js';
 import type { Context } from '../context.js';
-import { DestFolder } from '../ingest/state.js';
+import { openDest } from '../ingest/state.js';
 import { Progress } from '../io/progress.js';
-import { hashFile, signDetached, writeAtomic } from '../sigfile/detached.js';
+import { writeAtomic } from '../io/sync.js';
+import { hashFile, signDetached } from '../sigfile/detached.js';
 import { checkDest } from './check-dest.js';
 import { formatReceipt, RECEIPT_FORMAT, receiptTrustedComment } from './schema.js';
 
@@ -22,17 +23,12 @@ export async function writeReceipt(ctx: Context, opts: ReceiptOptions, onEvent: 
   const me = ctx.identity();
   const dest = resolve(opts.dest);
   const out = resolve(opts.out);
-  if (!(await lstat(dest).catch(() => null))?.isDirectory()) throw new BrickpostError('NOT_FOUND', `destination ${quote(opts.dest)} is not a folder`, { path: dest });
+  const { folder, state } = await openDest(
+    opts.dest,
+    "give the folder you passed to 'brickpost ingest'; for any other folder, 'brickpost signature' describes what it holds",
+  );
+  const last = state.applied[state.applied.length - 1]!;
   if (!(await stat(resolve(out, '..')).catch(() => null))?.isDirectory()) throw new BrickpostError('NOT_FOUND', `the folder of ${quote(opts.out)} does not exist`, { path: out });
-  const folder = new DestFolder(dest);
-  const state = await folder.readState();
-  const last = state?.applied[state.applied.length - 1];
-  if (!state || !last) {
-    throw new BrickpostError('NOT_FOUND', `${quote(opts.dest)} holds no brickpost state (nothing was ingested into it)`, {
-      hint: "give the folder you passed to 'brickpost ingest'; for any other folder, 'brickpost signature' describes what it holds",
-      path: dest,
-    });
-  }
   const unlock = await folder.lock();
   try {
     const manifest = folder.manifest(last.shipment);

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { open, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { open } from 'node:fs/promises';
 import { BrickpostError, isBrickpostError, minisign, quote } from '@brickpost/manifest';
 import { readLimited } from '../drive/read-limited.js';
 import { toEnvironmentError } from '../io/errors.js';
+import { writeAtomic } from '../io/sync.js';
 
 /**
  * Detached minisign signatures of the files a subscriber sends its
@@ -124,31 +124,5 @@ function keyIdOf(sigText: Buffer): string {
     return minisign.parseSignature(sigText).keyIdHex;
   } catch {
     return '?';
-  }
-}
-
-/** Writes a small file atomically: temporary file, fsync, rename, fsync of the folder. */
-export async function writeAtomic(file: string, text: string | Buffer): Promise<void> {
-  const tmp = `${file}.tmp-${process.pid}`;
-  try {
-    await writeFile(tmp, text, { mode: 0o644 });
-    const fh = await open(tmp, 'r');
-    await fh.sync();
-    await fh.close();
-    await rename(tmp, file);
-    await syncFolder(dirname(file));
-  } catch (e) {
-    await rm(tmp, { force: true }).catch(() => undefined);
-    throw toEnvironmentError(e, `cannot write ${file}`);
-  }
-}
-
-/** Fsyncs a folder so a rename in it is durable. */
-export async function syncFolder(dir: string): Promise<void> {
-  const fh = await open(dir, 'r');
-  try {
-    await fh.sync();
-  } finally {
-    await fh.close();
   }
 }

@@ -1,14 +1,13 @@
 import { rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { Compressor } from 'zstd-napi';
 import { BrickpostError, checkPath, CHUNKS_PER_RECORD, frame, minisign, quote, RECORD_LIMITS } from '@brickpost/manifest';
 import { toEnvironmentError } from '../io/errors.js';
+import { LineBlocks } from '../io/line-blocks.js';
 import { SeqWriter } from '../io/seq-writer.js';
-import { signDetached, syncFolder } from './detached.js';
+import { syncDir } from '../io/sync.js';
+import { signDetached } from './detached.js';
 import { checkHeader, HEADER_FRAME_NIBBLE, SIGNATURE_FORMAT, SigRecordOrder, sigTrustedComment, type SigChunk, type SigHeader, type SigRecord } from './records.js';
 
-/** Lines are compressed in independent zstd frames of about this many bytes. */
-const BLOCK = 4 << 20;
 const HEX64 = /^[0-9a-f]{64}$/;
 
 /** What close() reports. */
@@ -28,9 +27,7 @@ export interface SignatureFileTotals {
  * checked as a reader would check them; memory holds one block of lines.
  */
 export class SignatureFileWriter {
-  private block: string[] = [];
-  private blockBytes = 0;
-  private readonly zstd = new Compressor();
+  private readonly blocks = new LineBlocks((f) => this.raw(f), 3);
   private readonly prehash = minisign.createPrehash();
   private readonly order = new SigRecordOrder('signature file being written');
   private line = 0;
@@ -40,9 +37,7 @@ export class SignatureFileWriter {
     private readonly out: SeqWriter,
     readonly path: string,
     readonly header: SigHeader,
-  ) {
-    this.zstd.setParameters({ compressionLevel: 3, contentSizeFlag: true });
-  }
+  ) {}
 
   /**
    * Creates FILE's temporary file and writes the header.
@@ -111,12 +106,12 @@ export class SignatureFileWriter {
     const t = { ...this.order.totals };
     await this.record({ t: 'end', files: t.files, chunks: t.chunks, bytes: t.bytes });
     this.order.finish();
-    await this.flushBlock();
+    await this.blocks.flush();
     const sha256 = await this.out.close();
     this.done = true;
     try {
       await rename(this.out.path, this.path);
-      await syncFolder(dirname(this.path));
+      await syncDir(dirname(this.path));
     } catch (e) {
       await rm(this.out.path, { force: true }).catch(() => undefined);
       throw toEnvironmentError(e, `cannot write ${this.path}`);
@@ -141,17 +136,7 @@ export class SignatureFileWriter {
   private async push(text: string): Promise<void> {
     if (this.done) throw new BrickpostError('USAGE', `signature file ${quote(this.path)} is already closed`);
     this.line++;
-    this.block.push(text, '\n');
-    this.blockBytes += text.length + 1;
-    if (this.blockBytes >= BLOCK) await this.flushBlock();
-  }
-
-  private async flushBlock(): Promise<void> {
-    if (this.block.length === 0) return;
-    const text = Buffer.from(this.block.join(''), 'utf8');
-    this.block = [];
-    this.blockBytes = 0;
-    await this.raw(this.zstd.compress(text));
+    await this.blocks.add(`${text}\n`);
   }
 
   private async raw(buf: Buffer): Promise<void> {

@@ -1,0 +1,156 @@
+import { closeSync, constants, linkSync, openSync, readSync } from 'node:fs';
+import { join } from 'node:path';
+import { BrickpostError, quote, type DeltaRef, type FileRecord, type HeldRef } from '@brickpost/manifest';
+import { chunkId } from '../chunk/index.js';
+import { applyDelta, decodeDelta } from '../delta/index.js';
+import { failpoint } from '../io/failpoint.js';
+import type { ShipmentVisitor } from '../verify/walk-shipment.js';
+import type { DestDb } from './dest-db.js';
+import type { StagingWriter } from './stage.js';
+
+/**
+ * Builds staged files: chunks from the drive as they come, held chunks from
+ * DEST's files (found through the `held` index), delta chunks applied to the
+ * file's basis in DEST. Every chunk not read from the drive is checked
+ * against its keyed id before it is written; a mismatch means DEST's file
+ * changed without its size or mtime changing, and refuses the shipment
+ * (BASIS_MISSING naming the file).
+ */
+export class Stager implements ShipmentVisitor {
+  linked = 0;
+  deltas = 0;
+  bytesFromDrive = 0;
+  bytesReused = 0;
+  private file: FileRecord | null = null;
+  /** Install op of each file wanted, until the walk reaches it (wants runs ahead of the writes). */
+  private readonly pending = new Map<string, number>();
+  private readonly fds = new Map<string, number>();
+  private readonly getNew;
+  private readonly getHeld;
+  private readonly findMove;
+
+  constructor(
+    db: DestDb,
+    private readonly dest: string,
+    private readonly writer: StagingWriter,
+    private readonly key: Buffer,
+  ) {
+    this.getNew = db.db.prepare('SELECT action, n, digest FROM new WHERE path = ?');
+    this.getHeld = db.db.prepare('SELECT path, offset, len FROM held WHERE id = ?');
+    // A file being retired whose content is the new file's: link it instead of copying.
+    this.findMove = db.db.prepare(
+      `SELECT o.path FROM old o LEFT JOIN new n ON n.path = o.path
+       WHERE o.digest = ? AND o.ok = 1 AND (n.path IS NULL OR n.action = 'stage' OR n.type = 'dir') LIMIT 1`,
+    );
+  }
+
+  wants(r: FileRecord): boolean {
+    const row = this.getNew.get(r.p) as { action: string; n: number | null; digest: Buffer | null } | undefined;
+    if (!row || row.action !== 'stage') return false;
+    if (r.size > 0 && row.digest) {
+      const from = this.findMove.pluck().get(row.digest) as string | undefined;
+      if (from !== undefined) {
+        try {
+          linkSync(join(this.dest, from), this.writer.pathOf(row.n!));
+          this.writer.finishLinked(row.n!, r);
+          this.linked++;
+          return false;
+        } catch {
+          // No hard links here (or a race): copy the data instead.
+        }
+      }
+    }
+    this.pending.set(r.p, row.n!);
+    return true;
+  }
+
+  fileStart(r: FileRecord): void {
+    const n = this.pending.get(r.p)!;
+    this.pending.delete(r.p);
+    this.file = r;
+    this.writer.start(n, r);
+  }
+
+  chunk(data: Buffer): void {
+    this.bytesFromDrive += data.length;
+    this.writer.write(data);
+  }
+
+  held(ref: HeldRef): void {
+    const row = this.getHeld.get(Buffer.from(ref[0], 'hex')) as { path: string; offset: number; len: number } | undefined;
+    if (!row || row.len !== ref[1]) throw this.basisMissing(this.file!.p, `a chunk it reuses is no longer in the destination`);
+    const data = this.read(row.path, row.offset, row.len);
+    if (!chunkId(this.key, data).equals(Buffer.from(ref[0], 'hex'))) {
+      throw this.basisMissing(row.path, `${quote(row.path)} no longer holds the data ${quote(this.file!.p)} reuses (changed locally without its size or mtime changing)`);
+    }
+    this.bytesReused += data.length;
+    this.writer.write(data);
+  }
+
+  async delta(ref: DeltaRef, delta: Buffer): Promise<void> {
+    const f = this.file!;
+    const [basis, size, blockSize] = f.b!;
+    const parts: Buffer[] = [];
+    let got = 0;
+    await applyDelta(
+      async (offset, length) => this.read(basis, offset, length),
+      size,
+      blockSize,
+      decodeDelta(delta),
+      async (buf) => {
+        got += buf.length;
+        if (got > ref[4]) throw new BrickpostError('CHUNK_MISMATCH', `a delta of ${quote(f.p)} rebuilds more than the chunk's ${ref[4]} bytes`);
+        parts.push(Buffer.from(buf));
+      },
+    );
+    const data = Buffer.concat(parts);
+    if (data.length !== ref[4] || !chunkId(this.key, data).equals(Buffer.from(ref[0], 'hex'))) {
+      throw this.basisMissing(basis, `${quote(basis)}, the basis of ${quote(f.p)}'s delta, does not hold what the shipment expects (changed locally without its size or mtime changing)`);
+    }
+    this.deltas++;
+    this.bytesFromDrive += delta.length;
+    this.writer.write(data);
+  }
+
+  fileEnd(r: FileRecord): void {
+    this.writer.end(r);
+    this.file = null;
+    failpoint('stage');
+  }
+
+  close(): void {
+    for (const fd of this.fds.values()) closeSync(fd);
+    this.fds.clear();
+  }
+
+  private basisMissing(path: string, why: string): BrickpostError {
+    return new BrickpostError('BASIS_MISSING', why, { path });
+  }
+
+  /** Reads DEST's file `rel` at [offset, offset + length), refusing anything but a regular file. */
+  private read(rel: string, offset: number, length: number): Buffer {
+    let fd = this.fds.get(rel);
+    if (fd === undefined) {
+      if (this.fds.size >= 16) {
+        const [k, old] = this.fds.entries().next().value as [string, number];
+        closeSync(old);
+        this.fds.delete(k);
+      }
+      try {
+        fd = openSync(join(this.dest, rel), constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+      } catch (e) {
+        throw this.basisMissing(rel, `cannot read ${quote(rel)} in the destination: ${(e as Error).message}`);
+      }
+      this.fds.set(rel, fd);
+    }
+    const buf = Buffer.allocUnsafe(length);
+    let at = 0;
+    while (at < length) {
+      const n = readSync(fd, buf, at, length - at, offset + at);
+      if (n === 0) throw this.basisMissing(rel, `${quote(rel)} in the destination is shorter than the shipment expects`);
+      at += n;
+    }
+    return buf;
+  }
+}
+
