@@ -5,14 +5,13 @@
  * computes the file's bpsig1 signature as the chunks go by and sends it with
  * the last batch. Not imported by anything else.
  */
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, openSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
 import { BrickpostError } from '@brickpost/manifest/errors';
 import { SignatureBuilder } from '../delta/signature.js';
-import { findCut } from './cut.js';
-import { CHUNK_PARAMS_V1 } from './params.js';
 import { forPost, serializeError } from './messages.js';
 import { toFileError } from './file.js';
+import { CutWindow } from './window.js';
 
 export type CutRequest = { op: 'open'; path: string; size: number; signature?: number } | { op: 'next' } | { op: 'close' };
 export type CutReply =
@@ -23,57 +22,25 @@ const BLOCK = 4 << 20;
 let fd = -1;
 let path = '';
 let size = 0;
-let readPos = 0;
-let buf = Buffer.allocUnsafeSlow(BLOCK + CHUNK_PARAMS_V1.max);
-let pos = 0;
-let fill = 0;
-let changed: string | undefined;
+const win = new CutWindow(BLOCK);
 let sig: SignatureBuilder | null = null;
-
-function refill(): void {
-  buf.copyWithin(0, pos, fill);
-  fill -= pos;
-  pos = 0;
-  const want = Math.min(buf.length - fill, size - readPos);
-  let got = 0;
-  while (got < want) {
-    const n = readSync(fd, buf, fill + got, want - got, readPos + got);
-    if (n === 0) break;
-    got += n;
-  }
-  if (got < want) {
-    changed = `shrank while being read; padded with ${size - readPos - got} zero bytes`;
-    buf.fill(0, fill + got, fill + want);
-  }
-  fill += want;
-  readPos += want;
-  if (readPos === size && !changed) {
-    const probe = Buffer.allocUnsafe(1);
-    if (readSync(fd, probe, 0, 1, size) > 0) changed = `grew while being read; shipped its first ${size} bytes`;
-  }
-}
 
 function next(): CutReply {
   const chunks: Uint8Array[] = [];
   let bytes = 0;
   while (bytes < BLOCK) {
-    const eof = readPos === size;
-    const cut = findCut(buf, pos, fill, eof);
-    if (cut > 0) {
-      const c = Buffer.allocUnsafeSlow(cut);
-      buf.copy(c, 0, pos, pos + cut);
-      pos += cut;
-      bytes += cut;
-      chunks.push(c);
-      sig?.update(c);
-      continue;
-    }
-    if (cut === 0 || (eof && pos === fill)) {
+    const view = win.next();
+    if (view === null) {
       const signature = sig?.final();
       sig = null;
+      const changed = win.changed;
       return { ok: true, chunks, done: true, ...(changed ? { changed } : {}), ...(signature ? { signature } : {}) };
     }
-    refill();
+    const c = Buffer.allocUnsafeSlow(view.length);
+    view.copy(c);
+    bytes += c.length;
+    chunks.push(c);
+    sig?.update(c);
   }
   return { ok: true, chunks, done: false };
 }
@@ -86,14 +53,13 @@ parentPort!.on('message', (req: CutRequest) => {
       fd = -1;
       path = req.path;
       size = req.size;
-      readPos = pos = fill = 0;
-      changed = undefined;
       sig = req.signature ? new SignatureBuilder(req.signature) : null;
       try {
         fd = openSync(path, 'r');
       } catch (e) {
         throw toFileError(e, path);
       }
+      win.reset(fd, size);
       const signature = size === 0 ? sig?.final() : undefined;
       reply = { ok: true, chunks: [], done: size === 0, ...(signature ? { signature } : {}) };
     } else if (req.op === 'next') {

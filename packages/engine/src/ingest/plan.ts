@@ -33,12 +33,7 @@ export interface Plan {
   bytesToStage: number;
   /** Entries of DEST moved to the undo area (replaced, deleted, or not part of the shipment). */
   retired: number;
-  dirsCreated: number;
-  metaChanges: number;
   missing: Missing[];
-  /** Held refs whose data DEST has (counted over staged files). */
-  chunksReused: number;
-  bytesReused: number;
 }
 
 /** The digest of a chunk list: SHA-256 over each chunk's 32-byte id and 4-byte big-endian length. */
@@ -168,7 +163,7 @@ function lstatOrNull(p: string): BigIntStats | null {
  * in `missing`: the caller refuses the shipment before anything changes.
  */
 export async function planApply(db: DestDb, dest: string, shipment: string, records: AsyncIterable<ManifestRecord>): Promise<Plan> {
-  const plan: Plan = { filesKept: 0, filesStaged: 0, bytesToStage: 0, retired: 0, dirsCreated: 0, metaChanges: 0, missing: [], chunksReused: 0, bytesReused: 0 };
+  const plan: Plan = { filesKept: 0, filesStaged: 0, bytesToStage: 0, retired: 0, missing: [] };
   const sql = db.db;
   db.dropOps(shipment);
   let n = 0;
@@ -187,8 +182,6 @@ export async function planApply(db: DestDb, dest: string, shipment: string, reco
   let file: FileRecord | null = null;
   let dig: ChunkListDigest | null = null;
   let heldMissing = 0;
-  let heldBytes = 0;
-  let heldChunks = 0;
   let basisProblem: string | null = null;
 
   const finishFile = (): void => {
@@ -199,10 +192,7 @@ export async function planApply(db: DestDb, dest: string, shipment: string, reco
     const old = getOld.get(r.p) as { size: number; mode: number; mtime: string; digest: Buffer; ok: number } | undefined;
     if (old && old.ok === 1 && old.digest.equals(digest)) {
       plan.filesKept++;
-      if (old.mode !== r.mode || old.mtime !== r.mtime) {
-        op('meta', r.p, r.mode, r.mtime, old.mode, old.mtime);
-        plan.metaChanges++;
-      }
+      if (old.mode !== r.mode || old.mtime !== r.mtime) op('meta', r.p, r.mode, r.mtime, old.mode, old.mtime);
       putNew.run(r.p, 'file', 'keep', null, null);
       return;
     }
@@ -210,8 +200,6 @@ export async function planApply(db: DestDb, dest: string, shipment: string, reco
     if (basisProblem) addMissing(r.p, basisProblem);
     plan.filesStaged++;
     plan.bytesToStage += r.size;
-    plan.chunksReused += heldChunks;
-    plan.bytesReused += heldBytes;
     const st = lstatOrNull(join(dest, r.p));
     if (st) op('retire', r.p, null, null, old ? old.mode : null, old ? old.mtime : null), plan.retired++;
     const k = op('install', r.p, r.mode, r.mtime);
@@ -221,14 +209,7 @@ export async function planApply(db: DestDb, dest: string, shipment: string, reco
   const takeRefs = (refs: ChunkRef[]): void => {
     for (const ref of refs) {
       dig!.add(ref[0], refLength(ref));
-      if (ref.length === 2) {
-        if (getHeld.get(Buffer.from(ref[0], 'hex'))) {
-          heldChunks++;
-          heldBytes += ref[1];
-        } else {
-          heldMissing++;
-        }
-      }
+      if (ref.length === 2 && !getHeld.get(Buffer.from(ref[0], 'hex'))) heldMissing++;
     }
   };
 
@@ -249,7 +230,6 @@ export async function planApply(db: DestDb, dest: string, shipment: string, reco
         } else {
           if (st) op('retire', r.p), plan.retired++;
           op('mkdir', r.p, r.mode, r.mtime);
-          plan.dirsCreated++;
           putNew.run(r.p, 'dir', 'mkdir', null, null);
         }
       } else if (r.t === 'file') {
@@ -257,8 +237,6 @@ export async function planApply(db: DestDb, dest: string, shipment: string, reco
         file = r;
         dig = new ChunkListDigest();
         heldMissing = 0;
-        heldBytes = 0;
-        heldChunks = 0;
         basisProblem = null;
         if (r.b) {
           const b = getOld.get(r.b[0]) as { size: number; ok: number } | undefined;
