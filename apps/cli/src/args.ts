@@ -93,8 +93,8 @@ function parseFor(spec: CommandSpec, rest: readonly string[]): ParsedLine {
   if (positionals.length < spec.min) {
     throw usageError(`missing ${spec.args.slice(positionals.length, spec.min).map((a) => `<${a}>`).join(' ')}`, spec.name);
   }
-  if (positionals.length > spec.args.length) {
-    throw usageError(`unexpected argument ${JSON.stringify(positionals[spec.args.length])}`, spec.name);
+  if (positionals.length > (spec.max ?? spec.args.length)) {
+    throw usageError(`unexpected argument ${JSON.stringify(positionals[spec.max ?? spec.args.length])}`, spec.name);
   }
   for (const o of spec.options) {
     if (o.required && parsed.values[o.name] === undefined) throw usageError(`missing --${o.name} <${o.value ?? 'VALUE'}>`, spec.name);

@@ -26,6 +26,7 @@ export const EXIT_TABLE: readonly ExitCodeRow[] = [
   { code: EXIT_CODES.environment, name: 'environment', meaning: 'local problem: no space, permission denied, I/O error, missing tool' },
   { code: EXIT_CODES.chain, name: 'chain', meaning: 'the shipment does not apply here (replay, gap, fork, other dataset)' },
   { code: EXIT_CODES.busy, name: 'busy', meaning: 'another brickpost holds the lock' },
+  { code: EXIT_CODES.incomplete, name: 'incomplete', meaning: 'a drive set lacks drives: the message names the drives still needed' },
   { code: INTERNAL_EXIT_CODE, name: 'internal', meaning: 'internal error, a bug in brickpost: please report it' },
   { code: EXIT_CODES.interrupted, name: 'interrupted', meaning: 'interrupted (Ctrl-C); the job was cancelled and cleaned up' },
 ];
@@ -44,7 +45,7 @@ export function renderExitCodes(format: 'text' | 'markdown' = 'text'): string {
 }
 
 /** Most serious first; a verify report's exit code is that of its most serious problem. */
-const SEVERITY: readonly Category[] = ['authenticity', 'unsafe', 'integrity', 'chain', 'environment', 'busy', 'usage', 'interrupted'];
+const SEVERITY: readonly Category[] = ['authenticity', 'unsafe', 'integrity', 'chain', 'incomplete', 'environment', 'busy', 'usage', 'interrupted'];
 
 /** Category of an error code; codes this build does not know count as integrity problems. */
 export function categoryOf(code: string): Category {

@@ -39,5 +39,26 @@ export async function packOptions(inv: Invocation): Promise<PackOptions> {
   if (flag(inv, 'full')) opts.full = true;
   if (flag(inv, 'rehash')) opts.rehash = true;
   if (against !== undefined) opts.against = against;
+  const parity = str(inv, 'parity');
+  if (parity !== undefined) opts.parity = wholeNumber(parity, '--parity', 255);
+  const recovery = str(inv, 'recovery');
+  if (recovery !== undefined) opts.recovery = wholeNumber(recovery.replace(/%$/, ''), '--recovery', 100);
+  const driveSize = str(inv, 'drive-size');
+  if (driveSize !== undefined) opts.driveSize = parseSize(driveSize, '--drive-size');
+  if (flag(inv, 'resume')) opts.resume = true;
   return opts;
+}
+
+function wholeNumber(v: string, what: string, max: number): number {
+  const n = /^[0-9]{1,3}$/.test(v) ? Number(v) : NaN;
+  if (!(n <= max)) throw usageError(`${what} must be a whole number from 0 to ${max}, not ${JSON.stringify(v)}`, 'pack');
+  return n;
+}
+
+/** Parses a size: bytes, or a number with K, M, G, T (powers of 1024; KiB… and KB… also read as such). Throws USAGE. */
+export function parseSize(v: string, what: string): number {
+  const m = /^([0-9]+(?:\.[0-9]+)?)\s*([KMGT]?)(?:i?B)?$/i.exec(v.trim());
+  const n = m ? Number(m[1]) * 1024 ** ' KMGT'.indexOf((m[2] || ' ').toUpperCase()) : NaN;
+  if (!(n >= 1 && Number.isSafeInteger(Math.floor(n)))) throw usageError(`${what} must be a size such as 500M, 2G or 4T, not ${JSON.stringify(v)}`, 'pack');
+  return Math.floor(n);
 }

@@ -25,6 +25,20 @@ export function reportLines(r: VerifyReport): string[] {
     `fixity     ${r.fixity}  (${plural(r.filesChecked, 'file')}, ${formatBytes(r.bytesChecked)})`,
     `deep       ${r.deep}${r.deep !== 'skipped' ? `  (${formatCount(r.chunksChecked)} chunks${r.chunksHeld ? `, ${formatCount(r.chunksHeld)} held` : ''})` : ''}`,
   ];
+  if (r.set) {
+    const st = r.set;
+    lines.push(
+      `set        drive ${st.drive} of ${st.drives} (${st.data} data, ${st.parity} parity); drives here: ${st.present.join(', ')}; ` +
+        (st.recoverable ? 'enough to ingest' : `${st.needed} more of drives ${st.missing.join(', ')} needed`),
+    );
+  }
+  if (r.repair) {
+    const bad = r.repair.files.filter((f) => !f.repairable);
+    lines.push(
+      `repair     ${formatCount(r.repair.damagedBlocks)} damaged blocks in ${plural(r.repair.files.length, 'file')}: ` +
+        (r.repair.repairable ? "all repairable in place: run 'brickpost repair'" : `${plural(bad.length, 'file')} beyond this drive's recovery data (${bad.slice(0, 3).map((f) => printable(f.path)).join(', ')})`),
+    );
+  }
   for (const p of r.problems) {
     lines.push(`problem    ${p.code}  ${p.message}${p.path !== undefined ? `  (${printable(p.path)})` : ''}`);
   }

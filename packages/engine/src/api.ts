@@ -77,8 +77,16 @@ export interface TrustedKey {
 
 export interface PackOptions {
   source: string;
-  /** Drive roots; the shipment goes under DRIVE/brickpost/. One drive for now. */
+  /** Drive roots; the shipment goes under DRIVE/brickpost/. Several make a drive set. */
   drives: string[];
+  /** Parity drives of a set, m (FORMAT.md §drive-sets). Default 1 for three or more drives, else 0. */
+  parity?: number;
+  /** Recovery data on each drive, percent of its payload (integer 0–100, default 2). */
+  recovery?: number;
+  /** Bytes each drive may take at most (besides its free space). */
+  driveSize?: number;
+  /** Continue the interrupted shipment of this dataset instead of starting one. */
+  resume?: boolean;
   /** age recipients (`age1…`). */
   recipients: string[];
   /** Do not add the publisher's own recipient. */
@@ -110,7 +118,16 @@ export interface PackSummary {
   chunksDeduplicated: number;
   packs: number;
   recipients: string[];
+  /** The bag folder (of the first drive, for a set). */
   path: string;
+  /** Every drive's bag folder, in set order; data drives first. */
+  paths: string[];
+  /** Parity drives of the set (0 for one drive). */
+  parity: number;
+  /** Recovery percent on each drive. */
+  recovery: number;
+  /** The run continued an interrupted one; packs it kept were not rewritten. */
+  packsKept: number;
   seconds: number;
   warnings: number;
   /** Self-contained: no bases and no `against`. */
@@ -142,6 +159,32 @@ export interface VerifyOptions {
   shipment?: string;
   /** Decrypt, decompress and re-hash every chunk (needs the age identity). */
   deep?: boolean;
+  /** Other drives of the same set to use (besides those found mounted next to `drive`). */
+  drives?: string[];
+}
+
+/** A drive set as verify sees it from one of its drives. */
+export interface VerifySetStatus {
+  /** This drive's number in the set (1-based). */
+  drive: number;
+  drives: number;
+  data: number;
+  parity: number;
+  /** Drives of the set found (this one, those given and those mounted next to it), by number. */
+  found: Array<{ drive: number; path: string }>;
+  present: number[];
+  missing: number[];
+  /** Whether the drives found are enough to rebuild the shipment. */
+  recoverable: boolean;
+  needed: number;
+}
+
+/** What the drive's recovery data can do about damage fixity found. */
+export interface VerifyRepairStatus {
+  /** Every damaged file can be repaired in place with `brickpost repair`. */
+  repairable: boolean;
+  damagedBlocks: number;
+  files: Array<{ path: string; damagedBlocks: number; repairable: boolean }>;
 }
 
 export interface VerifyProblem {
@@ -166,12 +209,20 @@ export interface VerifyReport {
   chunksChecked: number;
   /** Held refs seen by `deep`: not on the drive (the recipient's base tree holds them), so not checked. */
   chunksHeld?: number;
+  /** Present for a drive of a set. */
+  set?: VerifySetStatus;
+  /** Present when fixity failed on a drive with recovery data. */
+  repair?: VerifyRepairStatus;
   problems: VerifyProblem[];
   seconds: number;
 }
 
 export interface IngestOptions {
   drive: string;
+  /** More drives of the same drive set (any k of the N drives make the shipment). */
+  drives?: string[];
+  /** With a drive set short of drives: copy the given drives into DEST/.brickpost/gather/ to be used with the next drives. */
+  gather?: boolean;
   dest: string;
   shipment?: string;
   /** Where to write the request file when the shipment is refused for missing basis data (default DEST/.brickpost/requests/ID.bpsig). */

@@ -16,6 +16,7 @@ export const EXIT_CODES = {
   environment: 5,
   chain: 6,
   busy: 7,
+  incomplete: 8,
   interrupted: 130,
 } as const;
 
@@ -40,6 +41,7 @@ export const ERROR_CODES = {
   CHUNK_MISMATCH: 'integrity',
   PAYLOAD_CORRUPT: 'integrity',
   UNSUPPORTED_VERSION: 'integrity',
+  SET_MISMATCH: 'integrity',
   // authenticity: the data is not what the publisher signed, or not for us
   SIGNATURE_INVALID: 'authenticity',
   UNSIGNED: 'authenticity',
@@ -63,6 +65,8 @@ export const ERROR_CODES = {
   DATASET_MISMATCH: 'chain',
   // busy
   LOCKED: 'busy',
+  // incomplete: more drives of a drive set are needed
+  SET_INCOMPLETE: 'incomplete',
   // interrupted
   CANCELLED: 'interrupted',
 } as const satisfies Record<string, Category>;

@@ -18,4 +18,5 @@ export * as bagit from './bag/index.js';
 export * as frame from './frame/index.js';
 export * from './records/index.js';
 export * from './shipment-info.js';
+export * from './set-file.js';
 export { formatSpec } from './spec.js';

@@ -30,6 +30,10 @@ export interface ShipmentInfo {
   payloadFiles: number;
   bagIndex: number;
   bagCount: number;
+  /** Parity drives of a drive set (Brickpost-Set-Parity; 0 for one drive). */
+  setParity: number;
+  /** Recovery data on this drive, percent of its payload (Brickpost-Recovery; 0 for none). */
+  recovery: number;
 }
 
 /** bag-info.txt fields for a shipment, standard BagIt labels first. */
@@ -55,6 +59,8 @@ export function shipmentInfoFields(i: ShipmentInfo): Array<[string, string]> {
     ['Brickpost-Files', String(i.files)],
     ['Brickpost-Bytes', String(i.bytes)],
     ['Brickpost-Packs', String(i.packs)],
+    ...(i.bagCount > 1 ? [['Brickpost-Set-Parity', String(i.setParity)] as [string, string]] : []),
+    ['Brickpost-Recovery', String(i.recovery)],
   ];
 }
 
@@ -95,6 +101,11 @@ export function parseShipmentInfo(fields: Array<[string, string]>, where = 'bag-
   if (!count || Number(count[1]) > Number(count[2])) throw new BrickpostError('MALFORMED', `${where}: bad Bag-Count ${quote(get('Bag-Count'))}`);
   if (!Number.isSafeInteger(Number(oxum[1])) || !Number.isSafeInteger(Number(oxum[2]))) throw new BrickpostError('MALFORMED', `${where}: Payload-Oxum beyond 2^53`);
   const parent = get('Brickpost-Parent');
+  const bagCount = Number(count[2]);
+  const setParity = bagCount > 1 ? int('Brickpost-Set-Parity') : 0;
+  if (setParity >= bagCount) throw new BrickpostError('MALFORMED', `${where}: Brickpost-Set-Parity ${setParity} leaves no data drive in a set of ${bagCount}`);
+  const recovery = map.has('Brickpost-Recovery') ? int('Brickpost-Recovery') : 0;
+  if (recovery > 100) throw new BrickpostError('MALFORMED', `${where}: Brickpost-Recovery ${recovery} is more than 100 percent`);
   return {
     format: FORMAT_VERSION,
     shipment: get('Brickpost-Shipment'),
@@ -113,6 +124,8 @@ export function parseShipmentInfo(fields: Array<[string, string]>, where = 'bag-
     payloadBytes: Number(oxum[1]),
     payloadFiles: Number(oxum[2]),
     bagIndex: Number(count[1]),
-    bagCount: Number(count[2]),
+    bagCount,
+    setParity,
+    recovery,
   };
 }

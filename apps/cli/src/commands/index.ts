@@ -32,6 +32,8 @@ export interface CommandSpec {
   args: string[];
   /** How many positionals are required. */
   min: number;
+  /** How many positionals are allowed, when more than `args` (the first one repeats). */
+  max?: number;
   options: OptionSpec[];
   json: JsonMode;
   /** Further help paragraphs. */
@@ -133,11 +135,15 @@ export const COMMANDS: CommandSpec[] = [
       { name: 'full', type: 'boolean', help: 'ship every chunk (a self-contained shipment), even to recipients holding an earlier one' },
       { name: 'rehash', type: 'boolean', help: 'read every file, even those whose size, times and inode say they are unchanged' },
       { name: 'against', type: 'string', value: 'FILE', help: "ship what a subscriber's signature or request file (signed, FILE.minisig beside it) lacks" },
+      { name: 'parity', type: 'string', value: 'M', help: 'parity drives of a set: any M drives may be lost (default 1 for 3 or more drives, else 0)' },
+      { name: 'recovery', type: 'string', value: 'PCT', help: 'recovery data on each drive, percent of its payload, to repair bad sectors in place (default 2, 0 for none)' },
+      { name: 'drive-size', type: 'string', value: 'SIZE', help: 'use at most SIZE of each drive (e.g. 500G, 4T)' },
+      { name: 'resume', type: 'boolean', help: "continue this dataset's interrupted shipment, keeping the packs already written" },
       json('print NDJSON events'),
     ],
     json: 'events',
     details:
-      'The shipment is always encrypted to your own key too, unless --no-self; with\nit, at least one --recipient is needed. Recipient files use the format of\n`age -R`: one recipient per line, # comments and blank lines ignored.\n\nA dataset shipped before is packed incrementally: the shipment carries only\nwhat the recipients lack (by their receipts, else the last shipment each was\nsent), changed parts of files as deltas, and files unchanged since the last\nshipment are not read again. A recipient that never received the dataset gets\na self-contained shipment.',
+      'Several --to drives make a drive set, written at the same time: the packs are\nspread over the first N-M drives, the last M hold Reed-Solomon parity, so any M\ndrives may be lost. Every drive is a signed bag of its own.\n\nThe shipment is always encrypted to your own key too, unless --no-self; with\nit, at least one --recipient is needed. Recipient files use the format of\n`age -R`: one recipient per line, # comments and blank lines ignored.\n\nA dataset shipped before is packed incrementally: the shipment carries only\nwhat the recipients lack (by their receipts, else the last shipment each was\nsent), changed parts of files as deltas, and files unchanged since the last\nshipment are not read again. A recipient that never received the dataset gets\na self-contained shipment.',
     load: () => import('./pack.js'),
   },
   {
@@ -147,6 +153,7 @@ export const COMMANDS: CommandSpec[] = [
     min: 1,
     options: [
       { name: 'deep', type: 'boolean', help: 'also decrypt, decompress and re-hash every chunk (needs your identity)' },
+      { name: 'drive', type: 'string', multiple: true, value: 'DRIVE-DIR', help: 'another drive of the same set (drives mounted next to DRIVE-DIR are found without it); repeatable' },
       shipment,
       json('print NDJSON events; the summary holds the full report'),
     ],
@@ -160,15 +167,17 @@ export const COMMANDS: CommandSpec[] = [
     summary: 'verify a shipment and apply it to a destination folder',
     args: ['DRIVE-DIR', 'DEST-DIR'],
     min: 2,
+    max: 257,
     options: [
       shipment,
+      { name: 'gather', type: 'boolean', help: 'for a drive set with one drive at a time: keep a copy of the drives given in DEST until enough are in' },
       { name: 'request-out', type: 'string', value: 'FILE', help: 'where to write the request file if the shipment is refused for missing data (default DEST/.brickpost/requests/ID.bpsig)' },
       { name: 'keep-undo', type: 'string', value: 'N', help: 'how many shipments stay undoable by rollback (default 3, 0 keeps none); remembered by DEST' },
       json('print NDJSON events'),
     ],
     json: 'events',
     details:
-      'DEST becomes the shipment\'s tree. A first, self-contained shipment needs an empty\nfolder; a later one applies on top of what DEST holds: unchanged files are left\nin place, changed files are rebuilt from the drive, from DEST\'s own data and\nfrom deltas, moved files are moved, deleted files are deleted. Shipments apply\nin order: a replayed, skipped (gap) or forked shipment is refused (exit 6).\nIf DEST lacks data the shipment builds on (a file edited locally), nothing is\nchanged, and a request file is written for the publisher to pack --against.\nReplaced and deleted files stay in DEST/.brickpost/undo for rollback. A commit\ninterrupted by a crash is finished by running ingest again.',
+      'Give every drive of a drive set you have before DEST (any N-M of them): packs\nof missing drives are rebuilt from the parity. With one drive slot, run ingest\n--gather once per drive: each run copies its drive into DEST/.brickpost, and the\nrun that completes the set ingests.\n\nDEST becomes the shipment\'s tree. A first, self-contained shipment needs an empty\nfolder; a later one applies on top of what DEST holds: unchanged files are left\nin place, changed files are rebuilt from the drive, from DEST\'s own data and\nfrom deltas, moved files are moved, deleted files are deleted. Shipments apply\nin order: a replayed, skipped (gap) or forked shipment is refused (exit 6).\nIf DEST lacks data the shipment builds on (a file edited locally), nothing is\nchanged, and a request file is written for the publisher to pack --against.\nReplaced and deleted files stay in DEST/.brickpost/undo for rollback. A commit\ninterrupted by a crash is finished by running ingest again.',
     load: () => import('./ingest.js'),
   },
   {

@@ -1,19 +1,23 @@
 /** `brickpost ingest`: verify a shipment and apply it to a destination folder. */
 import type { CommandRun } from '../context.js';
-import { str } from '../context.js';
+import { flag, str } from '../context.js';
 import { averageRate, formatBytes, formatRate, plural } from '../format.js';
 import { printSummary, runJob } from '../job.js';
 import { withEngine } from '../session.js';
 
 /** Ingests and prints the summary. Throws what the engine throws (chain errors exit 6). */
 export const run: CommandRun = async (ctx, inv) => {
-  const [drive, dest] = inv.positionals as [string, string];
+  const drives = inv.positionals.slice(0, -1);
+  const dest = inv.positionals[inv.positionals.length - 1]!;
+  const drive = drives[0]!;
   const shipment = str(inv, 'shipment');
   const requestOut = str(inv, 'request-out');
   const keepText = str(inv, 'keep-undo');
   const keepUndo = keepText === undefined ? undefined : /^[0-9]{1,4}$/.test(keepText) ? Number(keepText) : NaN;
   const opts = {
     drive,
+    ...(drives.length > 1 ? { drives: drives.slice(1) } : {}),
+    ...(flag(inv, 'gather') ? { gather: true } : {}),
     dest,
     ...(shipment !== undefined ? { shipment } : {}),
     ...(requestOut !== undefined ? { requestOut } : {}),

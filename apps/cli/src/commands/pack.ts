@@ -16,7 +16,14 @@ export const run: CommandRun = async (ctx, inv) => {
     ...(s.full ? [] : [incrementalLine(s)]),
   ]);
   if (!ctx.json) {
-    ctx.out.info(`dataset ${printable(s.dataset)} shipment #${s.seq}${s.parent !== null ? ` after ${s.parent}` : ' (the first)'} written to ${s.path}`);
+    ctx.out.info(`dataset ${printable(s.dataset)} shipment #${s.seq}${s.parent !== null ? ` after ${s.parent}` : ' (the first)'} written to ${s.paths.length === 1 ? s.path : `${s.paths.length} drives`}`);
+    if (s.paths.length > 1) {
+      const k = s.paths.length - s.parity;
+      s.paths.forEach((p, i) => ctx.out.info(`  drive ${i + 1} of ${s.paths.length} (${i < k ? 'data' : 'parity'}): ${p}`));
+      ctx.out.info(`any ${k} of the ${s.paths.length} drives give the whole shipment (${plural(s.parity, 'drive')} may be lost)`);
+    }
+    if (s.recovery > 0) ctx.out.info(`recovery data: ${s.recovery}% on each drive ('brickpost repair' fixes bad sectors with it)`);
+    if (s.packsKept > 0) ctx.out.info(`resumed: ${plural(s.packsKept, 'pack')} kept from the interrupted run`);
     ctx.out.info(
       `${formatCount(s.chunks)} chunks (${formatCount(s.chunksDeduplicated)} deduplicated) in ${plural(s.packs, 'pack')}, ` +
         `encrypted to ${plural(s.recipients.length, 'recipient')}`,

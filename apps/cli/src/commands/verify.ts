@@ -1,6 +1,6 @@
 /** `brickpost verify`: check a shipment on a drive and report every problem. */
 import type { CommandRun } from '../context.js';
-import { flag, str } from '../context.js';
+import { flag, list, str } from '../context.js';
 import { printSummary, runJob } from '../job.js';
 import { reportFailure, reportLines } from '../report.js';
 import { withEngine } from '../session.js';
@@ -16,7 +16,7 @@ export const run: CommandRun = async (ctx, inv) => {
   const shipment = str(inv, 'shipment');
   const { result: r } = await runJob(ctx, (sink, signal) =>
     withEngine(ctx, (engine) =>
-      engine.verify({ drive, deep: flag(inv, 'deep'), ...(shipment !== undefined ? { shipment } : {}) }, sink, signal),
+      engine.verify({ drive, deep: flag(inv, 'deep'), drives: list(inv, 'drive'), ...(shipment !== undefined ? { shipment } : {}) }, sink, signal),
     ),
   );
   await printSummary(ctx, 'verify', r, () => reportLines(r));

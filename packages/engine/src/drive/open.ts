@@ -6,10 +6,14 @@ import {
   isBrickpostError,
   MANIFEST_PATH,
   minisign,
+  MAX_SET_FILE,
   packPath,
+  parseSetFile,
   parseShipmentInfo,
   quote,
+  SET_PATH,
   trustedComment,
+  type DriveSet,
   type ShipmentInfo,
 } from '@brickpost/manifest';
 import type { VerifyProblem } from '../api.js';
@@ -18,8 +22,10 @@ import { SIGNATURE_FILE, TAG_MANIFEST } from './seal.js';
 
 const MAX_TAG_FILE = 1 << 20;
 const MAX_PAYLOAD_MANIFEST = 64 << 20;
-/** Payload files a bag may list: the manifest and up to a million packs (256 TiB). */
-const MAX_PAYLOAD_ENTRIES = 1_000_001;
+/** Payload files a bag may list: the manifest, the set file, a million packs or parity files (256 TiB), and their recovery files. */
+const MAX_PAYLOAD_ENTRIES = 1_200_002;
+/** Bag paths of recovery files (FORMAT.md §recovery-data). */
+export const RECOVERY_FILE = /^data\/recovery\/[0-9]{3,}\/[0-9]{6,}\.rec$/;
 const REQUIRED_TAGS = ['bagit.txt', 'bag-info.txt', 'manifest-sha256.txt'];
 
 /** A shipment whose tag files have been read and checked. */
@@ -29,6 +35,10 @@ export interface OpenedShipment {
   info: ShipmentInfo;
   /** Payload file (bag-relative path) → SHA-256 hex, from the signed payload manifest. */
   payload: Map<string, string>;
+  /** The set file of a drive set (checked against the payload manifest), or null for one drive. */
+  set: DriveSet | null;
+  /** Where each pack's file is, for a set read from several drives; else every pack is in `dir`. */
+  packDirs?: { bags: string[]; of: Uint16Array };
   signature: 'valid' | 'invalid' | 'missing';
   signer: { keyId: string; name: string | null; trusted: boolean };
   /** Authenticity and tag-file problems found (lenient mode only; otherwise thrown). */
@@ -123,13 +133,50 @@ export async function openShipment(id: string, dir: string, trusted: TrustedSign
 
   const entries = bagit.parseManifest(tagFiles.get('manifest-sha256.txt')!, { maxEntries: MAX_PAYLOAD_ENTRIES, payload: true });
   const payload = new Map(entries.map((e) => [e.path, e.digest.toLowerCase()]));
-  if (payload.size !== info.packs + 1) {
-    throw new BrickpostError('MALFORMED', `manifest-sha256.txt of shipment ${quote(id)} lists ${payload.size} payload files; bag-info declares ${info.packs} packs plus the manifest`, { path: join(dir, 'manifest-sha256.txt') });
-  }
-  for (let i = -1; i < info.packs; i++) {
-    const p = i < 0 ? MANIFEST_PATH : packPath(i);
-    if (!payload.has(p)) throw new BrickpostError('MALFORMED', `manifest-sha256.txt of shipment ${quote(id)} does not list ${p}`, { path: join(dir, 'manifest-sha256.txt') });
-  }
+  const set = info.bagCount > 1 ? await readSet(id, dir, info, payload) : null;
+  checkPayloadList(id, dir, info, payload, set);
   if (lenient) Object.assign(lenient, { signature, signer });
-  return { id, dir, info, payload, signature, signer, problems };
+  return { id, dir, info, payload, set, signature, signer, problems };
+}
+
+/** Reads and checks the set file a drive of a set carries. */
+async function readSet(id: string, dir: string, info: ShipmentInfo, payload: Map<string, string>): Promise<DriveSet> {
+  const digest = payload.get(SET_PATH);
+  if (!digest) throw new BrickpostError('MALFORMED', `shipment ${quote(id)} is drive ${info.bagIndex} of ${info.bagCount} but its payload manifest does not list ${SET_PATH}`, { path: join(dir, 'manifest-sha256.txt') });
+  const bytes = await readLimited(join(dir, SET_PATH), MAX_SET_FILE, 'set file');
+  if (createHash('sha256').update(bytes).digest('hex') !== digest) {
+    throw new BrickpostError('FIXITY_MISMATCH', `${SET_PATH} of shipment ${quote(id)} does not match its SHA-256 in the signed payload manifest`, { path: join(dir, SET_PATH), hint: 'the drive was damaged or modified; brickpost repair may fix it' });
+  }
+  return parseSetFile(bytes, { shipment: id, packs: info.packs, drives: info.bagCount, parity: info.setParity });
+}
+
+/**
+ * The payload manifest must list exactly the manifest, the set file and
+ * this drive's share of a set (or every pack, for one drive), and
+ * recovery files only when bag-info declares recovery data.
+ */
+function checkPayloadList(id: string, dir: string, info: ShipmentInfo, payload: Map<string, string>, set: DriveSet | null): void {
+  const where = { path: join(dir, 'manifest-sha256.txt') };
+  const expected = new Map<string, string | null>([[MANIFEST_PATH, null]]);
+  if (set) {
+    expected.set(SET_PATH, null);
+    for (const f of set.shares[info.bagIndex - 1]!.files) expected.set(f.path, f.sha256);
+  } else {
+    for (let i = 0; i < info.packs; i++) expected.set(packPath(i), null);
+  }
+  let recovery = 0;
+  for (const [path, digest] of payload) {
+    if (RECOVERY_FILE.test(path)) {
+      recovery++;
+      continue;
+    }
+    if (!expected.has(path)) throw new BrickpostError('MALFORMED', `manifest-sha256.txt of shipment ${quote(id)} lists ${quote(path)}, which is not part of this drive`, where);
+    const want = expected.get(path);
+    if (want && want !== digest) throw new BrickpostError('SET_MISMATCH', `${quote(path)} has one SHA-256 in the set file and another in the payload manifest of shipment ${quote(id)}`, where);
+  }
+  if (recovery > 0 && info.recovery === 0) throw new BrickpostError('MALFORMED', `shipment ${quote(id)} holds recovery files but bag-info declares none`, where);
+  if (payload.size - recovery !== expected.size) {
+    const missing = [...expected.keys()].filter((p) => !payload.has(p));
+    throw new BrickpostError('MALFORMED', `manifest-sha256.txt of shipment ${quote(id)} does not list ${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ` and ${missing.length - 3} more` : ''}`, where);
+  }
 }

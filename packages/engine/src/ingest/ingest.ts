@@ -4,8 +4,9 @@ import { age, BrickpostError, MANIFEST_PATH, quote, type ShipmentRecord } from '
 import type { EventSink, IngestOptions, IngestSummary } from '../api.js';
 import { chunkKey } from '../chunk/index.js';
 import type { Context } from '../context.js';
-import { findShipment } from '../drive/layout.js';
-import { openShipment, type OpenedShipment } from '../drive/open.js';
+import type { OpenedShipment } from '../drive/open.js';
+import { rebuildMissing } from '../drive/rebuild.js';
+import { mergedShipment, openMembers } from '../drive/set.js';
 import { toEnvironmentError } from '../io/errors.js';
 import { Progress } from '../io/progress.js';
 import { CAN_SYNC_FS, syncFilesystem } from '../io/sync.js';
@@ -15,6 +16,7 @@ import { walkShipment } from '../verify/walk-shipment.js';
 import { checkChain } from './chain.js';
 import { runApply, runRollback, UNDO_KEEP } from './commit.js';
 import { DestDb, type JournalRow } from './dest-db.js';
+import { withGathered } from './gather.js';
 import { loadOldTree, missingError, oldFilesFromManifest, planApply, type Missing, type OldFile } from './plan.js';
 import { writeRequest } from './request.js';
 import { scanOldTree } from './seed.js';
@@ -46,8 +48,9 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
   const started = performance.now();
   const me = ctx.identity();
   const identities = age.parseIdentityFile(me.ageIdentity);
-  const found = await findShipment(opts.drive, opts.shipment);
-  const s = await openShipment(found.id, found.dir, trustedVerifiers(ctx.catalog));
+  const trusted = trustedVerifiers(ctx.catalog);
+  const given = await openMembers([opts.drive, ...(opts.drives ?? [])], trusted, opts.shipment);
+  const s = given.first;
   if (opts.keepUndo !== undefined && (!Number.isSafeInteger(opts.keepUndo) || opts.keepUndo < 0 || opts.keepUndo > 1000)) {
     throw new BrickpostError('USAGE', `--keep-undo ${String(opts.keepUndo)} must be a whole number from 0 to 1000`);
   }
@@ -58,6 +61,7 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
   const unlock = await folder.lock();
   const db = new DestDb(folder.state);
   try {
+    const members = await withGathered(given, folder.state, opts.gather === true, trusted, onEvent);
     await resumePending(folder, db, identities, onEvent);
     // Staged files of an ingest that died before its commit are of no use.
     await rm(join(folder.state, 'staging'), { recursive: true, force: true });
@@ -102,7 +106,16 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
     if (plan.missing.length > 0) {
       throw await refuse(ctx, folder, s, h, state, plan.missing, opts.requestOut, oldTree);
     }
-    await checkSpace(dest, plan.bytesToStage);
+    const lost = members.set?.shares.filter((x) => x.kind === 'data' && !members.members.has(x.index)) ?? [];
+    await checkSpace(dest, plan.bytesToStage + lost.reduce((a, x) => a + x.bytes, 0));
+    const rebuilt = join(folder.state, 'rebuild', s.id);
+    if (lost.length > 0) {
+      const rp = new Progress(onEvent, 'rebuild');
+      rp.bytesTotal = lost.reduce((a, x) => a + x.bytes, 0);
+      await rebuildMissing(members, rebuilt, rp, signal);
+      rp.emit();
+    }
+    const whole = mergedShipment(members, lost.length > 0 ? rebuilt : null);
 
     const staging = folder.staging(s.id);
     await rm(staging, { recursive: true, force: true });
@@ -114,7 +127,7 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
     progress.emit();
     const stager = new Stager(db, dest, writer, key);
     try {
-      await walkShipment(s, me.ageIdentity, stager, progress, signal);
+      await walkShipment(whole, me.ageIdentity, stager, progress, signal);
       if (CAN_SYNC_FS) await syncFilesystem(staging);
     } catch (e) {
       writer.abort();
@@ -155,6 +168,8 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
     db.setJournal(j);
     await runApply(folder, db, j, () => readManifestFile(folder.manifest(s.id), identities), keep);
     recordIngest(ctx, s, dest, s.info.files, writer.bytes, h.secret);
+    await rm(rebuilt, { recursive: true, force: true });
+    await rm(join(folder.state, 'gather', s.id), { recursive: true, force: true });
     progress.emit();
     return summary({
       files: s.info.files,

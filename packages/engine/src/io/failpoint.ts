@@ -7,7 +7,11 @@
  * Names: `stage` (after a file is staged), `apply-retire` and
  * `apply-install` (after an op of that phase), `apply-dirs` (before folder
  * modes are set), `apply-state` (before the new state is recorded),
- * `rollback-unstage`, `rollback-restore`.
+ * `rollback-unstage`, `rollback-restore`, `pack-close` (after a pack of a
+ * shipment is closed).
+ *
+ * `failpointError` makes the K-th pass raise an error instead (the
+ * process goes on): `drive-write` (a write to a drive, as if it were full).
  */
 const spec = process.env.BRICKPOST_FAILPOINT;
 const [armed, nth] = spec ? [spec.split('@')[0], Number(spec.split('@')[1] ?? 1)] : [undefined, 0];
@@ -16,4 +20,10 @@ let hits = 0;
 export function failpoint(name: string): void {
   if (armed !== name) return;
   if (++hits === nth) process.kill(process.pid, 'SIGKILL');
+}
+
+/** Throws `make()` at the K-th time NAME is reached, when NAME is armed. */
+export function failpointError(name: string, make: () => Error): void {
+  if (armed !== name) return;
+  if (++hits === nth) throw make();
 }

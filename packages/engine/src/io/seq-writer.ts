@@ -3,6 +3,16 @@ import { createHash, type Hash } from 'node:crypto';
 import { toEnvironmentError } from './errors.js';
 
 /**
+ * Sees every byte of a file as it is written, in order: the drive's byte
+ * count and quota, the parity of a drive set and the drive's recovery data
+ * are computed from it. `end` runs once the file is complete.
+ */
+export interface WriteTap {
+  data(buf: Buffer, offset: number): Promise<void> | void;
+  end?(size: number): Promise<void> | void;
+}
+
+/**
  * A file written front to back in large writes, hashed (SHA-256) as it is
  * written. Buffers are batched into writev calls of about `batch` bytes and
  * one write is kept in flight while the caller prepares the next, so CPU
@@ -19,15 +29,16 @@ export class SeqWriter {
     private readonly fh: FileHandle,
     readonly path: string,
     private readonly batch: number,
+    private readonly tap?: WriteTap,
   ) {}
 
   /**
    * Creates the file (it must not exist).
    * @throws BrickpostError NO_SPACE, PERMISSION, IO
    */
-  static async create(path: string, batch = 4 << 20): Promise<SeqWriter> {
+  static async create(path: string, opts: { batch?: number; tap?: WriteTap } = {}): Promise<SeqWriter> {
     try {
-      return new SeqWriter(await open(path, 'wx', 0o644), path, batch);
+      return new SeqWriter(await open(path, 'wx', 0o644), path, opts.batch ?? 4 << 20, opts.tap);
     } catch (e) {
       throw toEnvironmentError(e, `cannot create ${path}`);
     }
@@ -36,6 +47,7 @@ export class SeqWriter {
   /** Queues bytes; resolves when the caller may queue more. */
   async write(buf: Buffer): Promise<void> {
     if (buf.length === 0) return;
+    await this.tap?.data(buf, this.size);
     this.hash.update(buf);
     this.size += buf.length;
     this.pending.push(buf);
@@ -77,6 +89,7 @@ export class SeqWriter {
       throw toEnvironmentError(e, `cannot write ${this.path}`);
     }
     await this.fh.close();
+    await this.tap?.end?.(this.size);
     return this.hash.digest('hex');
   }
 

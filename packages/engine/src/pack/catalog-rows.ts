@@ -5,6 +5,7 @@ import type { Context } from '../context.js';
 import type { SourceEntry } from '../scan/index.js';
 import { pruneTrees, type ChainPlan } from './chain.js';
 import type { PackInfo } from './pack-writer.js';
+import type { Layout } from './resume.js';
 import { SeenFilter } from './seen-filter.js';
 
 /** A file version's signature as the worker computed it. */
@@ -41,7 +42,7 @@ export function openDataset(ctx: Context, name: string, publisher: string): Data
 export class ShipmentRows {
   readonly seq: number;
   readonly parent: string | null;
-  readonly created = new Date().toISOString();
+  readonly created: string = new Date().toISOString();
   private pendingInTx = 0;
   private readonly find: Statement;
   private readonly insert: Statement;
@@ -59,18 +60,33 @@ export class ShipmentRows {
     recipients: string[],
     plan: ChainPlan,
     against: string | null,
+    layout: Layout,
+    /** An interrupted run of this shipment to continue: its creation time and the packs kept. */
+    resume?: { created: string; kept: PackInfo[] },
   ) {
     const db = ctx.catalog.db;
     this.seq = plan.seq;
     this.parent = plan.parent;
+    if (resume) this.created = resume.created;
     const bases = JSON.stringify(plan.bases.map((b) => [b.shipmentId, b.seq]));
     ctx.catalog.tx(() => {
+      if (resume) {
+        // The tree is built again from the source; chunks stay only where a kept pack holds them.
+        const kept = JSON.stringify(resume.kept.map((p) => p.index));
+        db.prepare('DELETE FROM tree_files WHERE shipment_id = ?').run(id);
+        db.prepare('DELETE FROM tree_chunks WHERE shipment_id = ?').run(id);
+        db.prepare('DELETE FROM chunks WHERE shipment_id = ? AND pack NOT IN (SELECT value FROM json_each(?))').run(id, kept);
+        db.prepare('DELETE FROM packs WHERE shipment_id = ? AND idx NOT IN (SELECT value FROM json_each(?))').run(id, kept);
+        db.prepare("UPDATE shipments SET state = 'writing' WHERE id = ?").run(id);
+        return;
+      }
       db.prepare(
-        "INSERT INTO shipments (id, dataset_id, seq, parent, label, created_at, role, state, bases, against) VALUES (?, ?, ?, ?, ?, ?, 'published', 'writing', ?, ?)",
-      ).run(id, dataset.id, this.seq, this.parent, label, this.created, bases, against);
+        "INSERT INTO shipments (id, dataset_id, seq, parent, label, created_at, role, state, bases, against, layout) VALUES (?, ?, ?, ?, ?, ?, 'published', 'writing', ?, ?, ?)",
+      ).run(id, dataset.id, this.seq, this.parent, label, this.created, bases, against, JSON.stringify(layout));
       const r = db.prepare('INSERT INTO shipment_recipients (shipment_id, recipient) VALUES (?, ?)');
       for (const x of recipients) r.run(id, x);
     });
+    if (resume) for (const c of db.prepare('SELECT id FROM chunks WHERE shipment_id = ?').pluck().iterate(id)) this.seen.add(c as Buffer);
     this.find = db.prepare('SELECT pack, offset, frame_len AS frameLen, len FROM chunks WHERE dataset_id = ? AND id = ? AND shipment_id = ?');
     this.insert = db.prepare('INSERT INTO chunks (dataset_id, id, shipment_id, pack, offset, frame_len, len) VALUES (?, ?, ?, ?, ?, ?, ?)');
     this.treeFile = db.prepare('INSERT INTO tree_files (shipment_id, path, size, mode, mtime_ns, ctime_ns, ino, chunks, sig_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)');
@@ -122,7 +138,9 @@ export class ShipmentRows {
   }
 
   addPack(p: PackInfo): void {
-    this.ctx.catalog.db.prepare('INSERT INTO packs (shipment_id, idx, size, sha256, chunks) VALUES (?, ?, ?, ?, ?)').run(this.id, p.index, p.size, p.sha256, p.chunks);
+    this.ctx.catalog.db
+      .prepare('INSERT INTO packs (shipment_id, idx, size, sha256, chunks, share, plain) VALUES (?, ?, ?, ?, ?, ?, ?)')
+      .run(this.id, p.index, p.size, p.sha256, p.chunks, p.share, p.plain);
   }
 
   /**
@@ -134,6 +152,13 @@ export class ShipmentRows {
     db.prepare("UPDATE shipments SET state = 'sealed', files = ?, bytes = ?, bytes_on_drive = ? WHERE id = ?").run(files, bytes, bytesOnDrive, this.id);
     pruneTrees(db, this.dataset.id, self);
     db.exec('COMMIT');
+  }
+
+  /** Keeps what was written after a pack stopped on a drive, for `pack --resume`. */
+  interrupted(): void {
+    const db = this.ctx.catalog.db;
+    if (db.inTransaction) db.exec('COMMIT');
+    db.prepare("UPDATE shipments SET state = 'interrupted' WHERE id = ?").run(this.id);
   }
 
   /** Forgets the shipment after a failed pack. */

@@ -1,7 +1,5 @@
-import { mkdir } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
 import { age, frame, packPath } from '@brickpost/manifest';
-import { SeqWriter } from '../io/seq-writer.js';
+import type { SeqWriter } from '../io/seq-writer.js';
 
 /** Magic nibble of the skippable frame that opens every pack and manifest plaintext. */
 export const HEADER_FRAME_NIBBLE = 0x0b;
@@ -10,6 +8,8 @@ export const PACK_FORMAT = 'brickpost-pack/v1';
 /** What a finished pack is, for the manifest's pack index and the bag manifest. */
 export interface PackInfo {
   index: number;
+  /** The data share (drive of a set, 0-based) that holds it. */
+  share: number;
   path: string;
   size: number;
   plain: number;
@@ -38,25 +38,23 @@ export class PackWriter {
 
   private constructor(
     readonly index: number,
+    readonly share: number,
     readonly relPath: string,
     private readonly out: SeqWriter,
     private readonly enc: age.PayloadEncryptor,
   ) {}
 
   /**
-   * Creates pack `index` under the bag folder.
+   * Starts pack `index` of data share `share` in `out`, a new file at the pack's bag path.
    * @throws BrickpostError NO_SPACE, PERMISSION, IO
    */
-  static async create(bagDir: string, index: number, recipients: age.Recipient[], shipment: string): Promise<PackWriter> {
+  static async create(out: SeqWriter, index: number, share: number, recipients: age.Recipient[], shipment: string): Promise<PackWriter> {
     const rel = packPath(index);
-    const file = join(bagDir, rel);
-    await mkdir(dirname(file), { recursive: true });
-    const out = await SeqWriter.create(file);
     const { header, fileKey } = age.createHeader(recipients);
     const enc = new age.PayloadEncryptor(fileKey);
     await out.write(header);
     await out.write(enc.nonce);
-    const w = new PackWriter(index, rel, out, enc);
+    const w = new PackWriter(index, share, rel, out, enc);
     await w.plain(packHeaderFrame(shipment, index));
     return w;
   }
@@ -83,7 +81,7 @@ export class PackWriter {
   async close(): Promise<PackInfo> {
     for (const c of this.enc.final()) await this.out.write(c);
     const sha256 = await this.out.close();
-    return { index: this.index, path: this.relPath, size: this.out.size, plain: this.plainSize, chunks: this.chunkCount, sha256 };
+    return { index: this.index, share: this.share, path: this.relPath, size: this.out.size, plain: this.plainSize, chunks: this.chunkCount, sha256 };
   }
 
   async abort(): Promise<void> {

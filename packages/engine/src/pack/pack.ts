@@ -1,34 +1,41 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, rename, rm, stat, statfs } from 'node:fs/promises';
-import { basename, join, resolve } from 'node:path';
-import { age, BrickpostError, FORMAT_VERSION, MANIFEST_PATH, quote, type ShipmentInfo } from '@brickpost/manifest';
+import { realpath, rm, stat } from 'node:fs/promises';
+import { basename, resolve } from 'node:path';
+import { age, BrickpostError, FORMAT_VERSION, isBrickpostError, quote } from '@brickpost/manifest';
 import type { EventSink, PackOptions, PackSummary } from '../api.js';
 import { chunkKey, createChunkPipeline, Cutter } from '../chunk/index.js';
 import type { Context } from '../context.js';
-import { bagDir, DRIVE_DIR, newShipmentId, PART_SUFFIX } from '../drive/layout.js';
-import { sealBag } from '../drive/seal.js';
 import { toEnvironmentError } from '../io/errors.js';
-import { syncDir } from '../io/sync.js';
 import { Progress } from '../io/progress.js';
+import { bagDir, newShipmentId, PART_SUFFIX } from '../drive/layout.js';
+import { bytesPerDrive, CapacityError, checkCapacity, planDrives } from './drives.js';
+import type { PackInfo } from './pack-writer.js';
+import { checkLayout, findInterrupted, keepPacks } from './resume.js';
+import { ShipmentWriter } from './set-writer.js';
 import { measure, walk } from '../scan/index.js';
 import { loadAgainst } from './against.js';
 import { planChain, type ChainPlan } from './chain.js';
 import { EntryPacker } from './entries.js';
 import { heldInTrees, type HeldSet } from './held.js';
-import { ManifestOut } from './manifest-out.js';
 import { openDataset, ShipmentRows } from './catalog-rows.js';
 import { ChunkStore } from './store.js';
 import { TreeLookup } from './tree.js';
 
-/** Target plaintext size of one pack (FAT32 allows 4 GiB - 1; stay far below). */
-export const PACK_TARGET = 256 << 20;
+/**
+ * Target plaintext size of one pack (FAT32 allows 4 GiB - 1; stay far
+ * below). Tests set BRICKPOST_PACK_TARGET to get many packs from little data.
+ */
+export const PACK_TARGET = Number(process.env.BRICKPOST_PACK_TARGET) || 256 << 20;
 
 /**
- * Packs a source folder into one new shipment on a drive (FORMAT.md): scan,
- * chunk, deduplicate, compress and encrypt into packs in dataset order, write
- * the manifest alongside, then seal the bag and sign it. The shipment is
- * written under a `.part` name and renamed only once sealed, so a drive never
- * shows a half-written shipment as complete.
+ * Packs a source folder into one new shipment on a drive or a drive set
+ * (FORMAT.md): scan, chunk, deduplicate, compress and encrypt into packs in
+ * dataset order, write the manifest alongside, then seal the bag and sign
+ * it. A set spreads the packs over its data drives, written at the same
+ * time, and computes the parity drives as it goes; every drive gets its
+ * recovery data. The shipment is written under a `.part` name and renamed
+ * only once sealed, so a drive never shows a half-written shipment as
+ * complete.
  *
  * A dataset shipped before is packed incrementally (FORMAT.md §10.4): its
  * bases are the states its recipients may hold, chunks every base tree holds
@@ -41,15 +48,11 @@ export const PACK_TARGET = 256 << 20;
 export async function pack(ctx: Context, opts: PackOptions & { packTarget?: number }, onEvent: EventSink, signal?: AbortSignal): Promise<PackSummary> {
   const started = performance.now();
   const me = ctx.identity();
-  if (opts.drives.length !== 1) throw new BrickpostError('USAGE', `packing onto ${opts.drives.length} drives at once is not supported yet`, { hint: 'give one --to' });
   if (opts.against !== undefined && opts.full) throw new BrickpostError('USAGE', '--against and --full do not go together', { hint: 'a shipment against a signature file is never self-contained; drop one' });
-  const source = resolve(opts.source);
-  const srcStat = await stat(source).catch(() => null);
+  const srcStat = await stat(resolve(opts.source)).catch(() => null);
   if (!srcStat?.isDirectory()) throw new BrickpostError('NOT_FOUND', `source ${quote(opts.source)} is not a folder`);
-  const drive = resolve(opts.drives[0]!);
-  const driveStat = await stat(drive).catch(() => null);
-  if (!driveStat?.isDirectory()) throw new BrickpostError('NOT_FOUND', `drive ${quote(opts.drives[0]!)} is not a folder`, { hint: 'mount the drive, or create the folder standing in for it' });
-  if (drive === source || drive.startsWith(source + '/')) throw new BrickpostError('USAGE', `drive ${quote(drive)} is inside the source ${quote(source)}`);
+  const source = await realpath(resolve(opts.source));
+  const drives = await planDrives(opts, source);
 
   for (const [what, v] of [['label', opts.label], ['dataset', opts.dataset]] as const) {
     if (v !== undefined && (v !== v.trim() || /[\u0000-\u001f\u007f]/.test(v) || v.length > 255)) {
@@ -71,13 +74,24 @@ export async function pack(ctx: Context, opts: PackOptions & { packTarget?: numb
   const db = ctx.catalog.db;
   // Relative to the recipients' trees (bases), or to what a signature file lists (against), or to nothing.
   const against = opts.against !== undefined ? await loadAgainst(ctx, opts.against, dataset.id) : null;
+  const interrupted = findInterrupted(db, dataset.id);
   let plan: ChainPlan;
   try {
-    plan = planChain(db, dataset.id, recipientStrings.filter((r) => r !== me.recipient), opts.full === true || against !== null);
+    if (opts.resume) {
+      if (!interrupted) throw new BrickpostError('USAGE', `dataset ${quote(datasetName)} has no interrupted shipment to resume`, { hint: 'drop --resume to pack a new shipment' });
+      checkLayout(interrupted, drives.roots.length, drives.parity);
+      if (interrupted.against !== (against?.sha256 ?? null)) throw new BrickpostError('USAGE', `shipment ${quote(interrupted.id)} was packed ${interrupted.against ? 'against a signature file' : 'without --against'}; give the same options to resume it`);
+      if (opts.recovery === undefined) drives.recovery = interrupted.layout.recovery;
+      plan = interrupted.plan;
+    } else {
+      if (interrupted) await discard(ctx, interrupted.id, drives.roots, warn);
+      plan = planChain(db, dataset.id, recipientStrings.filter((r) => r !== me.recipient), opts.full === true || against !== null);
+    }
   } catch (e) {
     against?.held.close();
     throw e;
   }
+  const resuming = opts.resume ? interrupted : null;
   if (against) plan.notes = [`built against ${quote(opts.against!)}: held chunks are those it lists`];
   const baseIds = plan.bases.map((b) => b.shipmentId);
   const held: HeldSet = against?.held ?? heldInTrees(db, baseIds);
@@ -86,35 +100,38 @@ export async function pack(ctx: Context, opts: PackOptions & { packTarget?: numb
 
   const progress = new Progress(onEvent, 'pack');
   progress.emit();
+  const shipmentId = resuming?.id ?? newShipmentId(randomBytes(4));
+  const layout = { drives: drives.roots.length, parity: drives.parity, recovery: drives.recovery };
+  let out: ShipmentWriter;
+  let kept: PackInfo[] = [];
+  try {
+    if (resuming) kept = await keepPacks(db, shipmentId, drives.roots, layout);
+    out = await ShipmentWriter.open({ drives: drives.roots, parity: drives.parity, recovery: drives.recovery, capacities: drives.capacities, shipment: shipmentId, recipients, onEvent });
+    await out.replay(kept);
+  } catch (e) {
+    against?.held.close();
+    throw toEnvironmentError(e, 'cannot create the shipment folder');
+  }
   // The totals (for the ETA and the space check) are measured while packing starts.
   let measured: Error | null = null;
   const measuring = measure(source).then(
-    async (t) => {
+    (t) => {
       progress.bytesTotal = t.bytes;
       progress.filesTotal = t.files;
-      await checkSpace(drive, t.bytes);
+      checkCapacity(drives, t.bytes);
+      const each = bytesPerDrive(t.bytes, drives.roots.length, drives.parity, 0);
+      for (const d of out.targets) d.expected = each;
     },
     (e: Error) => void (measured = e),
   ).catch((e: Error) => void (measured = e));
 
-  const shipmentId = newShipmentId(randomBytes(4));
-  const rows = new ShipmentRows(ctx, dataset, shipmentId, opts.label ?? '', recipientStrings, plan, against?.sha256 ?? null);
+  const label = resuming?.label ?? opts.label ?? '';
+  const rows = new ShipmentRows(ctx, dataset, shipmentId, label, recipientStrings, plan, against?.sha256 ?? null, layout, resuming ? { created: resuming.created, kept } : undefined);
   const key = chunkKey(dataset.secret);
-  const finalDir = bagDir(drive, shipmentId);
-  const dir = finalDir + PART_SUFFIX;
-  let manifest: ManifestOut;
-  try {
-    await mkdir(join(dir, 'data'), { recursive: true });
-    manifest = await ManifestOut.create(dir, recipients);
-  } catch (e) {
-    rows.failed();
-    against?.held.close();
-    await rm(dir, { recursive: true, force: true }).catch(() => undefined);
-    throw toEnvironmentError(e, 'cannot create the shipment folder');
-  }
-  const store = new ChunkStore(dir, recipients, shipmentId, rows, held, opts.packTarget ?? PACK_TARGET);
+  const store = new ChunkStore(out.openPack, out.k, rows, held, opts.packTarget ?? PACK_TARGET, kept);
   const pipeline = createChunkPipeline({ key, level: opts.level ?? 3 });
   const cutter = new Cutter();
+  const manifest = out.manifest;
   const entries = new EntryPacker({ db, manifest, store, rows, lookup, pipeline, cutter, progress, warn, sha: against?.ids === 'sha256' });
   const bases = plan.bases;
   try {
@@ -128,7 +145,7 @@ export async function pack(ctx: Context, opts: PackOptions & { packTarget?: numb
       parent: rows.parent,
       bases: bases.map((b) => [b.shipmentId, b.seq]),
       against: against?.sha256 ?? null,
-      label: opts.label ?? '',
+      label,
       created: rows.created,
       publisher: me.keyId,
       secret: dataset.secret.toString('base64'),
@@ -149,33 +166,27 @@ export async function pack(ctx: Context, opts: PackOptions & { packTarget?: numb
     const t = manifest.totals;
     await manifest.add({ t: 'end', dirs: t.dirs, files: t.files, bytes: t.bytes, chunks: t.chunks, packs: t.packs });
     const m = await manifest.close();
-    const payload = [{ path: MANIFEST_PATH, digest: m.sha256 }, ...packs.map((p) => ({ path: p.path, digest: p.sha256 }))];
-    const bytesOnDrive = m.size + packs.reduce((s, p) => s + p.size, 0);
-    const info: ShipmentInfo = {
-      format: FORMAT_VERSION,
-      shipment: shipmentId,
-      dataset: datasetName,
-      datasetId: dataset.id,
-      seq: rows.seq,
-      parent: rows.parent,
-      label: opts.label ?? '',
-      publisher: ctx.name,
-      publisherKey: me.keyId,
-      created: rows.created,
-      entries: t.dirs + t.files,
-      files: t.files,
-      bytes: t.bytes,
-      packs: packs.length,
-      payloadBytes: bytesOnDrive,
-      payloadFiles: payload.length,
-      bagIndex: 1,
-      bagCount: 1,
-    };
-    await sealBag(dir, info, payload, me.signingKey);
-    await syncDir(dir);
-    await rename(dir, finalDir);
-    await syncDir(join(drive, DRIVE_DIR));
-    rows.sealed(t.files, t.bytes, bytesOnDrive, me.recipient);
+    const sealed = await out.seal(
+      {
+        format: FORMAT_VERSION,
+        shipment: shipmentId,
+        dataset: datasetName,
+        datasetId: dataset.id,
+        seq: rows.seq,
+        parent: rows.parent,
+        label,
+        publisher: ctx.name,
+        publisherKey: me.keyId,
+        created: rows.created,
+        entries: t.dirs + t.files,
+        files: t.files,
+        bytes: t.bytes,
+      },
+      store.streams,
+      m,
+      me.signingKey,
+    );
+    rows.sealed(t.files, t.bytes, sealed.bytesOnDrive, me.recipient);
     const seconds = (performance.now() - started) / 1000;
     progress.emit();
     const c = store.counts;
@@ -188,12 +199,16 @@ export async function pack(ctx: Context, opts: PackOptions & { packTarget?: numb
       files: t.files,
       dirs: t.dirs,
       bytesIn: entries.bytesIn,
-      bytesOnDrive,
+      bytesOnDrive: sealed.bytesOnDrive,
       chunks: t.chunks,
       chunksDeduplicated: c.chunksDeduplicated,
       packs: packs.length,
       recipients: recipientStrings,
-      path: finalDir,
+      path: sealed.paths[0]!,
+      paths: sealed.paths,
+      parity: drives.parity,
+      recovery: drives.recovery,
+      packsKept: kept.length,
       seconds,
       warnings,
       full: bases.length === 0 && against === null,
@@ -210,11 +225,21 @@ export async function pack(ctx: Context, opts: PackOptions & { packTarget?: numb
       notes: plan.notes,
     };
   } catch (e) {
+    const err = isBrickpostError(e) ? e : toEnvironmentError(e, 'pack failed');
     await store.abort();
-    await manifest.abort();
-    rows.failed();
-    await rm(dir, { recursive: true, force: true }).catch(() => undefined);
-    throw toEnvironmentError(e, 'pack failed');
+    // A drive that filled up or failed: keep what is written for --resume.
+    const resumable = err.category === 'environment' && !(err instanceof CapacityError);
+    await out.abort(resumable);
+    if (!resumable) {
+      rows.failed();
+      throw err;
+    }
+    rows.interrupted();
+    throw new BrickpostError(err.code, `${err.message}; the shipment is kept unfinished (${store.packs.length} finished packs)`, {
+      cause: err,
+      ...(err.path ? { path: err.path } : {}),
+      hint: `${err.hint ?? 'fix the drive'}, then run the same pack command with --resume to continue without rewriting the finished packs`,
+    });
   } finally {
     against?.held.close();
     await pipeline.close();
@@ -222,15 +247,9 @@ export async function pack(ctx: Context, opts: PackOptions & { packTarget?: numb
   }
 }
 
-async function checkSpace(drive: string, bytes: number): Promise<void> {
-  const fs = await statfs(drive).catch(() => null);
-  if (!fs) return;
-  const free = fs.bavail * fs.bsize;
-  // Worst case: nothing compresses or deduplicates; age adds 16 bytes per 64 KiB.
-  const need = Math.ceil(bytes * 1.0003) + (4 << 20);
-  if (free < need) {
-    throw new BrickpostError('NO_SPACE', `drive ${quote(drive)} has ${free} bytes free; the shipment may need up to ${need} (short by ${need - free})`, {
-      hint: 'use a larger drive or free some space',
-    });
-  }
+/** Drops an interrupted shipment that a new pack replaces: its catalog rows and its `.part` folders on the drives given. */
+async function discard(ctx: Context, id: string, roots: string[], warn: (code: string, message: string) => void): Promise<void> {
+  warn('INTERRUPTED_DROPPED', `shipment ${id} of this dataset was interrupted; a new shipment replaces it (pack --resume would have continued it)`);
+  ctx.catalog.db.prepare('DELETE FROM shipments WHERE id = ?').run(id);
+  for (const r of roots) await rm(bagDir(r, id) + PART_SUFFIX, { recursive: true, force: true });
 }

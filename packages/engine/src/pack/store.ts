@@ -1,7 +1,10 @@
-import type { age, ChunkRef } from '@brickpost/manifest';
+import type { ChunkRef } from '@brickpost/manifest';
 import type { ShipmentRows } from './catalog-rows.js';
 import type { HeldSet } from './held.js';
-import { PackWriter, type PackInfo } from './pack-writer.js';
+import type { PackInfo, PackWriter } from './pack-writer.js';
+
+/** Starts pack `index` on data share `share`. */
+export type OpenPack = (index: number, share: number) => Promise<PackWriter>;
 
 /** A chunk read from a source file, encoded, maybe also coded as a delta against its file's basis. */
 export interface ReadChunk {
@@ -29,22 +32,41 @@ export interface StoreCounts {
  * manifest order: a held ref when every recipient holds it, a packed ref
  * to the frame stored earlier in this shipment (never another shipment's),
  * a delta ref when a delta frame beat the chunk's own, else a new frame
- * appended to the current pack. A delta-coded chunk stays out of the dedup
- * index: its frame rebuilds the chunk only against its own file's basis.
+ * appended to a pack. A delta-coded chunk stays out of the dedup index:
+ * its frame rebuilds the chunk only against its own file's basis.
+ *
+ * A drive set has several data shares, each with its own open pack: a new
+ * frame goes to the share with the fewest bytes, so the drives fill evenly
+ * and are written at the same time. Packs are numbered as they are
+ * started, using the lowest number not taken (a resumed shipment fills the
+ * numbers of the packs it lost).
  */
 export class ChunkStore {
-  readonly packs: PackInfo[] = [];
+  readonly packs: PackInfo[];
+  /** Each share's packs in stream order (the order they were written in). */
+  readonly streams: PackInfo[][];
   readonly counts: StoreCounts = { chunksDeduplicated: 0, chunksHeld: 0, bytesHeld: 0, chunksDelta: 0, bytesDelta: 0, deltaFrameBytes: 0 };
-  private current: PackWriter | null = null;
+  private readonly current: Array<PackWriter | null>;
+  /** Plaintext bytes in each share's closed packs. */
+  private readonly closed: number[];
+  private readonly taken: Set<number>;
 
   constructor(
-    private readonly dir: string,
-    private readonly recipients: age.Recipient[],
-    private readonly shipmentId: string,
+    private readonly openPack: OpenPack,
+    shares: number,
     private readonly rows: ShipmentRows,
     readonly held: HeldSet,
     private readonly target: number,
-  ) {}
+    /** Packs kept from an interrupted run of this shipment. */
+    kept: PackInfo[] = [],
+  ) {
+    this.packs = [...kept];
+    this.streams = Array.from({ length: shares }, (_, i) => kept.filter((p) => p.share === i));
+    this.current = new Array<PackWriter | null>(shares).fill(null);
+    this.closed = new Array<number>(shares).fill(0);
+    for (const p of kept) this.closed[p.share]! += p.plain;
+    this.taken = new Set(kept.map((p) => p.index));
+  }
 
   /** Whether the chunk needs storing at all: neither held nor already in this shipment. */
   isNew(id: Buffer, sha?: Buffer): boolean {
@@ -80,27 +102,44 @@ export class ChunkStore {
   }
 
   private async append(frame: Buffer): Promise<{ pack: number; offset: number }> {
-    if (this.current && this.current.size + frame.length > this.target && this.current.size > 0) await this.closePack();
-    this.current ??= await PackWriter.create(this.dir, this.packs.length, this.recipients, this.shipmentId);
-    return { pack: this.current.index, offset: await this.current.add(frame) };
+    let share = 0;
+    for (let s = 1; s < this.current.length; s++) if (this.load(s) < this.load(share)) share = s;
+    let w = this.current[share];
+    if (w && w.size + frame.length > this.target && w.size > 0) {
+      await this.closePack(share);
+      w = null;
+    }
+    if (!w) {
+      let index = 0;
+      while (this.taken.has(index)) index++;
+      this.taken.add(index);
+      w = this.current[share] = await this.openPack(index, share);
+    }
+    return { pack: w.index, offset: await w.add(frame) };
   }
 
-  private async closePack(): Promise<void> {
-    const info = await this.current!.close();
-    this.current = null;
+  private load(share: number): number {
+    return this.closed[share]! + (this.current[share]?.size ?? 0);
+  }
+
+  private async closePack(share: number): Promise<void> {
+    const info = await this.current[share]!.close();
+    this.current[share] = null;
+    this.closed[share]! += info.plain;
     this.packs.push(info);
+    this.streams[share]!.push(info);
     this.rows.addPack(info);
   }
 
-  /** Closes the last pack; returns every pack. */
+  /** Closes the open packs; returns every pack, by number. */
   async finish(): Promise<PackInfo[]> {
-    if (this.current) await this.closePack();
-    return this.packs;
+    for (let s = 0; s < this.current.length; s++) if (this.current[s]) await this.closePack(s);
+    return this.packs.sort((a, b) => a.index - b.index);
   }
 
-  /** Removes the pack being written after a failure. */
+  /** Closes the packs being written after a failure, unfinished. */
   async abort(): Promise<void> {
-    await this.current?.abort();
-    this.current = null;
+    for (const w of this.current) await w?.abort();
+    this.current.fill(null);
   }
 }

@@ -207,8 +207,10 @@ export async function craftShipment(opts: CraftOptions): Promise<CraftedShipment
     payloadFiles: payload.length,
     bagIndex: 1,
     bagCount: 1,
+    setParity: 0,
+    recovery: 0,
     ...opts.info,
-  };
+  } as ShipmentInfo;
   await sealBag(dir, info, payload, opts.signingKey);
   if (opts.bagInfo) {
     await editBagInfo(dir, opts.bagInfo);

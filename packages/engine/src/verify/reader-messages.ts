@@ -3,6 +3,8 @@ import type { SerializedError } from '../chunk/messages.js';
 /** What a pack reader thread is started with. */
 export interface ReaderInit {
   bag: string;
+  /** For a drive set: the bag folder of each pack (an index into `bags`); else every pack is in `bag`. */
+  packDirs?: { bags: string[]; of: Uint16Array };
   shipment: string;
   /** The age identity file's text (identities are parsed in the thread). */
   identityText: string;

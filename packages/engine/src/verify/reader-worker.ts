@@ -22,7 +22,7 @@ let chain: Promise<void> = Promise.resolve();
 async function cursorFor(pack: number): Promise<PackCursor> {
   if (!finished.has(pack)) {
     let c = sequential.get(pack);
-    if (!c) sequential.set(pack, (c = await PackCursor.open(init.bag, pack, init.shipment, identities)));
+    if (!c) sequential.set(pack, (c = await PackCursor.open(bagOf(pack), pack, init.shipment, identities)));
     return c;
   }
   let r = random.get(pack);
@@ -32,7 +32,7 @@ async function cursorFor(pack: number): Promise<PackCursor> {
       random.delete(k);
       await old.close();
     }
-    random.set(pack, (r = await PackCursor.open(init.bag, pack, init.shipment, identities)));
+    random.set(pack, (r = await PackCursor.open(bagOf(pack), pack, init.shipment, identities)));
   }
   return r;
 }
@@ -74,3 +74,7 @@ parentPort!.on('message', (req: ReaderRequest) => {
     })
     .catch((e) => parentPort!.postMessage({ seq: req.seq, ok: false, error: serializeError(e) } satisfies ReaderReply));
 });
+
+function bagOf(pack: number): string {
+  return init.packDirs ? init.packDirs.bags[init.packDirs.of[pack]!]! : init.bag;
+}

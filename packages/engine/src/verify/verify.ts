@@ -1,8 +1,13 @@
-import { ERROR_CODES, isBrickpostError } from '@brickpost/manifest';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ERROR_CODES, isBrickpostError, SET_PATH } from '@brickpost/manifest';
 import type { EventSink, VerifyOptions, VerifyProblem, VerifyReport } from '../api.js';
 import type { Context } from '../context.js';
 import { findShipment } from '../drive/layout.js';
-import { openShipment, type LenientFindings } from '../drive/open.js';
+import { openShipment, type LenientFindings, type OpenedShipment, type TrustedSigner } from '../drive/open.js';
+import { rebuildMissing } from '../drive/rebuild.js';
+import { mergedShipment, openMembers, requireRecoverable, setStatus, siblingDrives } from '../drive/set.js';
 import { Progress } from '../io/progress.js';
 import { trustedVerifiers } from '../keys/index.js';
 import { checkFixity } from './fixity.js';
@@ -65,20 +70,36 @@ export async function verify(ctx: Context, opts: VerifyOptions, onEvent: EventSi
     report.fixity = fx.problems.length === 0 ? 'ok' : 'failed';
     report.filesChecked = fx.files;
     report.bytesChecked = fx.bytes;
+    const others = opened.set ? await setDrives(opened, opts.drives ?? [], trustedVerifiers(ctx.catalog)) : new Map<number, string>();
+    if (opened.set) {
+      const st = setStatus(opened.set, [opened.info.bagIndex - 1, ...others.keys()]);
+      report.set = { drive: opened.info.bagIndex, ...st, found: [[opened.info.bagIndex - 1, found.dir] as const, ...others].map(([i, path]) => ({ drive: i + 1, path })).sort((a, b) => a.drive - b.drive) };
+    }
     if (opts.deep) {
       progress.phase = 'deep-verify';
       progress.bytesDone = 0;
       progress.filesDone = 0;
       progress.bytesTotal = opened.info.bytes;
       progress.filesTotal = opened.info.files;
+      let scratch: string | null = null;
       try {
-        const t = await walkShipment(opened, identityText, {}, progress, signal);
+        let whole = opened;
+        if (opened.set) {
+          const m = await openMembers([found.dir, ...others.values()], trustedVerifiers(ctx.catalog), found.id);
+          requireRecoverable(m);
+          scratch = await mkdtemp(join(tmpdir(), 'brickpost-rebuild-'));
+          await rebuildMissing(m, scratch, undefined, signal);
+          whole = mergedShipment(m, scratch);
+        }
+        const t = await walkShipment(whole, identityText, {}, progress, signal);
         report.chunksChecked = t.chunks - t.held;
         report.chunksHeld = t.held;
         report.deep = 'ok';
       } catch (e) {
         asProblem(e);
         report.deep = 'failed';
+      } finally {
+        if (scratch) await rm(scratch, { recursive: true, force: true });
       }
     }
   }
@@ -95,4 +116,20 @@ export function worstProblem(problems: VerifyProblem[]): VerifyProblem | undefin
     return cat === 'authenticity' ? 0 : cat === 'unsafe' ? 1 : 2;
   };
   return [...problems].sort((a, b) => rank(a) - rank(b))[0];
+}
+
+/** The other drives of `s`'s set that open and carry the same set file: those given and those mounted next to it, by share. */
+async function setDrives(s: OpenedShipment, given: string[], trusted: TrustedSigner[]): Promise<Map<number, string>> {
+  const out = new Map<number, string>();
+  for (const d of [...given, ...(await siblingDrives(s.dir, s.id))]) {
+    try {
+      const f = await findShipment(d, s.id);
+      const o = await openShipment(f.id, f.dir, trusted, { problems: [], signature: 'missing', signer: { keyId: '', name: null, trusted: false } });
+      const i = o.info.bagIndex - 1;
+      if (o.signature === 'valid' && o.payload.get(SET_PATH) === s.payload.get(SET_PATH) && i !== s.info.bagIndex - 1 && !out.has(i)) out.set(i, f.dir);
+    } catch {
+      // Not a readable drive of this set: it does not count as present.
+    }
+  }
+  return out;
 }

@@ -166,7 +166,7 @@ export async function walkShipment(
       if (signal?.aborted) throw new BrickpostError('CANCELLED', 'cancelled');
       switch (r.t) {
         case 'shipment':
-          readers ??= new PackReaders({ bag: s.dir, shipment: s.id, identityText, key: chunkKey(Buffer.from(r.secret, 'base64')) });
+          readers ??= new PackReaders({ bag: s.dir, ...(s.packDirs ? { packDirs: s.packDirs } : {}), shipment: s.id, identityText, key: chunkKey(Buffer.from(r.secret, 'base64')) });
           await visit.header?.(r);
           break;
         case 'dir':

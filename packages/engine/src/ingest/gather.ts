@@ -1,0 +1,78 @@
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { copyFile, mkdir, readdir, rename, rm } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { BrickpostError, quote } from '@brickpost/manifest';
+import type { EventSink } from '../api.js';
+import { DRIVE_DIR } from '../drive/layout.js';
+import type { TrustedSigner } from '../drive/open.js';
+import { openMembers, requireRecoverable, setStatus, type SetMembers } from '../drive/set.js';
+import { TAG_MANIFEST, SIGNATURE_FILE, TAG_FILES } from '../drive/seal.js';
+import { toEnvironmentError } from '../io/errors.js';
+import { syncDir } from '../io/sync.js';
+
+/**
+ * A drive set ingested with one drive at a time (one USB port): the shares
+ * of drives already seen are copied into DEST/.brickpost/gather/ID/ and
+ * count as present, so each run with the next drive adds one, and the run
+ * that completes k drives ingests. Returns the members with the gathered
+ * drives added; with `gather`, copies the given drives when the set is
+ * still short, then refuses naming the drives still needed.
+ * @throws BrickpostError SET_INCOMPLETE, SET_MISMATCH, FIXITY_MISMATCH, NO_SPACE, IO, and what openShipment throws
+ */
+export async function withGathered(m: SetMembers, state: string, gather: boolean, trusted: TrustedSigner[], onEvent: EventSink): Promise<SetMembers> {
+  if (!m.set) return m;
+  const home = join(state, 'gather', m.first.id);
+  const have = (await readdir(home).catch(() => [] as string[])).filter((n) => /^drive-[0-9]+$/.test(n)).sort();
+  const all: SetMembers = { ...m, members: new Map(m.members) };
+  if (have.length > 0) {
+    const g = await openMembers(have.map((n) => join(home, n)), trusted, m.first.id);
+    if (g.first.payload.get('data/set.tsv') !== m.first.payload.get('data/set.tsv')) {
+      throw new BrickpostError('SET_MISMATCH', `the drives gathered in ${quote(home)} carry another set file than ${quote(m.first.dir)}`, { hint: `remove ${home} and gather again` });
+    }
+    for (const [i, s] of g.members) if (!all.members.has(i)) all.members.set(i, s);
+  }
+  if (setStatus(all.set!, all.members.keys()).recoverable || !gather) {
+    requireRecoverable(all);
+    return all;
+  }
+  for (const [i, s] of m.members) {
+    if (have.includes(`drive-${i + 1}`)) continue;
+    await copyBag(s.dir, join(home, `drive-${i + 1}`, DRIVE_DIR, m.first.id), s.payload);
+    onEvent({ type: 'warning', code: 'GATHERED', message: `copied drive ${i + 1} of the set into ${home}` });
+  }
+  requireRecoverable(all);
+  return all;
+}
+
+/** Copies a bag, checking each payload file against its digest as it is read; the copy appears only when complete. */
+async function copyBag(from: string, to: string, payload: Map<string, string>): Promise<void> {
+  const part = `${to}.part`;
+  await rm(part, { recursive: true, force: true });
+  try {
+    for (const name of [...TAG_FILES, TAG_MANIFEST, SIGNATURE_FILE]) {
+      await mkdir(part, { recursive: true });
+      await copyFile(join(from, name), join(part, name)).catch((e: NodeJS.ErrnoException) => {
+        if (e.code !== 'ENOENT') throw e;
+      });
+    }
+    for (const [rel, digest] of payload) {
+      await mkdir(dirname(join(part, rel)), { recursive: true });
+      await copyFile(join(from, rel), join(part, rel));
+      if ((await sha256(join(part, rel))) !== digest) {
+        throw new BrickpostError('FIXITY_MISMATCH', `${quote(rel)} on ${quote(from)} does not match its SHA-256 in the signed payload manifest`, { path: join(from, rel), hint: 'run brickpost repair on that drive' });
+      }
+    }
+    await syncDir(part);
+    await rename(part, to);
+  } catch (e) {
+    await rm(part, { recursive: true, force: true });
+    throw toEnvironmentError(e, `cannot gather ${from}`);
+  }
+}
+
+async function sha256(path: string): Promise<string> {
+  const h = createHash('sha256');
+  for await (const c of createReadStream(path, { highWaterMark: 1 << 20 })) h.update(c as Buffer);
+  return h.digest('hex');
+}

@@ -1,0 +1,113 @@
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { readdir, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Database } from 'better-sqlite3';
+import { BrickpostError, packPath, quote } from '@brickpost/manifest';
+import { bagDir, PART_SUFFIX } from '../drive/layout.js';
+import type { ChainPlan } from './chain.js';
+import type { PackInfo } from './pack-writer.js';
+
+/** How a shipment is laid out on its drives, kept so an interrupted pack can resume. */
+export interface Layout {
+  drives: number;
+  parity: number;
+  recovery: number;
+}
+
+/** An interrupted shipment of a dataset, as the catalog has it. */
+export interface Interrupted {
+  id: string;
+  seq: number;
+  parent: string | null;
+  label: string;
+  created: string;
+  against: string | null;
+  plan: ChainPlan;
+  layout: Layout;
+}
+
+interface ShipmentRow {
+  id: string;
+  seq: number;
+  parent: string | null;
+  label: string;
+  created_at: string;
+  bases: string | null;
+  against: string | null;
+  layout: string | null;
+}
+
+/** The dataset's shipment whose pack was interrupted (stopped on a full or failing drive, or killed), if any. */
+export function findInterrupted(db: Database, datasetId: string): Interrupted | null {
+  const r = db
+    .prepare("SELECT id, seq, parent, label, created_at, bases, against, layout FROM shipments WHERE dataset_id = ? AND role = 'published' AND state IN ('writing', 'interrupted') ORDER BY seq DESC LIMIT 1")
+    .get(datasetId) as ShipmentRow | undefined;
+  if (!r) return null;
+  const bases = JSON.parse(r.bases ?? '[]') as Array<[string, number]>;
+  return {
+    id: r.id,
+    seq: r.seq,
+    parent: r.parent,
+    label: r.label,
+    created: r.created_at,
+    against: r.against,
+    plan: { parent: r.parent, seq: r.seq, bases: bases.map(([shipmentId, seq]) => ({ shipmentId, seq })), notes: [] },
+    layout: r.layout ? (JSON.parse(r.layout) as Layout) : { drives: 1, parity: 0, recovery: 0 },
+  };
+}
+
+/**
+ * The packs of an interrupted shipment that can be kept: closed (in the
+ * catalog) and on their drive's `.part` folder whole, with the size and
+ * SHA-256 recorded when they were closed. Everything else in the `.part`
+ * folders (the manifest, parity, recovery data, tag files, packs cut off
+ * or damaged) is removed, to be written again. Sorted by pack number.
+ * @throws BrickpostError IO
+ */
+export async function keepPacks(db: Database, id: string, roots: string[], layout: Layout): Promise<PackInfo[]> {
+  const rows = db.prepare('SELECT idx, share, size, sha256, chunks, plain FROM packs WHERE shipment_id = ? ORDER BY idx').all(id) as Array<{
+    idx: number;
+    share: number;
+    size: number;
+    sha256: string;
+    chunks: number;
+    plain: number;
+  }>;
+  const kept: PackInfo[] = [];
+  for (const r of rows) {
+    if (r.share >= roots.length - layout.parity) continue;
+    const file = join(bagDir(roots[r.share]!, id) + PART_SUFFIX, packPath(r.idx));
+    const st = await stat(file).catch(() => null);
+    if (st?.size !== r.size || (await sha256(file)) !== r.sha256) continue;
+    kept.push({ index: r.idx, share: r.share, path: packPath(r.idx), size: r.size, plain: r.plain, chunks: r.chunks, sha256: r.sha256 });
+  }
+  const keep = new Set(kept.map((p) => `${p.share}/${p.path}`));
+  for (const [share, root] of roots.entries()) {
+    const part = bagDir(root, id) + PART_SUFFIX;
+    for (const name of await readdir(part, { recursive: true }).catch(() => [] as string[])) {
+      const rel = String(name).split('\\').join('/');
+      const full = join(part, rel);
+      if ((await stat(full).catch(() => null))?.isFile() && !keep.has(`${share}/${rel}`)) await rm(full, { force: true });
+    }
+    for (const d of ['data/parity', 'data/recovery']) await rm(join(part, d), { recursive: true, force: true });
+  }
+  return kept;
+}
+
+/** Checks that the drives given to `--resume` match the interrupted shipment's layout. @throws BrickpostError USAGE */
+export function checkLayout(it: Interrupted, drives: number, parity: number): void {
+  if (it.layout.drives !== drives || it.layout.parity !== parity) {
+    throw new BrickpostError(
+      'USAGE',
+      `shipment ${quote(it.id)} was started on ${it.layout.drives} drive(s) with parity ${it.layout.parity}; this run gives ${drives} with parity ${parity}`,
+      { hint: 'give the same --to drives, in the same order, and the same --parity' },
+    );
+  }
+}
+
+async function sha256(path: string): Promise<string> {
+  const h = createHash('sha256');
+  for await (const c of createReadStream(path, { highWaterMark: 1 << 20 })) h.update(c as Buffer);
+  return h.digest('hex');
+}
