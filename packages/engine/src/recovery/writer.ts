@@ -1,0 +1,269 @@
+/**
+ * RecoveryWriter: computes a drive's recovery data while pack writes the
+ * protected files, and writes one recovery file per window. Memory: the
+ * I × r accumulators of the current window (B bytes each) and one block
+ * per open file.
+ */
+import { open, rm, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { crc32 } from 'node:zlib';
+import { bagit, BrickpostError, quote } from '@brickpost/manifest';
+import { toEnvironmentError } from '../io/errors.js';
+import { syncDir } from '../io/sync.js';
+import { cauchy, mulAdd } from '../parity/index.js';
+import type { Segment } from './header.js';
+import {
+  MAX_PROTECTED_FILE, RECOVERY_DIR, recoveryParams, rowsFor, windowBlocks, type RecoveryParams,
+} from './params.js';
+import { writeWindowFile, type RecoveryFileInfo } from './rec-file.js';
+
+/** Options of RecoveryWriter.create. */
+export interface RecoveryWriterOptions {
+  /** Recovery data as a percentage of the protected bytes: (0, 100], at most two decimals. */
+  percent: number;
+  /** Bytes per block, a multiple of 512 up to 1 MiB; 65536 by default. */
+  blockSize?: number;
+  /** Groups interleaved per window, 1 … 256; 32 by default. */
+  interleave?: number;
+}
+
+/** A protected file being fed: its next offset and its block not yet complete. */
+interface Feeding {
+  offset: number;
+  /** Index of the block in `buf`. */
+  block: number;
+  buf: Buffer;
+  fill: number;
+  /** The group its next block goes to, unless full. */
+  group: number | undefined;
+}
+
+/** Bytes per read in addFile. */
+const READ_BYTES = 1 << 20;
+
+/**
+ * Computes the recovery data of one bag's protected files as they are
+ * written (§recovery-data). Calls may come from several writers at once;
+ * they run one at a time, in call order. After an error every later call
+ * fails with it.
+ */
+export class RecoveryWriter {
+  private readonly rowsPerGroup: number;
+  private readonly perWindow: number;
+  private acc: Buffer[] = [];
+  private readonly crcs: Uint32Array;
+  private readonly lengths: Uint32Array;
+  private readonly last: Uint8Array;
+  private readonly groups: Uint8Array;
+  private readonly groupCounts: Uint32Array;
+  private nextGroup = 0;
+  private members = 0;
+  private segments: Segment[] = [];
+  private window = 0;
+  private readonly feeding = new Map<string, Feeding>();
+  private readonly ended = new Set<string>();
+  private readonly written: RecoveryFileInfo[] = [];
+  private queue: Promise<unknown> = Promise.resolve();
+  private failure: unknown;
+  private closed = false;
+
+  private constructor(
+    private readonly bagDir: string,
+    /** The parameters derived from the options. */
+    readonly params: RecoveryParams,
+  ) {
+    this.rowsPerGroup = rowsFor(params.groupSize, params.basisPoints);
+    this.perWindow = windowBlocks(params);
+    this.crcs = new Uint32Array(this.perWindow);
+    this.lengths = new Uint32Array(this.perWindow);
+    this.last = new Uint8Array(this.perWindow);
+    this.groups = new Uint8Array(this.perWindow);
+    this.groupCounts = new Uint32Array(params.interleave);
+  }
+
+  /**
+   * Starts the recovery data of the bag at `bagDir`, removing any
+   * data/recovery/ folder an interrupted earlier run left there.
+   * @throws BrickpostError USAGE (options out of range, see recoveryParams;
+   * bagDir not a folder), PERMISSION, IO
+   */
+  static async create(bagDir: string, opts: RecoveryWriterOptions): Promise<RecoveryWriter> {
+    const params = recoveryParams(opts);
+    const st = await stat(bagDir).catch(() => undefined);
+    if (!st?.isDirectory()) throw new BrickpostError('USAGE', `bag folder ${quote(bagDir)} is not a folder`);
+    await rm(join(bagDir, RECOVERY_DIR), { recursive: true, force: true }).catch((e) => {
+      throw toEnvironmentError(e, `cannot remove an earlier ${RECOVERY_DIR} of ${bagDir}`);
+    });
+    return new RecoveryWriter(bagDir, params);
+  }
+
+  /**
+   * Feeds `buf`, the bytes of protected file `relPath` (a bag path under
+   * data/) at `offset`, which must follow the bytes fed before. Resolves
+   * when the bytes are taken (`buf` may then be reused); writes a recovery
+   * file whenever a window fills.
+   * @throws BrickpostError USAGE (an offset out of sequence, a file fed
+   * after endFile, a path not under data/ or inside data/recovery/),
+   * LIMIT_EXCEEDED (a file past 4 GiB), NO_SPACE, PERMISSION, IO, CANCELLED (after abort)
+   */
+  add(relPath: string, offset: number, buf: Uint8Array): Promise<void> {
+    return this.serial(() => this.feed(relPath, offset, buf));
+  }
+
+  /**
+   * Declares protected file `relPath` complete: its last block joins the
+   * window. A file never fed is empty and has no blocks.
+   * @throws BrickpostError USAGE (ended twice), NO_SPACE, PERMISSION, IO, CANCELLED
+   */
+  endFile(relPath: string): Promise<void> {
+    return this.serial(() => this.end(relPath));
+  }
+
+  /**
+   * Feeds a complete file that is already on disk at `absPath` (a pack
+   * resuming on a drive), then ends it.
+   * @throws BrickpostError as add; NOT_FOUND, PERMISSION, IO reading absPath
+   */
+  async addFile(relPath: string, absPath: string): Promise<void> {
+    const fh = await open(absPath, 'r').catch((e) => {
+      throw toEnvironmentError(e, `cannot open ${absPath}`);
+    });
+    try {
+      const buf = Buffer.allocUnsafe(READ_BYTES);
+      for (let pos = 0; ; ) {
+        const { bytesRead } = await fh.read(buf, 0, READ_BYTES, pos).catch((e) => {
+          throw toEnvironmentError(e, `cannot read ${absPath}`);
+        });
+        if (bytesRead === 0) break;
+        await this.add(relPath, pos, buf.subarray(0, bytesRead));
+        pos += bytesRead;
+      }
+    } finally {
+      await fh.close();
+    }
+    await this.endFile(relPath);
+  }
+
+  /**
+   * Writes the last window's recovery file, fsyncs the recovery folders and
+   * returns every recovery file written, for the payload manifest.
+   * @throws BrickpostError USAGE (a file not ended), NO_SPACE, PERMISSION, IO, CANCELLED
+   */
+  finish(): Promise<RecoveryFileInfo[]> {
+    return this.serial(async () => {
+      const open = this.feeding.keys().next();
+      if (!open.done) throw new BrickpostError('USAGE', `recovery data finished while ${quote(open.value)} is not ended`);
+      if (this.members > 0) await this.flush();
+      this.closed = true;
+      const folders = new Set(this.written.map((f) => dirname(join(this.bagDir, f.path))));
+      if (folders.size > 0) folders.add(join(this.bagDir, RECOVERY_DIR)).add(join(this.bagDir, 'data'));
+      try {
+        for (const d of folders) await syncDir(d);
+      } catch (e) {
+        throw toEnvironmentError(e, `cannot sync ${RECOVERY_DIR}`);
+      }
+      return [...this.written];
+    });
+  }
+
+  /** Stops: later calls fail with CANCELLED; waits for the call under way and removes data/recovery/. */
+  async abort(): Promise<void> {
+    this.failure ??= new BrickpostError('CANCELLED', 'recovery data aborted');
+    await this.queue;
+    await rm(join(this.bagDir, RECOVERY_DIR), { recursive: true, force: true }).catch(() => undefined);
+  }
+
+  private serial<T>(f: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(() => {
+      if (this.failure !== undefined) throw this.failure;
+      if (this.closed) throw new BrickpostError('USAGE', 'recovery data already finished');
+      return f();
+    });
+    this.queue = run.catch((e: unknown) => {
+      this.failure ??= e;
+    });
+    return run;
+  }
+
+  private async feed(rel: string, offset: number, buf: Uint8Array): Promise<void> {
+    let f = this.feeding.get(rel);
+    if (!f) {
+      const problem = bagit.bagPathProblem(rel);
+      if (problem || !rel.startsWith('data/') || rel.startsWith(`${RECOVERY_DIR}/`) || this.ended.has(rel)) {
+        throw new BrickpostError('USAGE', `cannot protect ${quote(rel)}: ${problem ?? (this.ended.has(rel) ? 'already ended' : 'not a payload file')}`);
+      }
+      this.feeding.set(rel, (f = { offset: 0, block: 0, buf: Buffer.allocUnsafe(this.params.blockSize), fill: 0, group: undefined }));
+    }
+    if (offset !== f.offset) throw new BrickpostError('USAGE', `recovery data of ${quote(rel)} fed at offset ${offset}, expected ${f.offset}`);
+    if (offset + buf.length > MAX_PROTECTED_FILE) throw new BrickpostError('LIMIT_EXCEEDED', `${quote(rel)} is larger than 4 GiB`);
+    const B = this.params.blockSize;
+    for (let at = 0; at < buf.length; ) {
+      // A full block is complete once more bytes follow; endFile completes the last one.
+      if (f.fill === B) await this.complete(rel, f, false);
+      const take = Math.min(B - f.fill, buf.length - at);
+      f.buf.set(buf.subarray(at, at + take), f.fill);
+      f.fill += take;
+      at += take;
+    }
+    f.offset += buf.length;
+  }
+
+  private async end(rel: string): Promise<void> {
+    if (this.ended.has(rel)) throw new BrickpostError('USAGE', `recovery data of ${quote(rel)} ended twice`);
+    const f = this.feeding.get(rel);
+    if (f && f.fill > 0) await this.complete(rel, f, true);
+    this.feeding.delete(rel);
+    this.ended.add(rel);
+  }
+
+  /**
+   * Adds f's block at the next window position. Each file's blocks go to
+   * the groups in turn (skipping full ones), starting where the window's
+   * last block went: a run of consecutive blocks of one file spreads over
+   * all groups however the files are interleaved.
+   */
+  private async complete(rel: string, f: Feeding, last: boolean): Promise<void> {
+    const { interleave: I, groupSize: g, blockSize: B } = this.params;
+    const r = this.rowsPerGroup;
+    if (this.acc.length === 0) this.acc = Array.from({ length: I * r }, () => Buffer.alloc(B));
+    let q = f.group ?? this.nextGroup;
+    while (this.groupCounts[q] === g) q = (q + 1) % I;
+    const m = this.groupCounts[q]!++;
+    f.group = this.nextGroup = (q + 1) % I;
+    const p = this.members++;
+    const data = f.buf.subarray(0, f.fill);
+    for (let j = 0; j < r; j++) mulAdd(this.acc[q * r + j]!, data, cauchy(g, j, m));
+    this.crcs[p] = crc32(data);
+    this.lengths[p] = f.fill;
+    this.last[p] = last ? 1 : 0;
+    this.groups[p] = q;
+    const seg = this.segments.at(-1);
+    if (seg && seg.path === rel && seg.first + seg.count === f.block) seg.count++;
+    else this.segments.push({ path: rel, first: f.block, count: 1 });
+    f.block++;
+    f.fill = 0;
+    if (this.members === this.perWindow) await this.flush();
+  }
+
+  /** Writes the current window's recovery file and starts the next window. */
+  private async flush(): Promise<void> {
+    const { basisPoints } = this.params;
+    const n = this.members;
+    const rows = Uint8Array.from(this.groupCounts, (c) => rowsFor(c, basisPoints));
+    const blocks: Buffer[] = [];
+    rows.forEach((count, q) => {
+      for (let j = 0; j < count; j++) blocks.push(this.acc[q * this.rowsPerGroup + j]!);
+    });
+    const info = await writeWindowFile(this.bagDir, {
+      params: this.params, window: this.window, segments: this.segments,
+      crcs: this.crcs.slice(0, n), lengths: this.lengths.slice(0, n), last: this.last.slice(0, n),
+      groups: this.groups.slice(0, n), rows, rowCrcs: Uint32Array.from(blocks, (b) => crc32(b)),
+    }, blocks);
+    this.written.push(info);
+    for (const b of this.acc) b.fill(0);
+    this.groupCounts.fill(0);
+    this.members = 0;
+    this.segments = [];
+    this.window++;
+  }
+}
