@@ -56,6 +56,6 @@ export function reportFailure(r: VerifyReport, drive: string): Failure | undefin
     code: worst,
     exitCode: exitCodeOf(worst),
     message: `verification of ${printable(drive)} failed: ${count}, most serious ${worst}`,
-    hint: HINTS[categoryOf(worst)] ?? HINTS.integrity!,
+    hint: r.repair?.repairable ? `the drive's recovery data can repair it: brickpost repair ${printable(drive)}` : (HINTS[categoryOf(worst)] ?? HINTS.integrity!),
   };
 }

@@ -259,6 +259,30 @@ export interface IngestSummary {
   warnings: number;
 }
 
+export interface RepairOptions {
+  drive: string;
+  shipment?: string;
+  /** Only say what would be repaired. */
+  dryRun?: boolean;
+}
+
+export interface RepairSummary {
+  shipmentId: string;
+  /** The bag folder repaired. */
+  drive: string;
+  dryRun: boolean;
+  /** Every damaged file was repaired (or, with dryRun, can be). */
+  ok: boolean;
+  blocks: number;
+  damagedBlocks: number;
+  repairedBlocks: number;
+  /** The files that were not intact: repaired, repairable (dry run), unrepairable or digest-mismatch. */
+  files: Array<{ path: string; status: string; damagedBlocks: number; unrepairableBlocks: number; reason?: string }>;
+  /** Recovery files that are lost, refused or degraded. */
+  recoveryProblems: Array<{ path: string; state: string; reason: string }>;
+  seconds: number;
+}
+
 export interface RollbackOptions {
   dest: string;
   /** Shipment id or sequence number of an applied shipment to return to. */

@@ -10,6 +10,8 @@ import { rollback } from './ingest/rollback.js';
 import { toEnvironmentError } from './io/errors.js';
 import { addTrust, createIdentity, listTrust, removeTrust, type Identity } from './keys/index.js';
 import { pack } from './pack/pack.js';
+import type { RepairOptions, RepairSummary } from './api.js';
+import { repair } from './drive/repair.js';
 import type { ReceiptImportSummary, ReceiptOptions, ReceiptSummary, SignatureOptions, SignatureSummary } from './api.js';
 import { importReceipt, writeReceipt } from './receipt/index.js';
 import { writeSignature } from './sigfile/index.js';
@@ -106,6 +108,11 @@ export class Engine {
   }
 
   /** Returns a destination to the tree of an earlier shipment. @throws NOT_FOUND, USAGE, LOCKED */
+  /** Repairs a drive in place from its recovery data. */
+  repair(opts: RepairOptions, onEvent: EventSink, signal?: AbortSignal): Promise<RepairSummary> {
+    return repair(this.ctx, opts, onEvent, signal);
+  }
+
   rollback(opts: RollbackOptions, onEvent: EventSink): Promise<RollbackSummary> {
     return rollback(this.ctx, opts, onEvent);
   }

@@ -256,6 +256,22 @@ export const COMMANDS: CommandSpec[] = [
       'Undoes the shipments applied after the given one, newest first, from the undo\narea in DEST/.brickpost (the last 3 shipments by default; see ingest\n--keep-undo). Journaled like ingest: if interrupted, run it again.',
     load: () => import('./rollback.js'),
   },
+  {
+    name: 'repair',
+    summary: "repair damaged files of a drive in place from the drive's own recovery data",
+    args: ['DRIVE-DIR'],
+    min: 1,
+    max: 256,
+    options: [
+      { name: 'dry-run', type: 'boolean', help: 'only report what is damaged and what can be repaired' },
+      shipment,
+      json('print NDJSON events; the summary holds the per-file report'),
+    ],
+    json: 'events',
+    details:
+      "Every drive carries recovery data (pack --recovery, 2 % by default): bad sectors\nand bit rot are repaired from it without the other drives of a set. The\nsignature is checked first; each repaired file must match its signed SHA-256.\nExits 0 when every damaged file was repaired, 1 when some could not be (they\nare listed; in a set, ingest rebuilds them from the other drives).",
+    load: () => import('./repair.js'),
+  },
 ];
 
 /** The command with this name (`pack`, `trust add`), if any. */

@@ -68,7 +68,7 @@ export interface TrustedSigner {
  * the report can say whether the data is intact even when it is not trusted.
  * @throws BrickpostError UNSIGNED, UNTRUSTED_PUBLISHER, SIGNATURE_INVALID, FILE_MISSING, FIXITY_MISMATCH, MALFORMED, LIMIT_EXCEEDED
  */
-export async function openShipment(id: string, dir: string, trusted: TrustedSigner[], lenient?: LenientFindings): Promise<OpenedShipment> {
+export async function openShipment(id: string, dir: string, trusted: TrustedSigner[], lenient?: LenientFindings, opts: { payloadOnly?: boolean } = {}): Promise<OpenedShipment> {
   const problems: VerifyProblem[] = lenient?.problems ?? [];
   const soft = (e: BrickpostError): void => {
     if (!lenient) throw e;
@@ -133,8 +133,9 @@ export async function openShipment(id: string, dir: string, trusted: TrustedSign
 
   const entries = bagit.parseManifest(tagFiles.get('manifest-sha256.txt')!, { maxEntries: MAX_PAYLOAD_ENTRIES, payload: true });
   const payload = new Map(entries.map((e) => [e.path, e.digest.toLowerCase()]));
-  const set = info.bagCount > 1 ? await readSet(id, dir, info, payload) : null;
-  checkPayloadList(id, dir, info, payload, set);
+  // Repair needs only the authenticated payload manifest: the set file may be what is damaged.
+  const set = info.bagCount > 1 && !opts.payloadOnly ? await readSet(id, dir, info, payload) : null;
+  if (!opts.payloadOnly) checkPayloadList(id, dir, info, payload, set);
   if (lenient) Object.assign(lenient, { signature, signer });
   return { id, dir, info, payload, set, signature, signer, problems };
 }
@@ -157,6 +158,12 @@ async function readSet(id: string, dir: string, info: ShipmentInfo, payload: Map
  */
 function checkPayloadList(id: string, dir: string, info: ShipmentInfo, payload: Map<string, string>, set: DriveSet | null): void {
   const where = { path: join(dir, 'manifest-sha256.txt') };
+  let recovery = 0;
+  for (const path of payload.keys()) if (RECOVERY_FILE.test(path)) recovery++;
+  const want = set ? 2 + set.shares[info.bagIndex - 1]!.files.length : info.packs + 1;
+  if (payload.size - recovery !== want) {
+    throw new BrickpostError('MALFORMED', `manifest-sha256.txt of shipment ${quote(id)} lists ${payload.size - recovery} payload files besides recovery data; bag-info and the set file declare ${want}`, where);
+  }
   const expected = new Map<string, string | null>([[MANIFEST_PATH, null]]);
   if (set) {
     expected.set(SET_PATH, null);
@@ -164,15 +171,11 @@ function checkPayloadList(id: string, dir: string, info: ShipmentInfo, payload: 
   } else {
     for (let i = 0; i < info.packs; i++) expected.set(packPath(i), null);
   }
-  let recovery = 0;
   for (const [path, digest] of payload) {
-    if (RECOVERY_FILE.test(path)) {
-      recovery++;
-      continue;
-    }
+    if (RECOVERY_FILE.test(path)) continue;
     if (!expected.has(path)) throw new BrickpostError('MALFORMED', `manifest-sha256.txt of shipment ${quote(id)} lists ${quote(path)}, which is not part of this drive`, where);
-    const want = expected.get(path);
-    if (want && want !== digest) throw new BrickpostError('SET_MISMATCH', `${quote(path)} has one SHA-256 in the set file and another in the payload manifest of shipment ${quote(id)}`, where);
+    const listed = expected.get(path);
+    if (listed && listed !== digest) throw new BrickpostError('SET_MISMATCH', `${quote(path)} has one SHA-256 in the set file and another in the payload manifest of shipment ${quote(id)}`, where);
   }
   if (recovery > 0 && info.recovery === 0) throw new BrickpostError('MALFORMED', `shipment ${quote(id)} holds recovery files but bag-info declares none`, where);
   if (payload.size - recovery !== expected.size) {

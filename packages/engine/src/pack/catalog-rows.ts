@@ -141,6 +141,9 @@ export class ShipmentRows {
     this.ctx.catalog.db
       .prepare('INSERT INTO packs (shipment_id, idx, size, sha256, chunks, share, plain) VALUES (?, ?, ?, ?, ?, ?, ?)')
       .run(this.id, p.index, p.size, p.sha256, p.chunks, p.share, p.plain);
+    // A closed pack and its chunks survive a crash: pack --resume keeps them.
+    this.ctx.catalog.db.exec('COMMIT; BEGIN');
+    this.pendingInTx = 0;
   }
 
   /**

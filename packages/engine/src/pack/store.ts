@@ -1,4 +1,5 @@
 import type { ChunkRef } from '@brickpost/manifest';
+import { failpoint } from '../io/failpoint.js';
 import type { ShipmentRows } from './catalog-rows.js';
 import type { HeldSet } from './held.js';
 import type { PackInfo, PackWriter } from './pack-writer.js';
@@ -129,6 +130,7 @@ export class ChunkStore {
     this.packs.push(info);
     this.streams[share]!.push(info);
     this.rows.addPack(info);
+    failpoint('pack-close');
   }
 
   /** Closes the open packs; returns every pack, by number. */

@@ -7,6 +7,7 @@ import type { Context } from '../context.js';
 import { findShipment } from '../drive/layout.js';
 import { openShipment, type LenientFindings, type OpenedShipment, type TrustedSigner } from '../drive/open.js';
 import { rebuildMissing } from '../drive/rebuild.js';
+import { repairStatus } from '../drive/repair.js';
 import { mergedShipment, openMembers, requireRecoverable, setStatus, siblingDrives } from '../drive/set.js';
 import { Progress } from '../io/progress.js';
 import { trustedVerifiers } from '../keys/index.js';
@@ -70,6 +71,13 @@ export async function verify(ctx: Context, opts: VerifyOptions, onEvent: EventSi
     report.fixity = fx.problems.length === 0 ? 'ok' : 'failed';
     report.filesChecked = fx.files;
     report.bytesChecked = fx.bytes;
+    if (fx.problems.length > 0 && opened.info.recovery > 0) {
+      try {
+        report.repair = await repairStatus(opened.dir, signal);
+      } catch (e) {
+        asProblem(e);
+      }
+    }
     const others = opened.set ? await setDrives(opened, opts.drives ?? [], trustedVerifiers(ctx.catalog)) : new Map<number, string>();
     if (opened.set) {
       const st = setStatus(opened.set, [opened.info.bagIndex - 1, ...others.keys()]);
