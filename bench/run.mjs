@@ -33,9 +33,10 @@ import borg from './tools/borg.mjs';
 import pipeline from './tools/pipeline.mjs';
 import initial from './scenarios/initial.mjs';
 import incremental from './scenarios/incremental.mjs';
+import sets from './scenarios/sets.mjs';
 
 const TOOLS = [brickpost, restic, borg, pipeline];
-const SCENARIOS = { initial, incremental };
+const SCENARIOS = { initial, sets, incremental };
 const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(here, '..');
 const log = (msg) => process.stderr.write(`bench: ${msg}\n`);
@@ -46,7 +47,7 @@ function options() {
       size: { type: 'string', default: '2G' },
       seed: { type: 'string', default: '1' },
       only: { type: 'string' },
-      scenario: { type: 'string', default: 'initial,incremental' },
+      scenario: { type: 'string', default: 'initial,sets,incremental' },
       work: { type: 'string' },
       warm: { type: 'boolean', default: false },
       keep: { type: 'boolean', default: false },

@@ -12,6 +12,9 @@
  *              (SRC changed in place; incremental: the dataset was shipped
  *              to that recipient)
  * ingest-incr  brickpost ingest DRIVE2 DEST --json  (onto the first ingest)
+ * pack-set3    brickpost pack SRC --to S3/d1 --to S3/d2 --to S3/d3 …  (1 parity)
+ * pack-set5    brickpost pack SRC --to S5/d1 … --to S5/d5 --parity 2 …
+ * ingest-set3-lost  brickpost ingest S3/d2 S3/d3 DEST3 --json (data drive 1 lost)
  *
  * Two homes, because a shipment only for yourself is always self-contained.
  * The dataset is named explicitly, whatever the source folder is called.
@@ -69,7 +72,11 @@ export default {
       drive: join(ctx.work, 'drive'),
       drive2: join(ctx.work, 'drive2'),
       dest: join(ctx.work, 'dest'),
+      set3: join(ctx.work, 'set3'),
+      set5: join(ctx.work, 'set5'),
+      dest3: join(ctx.work, 'dest-set3'),
     };
+    for (const [dir, n] of [[state.set3, 3], [state.set5, 5]]) for (let i = 1; i <= n; i++) await mkdir(join(dir, `d${i}`), { recursive: true });
     await mkdir(state.drive, { recursive: true });
     await mkdir(state.drive2, { recursive: true });
     const run = (home, ...args) => {
@@ -131,6 +138,30 @@ export default {
       stdout: true,
       sync: ctx.work,
       check: (r) => checkSummary(r, (res) => res.alreadyApplied === false),
+    }),
+    'pack-set3': (state, ctx) => ({
+      label: 'pack to 3 drives (1 parity)',
+      argv: cli(ctx, state.pub, 'pack', ctx.src, ...[1, 2, 3].flatMap((i) => ['--to', join(state.set3, `d${i}`)]), '--recipient', state.recipient, '--dataset', 'bench-set3', '--json'),
+      stdout: true,
+      sync: state.set3,
+      drive: state.set3,
+      check: (r) => checkSummary(r, (res) => res.parity === 1),
+    }),
+    'pack-set5': (state, ctx) => ({
+      label: 'pack to 5 drives (2 parity)',
+      argv: cli(ctx, state.pub, 'pack', ctx.src, ...[1, 2, 3, 4, 5].flatMap((i) => ['--to', join(state.set5, `d${i}`)]), '--parity', '2', '--recipient', state.recipient, '--dataset', 'bench-set5', '--json'),
+      stdout: true,
+      sync: state.set5,
+      drive: state.set5,
+      check: (r) => checkSummary(r, (res) => res.parity === 2),
+    }),
+    'ingest-set3-lost': (state, ctx) => ({
+      label: 'ingest from drives 2 and 3 of 3 (drive 1 rebuilt)',
+      argv: cli(ctx, state.sub, 'ingest', join(state.set3, 'd2'), join(state.set3, 'd3'), state.dest3, '--json'),
+      stdout: true,
+      sync: ctx.work,
+      restored: state.dest3,
+      check: (r) => checkSummary(r),
     }),
   },
   outputs: (state) => ({ drive: state.drive, restored: state.dest, exclude: ['.brickpost'] }),

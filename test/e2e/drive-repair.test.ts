@@ -9,7 +9,7 @@
  */
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { brickpost, diffSnapshots, lastEvent, makeDataset, shipmentDir, snapshot, tempDir, type Run } from '../support.js';
 
@@ -107,6 +107,32 @@ describe('repairing a drive and resuming a pack', () => {
     const ev = lastEvent(fix);
     assert.equal(ev.type, 'error');
     assert.match(ev.message, new RegExp(`${all.length} files could not be repaired: .*data/packs/000/0000[0-9]{2}\\.age`));
+  });
+
+  test('damaged data without recovery: ingest refuses by default; --skip-damaged takes the intact files and lists the others', () => {
+    const drive = join(root, 'skip');
+    assert.equal(pack('skip', [drive], ['--recovery', '0']).code, 0);
+    const bag = shipmentDir(drive);
+    const [big] = packs(bag);
+    corrupt(big!, 300_000, 5_000);
+    const dest = join(root, 'dest-skip');
+    const refused = brickpost(sub, ['ingest', drive, dest, '--json']);
+    assert.equal(refused.code, 1, refused.stdout + refused.stderr);
+    assert.match(lastEvent(refused).hint, /--skip-damaged ingests the other files/);
+    assert.equal(readdirSync(dest).filter((f) => f !== '.brickpost').length, 0, 'nothing is ingested by default');
+
+    const r = brickpost(sub, ['ingest', drive, dest, '--skip-damaged', '--json']);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    const s = lastEvent(r).result;
+    assert.ok(s.skipped >= 1 && s.skipped < 10, `skipped ${s.skipped}`);
+    const listed = readFileSync(s.skippedList, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as string);
+    assert.equal(listed.length, s.skipped);
+    const want = snapshot(src);
+    for (const p of listed) {
+      assert.ok(want.delete(p), `${p} is a file of the source`);
+      assert.equal(existsSync(join(dest, p)), false, `${p} is left out`);
+    }
+    assert.deepEqual(diffSnapshots(want, snapshot(dest)), [], 'every other file is ingested intact');
   });
 
   test('a drive that fills mid-pack stops naming the drive; --resume keeps the finished packs', () => {

@@ -27,10 +27,26 @@ export function renderProgress(ev: ProgressEvent): string {
   return parts.join('  ');
 }
 
-/** Throttled status line; does nothing when the output has no terminal status line. */
+/** Each drive of a set in a few characters: `d2 1.10 GiB 95.0 MB/s ETA 3:12`. */
+export function renderDrives(drives: ReadonlyMap<string, ProgressEvent>): string {
+  return [...drives.values()]
+    .map((ev, i) => {
+      const eta = ev.etaSeconds !== undefined && Number.isFinite(ev.etaSeconds) ? ` ETA ${formatDuration(ev.etaSeconds)}` : '';
+      return `d${i + 1} ${formatBytes(ev.bytesDone)} ${formatRate(ev.rate)}${eta}`;
+    })
+    .join(' | ');
+}
+
+/**
+ * Throttled status line; does nothing when the output has no terminal
+ * status line. The write progress of the drives of a set (events with a
+ * `drive`) is shown after the job's own line, one short part per drive.
+ */
 export class ProgressLine {
   private last = -Infinity;
   private phase: string | undefined;
+  private readonly drives = new Map<string, ProgressEvent>();
+  private main: ProgressEvent | undefined;
 
   constructor(
     private readonly out: Output,
@@ -41,11 +57,18 @@ export class ProgressLine {
   /** Shows `ev` unless the previous update was less than `intervalMs` ago (phase changes always show). */
   update(ev: ProgressEvent): void {
     if (!this.out.statusEnabled) return;
+    if (ev.drive !== undefined && ev.phase === 'write') {
+      this.drives.set(ev.drive, ev);
+      if (!this.main) return;
+      ev = this.main;
+    } else {
+      this.main = ev;
+    }
     const t = this.now();
     if (ev.phase === this.phase && t - this.last < this.intervalMs) return;
     this.last = t;
     this.phase = ev.phase;
-    this.out.status(renderProgress(ev));
+    this.out.status(this.drives.size > 1 ? `${renderProgress(ev)}  ||  ${renderDrives(this.drives)}` : renderProgress(ev));
   }
 
   /** Erases the line. */

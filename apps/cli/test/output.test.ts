@@ -66,3 +66,19 @@ test('progress: drawn on a TTY only, throttled, cleared before other lines and a
     assert.equal(e.text(), '', `tty=${tty} json=${json} quiet=${quiet}`);
   }
 });
+
+test('progress of a drive set: each drive after the job line, drive events never replace it', () => {
+  const err = capture(true);
+  (err.stream as PassThrough & { columns?: number }).columns = 400;
+  let now = 0;
+  const o = new Output({ json: false, quiet: false, stdout: capture(false).stream, stderr: err.stream });
+  const p = new ProgressLine(o, 200, () => now);
+  const drive = (d: string, done: number) => ({ type: 'progress' as const, phase: 'write', bytesDone: done, filesDone: 0, rate: 2_000_000, etaSeconds: 90, drive: d });
+  p.update(drive('/media/a', 1 << 20));
+  assert.equal(err.text(), '', 'a drive event alone draws nothing');
+  p.update({ type: 'progress', phase: 'pack', bytesDone: 5 << 20, filesDone: 3, rate: 0 });
+  now = 300;
+  p.update(drive('/media/b', 3 << 20));
+  const last = err.text().split('\r').pop()!;
+  assert.match(last, /^pack +5\.00 MiB .*\|\| {2}d1 1\.00 MiB 2\.00 MB\/s ETA 1:30 \| d2 3\.00 MiB 2\.00 MB\/s ETA 1:30/);
+});

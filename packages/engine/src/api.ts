@@ -223,6 +223,8 @@ export interface IngestOptions {
   drives?: string[];
   /** With a drive set short of drives: copy the given drives into DEST/.brickpost/gather/ to be used with the next drives. */
   gather?: boolean;
+  /** Ingest the files whose data is intact and leave out (and list) those with damaged chunks; default refuses. */
+  skipDamaged?: boolean;
   dest: string;
   shipment?: string;
   /** Where to write the request file when the shipment is refused for missing basis data (default DEST/.brickpost/requests/ID.bpsig). */
@@ -255,6 +257,10 @@ export interface IngestSummary {
   /** Bytes of held chunks copied from DEST's own files. */
   bytesReused: number;
   chunksFromDelta: number;
+  /** Files left out by --skip-damaged (their data on the drive is damaged). */
+  skipped: number;
+  /** The list of them (DEST/.brickpost/skipped/ID.txt, one JSON string per line), or null. */
+  skippedList: string | null;
   seconds: number;
   warnings: number;
 }

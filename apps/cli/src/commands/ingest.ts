@@ -18,6 +18,7 @@ export const run: CommandRun = async (ctx, inv) => {
     drive,
     ...(drives.length > 1 ? { drives: drives.slice(1) } : {}),
     ...(flag(inv, 'gather') ? { gather: true } : {}),
+    ...(flag(inv, 'skip-damaged') ? { skipDamaged: true } : {}),
     dest,
     ...(shipment !== undefined ? { shipment } : {}),
     ...(requestOut !== undefined ? { requestOut } : {}),
@@ -39,6 +40,7 @@ export const run: CommandRun = async (ctx, inv) => {
               `into ${s.dest}, ${formatRate(averageRate(s.bytesWritten, s.seconds))}`,
           ],
   );
+  if (!ctx.json && s.skipped > 0) ctx.out.warn(`${plural(s.skipped, 'damaged file')} left out; listed in ${s.skippedList}`);
   if (!ctx.json && s.warnings > 0) ctx.out.warn(`${plural(s.warnings, 'warning')} while ingesting; see above`);
   return 0;
 };

@@ -1,4 +1,4 @@
-import { copyFile, lstat, mkdir, rm, statfs } from 'node:fs/promises';
+import { copyFile, lstat, mkdir, rm, statfs, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { age, BrickpostError, MANIFEST_PATH, quote, type ShipmentRecord } from '@brickpost/manifest';
 import type { EventSink, IngestOptions, IngestSummary } from '../api.js';
@@ -12,6 +12,7 @@ import { Progress } from '../io/progress.js';
 import { CAN_SYNC_FS, syncFilesystem } from '../io/sync.js';
 import { trustedVerifiers } from '../keys/index.js';
 import { readManifest, readManifestFile } from '../verify/manifest-stream.js';
+import { damagedFiles, findDamage } from '../verify/damage.js';
 import { walkShipment } from '../verify/walk-shipment.js';
 import { checkChain } from './chain.js';
 import { runApply, runRollback, UNDO_KEEP } from './commit.js';
@@ -91,6 +92,8 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
       chunksFromDelta: 0,
       seconds: (performance.now() - started) / 1000,
       warnings: 0,
+      skipped: 0,
+      skippedList: null,
       ...extra,
     });
     const current = state?.applied[state.applied.length - 1];
@@ -116,6 +119,9 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
       rp.emit();
     }
     const whole = mergedShipment(members, lost.length > 0 ? rebuilt : null);
+    // With --skip-damaged, files with chunks in damaged parts of packs are left out (and listed).
+    const damage = opts.skipDamaged ? await findDamage(whole, me.ageIdentity, signal) : new Map<number, Array<[number, number]>>();
+    const skipped = damage.size > 0 ? await damagedFiles(whole, me.ageIdentity, damage) : new Set<string>();
 
     const staging = folder.staging(s.id);
     await rm(staging, { recursive: true, force: true });
@@ -126,8 +132,9 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
     progress.filesTotal = plan.filesStaged;
     progress.emit();
     const stager = new Stager(db, dest, writer, key);
+    stager.skip = skipped;
     try {
-      await walkShipment(whole, me.ageIdentity, stager, progress, signal);
+      await walkShipment(whole, me.ageIdentity, stager, progress, signal, new Set(damage.keys()));
       if (CAN_SYNC_FS) await syncFilesystem(staging);
     } catch (e) {
       writer.abort();
@@ -136,9 +143,17 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
       if (e instanceof BrickpostError && e.code === 'BASIS_MISSING' && e.path) {
         throw await refuse(ctx, folder, s, h, state, [{ path: e.path, reason: e.message }], opts.requestOut, oldTree);
       }
+      if (e instanceof BrickpostError && e.category === 'integrity' && !opts.skipDamaged) {
+        throw new BrickpostError(e.code, e.message, {
+          cause: e,
+          ...(e.path ? { path: e.path } : {}),
+          hint: "nothing was changed; 'brickpost verify' says which files are damaged and whether 'brickpost repair' can fix them; --skip-damaged ingests the other files",
+        });
+      }
       throw e;
     }
     stager.close();
+    const skippedList = skipped.size > 0 ? await writeSkipped(folder.state, s.id, skipped, onEvent) : null;
 
     const keep = opts.keepUndo ?? state?.keepUndo ?? UNDO_KEEP;
     const applied: AppliedShipment = {
@@ -182,6 +197,8 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
       bytesFromDrive: stager.bytesFromDrive,
       bytesReused: stager.bytesReused,
       chunksFromDelta: stager.deltas,
+      skipped: skipped.size,
+      skippedList,
     });
   } finally {
     db.close();
@@ -276,3 +293,16 @@ function recordIngest(ctx: Context, s: OpenedShipment, dest: string, files: numb
   ).run(s.id, s.info.datasetId, s.info.publisherKey, s.info.seq, dest, now, now, files, bytes);
 }
 
+
+/** Lists the files --skip-damaged left out, one JSON string per line, in DEST/.brickpost/skipped/ID.txt; warns for each (the first 100). */
+async function writeSkipped(state: string, id: string, skipped: Set<string>, onEvent: EventSink): Promise<string> {
+  const file = join(state, 'skipped', `${id}.txt`);
+  await mkdir(dirname(file), { recursive: true });
+  await writeFile(file, [...skipped].map((p) => JSON.stringify(p)).join('\n') + '\n');
+  let n = 0;
+  for (const p of skipped) {
+    if (++n > 100) break;
+    onEvent({ type: 'warning', code: 'SKIPPED_DAMAGED', message: `skipped ${quote(p)}: its data on the drive is damaged`, path: p });
+  }
+  return file;
+}

@@ -44,7 +44,11 @@ export class Stager implements ShipmentVisitor {
     );
   }
 
+  /** Files not to build (damaged on the drive, ingest --skip-damaged): they stay out of DEST. */
+  skip: ReadonlySet<string> = new Set();
+
   wants(r: FileRecord): boolean {
+    if (this.skip.has(r.p)) return false;
     const row = this.getNew.get(r.p) as { action: string; n: number | null; digest: Buffer | null } | undefined;
     if (!row || row.action !== 'stage') return false;
     if (r.size > 0 && row.digest) {

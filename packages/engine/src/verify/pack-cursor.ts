@@ -173,6 +173,11 @@ export class PackCursor {
     this.queued += b.length;
   }
 
+  /** How many STREAM chunks (64 KiB of plaintext each, the last shorter) the pack's file holds. */
+  get streamChunks(): number {
+    return Math.max(1, Math.ceil((this.size - this.payloadStart) / (65536 + 16)));
+  }
+
   /** Reads plaintext anywhere in the pack without moving the cursor. */
   async readRandom(offset: number, length: number): Promise<Buffer> {
     return this.named(() => this.readBehind(offset, length));

@@ -5,6 +5,8 @@ export interface ReaderInit {
   bag: string;
   /** For a drive set: the bag folder of each pack (an index into `bags`); else every pack is in `bag`. */
   packDirs?: { bags: string[]; of: Uint16Array };
+  /** Packs read only at the offsets asked for (damaged ones): never front to back. */
+  random?: number[];
   shipment: string;
   /** The age identity file's text (identities are parsed in the thread). */
   identityText: string;

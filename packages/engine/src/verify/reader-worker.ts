@@ -15,7 +15,7 @@ const init = workerData as ReaderInit;
 const identities = age.parseIdentityFile(init.identityText);
 const key = Buffer.from(init.key);
 const sequential = new Map<number, PackCursor>();
-const finished = new Set<number>();
+const finished = new Set<number>(init.random ?? []);
 const random = new Map<number, PackCursor>();
 let chain: Promise<void> = Promise.resolve();
 

@@ -67,6 +67,8 @@ export async function walkShipment(
   visit: ShipmentVisitor,
   progress: Progress,
   signal?: AbortSignal,
+  /** Packs known damaged (ingest --skip-damaged): read only where wanted, never checked whole. */
+  damaged: ReadonlySet<number> = new Set(),
 ): Promise<{ files: number; dirs: number; bytes: number; chunks: number; held: number; deltas: number }> {
   const identities = age.parseIdentityFile(identityText);
   let readers: PackReaders | null = null;
@@ -90,6 +92,7 @@ export async function walkShipment(
   /** Packs before `p` will not be read in order again: have them read to their end. */
   const finishBefore = (p: number): void => {
     for (; nextPack < p; nextPack++) {
+      if (damaged.has(nextPack)) continue;
       const done = readers!.finish(nextPack, s.payload.get(packPath(nextPack))!);
       done.catch(() => undefined);
       plainOf.set(nextPack, done);
@@ -166,7 +169,7 @@ export async function walkShipment(
       if (signal?.aborted) throw new BrickpostError('CANCELLED', 'cancelled');
       switch (r.t) {
         case 'shipment':
-          readers ??= new PackReaders({ bag: s.dir, ...(s.packDirs ? { packDirs: s.packDirs } : {}), shipment: s.id, identityText, key: chunkKey(Buffer.from(r.secret, 'base64')) });
+          readers ??= new PackReaders({ bag: s.dir, ...(s.packDirs ? { packDirs: s.packDirs } : {}), random: [...damaged], shipment: s.id, identityText, key: chunkKey(Buffer.from(r.secret, 'base64')) });
           await visit.header?.(r);
           break;
         case 'dir':
@@ -196,6 +199,7 @@ export async function walkShipment(
           await drain(0);
           finishBefore(r.i + 1);
           nextPack = Math.max(nextPack, r.i + 1);
+          if (damaged.has(r.i)) break;
           const plain = await plainOf.get(r.i)!;
           if (plain !== r.plain) throw new BrickpostError('MALFORMED', `pack ${quote(packPath(r.i))} holds ${plain} plaintext bytes, the manifest says ${r.plain}`);
           break;
