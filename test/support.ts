@@ -3,6 +3,7 @@
  * `brickpost` command, generating datasets with make_dataset.py, and
  * snapshots of trees to compare byte for byte.
  */
+import assert from 'node:assert/strict';
 import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, lstatSync, rmSync } from 'node:fs';
@@ -42,6 +43,13 @@ export function brickpost(home: string, args: string[], opts: SpawnSyncOptions =
 export function lastEvent(r: Run): Record<string, any> {
   const lines = r.stdout.trim().split('\n').filter(Boolean);
   return JSON.parse(lines[lines.length - 1] ?? '{}');
+}
+
+/** The error event of a failed --json run (asserting there is one). */
+export function errorEvent(r: Run): Record<string, any> {
+  const ev = lastEvent(r);
+  assert.equal(ev.type, 'error', `expected an error event, got: ${r.stdout.slice(-500)} ${r.stderr.slice(-500)}`);
+  return ev;
 }
 
 /** Runs an external command, throwing with its stderr when it fails. */

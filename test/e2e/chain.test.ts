@@ -17,7 +17,7 @@ import {
   chmodSync, closeSync, existsSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync, writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { brickpost, diffSnapshots, lastEvent, MAKE_DATASET, makeDataset, sh, snapshot, tempDir, type Node, type Run } from '../support.js';
+import { brickpost, diffSnapshots, errorEvent, lastEvent, MAKE_DATASET, makeDataset, sh, snapshot, tempDir, type Node, type Run } from '../support.js';
 
 /** Deterministic pseudo-random bytes (SHA-256 in counter mode). */
 function bytes(seed: string, n: number): Buffer {
@@ -62,12 +62,6 @@ function mutate(dir: string, seed: number): Record<string, any> {
 const copyTree = (from: string, to: string): void => void sh('cp', ['-a', from, to]);
 const files = (s: Map<string, Node>): Node[] => [...s.values()].filter((n) => n.type === 'file');
 
-/** The error event of a failed --json run. */
-function errorEvent(r: Run): Record<string, any> {
-  const ev = lastEvent(r);
-  assert.equal(ev.type, 'error', `expected an error event, got: ${r.stdout.slice(-500)} ${r.stderr.slice(-500)}`);
-  return ev;
-}
 
 describe('a chain of incremental shipments', () => {
   const root = tempDir();

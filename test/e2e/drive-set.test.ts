@@ -11,7 +11,7 @@ import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { brickpost, diffSnapshots, hasTool, lastEvent, makeDataset, sh, snapshot, tempDir, type Run } from '../support.js';
+import { brickpost, diffSnapshots, errorEvent, hasTool, lastEvent, makeDataset, sh, snapshot, tempDir } from '../support.js';
 
 /** Every way to pick `r` of `n` items. */
 function choose(n: number, r: number): number[][] {
@@ -21,11 +21,6 @@ function choose(n: number, r: number): number[][] {
   return out;
 }
 
-function errorOf(r: Run): Record<string, any> {
-  const ev = lastEvent(r);
-  assert.equal(ev.type, 'error', r.stdout.slice(-800) + r.stderr.slice(-800));
-  return ev;
-}
 
 describe('drive sets with parity', () => {
   const root = tempDir();
@@ -99,7 +94,7 @@ describe('drive sets with parity', () => {
       const dest = join(root, `dest-${n}-short`);
       const r = brickpost(sub, ['ingest', ...present.map((i) => drives[i]!), dest, '--json']);
       assert.equal(r.code, 8, r.stdout + r.stderr);
-      const ev = errorOf(r);
+      const ev = errorEvent(r);
       assert.equal(ev.code, 'SET_INCOMPLETE');
       assert.match(ev.message, new RegExp(`1 more of drives ${[...Array(m + 1).keys()].map((i) => i + 1).join(', ')} is needed`));
       assert.equal(existsSync(dest) && readdirSync(dest).some((f) => f !== '.brickpost'), false, 'nothing is ingested');
@@ -116,14 +111,21 @@ describe('drive sets with parity', () => {
     assert.equal(rep.set.recoverable, true);
     const deep = brickpost(sub, ['verify', '--deep', drives[0]!, '--json']);
     assert.equal(deep.code, 0, deep.stdout + deep.stderr);
+    // Data drive 1 lost: deep verify from drive 2 rebuilds its packs from drives 2 and 3.
+    rmSync(drives[0]!, { recursive: true });
+    const rebuilt = brickpost(sub, ['verify', '--deep', drives[1]!, '--json']);
+    assert.equal(rebuilt.code, 0, rebuilt.stdout + rebuilt.stderr);
+    assert.equal(lastEvent(rebuilt).result.deep, 'ok');
+    assert.deepEqual(lastEvent(rebuilt).result.set.missing, [1]);
     rmSync(drives[2]!, { recursive: true });
-    rmSync(drives[1]!, { recursive: true });
-    const alone = lastEvent(brickpost(sub, ['verify', drives[0]!, '--json'])).result;
-    assert.deepEqual(alone.set.present, [1]);
+    const alone = lastEvent(brickpost(sub, ['verify', drives[1]!, '--json'])).result;
+    assert.deepEqual(alone.set.present, [2]);
     assert.equal(alone.set.recoverable, false);
     assert.equal(alone.set.needed, 1);
-    const human = brickpost(sub, ['verify', drives[0]!]);
-    assert.match(human.stdout + human.stderr, /drive 1 of 3 .*1 more of drives 2, 3 needed/);
+    const human = brickpost(sub, ['verify', drives[1]!]);
+    assert.match(human.stdout + human.stderr, /drive 2 of 3 .*1 more of drives 1, 3 needed/);
+    const tooFew = brickpost(sub, ['verify', '--deep', drives[1]!, '--json']);
+    assert.equal(tooFew.code, 8, tooFew.stdout + tooFew.stderr);
     assert.equal(summary.paths.length, 3);
   });
 
@@ -133,15 +135,15 @@ describe('drive sets with parity', () => {
     const dest = join(root, 'dest-mix');
     const mixed = brickpost(sub, ['ingest', a.drives[0]!, b.drives[1]!, dest, '--json']);
     assert.equal(mixed.code, 1, mixed.stdout + mixed.stderr);
-    assert.equal(errorOf(mixed).code, 'SET_MISMATCH');
-    assert.match(errorOf(mixed).message, /holds shipment .* not part of the same set/);
+    assert.equal(errorEvent(mixed).code, 'SET_MISMATCH');
+    assert.match(errorEvent(mixed).message, /holds shipment .* not part of the same set/);
     // The other key's set: its drive is not trusted, so the whole ingest is refused.
     const brickpostOther = JSON.parse(brickpost(other, ['whoami', '--json']).stdout);
     assert.ok(brickpostOther.minisignPublicKey);
     const c = packSet(other, join(root, 'mix-c'), 3);
     const forged = brickpost(sub, ['ingest', a.drives[0]!, c.drives[1]!, dest, '--json']);
     assert.equal(forged.code, 3, forged.stdout + forged.stderr);
-    assert.equal(errorOf(forged).code, 'UNTRUSTED_PUBLISHER');
+    assert.equal(errorEvent(forged).code, 'UNTRUSTED_PUBLISHER');
   });
 
   test('one drive at a time with --gather', () => {
@@ -149,7 +151,7 @@ describe('drive sets with parity', () => {
     const dest = join(root, 'dest-gather');
     const first = brickpost(sub, ['ingest', drives[2]!, dest, '--gather', '--json']);
     assert.equal(first.code, 8, first.stdout + first.stderr);
-    assert.match(errorOf(first).message, /drives 3 are here, 1 more of drives 1, 2 is needed/);
+    assert.match(errorEvent(first).message, /drives 3 are here, 1 more of drives 1, 2 is needed/);
     const second = brickpost(sub, ['ingest', drives[0]!, dest, '--gather', '--json']);
     assert.equal(second.code, 0, second.stdout + second.stderr);
     assert.deepEqual(diffSnapshots(snapshot(src), snapshot(dest)), []);
@@ -161,7 +163,7 @@ describe('drive sets with parity', () => {
     for (const d of drives) mkdirSync(d);
     const r = brickpost(pub, ['pack', src, ...drives.flatMap((d) => ['--to', d]), '--drive-size', '5M', '--recipient', recipient, '--json']);
     assert.equal(r.code, 5, r.stdout + r.stderr);
-    const ev = errorOf(r);
+    const ev = errorEvent(r);
     assert.equal(ev.code, 'NO_SPACE');
     assert.match(ev.message, /can take 5242880 bytes; .*short by [0-9]+\); with drives of 5242880 bytes, ([0-9]+) drives are needed \(([0-9]+) more, with --parity 1\)/);
     for (const d of drives) assert.deepEqual(readdirSync(join(d, 'brickpost')).filter((f) => !f.endsWith('.part')), [], 'no shipment is left on the drives');

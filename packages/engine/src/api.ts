@@ -5,6 +5,8 @@
  */
 export { BrickpostError, EXIT_CODES, ERROR_CODES, isBrickpostError, quote } from '@brickpost/manifest/errors';
 export type { ErrorCode, Category } from '@brickpost/manifest/errors';
+export type * from './api-verify.js';
+import type { VerifyProblem } from './api-verify.js';
 
 /** A progress report of a long job; emitted at most a few times a second. */
 export interface ProgressEvent {
@@ -153,70 +155,6 @@ export interface PackSummary {
   notes: string[];
 }
 
-export interface VerifyOptions {
-  drive: string;
-  /** Shipment id when the drive holds several. */
-  shipment?: string;
-  /** Decrypt, decompress and re-hash every chunk (needs the age identity). */
-  deep?: boolean;
-  /** Other drives of the same set to use (besides those found mounted next to `drive`). */
-  drives?: string[];
-}
-
-/** A drive set as verify sees it from one of its drives. */
-export interface VerifySetStatus {
-  /** This drive's number in the set (1-based). */
-  drive: number;
-  drives: number;
-  data: number;
-  parity: number;
-  /** Drives of the set found (this one, those given and those mounted next to it), by number. */
-  found: Array<{ drive: number; path: string }>;
-  present: number[];
-  missing: number[];
-  /** Whether the drives found are enough to rebuild the shipment. */
-  recoverable: boolean;
-  needed: number;
-}
-
-/** What the drive's recovery data can do about damage fixity found. */
-export interface VerifyRepairStatus {
-  /** Every damaged file can be repaired in place with `brickpost repair`. */
-  repairable: boolean;
-  damagedBlocks: number;
-  files: Array<{ path: string; damagedBlocks: number; repairable: boolean }>;
-}
-
-export interface VerifyProblem {
-  code: string;
-  message: string;
-  path?: string;
-}
-
-export interface VerifyReport {
-  ok: boolean;
-  shipmentId: string;
-  dataset: string;
-  seq: number;
-  label: string;
-  publisher: { keyId: string; name: string | null; trusted: boolean };
-  signature: 'valid' | 'invalid' | 'missing';
-  fixity: 'ok' | 'failed' | 'skipped';
-  deep: 'ok' | 'failed' | 'skipped';
-  filesChecked: number;
-  bytesChecked: number;
-  /** Chunk refs checked by `deep`: packed refs decoded and id-checked, delta frames decoded to their length. */
-  chunksChecked: number;
-  /** Held refs seen by `deep`: not on the drive (the recipient's base tree holds them), so not checked. */
-  chunksHeld?: number;
-  /** Present for a drive of a set. */
-  set?: VerifySetStatus;
-  /** Present when fixity failed on a drive with recovery data. */
-  repair?: VerifyRepairStatus;
-  problems: VerifyProblem[];
-  seconds: number;
-}
-
 export interface IngestOptions {
   drive: string;
   /** More drives of the same drive set (any k of the N drives make the shipment). */
@@ -263,30 +201,6 @@ export interface IngestSummary {
   skippedList: string | null;
   seconds: number;
   warnings: number;
-}
-
-export interface RepairOptions {
-  drive: string;
-  shipment?: string;
-  /** Only say what would be repaired. */
-  dryRun?: boolean;
-}
-
-export interface RepairSummary {
-  shipmentId: string;
-  /** The bag folder repaired. */
-  drive: string;
-  dryRun: boolean;
-  /** Every damaged file was repaired (or, with dryRun, can be). */
-  ok: boolean;
-  blocks: number;
-  damagedBlocks: number;
-  repairedBlocks: number;
-  /** The files that were not intact: repaired, repairable (dry run), unrepairable or digest-mismatch. */
-  files: Array<{ path: string; status: string; damagedBlocks: number; unrepairableBlocks: number; reason?: string }>;
-  /** Recovery files that are lost, refused or degraded. */
-  recoveryProblems: Array<{ path: string; state: string; reason: string }>;
-  seconds: number;
 }
 
 export interface RollbackOptions {

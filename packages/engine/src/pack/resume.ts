@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { readdir, rm, stat } from 'node:fs/promises';
+import { readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Database } from 'better-sqlite3';
 import { BrickpostError, packPath, quote } from '@brickpost/manifest';
@@ -74,6 +74,11 @@ export async function keepPacks(db: Database, id: string, roots: string[], layou
     chunks: number;
     plain: number;
   }>;
+  // A pack killed while renaming the sealed drives of a set into place left some renamed: unseal them.
+  for (const root of roots) {
+    const part = bagDir(root, id) + PART_SUFFIX;
+    if (!(await stat(part).catch(() => null)) && (await stat(bagDir(root, id)).catch(() => null))?.isDirectory()) await rename(bagDir(root, id), part);
+  }
   const kept: PackInfo[] = [];
   for (const r of rows) {
     if (r.share >= roots.length - layout.parity) continue;
