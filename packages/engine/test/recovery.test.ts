@@ -2,7 +2,8 @@
  * Recovery data (§recovery-data): a bag of random files written with
  * RecoveryWriter at 2 % and 10 % (4 KiB blocks, interleave 4, two packs fed
  * interleaved), then damage within and beyond the budget, damaged and
- * hostile recovery files, links, the overhead, and the writer's refusals.
+ * hostile recovery files, links, the overhead, and the writer's refusals;
+ * small drives whose last window is coded with fewer groups.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,7 +14,7 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { bagit, type BrickpostError } from '@brickpost/manifest';
-import { decodeHeader, encodeHeader, HEADER_LENGTH_AT } from '../src/recovery/header.js';
+import { decodeHeader, encodeHeader, HEADER_LENGTH_AT, type WindowHeader } from '../src/recovery/header.js';
 import {
   RecoveryWriter, repairRecovery, scanRecovery, type RecoveryFileInfo, type RecoveryFileReport, type RecoveryReport,
 } from '../src/recovery/index.js';
@@ -58,19 +59,19 @@ async function feed(rw: RecoveryWriter, rel: string, buf: Buffer, rnd: () => num
   await rw.endFile(rel);
 }
 
-async function buildBag(name: string, percent: number): Promise<Bag> {
+/** Files other than the packs fed one at a time, packs 0 and 1 interleaved, pack 2 (if any) from disk. */
+async function buildBag(name: string, percent: number, sizes = SIZES, opts: { blockSize?: number; interleave?: number } = { blockSize: B, interleave: I }): Promise<Bag> {
   const dir = join(root, name);
-  const data = new Map(SIZES.map(([rel, n]) => [rel, randomBytes(n)]));
+  const data = new Map(sizes.map(([rel, n]) => [rel, randomBytes(n)]));
   for (const [rel, buf] of data) {
     mkdirSync(dirname(join(dir, rel)), { recursive: true });
     writeFileSync(join(dir, rel), buf);
   }
-  const rw = await RecoveryWriter.create(dir, { percent, blockSize: B, interleave: I });
+  const rw = await RecoveryWriter.create(dir, { percent, ...opts });
   const rnd = rng(percent * 7919);
-  await feed(rw, SET, data.get(SET)!, rnd);
-  await feed(rw, MAN, data.get(MAN)!, rnd);
+  for (const [rel] of sizes.filter(([r]) => ![P0, P1, P2].includes(r))) await feed(rw, rel, data.get(rel)!, rnd);
   await Promise.all([feed(rw, P0, data.get(P0)!, rnd), feed(rw, P1, data.get(P1)!, rnd)]);
-  await rw.addFile(P2, join(dir, P2));
+  if (data.has(P2)) await rw.addFile(P2, join(dir, P2));
   const rec = await rw.finish();
   const entries = [...[...data].map(([path, buf]) => ({ path, digest: sha(buf) })), ...rec.map((r) => ({ path: r.path, digest: r.sha256 }))];
   writeFileSync(join(dir, 'manifest-sha256.txt'), bagit.formatManifest(entries));
@@ -330,5 +331,66 @@ describe('recovery data', () => {
     await assert.rejects(rw2.add('data/a', 5, Buffer.alloc(1)), { code: 'USAGE', message: /offset 5, expected 10/ });
     await rw2.abort();
     assert.ok(!existsSync(join(dir, 'data/recovery')));
+  });
+});
+
+describe('the last window of a drive', () => {
+  const KB64 = 1 << 16;
+  let s1: Bag;
+  let s10: Bag;
+  let mid: Bag;
+  /** The last recovery file's header of a bag. */
+  const lastHeader = (bag: Bag): WindowHeader => {
+    const w = bag.rec.at(-1)!.path;
+    const { bytes, H } = recFile(bag.dir, w);
+    return decodeHeader(bytes.subarray(0, H), w);
+  };
+  before(async () => {
+    const small = (bytes: number): Array<[string, number]> => [[MAN, 5000], [P0, bytes / 2], [P1, bytes / 2 - 5000]];
+    s1 = await buildBag('small-1', 2, small(MiB), {});
+    s10 = await buildBag('small-10', 2, small(10 * MiB), {});
+    mid = await buildBag('mid-2', 2, [[MAN, 3 * B], [P0, MiB], [P1, 150 * B + 1]]);
+  });
+
+  test('has as few groups as its blocks need: the percentage plus at most a row per group, not a row for each of 32', () => {
+    for (const [bag, n, groups, rows] of [[s1, 17, 1, [1]], [s10, 161, 1, [4]], [mid, 410, 3, [3, 3, 3]], [p2, 22, 1, [1]], [p10, 22, 1, [3]]] as const) {
+      const h = lastHeader(bag);
+      assert.deepEqual([h.crcs.length, h.params.interleave, [...h.rows]], [n, groups, rows]);
+    }
+    const size = s10.rec[0]!.size;
+    assert.ok(s10.rec.length === 1 && size <= 0.06 * 10 * MiB, `${size} recovery bytes for 10 MiB`);
+    assert.ok(s1.rec[0]!.size < 2 * KB64, `${s1.rec[0]!.size} recovery bytes for 1 MiB`);
+  });
+
+  test('keeps the streamed coding when its files cannot be read back as they were fed', async () => {
+    for (const [name, onDisk] of [['gone', undefined], ['changed', randomBytes(MiB)]] as const) {
+      const dir = join(root, `unread-${name}`);
+      mkdirSync(join(dir, 'data'), { recursive: true });
+      if (onDisk) writeFileSync(join(dir, 'data/a'), onDisk);
+      const rw = await RecoveryWriter.create(dir, { percent: 2 });
+      await rw.add('data/a', 0, randomBytes(MiB));
+      await rw.endFile('data/a');
+      const rec = await rw.finish();
+      const h = lastHeader({ dir, rec });
+      assert.deepEqual([h.params.interleave, h.rowCrcs.length], [32, 16]);
+    }
+  });
+
+  test('repairs up to r damaged blocks of a group and reports more', async () => {
+    const dir = copyOf(s10, 'small-10-four');
+    smash(dir, MAN, 7, 1);
+    smash(dir, P0, 5 * KB64, 2 * KB64);
+    smash(dir, P1, 63 * KB64 + 1, 1);
+    const r = await repairRecovery(dir);
+    assert.deepEqual([r.damagedBlocks, r.repairedBlocks, r.unrepairableBlocks], [4, 4, 0]);
+    assertIntact(dir, s10);
+    const five = copyOf(s10, 'small-10-five');
+    smash(five, P0, 20 * KB64, 5 * KB64);
+    assert.deepEqual([(await scanRecovery(five)).unrepairableBlocks, file(await repairRecovery(five), P0).status], [5, 'unrepairable']);
+    const run = copyOf(mid, 'mid-run');
+    smash(run, P0, 100 * B, 9 * B);
+    const m = await repairRecovery(run);
+    assert.deepEqual([m.repairedBlocks, m.unrepairableBlocks, file(m, P0).status], [9, 0, 'repaired']);
+    assertIntact(run, mid);
   });
 });

@@ -2,7 +2,8 @@
  * RecoveryWriter: computes a drive's recovery data while pack writes the
  * protected files, and writes one recovery file per window. Memory: the
  * I × r accumulators of the current window (B bytes each) and one block
- * per open file.
+ * per open file; when finishing, the last window's blocks are read back
+ * and coded with fewer groups if that needs fewer rows (last-window.ts).
  */
 import { open, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -12,6 +13,7 @@ import { toEnvironmentError } from '../io/errors.js';
 import { syncDir } from '../io/sync.js';
 import { cauchy, mulAdd } from '../parity/index.js';
 import type { Segment } from './header.js';
+import { recodeLastWindow, type WindowCoding } from './last-window.js';
 import {
   MAX_PROTECTED_FILE, RECOVERY_DIR, recoveryParams, rowsFor, windowBlocks, type RecoveryParams,
 } from './params.js';
@@ -146,14 +148,17 @@ export class RecoveryWriter {
 
   /**
    * Writes the last window's recovery file, fsyncs the recovery folders and
-   * returns every recovery file written, for the payload manifest.
+   * returns every recovery file written, for the payload manifest. Every
+   * protected file must be complete on disk: the last window is read back
+   * to code it with as few groups as its blocks need (a file that cannot
+   * be read back leaves it coded as streamed, with I groups).
    * @throws BrickpostError USAGE (a file not ended), NO_SPACE, PERMISSION, IO, CANCELLED
    */
   finish(): Promise<RecoveryFileInfo[]> {
     return this.serial(async () => {
       const open = this.feeding.keys().next();
       if (!open.done) throw new BrickpostError('USAGE', `recovery data finished while ${quote(open.value)} is not ended`);
-      if (this.members > 0) await this.flush();
+      if (this.members > 0) await this.flush(true);
       this.closed = true;
       const folders = new Set(this.written.map((f) => dirname(join(this.bagDir, f.path))));
       if (folders.size > 0) folders.add(join(this.bagDir, RECOVERY_DIR)).add(join(this.bagDir, 'data'));
@@ -245,25 +250,36 @@ export class RecoveryWriter {
     if (this.members === this.perWindow) await this.flush();
   }
 
-  /** Writes the current window's recovery file and starts the next window. */
-  private async flush(): Promise<void> {
-    const { basisPoints } = this.params;
+  /**
+   * Writes the current window's recovery file and starts the next window.
+   * The drive's last window (`lastWindow`) is coded again from the files on disk when
+   * fewer groups give fewer rows; otherwise, and for full windows, the
+   * streamed accumulators are the recovery blocks.
+   */
+  private async flush(lastWindow = false): Promise<void> {
     const n = this.members;
-    const rows = Uint8Array.from(this.groupCounts, (c) => rowsFor(c, basisPoints));
-    const blocks: Buffer[] = [];
-    rows.forEach((count, q) => {
-      for (let j = 0; j < count; j++) blocks.push(this.acc[q * this.rowsPerGroup + j]!);
-    });
+    const win = { segments: this.segments, crcs: this.crcs.slice(0, n), lengths: this.lengths.slice(0, n) };
+    const streamed = this.streamedCoding(n);
+    const coding = (lastWindow ? await recodeLastWindow(this.bagDir, this.params, win, streamed.blocks.length) : undefined) ?? streamed;
     const info = await writeWindowFile(this.bagDir, {
-      params: this.params, window: this.window, segments: this.segments,
-      crcs: this.crcs.slice(0, n), lengths: this.lengths.slice(0, n), last: this.last.slice(0, n),
-      groups: this.groups.slice(0, n), rows, rowCrcs: Uint32Array.from(blocks, (b) => crc32(b)),
-    }, blocks);
+      ...win, params: coding.params, window: this.window, last: this.last.slice(0, n),
+      groups: coding.groups, rows: coding.rows, rowCrcs: Uint32Array.from(coding.blocks, (b) => crc32(b)),
+    }, coding.blocks);
     this.written.push(info);
     for (const b of this.acc) b.fill(0);
     this.groupCounts.fill(0);
     this.members = 0;
     this.segments = [];
     this.window++;
+  }
+
+  /** The current window as streamed: I groups, the accumulators' first r_q rows of each. */
+  private streamedCoding(n: number): WindowCoding {
+    const rows = Uint8Array.from(this.groupCounts, (c) => rowsFor(c, this.params.basisPoints));
+    const blocks: Buffer[] = [];
+    rows.forEach((count, q) => {
+      for (let j = 0; j < count; j++) blocks.push(this.acc[q * this.rowsPerGroup + j]!);
+    });
+    return { params: this.params, groups: this.groups.slice(0, n), rows, blocks };
   }
 }
