@@ -17,6 +17,7 @@
  * block; blockWeakSums adds the character offset as weakSum does. All
  * arithmetic wraps mod 2^32, which keeps the low 16 bits the sums use.
  */
+import { get, i32, instantiate, moduleBytes, set, simd as simdOp, tee, v128 } from '../wasm/asm.js';
 import { CHAR_OFFSET } from './sums.js';
 
 /*
@@ -40,27 +41,8 @@ import { CHAR_OFFSET } from './sums.js';
  *       $out += 8; $p = $stop; br 0
  *     end end)
  */
-function moduleBytes(): Uint8Array {
-  const uleb = (n: number): number[] => {
-    const o: number[] = [];
-    do {
-      let b = n & 0x7f;
-      n >>>= 7;
-      if (n) b |= 0x80;
-      o.push(b);
-    } while (n);
-    return o;
-  };
-  const vec = (items: number[][]): number[] => [...uleb(items.length), ...items.flat()];
-  const section = (id: number, body: number[]): number[] => [id, ...uleb(body.length), ...body];
-  const name = (s: string): number[] => [...uleb(s.length), ...Buffer.from(s, 'latin1')];
-  const simd = (op: number): number[] => [0xfd, ...uleb(op)];
-  const get = (i: number): number[] => [0x20, i];
-  const set = (i: number): number[] => [0x21, i];
-  const tee = (i: number): number[] => [0x22, i];
-  const i32 = (n: number): number[] => [0x41, n];
-  const v128 = (bytes: number[]): number[] => [...simd(0x0c), ...bytes];
-  const [addI32x4, extadd8, extadd16, mulLow, mulHigh, lane] = [simd(0xae), simd(0x7d), simd(0x7f), simd(0x9e), simd(0x9f), simd(0x1b)];
+function kernelBytes(): Uint8Array {
+  const [addI32x4, extadd8, extadd16, mulLow, mulHigh, lane] = [simdOp(0xae), simdOp(0x7d), simdOp(0x7f), simdOp(0x9e), simdOp(0x9f), simdOp(0x1b)];
   const hsum = (l: number): number[] => [...get(l), ...lane, 0, ...get(l), ...lane, 1, 0x6a, ...get(l), ...lane, 2, 0x6a, ...get(l), ...lane, 3, 0x6a];
   const zero = v128(new Array(16).fill(0));
   const weights = v128(Array.from({ length: 16 }, (_, j) => 16 - j));
@@ -72,7 +54,7 @@ function moduleBytes(): Uint8Array {
     ...get(P), ...get(B), 0x6a, ...set(STOP), ...get(P), ...set(Q),
     ...[0x03, 0x40],
     ...get(PRE), ...get(S1), ...addI32x4, ...set(PRE),
-    ...get(Q), ...simd(0x00), 0, 0, ...set(V),
+    ...get(Q), ...simdOp(0x00), 0, 0, ...set(V),
     ...get(S1), ...get(V), ...extadd8, ...extadd16, ...addI32x4, ...set(S1),
     ...get(W), ...get(V), ...weights, ...mulLow, ...extadd16, ...addI32x4, ...get(V), ...weights, ...mulHigh, ...extadd16, ...addI32x4, ...set(W),
     ...get(Q), ...i32(16), 0x6a, ...tee(Q), ...get(STOP), 0x49, 0x0d, 0,
@@ -83,22 +65,8 @@ function moduleBytes(): Uint8Array {
     ...get(STOP), ...set(P),
     ...[0x0c, 0, 0x0b, 0x0b, 0x0b],
   ];
-  const code = [...vec([[2, 0x7f], [4, 0x7b]]), ...body];
-  return Uint8Array.from([
-    ...[0x00, 0x61, 0x73, 0x6d, 1, 0, 0, 0],
-    ...section(1, vec([[0x60, ...vec([[0x7f], [0x7f], [0x7f], [0x7f]]), 0]])),
-    ...section(3, vec([[0]])),
-    ...section(5, vec([[0x00, 1]])),
-    ...section(7, vec([[...name('mem'), 0x02, 0], [...name('weak'), 0x00, 0]])),
-    ...section(10, vec([[...uleb(code.length), ...code]])),
-  ]);
+  return moduleBytes({ fn: 'weak', params: 4, locals: [[2, 0x7f], [4, 0x7b]], pages: 1, body });
 }
-
-/** The part of the WebAssembly API used here (the project's TypeScript libs do not declare it). */
-declare const WebAssembly: {
-  Module: new (bytes: Uint8Array) => object;
-  Instance: new (module: object) => { exports: object };
-};
 
 interface Simd {
   mem: { buffer: ArrayBuffer; grow(pages: number): number };
@@ -114,9 +82,7 @@ let simd: Simd | null | undefined;
 function instance(): Simd | null {
   if (simd !== undefined) return simd;
   try {
-    const bytes = moduleBytes();
-    const i = new WebAssembly.Instance(new WebAssembly.Module(bytes)).exports as unknown as Simd;
-    simd = i;
+    simd = instantiate<Simd>(kernelBytes());
   } catch {
     simd = null;
   }

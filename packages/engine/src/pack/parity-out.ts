@@ -1,6 +1,6 @@
 import { PARITY_FILE_SIZE, parityPath } from '@brickpost/manifest';
 import type { SeqWriter, WriteTap } from '../io/seq-writer.js';
-import { cauchy, combine } from '../parity/rs.js';
+import { encodeParity } from '../parity/rs.js';
 import type { DriveFile, DriveTarget } from './drive-target.js';
 
 /** Bytes of each share encoded at a time. */
@@ -18,15 +18,16 @@ const UNIT = 1 << 20;
 export class ParityOut {
   private readonly queues: Buffer[][];
   private readonly received: number[];
-  private readonly coefs: number[][];
   private readonly outs: ParityFiles[];
   private done = 0;
   private busy: Promise<void> = Promise.resolve();
 
-  constructor(k: number, parity: DriveTarget[]) {
+  constructor(
+    private readonly k: number,
+    parity: DriveTarget[],
+  ) {
     this.queues = Array.from({ length: k }, () => []);
     this.received = new Array<number>(k).fill(0);
-    this.coefs = parity.map((_, j) => Array.from({ length: k }, (_, i) => cauchy(k, j, i)));
     this.outs = parity.map((t) => new ParityFiles(t));
   }
 
@@ -61,11 +62,10 @@ export class ParityOut {
     const run = async (): Promise<void> => {
       const srcs = this.queues.map((_, i) => this.take(i, len));
       this.done += len;
-      for (let j = 0; j < this.outs.length; j++) {
-        const p = Buffer.allocUnsafe(len);
-        combine(p, srcs, this.coefs[j]!, len);
-        await this.outs[j]!.write(p);
-      }
+      // All rows at once: each source is copied into the kernel's memory once.
+      const rows = this.outs.map(() => Buffer.allocUnsafe(len));
+      encodeParity(this.k, srcs, rows, len);
+      for (let j = 0; j < rows.length; j++) await this.outs[j]!.write(rows[j]!);
     };
     this.busy = this.busy.then(run);
     return this.busy;

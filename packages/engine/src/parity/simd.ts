@@ -14,6 +14,7 @@
  * the output in registers while it walks all the sources, and copies the
  * block of each output back: each byte of each buffer crosses once.
  */
+import { get, i32, instantiate, moduleBytes, set, simd, tee, uleb } from '../wasm/asm.js';
 import { nibbleTables } from './gf.js';
 
 /** Largest block of one share, and the bytes of all sources' blocks together. */
@@ -58,34 +59,7 @@ export const MAX_SOURCES = 256;
  * 63 bytes past len in the output block, made from bytes past len in the
  * source blocks, are garbage the caller does not copy out.
  */
-function moduleBytes(): Uint8Array {
-  const uleb = (n: number): number[] => {
-    const o: number[] = [];
-    do {
-      let b = n & 0x7f;
-      n >>>= 7;
-      if (n) b |= 0x80;
-      o.push(b);
-    } while (n);
-    return o;
-  };
-  const sleb = (n: number): number[] => {
-    const o: number[] = [];
-    for (;;) {
-      const b = n & 0x7f;
-      n >>= 7;
-      if ((n === 0 && !(b & 0x40)) || (n === -1 && b & 0x40)) return [...o, b];
-      o.push(b | 0x80);
-    }
-  };
-  const vec = (items: number[][]): number[] => [...uleb(items.length), ...items.flat()];
-  const section = (id: number, body: number[]): number[] => [id, ...uleb(body.length), ...body];
-  const name = (s: string): number[] => [...uleb(s.length), ...Buffer.from(s, 'latin1')];
-  const simd = (op: number): number[] => [0xfd, ...uleb(op)];
-  const get = (i: number): number[] => [0x20, i];
-  const set = (i: number): number[] => [0x21, i];
-  const tee = (i: number): number[] => [0x22, i];
-  const i32 = (n: number): number[] => [0x41, ...sleb(n)];
+function kernelBytes(): Uint8Array {
   const load = (offset: number): number[] => [...simd(0x00), 4, ...uleb(offset)];
   const store = (offset: number): number[] => [...simd(0x0b), 4, ...uleb(offset)];
   const [swizzle, splat, and, xor, shr16] = [simd(0x0e), simd(0x0f), simd(0x4e), simd(0x51), simd(0x8d)];
@@ -120,22 +94,8 @@ function moduleBytes(): Uint8Array {
     ...get(POS), ...i32(64), ADD, ...tee(POS), ...get(LEN), LT_U, 0x0d, 0,
     ...[0x0b, 0x0b],
   ];
-  const code = [...vec([[5, 0x7f], [8, 0x7b]]), ...body];
-  return Uint8Array.from([
-    ...[0x00, 0x61, 0x73, 0x6d, 1, 0, 0, 0],
-    ...section(1, vec([[0x60, ...vec([[0x7f], [0x7f], [0x7f], [0x7f], [0x7f]]), 0]])),
-    ...section(3, vec([[0]])),
-    ...section(5, vec([[0x00, ...uleb(PAGES)]])),
-    ...section(7, vec([[...name('mem'), 0x02, 0], [...name('dot'), 0x00, 0]])),
-    ...section(10, vec([[...uleb(code.length), ...code]])),
-  ]);
+  return moduleBytes({ fn: 'dot', params: 5, locals: [[5, 0x7f], [8, 0x7b]], pages: PAGES, body });
 }
-
-/** The part of the WebAssembly API used here (the project's TypeScript libs do not declare it). */
-declare const WebAssembly: {
-  Module: new (bytes: Uint8Array) => object;
-  Instance: new (module: object) => { exports: object };
-};
 
 interface Kernel {
   heap: Uint8Array;
@@ -148,10 +108,7 @@ let kernel: Kernel | null | undefined;
 function instance(): Kernel | null {
   if (kernel !== undefined) return kernel;
   try {
-    const e = new WebAssembly.Instance(new WebAssembly.Module(moduleBytes())).exports as {
-      mem: { buffer: ArrayBuffer };
-      dot: Kernel['dot'];
-    };
+    const e = instantiate<{ mem: { buffer: ArrayBuffer }; dot: Kernel['dot'] }>(kernelBytes());
     const heap = new Uint8Array(e.mem.buffer);
     heap.set(nibbleTables(), TABLES);
     kernel = { heap, dot: e.dot };
