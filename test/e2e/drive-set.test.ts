@@ -92,7 +92,7 @@ describe('drive sets with parity', () => {
       // m + 1 lost: refused with exit 8, naming the drives that could complete the set.
       const present = [...Array(n).keys()].slice(m + 1);
       const dest = join(root, `dest-${n}-short`);
-      const r = brickpost(sub, ['ingest', ...present.map((i) => drives[i]!), dest, '--json']);
+      const r = brickpost(sub, ['ingest', ...keep(drives, present, `${n}-short`), dest, '--json']);
       assert.equal(r.code, 8, r.stdout + r.stderr);
       const ev = errorEvent(r);
       assert.equal(ev.code, 'SET_INCOMPLETE');
@@ -146,13 +146,19 @@ describe('drive sets with parity', () => {
     assert.equal(errorEvent(forged).code, 'UNTRUSTED_PUBLISHER');
   });
 
-  test('one drive at a time with --gather', () => {
+  test('drives mounted next to the one given are found; one drive at a time with --gather', () => {
     const { drives } = packSet(pub, join(root, 'gather-set'), 3);
+    const found = brickpost(sub, ['ingest', drives[2]!, join(root, 'dest-siblings'), '--json']);
+    assert.equal(found.code, 0, found.stdout + found.stderr);
+    assert.deepEqual(diffSnapshots(snapshot(src), snapshot(join(root, 'dest-siblings'))), []);
+    // One slot: each drive alone in a folder of its own, as if mounted one after the other.
+    const [third] = keep(drives, [2], 'slot-a');
+    const [firstDrive] = keep(drives, [0], 'slot-b');
     const dest = join(root, 'dest-gather');
-    const first = brickpost(sub, ['ingest', drives[2]!, dest, '--gather', '--json']);
+    const first = brickpost(sub, ['ingest', third!, dest, '--gather', '--json']);
     assert.equal(first.code, 8, first.stdout + first.stderr);
     assert.match(errorEvent(first).message, /drives 3 are here, 1 more of drives 1, 2 is needed/);
-    const second = brickpost(sub, ['ingest', drives[0]!, dest, '--gather', '--json']);
+    const second = brickpost(sub, ['ingest', firstDrive!, dest, '--gather', '--json']);
     assert.equal(second.code, 0, second.stdout + second.stderr);
     assert.deepEqual(diffSnapshots(snapshot(src), snapshot(dest)), []);
     assert.equal(existsSync(join(dest, '.brickpost', 'gather')) && readdirSync(join(dest, '.brickpost', 'gather')).length > 0, false, 'the gathered copies are removed');

@@ -127,3 +127,19 @@ export async function siblingDrives(drive: string, id: string): Promise<string[]
   }
   return out;
 }
+
+/** The other drives of `s`'s set that open and carry the same set file: those given and those mounted next to it, by share. */
+export async function setDrives(s: OpenedShipment, given: string[], trusted: TrustedSigner[]): Promise<Map<number, string>> {
+  const out = new Map<number, string>();
+  for (const d of [...given, ...(await siblingDrives(s.dir, s.id))]) {
+    try {
+      const f = await findShipment(d, s.id);
+      const o = await openShipment(f.id, f.dir, trusted, { problems: [], signature: 'missing', signer: { keyId: '', name: null, trusted: false } });
+      const i = o.info.bagIndex - 1;
+      if (o.signature === 'valid' && o.payload.get(SET_PATH) === s.payload.get(SET_PATH) && i !== s.info.bagIndex - 1 && !out.has(i)) out.set(i, f.dir);
+    } catch {
+      // Not a readable drive of this set: it does not count as present.
+    }
+  }
+  return out;
+}

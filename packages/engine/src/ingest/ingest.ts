@@ -6,7 +6,7 @@ import { chunkKey } from '../chunk/index.js';
 import type { Context } from '../context.js';
 import type { OpenedShipment } from '../drive/open.js';
 import { rebuildMissing } from '../drive/rebuild.js';
-import { mergedShipment, openMembers } from '../drive/set.js';
+import { mergedShipment, openMembers, setDrives, setStatus } from '../drive/set.js';
 import { toEnvironmentError } from '../io/errors.js';
 import { Progress } from '../io/progress.js';
 import { CAN_SYNC_FS, syncFilesystem } from '../io/sync.js';
@@ -50,7 +50,13 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
   const me = ctx.identity();
   const identities = age.parseIdentityFile(me.ageIdentity);
   const trusted = trustedVerifiers(ctx.catalog);
-  const given = await openMembers([opts.drive, ...(opts.drives ?? [])], trusted, opts.shipment);
+  const drives = [opts.drive, ...(opts.drives ?? [])];
+  let given = await openMembers(drives, trusted, opts.shipment);
+  if (given.set && !setStatus(given.set, given.members.keys()).recoverable) {
+    // Drives of the set mounted next to the ones given count too.
+    const more = [...(await setDrives(given.first, [], trusted))].filter(([i]) => !given.members.has(i)).map(([, dir]) => dir);
+    if (more.length > 0) given = await openMembers([...drives, ...more], trusted, given.first.id);
+  }
   const s = given.first;
   if (opts.keepUndo !== undefined && (!Number.isSafeInteger(opts.keepUndo) || opts.keepUndo < 0 || opts.keepUndo > 1000)) {
     throw new BrickpostError('USAGE', `--keep-undo ${String(opts.keepUndo)} must be a whole number from 0 to 1000`);

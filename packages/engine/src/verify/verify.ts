@@ -1,14 +1,14 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ERROR_CODES, isBrickpostError, SET_PATH } from '@brickpost/manifest';
+import { ERROR_CODES, isBrickpostError } from '@brickpost/manifest';
 import type { EventSink, VerifyOptions, VerifyProblem, VerifyReport } from '../api.js';
 import type { Context } from '../context.js';
 import { findShipment } from '../drive/layout.js';
-import { openShipment, type LenientFindings, type OpenedShipment, type TrustedSigner } from '../drive/open.js';
+import { openShipment, type LenientFindings } from '../drive/open.js';
 import { rebuildMissing } from '../drive/rebuild.js';
 import { repairStatus } from '../drive/repair.js';
-import { mergedShipment, openMembers, requireRecoverable, setStatus, siblingDrives } from '../drive/set.js';
+import { mergedShipment, openMembers, requireRecoverable, setDrives, setStatus } from '../drive/set.js';
 import { Progress } from '../io/progress.js';
 import { trustedVerifiers } from '../keys/index.js';
 import { checkFixity } from './fixity.js';
@@ -126,18 +126,3 @@ export function worstProblem(problems: VerifyProblem[]): VerifyProblem | undefin
   return [...problems].sort((a, b) => rank(a) - rank(b))[0];
 }
 
-/** The other drives of `s`'s set that open and carry the same set file: those given and those mounted next to it, by share. */
-async function setDrives(s: OpenedShipment, given: string[], trusted: TrustedSigner[]): Promise<Map<number, string>> {
-  const out = new Map<number, string>();
-  for (const d of [...given, ...(await siblingDrives(s.dir, s.id))]) {
-    try {
-      const f = await findShipment(d, s.id);
-      const o = await openShipment(f.id, f.dir, trusted, { problems: [], signature: 'missing', signer: { keyId: '', name: null, trusted: false } });
-      const i = o.info.bagIndex - 1;
-      if (o.signature === 'valid' && o.payload.get(SET_PATH) === s.payload.get(SET_PATH) && i !== s.info.bagIndex - 1 && !out.has(i)) out.set(i, f.dir);
-    } catch {
-      // Not a readable drive of this set: it does not count as present.
-    }
-  }
-  return out;
-}
