@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createCipheriv } from 'node:crypto';
-import { cauchy, combine, encodeParity, gfInv, gfMul, mulAdd, reconstruct, reconstructionMatrix } from '../src/parity/index.js';
+import { Accumulators, cauchy, combine, encodeParity, gfInv, gfMul, mulAdd, reconstruct, reconstructionMatrix } from '../src/parity/index.js';
+import { MAX_ACCUMULATOR_BYTES } from '../src/parity/accumulators.js';
 import { mulAddBytes } from '../src/parity/gf.js';
 import { dotProductsSimd } from '../src/parity/simd.js';
 
@@ -110,6 +111,48 @@ test('combine with many sources (blocks of several sizes, more sources than one 
     combine(dst, srcs, coefs, length);
     assert.deepEqual(dst, naiveCombine(srcs, coefs, length), `${n} sources of ${length} bytes`);
   }
+});
+
+test('Accumulators (kernel and byte loop) equal mulAdd row by row: several groups, partial and odd-length blocks, two windows', () => {
+  for (const [size, groups, r] of [[64, 2, 3], [4096, 3, 4], [65536, 5, 4]]) {
+    for (const simd of [true, false]) {
+      const acc = new Accumulators(groups * r, size, { simd });
+      for (const window of [0, 1]) {
+        const expected = Array.from({ length: groups * r }, () => new Uint8Array(size));
+        const lengths = [size, 1, size - 1, 63, 64, 65, size, Math.floor(size / 3), 17, size].map((n) => Math.min(n, size));
+        lengths.forEach((length, b) => {
+          const q = b % groups;
+          const m = Math.floor(b / groups);
+          const src = unaligned(length + 5, 100 * window + b, b % 7).subarray(0, length + (b % 3));
+          const coefs = Array.from({ length: r }, (_, j) => (b === 4 && j === 1 ? 0 : b === 5 && j === 2 ? 1 : cauchy(200, j, m)));
+          const slots = coefs.map((_, j) => q * r + j);
+          acc.mulAdd(slots, src, coefs, length);
+          slots.forEach((slot, j) => mulAdd(expected[slot], src, coefs[j], length));
+        });
+        expected.forEach((e, slot) => assert.deepEqual(acc.view(slot), e, `slot ${slot} of ${groups} × ${r} × ${size} (simd ${simd}, window ${window})`));
+        acc.clear();
+        for (let slot = 0; slot < groups * r; slot++) assert.ok(acc.view(slot).every((x) => x === 0), 'clear zeroes');
+      }
+    }
+  }
+});
+
+test('argument errors of Accumulators, which change nothing', () => {
+  assert.throws(() => new Accumulators(4, 100), /size 100 is not a positive multiple of 64/);
+  assert.throws(() => new Accumulators(0, 64), /count 0/);
+  assert.throws(() => new Accumulators(MAX_ACCUMULATOR_BYTES / 4096 + 1, 4096), /exceed 1073741824 bytes/);
+  const acc = new Accumulators(2, 128);
+  const src = stream(128, 1);
+  acc.mulAdd([0], src, [3]);
+  const before = Uint8Array.from(acc.view(0));
+  assert.throws(() => acc.mulAdd([0, 2], src, [1, 1]), /slot 2 is not in 0 … 1/);
+  assert.throws(() => acc.mulAdd([0, 1], src, [1, 256]), /coefficient 1 is not a byte: 256/);
+  assert.throws(() => acc.mulAdd([0], src, [1, 2]), /1 slots and 2 coefficients/);
+  assert.throws(() => acc.mulAdd([0, 1, 0], src, [1, 1, 1]), /for 2 accumulators/);
+  assert.throws(() => acc.mulAdd([0], stream(200, 2), [1], 129), /length 129/);
+  assert.throws(() => acc.mulAdd([0], acc.view(1), [1]), /lies in the accumulators' memory/);
+  assert.deepEqual(acc.view(0), before);
+  assert.throws(() => acc.view(-1), /slot -1/);
 });
 
 /** Every subset of 0 … n−1 with at most `max` members. */

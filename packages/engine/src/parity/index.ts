@@ -9,6 +9,9 @@
  * stripe rebuild the others (*reconstruction*). The field is ISA-L's
  * (polynomial 0x11d, generator 2) and the parity rows are ISA-L's Cauchy
  * matrix, so the parity bytes are those of gf_gen_cauchy1_matrix.
+ * An *accumulator* is an output that many products c · source are added
+ * into, one source at a time (the recovery rows of a window).
  */
 export { gfMul, gfInv } from './gf.js';
 export { cauchy, mulAdd, combine, encodeParity, reconstructionMatrix, reconstruct } from './rs.js';
+export { Accumulators } from './accumulators.js';

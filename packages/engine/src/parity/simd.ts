@@ -14,7 +14,7 @@
  * the output in registers while it walks all the sources, and copies the
  * block of each output back: each byte of each buffer crosses once.
  */
-import { get, i32, instantiate, moduleBytes, set, simd, tee, uleb } from '../wasm/asm.js';
+import { get, i32, instantiate, load128 as load, moduleBytes, set, simd, store128 as store, tee } from '../wasm/asm.js';
 import { nibbleTables } from './gf.js';
 
 /** Largest block of one share, and the bytes of all sources' blocks together. */
@@ -60,8 +60,6 @@ export const MAX_SOURCES = 256;
  * source blocks, are garbage the caller does not copy out.
  */
 function kernelBytes(): Uint8Array {
-  const load = (offset: number): number[] => [...simd(0x00), 4, ...uleb(offset)];
-  const store = (offset: number): number[] => [...simd(0x0b), 4, ...uleb(offset)];
   const [swizzle, splat, and, xor, shr16] = [simd(0x0e), simd(0x0f), simd(0x4e), simd(0x51), simd(0x8d)];
   const zero = [...simd(0x0c), ...new Array(16).fill(0)];
   const [ADD, SHL, LT_U, LOAD8_U] = [0x6a, 0x74, 0x49, 0x2d];

@@ -11,7 +11,7 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
-import { cauchy, mulAdd } from '../parity/index.js';
+import { Accumulators, cauchy } from '../parity/index.js';
 import { readAt } from './bag-io.js';
 import type { Segment } from './header.js';
 import { rowsFor, type RecoveryParams } from './params.js';
@@ -28,7 +28,7 @@ export interface WindowCoding {
   params: RecoveryParams;
   groups: Uint8Array;
   rows: Uint8Array;
-  blocks: Buffer[];
+  blocks: Uint8Array[];
 }
 
 /**
@@ -86,7 +86,7 @@ function assignGroups(segments: readonly Segment[], n: number, interleave: numbe
  */
 async function encode(
   bagDir: string, params: RecoveryParams, win: WindowBlocks, groups: Uint8Array, rows: Uint8Array,
-): Promise<Buffer[] | undefined> {
+): Promise<Uint8Array[] | undefined> {
   const { blockSize: B, groupSize: g } = params;
   const firstRow = new Uint32Array(rows.length);
   let total = 0;
@@ -94,7 +94,7 @@ async function encode(
     firstRow[q] = total;
     total += r;
   });
-  const acc = Array.from({ length: total }, () => Buffer.alloc(B));
+  const acc = new Accumulators(total, B);
   const members = new Uint32Array(rows.length);
   const buf = Buffer.allocUnsafe(B);
   const lastSegment = new Map(win.segments.map((s, i) => [s.path, i]));
@@ -113,7 +113,8 @@ async function encode(
         if ((await readAt(fh, data, (s.first + b) * B)) !== data.length || crc32(data) !== win.crcs[p]) return undefined;
         const q = groups[p]!;
         const m = members[q]!++;
-        for (let j = 0; j < rows[q]!; j++) mulAdd(acc[firstRow[q]! + j]!, data, cauchy(g, j, m));
+        const js = Array.from({ length: rows[q]! }, (_, j) => j);
+        acc.mulAdd(js.map((j) => firstRow[q]! + j), data, js.map((j) => cauchy(g, j, m)));
       }
       if (lastSegment.get(s.path) === i) {
         handles.delete(s.path);
@@ -123,5 +124,5 @@ async function encode(
   } finally {
     for (const fh of handles.values()) await fh.close().catch(() => undefined);
   }
-  return acc;
+  return Array.from({ length: total }, (_, slot) => acc.view(slot));
 }

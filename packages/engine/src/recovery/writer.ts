@@ -1,7 +1,8 @@
 /**
  * RecoveryWriter: computes a drive's recovery data while pack writes the
  * protected files, and writes one recovery file per window. Memory: the
- * I × r accumulators of the current window (B bytes each) and one block
+ * I × r accumulators of the current window (B bytes each, in the memory
+ * of a WebAssembly kernel: parity/accumulators.ts) and one block
  * per open file; when finishing, the last window's blocks are read back
  * and coded with fewer groups if that needs fewer rows (last-window.ts).
  */
@@ -11,7 +12,7 @@ import { crc32 } from 'node:zlib';
 import { bagit, BrickpostError, quote } from '@brickpost/manifest';
 import { toEnvironmentError } from '../io/errors.js';
 import { syncDir } from '../io/sync.js';
-import { cauchy, mulAdd } from '../parity/index.js';
+import { Accumulators, cauchy } from '../parity/index.js';
 import type { Segment } from './header.js';
 import { recodeLastWindow, type WindowCoding } from './last-window.js';
 import {
@@ -52,7 +53,11 @@ const READ_BYTES = 1 << 20;
 export class RecoveryWriter {
   private readonly rowsPerGroup: number;
   private readonly perWindow: number;
-  private acc: Buffer[] = [];
+  /** The I × r accumulators of the window (see accumulators()). */
+  private acc: Accumulators | undefined;
+  /** The slots and coefficients of a block's r rows, reused from block to block. */
+  private readonly slots: number[] = [];
+  private readonly coefs: number[] = [];
   private readonly crcs: Uint32Array;
   private readonly lengths: Uint32Array;
   private readonly last: Uint8Array;
@@ -228,16 +233,19 @@ export class RecoveryWriter {
    * all groups however the files are interleaved.
    */
   private async complete(rel: string, f: Feeding, last: boolean): Promise<void> {
-    const { interleave: I, groupSize: g, blockSize: B } = this.params;
+    const { interleave: I, groupSize: g } = this.params;
     const r = this.rowsPerGroup;
-    if (this.acc.length === 0) this.acc = Array.from({ length: I * r }, () => Buffer.alloc(B));
     let q = f.group ?? this.nextGroup;
     while (this.groupCounts[q] === g) q = (q + 1) % I;
     const m = this.groupCounts[q]!++;
     f.group = this.nextGroup = (q + 1) % I;
     const p = this.members++;
     const data = f.buf.subarray(0, f.fill);
-    for (let j = 0; j < r; j++) mulAdd(this.acc[q * r + j]!, data, cauchy(g, j, m));
+    for (let j = 0; j < r; j++) {
+      this.slots[j] = q * r + j;
+      this.coefs[j] = cauchy(g, j, m);
+    }
+    this.accumulators().mulAdd(this.slots, data, this.coefs);
     this.crcs[p] = crc32(data);
     this.lengths[p] = f.fill;
     this.last[p] = last ? 1 : 0;
@@ -264,21 +272,27 @@ export class RecoveryWriter {
     const info = await writeWindowFile(this.bagDir, {
       ...win, params: coding.params, window: this.window, last: this.last.slice(0, n),
       groups: coding.groups, rows: coding.rows, rowCrcs: Uint32Array.from(coding.blocks, (b) => crc32(b)),
-    }, coding.blocks);
+    }, coding.blocks.map((b) => Buffer.from(b.buffer, b.byteOffset, b.byteLength)));
     this.written.push(info);
-    for (const b of this.acc) b.fill(0);
+    this.accumulators().clear();
     this.groupCounts.fill(0);
     this.members = 0;
     this.segments = [];
     this.window++;
   }
 
-  /** The current window as streamed: I groups, the accumulators' first r_q rows of each. */
+  /** The window's accumulators, row j of group q in slot q × r + j; made with the first block, as B may be large. */
+  private accumulators(): Accumulators {
+    return (this.acc ??= new Accumulators(this.params.interleave * this.rowsPerGroup, this.params.blockSize));
+  }
+
+  /** The current window as streamed: I groups, the accumulators' first r_q rows of each (views, valid until they are cleared). */
   private streamedCoding(n: number): WindowCoding {
+    const acc = this.accumulators();
     const rows = Uint8Array.from(this.groupCounts, (c) => rowsFor(c, this.params.basisPoints));
-    const blocks: Buffer[] = [];
+    const blocks: Uint8Array[] = [];
     rows.forEach((count, q) => {
-      for (let j = 0; j < count; j++) blocks.push(this.acc[q * this.rowsPerGroup + j]!);
+      for (let j = 0; j < count; j++) blocks.push(acc.view(q * this.rowsPerGroup + j));
     });
     return { params: this.params, groups: this.groups.slice(0, n), rows, blocks };
   }

@@ -1,8 +1,9 @@
 /**
  * A few lines of WebAssembly assembly, enough for the SIMD kernels of
- * delta/weak-simd.ts and parity/simd.ts: LEB128 numbers, vectors,
- * sections, the instructions they use, and a module of one exported
- * function and one exported memory `mem`, instantiated synchronously.
+ * delta/weak-simd.ts, parity/simd.ts and parity/accumulators.ts: LEB128
+ * numbers, vectors, sections, the instructions they use, and a module of
+ * one exported function and one exported memory `mem`, compiled and
+ * instantiated synchronously.
  */
 
 /** Unsigned LEB128. */
@@ -36,6 +37,11 @@ export const tee = (i: number): number[] => [0x22, i];
 export const i32 = (n: number): number[] => [0x41, ...sleb(n)];
 /** A v128 constant of 16 bytes. */
 export const v128 = (bytes: number[]): number[] => [...simd(0x0c), ...bytes];
+/** v128.load / v128.store at a constant offset from the address on the stack (alignment hint 16). */
+export const load128 = (offset: number): number[] => [...simd(0x00), 4, ...uleb(offset)];
+export const store128 = (offset: number): number[] => [...simd(0x0b), 4, ...uleb(offset)];
+/** i32.load at a constant offset from the address on the stack (alignment hint 4). */
+export const loadI32 = (offset: number): number[] => [0x28, 2, ...uleb(offset)];
 
 const section = (id: number, body: number[]): number[] => [id, ...uleb(body.length), ...body];
 const name = (s: string): number[] => [...uleb(s.length), ...Buffer.from(s, 'latin1')];
@@ -58,13 +64,27 @@ export function moduleBytes(o: { fn: string; params: number; locals: Array<[numb
   ]);
 }
 
+/** A compiled module (WebAssembly.Module), to instantiate more than once. */
+export interface CompiledModule {
+  readonly __compiled: unique symbol;
+}
+
 /** The part of the WebAssembly API used here (the project's TypeScript libs do not declare it). */
 declare const WebAssembly: {
-  Module: new (bytes: Uint8Array) => object;
-  Instance: new (module: object) => { exports: object };
+  Module: new (bytes: Uint8Array) => CompiledModule;
+  Instance: new (module: CompiledModule) => { exports: object };
 };
 
-/** Instantiates a module synchronously (small modules only); throws where WebAssembly or its SIMD is missing. */
-export function instantiate<T>(bytes: Uint8Array): T {
-  return new WebAssembly.Instance(new WebAssembly.Module(bytes)).exports as T;
+/** Compiles a module synchronously (small modules only); throws where WebAssembly or its SIMD is missing. */
+export function compile(bytes: Uint8Array): CompiledModule {
+  return new WebAssembly.Module(bytes);
+}
+
+/**
+ * Instantiates a module synchronously, compiling it first when given its
+ * bytes; returns its exports. Each instance has a memory of its own.
+ * @throws where WebAssembly or its SIMD is missing
+ */
+export function instantiate<T>(module: Uint8Array | CompiledModule): T {
+  return new WebAssembly.Instance(module instanceof Uint8Array ? compile(module) : module).exports as T;
 }
