@@ -37,6 +37,8 @@ export class DriveTarget {
     readonly capacity: number,
     readonly recovery: RecoveryWriter | null,
     onEvent: EventSink,
+    /** Bytes gathered per write: a set has many files open at once, each holding a batch and one in flight. */
+    private readonly batch: number,
   ) {
     this.final = bagDir(root, shipment);
     this.part = this.final + PART_SUFFIX;
@@ -47,11 +49,11 @@ export class DriveTarget {
    * Opens a drive's `.part` bag folder (created if missing) and its recovery writer.
    * @throws BrickpostError NO_SPACE, PERMISSION, IO
    */
-  static async open(o: { root: string; share: number; shipment: string; capacity: number; recovery: number; onEvent: EventSink }): Promise<DriveTarget> {
+  static async open(o: { root: string; share: number; drives: number; shipment: string; capacity: number; recovery: number; onEvent: EventSink }): Promise<DriveTarget> {
     const part = bagDir(o.root, o.shipment) + PART_SUFFIX;
     await mkdir(join(part, 'data'), { recursive: true });
     const rw = o.recovery > 0 ? await RecoveryWriter.create(part, { percent: o.recovery }) : null;
-    return new DriveTarget(o.root, o.share, o.shipment, o.capacity, rw, o.onEvent);
+    return new DriveTarget(o.root, o.share, o.shipment, o.capacity, rw, o.onEvent, Math.max(1 << 20, Math.floor((4 << 20) / o.drives)));
   }
 
   /** Expected bytes for this drive, for its ETA. */
@@ -69,6 +71,7 @@ export class DriveTarget {
     const file = join(this.part, rel);
     await mkdir(dirname(file), { recursive: true });
     return SeqWriter.create(file, {
+      batch: this.batch,
       tap: {
         data: async (buf, offset) => {
           this.count(buf.length);

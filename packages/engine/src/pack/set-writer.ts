@@ -50,7 +50,7 @@ export class ShipmentWriter {
     const targets: DriveTarget[] = [];
     try {
       for (const [i, root] of o.drives.entries()) {
-        targets.push(await DriveTarget.open({ root, share: i, shipment: o.shipment, capacity: o.capacities[i]!, recovery: o.recovery, onEvent: o.onEvent }));
+        targets.push(await DriveTarget.open({ root, share: i, drives: o.drives.length, shipment: o.shipment, capacity: o.capacities[i]!, recovery: o.recovery, onEvent: o.onEvent }));
       }
       const k = o.drives.length - o.parity;
       const parity = o.parity > 0 ? new ParityOut(k, targets.slice(k)) : null;
