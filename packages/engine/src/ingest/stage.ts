@@ -3,6 +3,7 @@ import { chmodSync, closeSync, fchmodSync, fdatasyncSync, futimesSync, openSync,
 import { join } from 'node:path';
 import { BrickpostError, checkPath, quote, type FileRecord } from '@brickpost/manifest';
 import { toEnvironmentError } from '../io/errors.js';
+import { failpointError, fsError } from '../io/failpoint.js';
 
 /** Permission bits a received entry may have: no setuid, setgid or sticky bit. */
 export const MODE_MASK = 0o777;
@@ -53,6 +54,7 @@ export class StagingWriter {
 
   write(data: Buffer): void {
     try {
+      failpointError('stage-write', () => fsError('ENOSPC', 'no space left on device'));
       let off = 0;
       while (off < data.length) off += writeSync(this.fd, data, off, data.length - off, this.fileAt + off);
     } catch (e) {

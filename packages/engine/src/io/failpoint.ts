@@ -11,7 +11,9 @@
  * shipment is closed).
  *
  * `failpointError` makes the K-th pass raise an error instead (the
- * process goes on): `drive-write` (a write to a drive, as if it were full).
+ * process goes on): `drive-write` (a write to a drive, as if it were full),
+ * `drive-read` (a read of a pack, as if the drive had a bad sector: EIO),
+ * `stage-write` (a write into DEST's staging area, as if DEST were full).
  */
 const spec = process.env.BRICKPOST_FAILPOINT;
 const [armed, nth] = spec ? [spec.split('@')[0], Number(spec.split('@')[1] ?? 1)] : [undefined, 0];
@@ -26,4 +28,9 @@ export function failpoint(name: string): void {
 export function failpointError(name: string, make: () => Error): void {
   if (armed !== name) return;
   if (++hits === nth) throw make();
+}
+
+/** An error as the file system raises it (`code` ENOSPC, EIO…), for failpointError. */
+export function fsError(code: string, message: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(`${code}: ${message} (simulated)`), { code });
 }

@@ -73,6 +73,29 @@ export async function payloadStart(file: string): Promise<number> {
   }
 }
 
+/**
+ * Swaps sealed STREAM chunks `a` and `b` (64 KiB + 16 bytes each, counted
+ * from the payload start) of an age file: every byte stays authentic on its
+ * own, only the order changes.
+ */
+export async function swapStreamChunks(file: string, a: number, b: number): Promise<void> {
+  const sealed = 65536 + 16;
+  const start = await payloadStart(file);
+  const fh = await open(file, 'r+');
+  try {
+    const size = (await fh.stat()).size;
+    if (start + (Math.max(a, b) + 1) * sealed > size) throw new Error(`${file} has fewer than ${Math.max(a, b) + 1} full STREAM chunks`);
+    const x = Buffer.alloc(sealed);
+    const y = Buffer.alloc(sealed);
+    await fh.read(x, 0, sealed, start + a * sealed);
+    await fh.read(y, 0, sealed, start + b * sealed);
+    await fh.write(y, 0, sealed, start + a * sealed);
+    await fh.write(x, 0, sealed, start + b * sealed);
+  } finally {
+    await fh.close();
+  }
+}
+
 /** Puts pack `fromIndex` of another bag in place of pack `index` of this one. */
 export async function replacePack(bagDir: string, index: number, fromBagDir: string, fromIndex = index): Promise<void> {
   await copyFile(join(fromBagDir, packPath(fromIndex)), join(bagDir, packPath(index)));

@@ -4,12 +4,12 @@ import { MANIFEST_PATH, packPath } from '@brickpost/manifest';
 import { SIGNATURE_FILE } from '../drive/seal.js';
 import type { CraftedShipment } from './craft.js';
 import type { PartyKeys } from './keys.js';
-import { appendBytes, deleteFile, flipByte, payloadStart, replacePack, tamperAgeMac, truncateFile } from './mutate.js';
+import { appendBytes, deleteFile, flipByte, payloadStart, replacePack, swapStreamChunks, tamperAgeMac, truncateFile } from './mutate.js';
 import { content, int, word, type RecipeLine } from './recipe-parse.js';
 import { corruptSignature, resealTags, resign } from './reseal.js';
 
 /** The recipe commands that change a drive once its shipment is written. */
-export const MUTATIONS = new Set(['flip', 'truncate', 'delete', 'append', 'write', 'tamper-mac', 'corrupt-signature', 'resign', 'reseal', 'swap-pack']);
+export const MUTATIONS = new Set(['flip', 'truncate', 'delete', 'append', 'write', 'tamper-mac', 'corrupt-signature', 'resign', 'reseal', 'swap-pack', 'swap-stream']);
 
 /** The two parties of a vector: `self` runs the command (publisher and receiver), `stranger` is neither trusted nor a recipient. */
 export interface Parties {
@@ -74,6 +74,9 @@ export async function mutate(l: RecipeLine, dir: string, parties: Parties, twin:
       break;
     case 'swap-pack':
       await replacePack(dir, int(l, 0), twin!.dir);
+      break;
+    case 'swap-stream':
+      await swapStreamChunks(file(), int(l, 1), int(l, 2));
       break;
     default:
       throw new Error(`recipe line ${l.n}: unknown mutation ${l.cmd}`);

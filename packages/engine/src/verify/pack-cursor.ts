@@ -3,6 +3,7 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { age, BrickpostError, frame, isBrickpostError, packPath, parseStrictJson, quote } from '@brickpost/manifest';
 import { toEnvironmentError } from '../io/errors.js';
+import { failpointError, fsError } from '../io/failpoint.js';
 import { HEADER_FRAME_NIBBLE, PACK_FORMAT } from '../pack/pack-writer.js';
 import { openAgeHandle } from './age-handle.js';
 
@@ -147,6 +148,11 @@ export class PackCursor {
     }
   }
 
+  private readAt(buf: Buffer, pos: number): Promise<{ bytesRead: number }> {
+    failpointError('drive-read', () => fsError('EIO', 'i/o error'));
+    return this.fh.read(buf, 0, buf.length, pos);
+  }
+
   /** Reads and decrypts the next block; false at the end of the file. */
   private async fill(): Promise<boolean> {
     if (this.finalDone) return false;
@@ -156,7 +162,7 @@ export class PackCursor {
       return this.queued > 0;
     }
     const buf = Buffer.allocUnsafe(Math.min(BLOCK, this.size - this.filePos));
-    const { bytesRead } = await this.fh.read(buf, 0, buf.length, this.filePos).catch((e) => {
+    const { bytesRead } = await this.readAt(buf, this.filePos).catch((e) => {
       throw toEnvironmentError(e, `cannot read pack ${packPath(this.index)}`);
     });
     if (bytesRead === 0) throw new BrickpostError('TRUNCATED', `pack ${quote(packPath(this.index))} shrank while being read`, { path: this.path });
