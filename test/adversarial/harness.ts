@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { EXIT_CODES } from '@brickpost/manifest';
 import { CLI, ROOT } from '../support.js';
@@ -28,6 +28,7 @@ export interface Outcome {
 /** Runs `brickpost --home HOME --json ARGS` under rusage.py. */
 export function run(home: string, args: string[], opts: SpawnSyncOptions = {}): Outcome {
   const dir = mkdtempSync(join(home, '..', 'rusage-'));
+  chmodSync(dir, 0o777); // also when brickpost runs as another user
   try {
     const out = join(dir, 'r.json');
     const r = spawnSync('python3', [RUSAGE, out, '--', process.execPath, CLI, '--home', home, '--json', ...args], {

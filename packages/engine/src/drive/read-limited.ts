@@ -1,6 +1,37 @@
-import { open } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
 import { BrickpostError, quote } from '@brickpost/manifest';
 import { toEnvironmentError } from '../io/errors.js';
+
+/** O_NOFOLLOW where the platform has it. O_NONBLOCK: opening a FIFO must not wait for a writer. */
+const FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+
+/**
+ * Opens a file of a drive for reading: a regular file only, never through
+ * a symbolic link, and never waiting (a FIFO planted on a drive would
+ * block a plain open forever).
+ * @throws BrickpostError FILE_MISSING, MALFORMED (not a regular file), IO
+ */
+export async function openDriveFile(path: string, what: string): Promise<FileHandle> {
+  let fh: FileHandle;
+  try {
+    fh = await open(path, FLAGS);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new BrickpostError('FILE_MISSING', `${what} ${quote(path)} is missing`, { path });
+    if (code === 'ELOOP') throw new BrickpostError('MALFORMED', `${what} ${quote(path)} is a symbolic link, not a file`, { path });
+    throw toEnvironmentError(e, `cannot open ${what}`);
+  }
+  const st = await fh.stat().catch(async (e: unknown) => {
+    await fh.close();
+    throw toEnvironmentError(e, `cannot read ${what}`);
+  });
+  if (!st.isFile()) {
+    await fh.close();
+    throw new BrickpostError('MALFORMED', `${what} ${quote(path)} is not a regular file`, { path });
+  }
+  return fh;
+}
 
 /**
  * Reads a small file from a drive, refusing it when larger than `max` bytes
@@ -8,16 +39,9 @@ import { toEnvironmentError } from '../io/errors.js';
  * @throws BrickpostError FILE_MISSING, LIMIT_EXCEEDED, IO
  */
 export async function readLimited(path: string, max: number, what: string): Promise<Buffer> {
-  let fh;
-  try {
-    fh = await open(path, 'r');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new BrickpostError('FILE_MISSING', `${what} ${quote(path)} is missing`, { path });
-    throw toEnvironmentError(e, `cannot open ${what}`);
-  }
+  const fh = await openDriveFile(path, what);
   try {
     const st = await fh.stat();
-    if (!st.isFile()) throw new BrickpostError('MALFORMED', `${what} ${quote(path)} is not a regular file`, { path });
     if (st.size > max) throw new BrickpostError('LIMIT_EXCEEDED', `${what} ${quote(path)} is ${st.size} bytes, more than the ${max} allowed`, { path });
     const buf = Buffer.alloc(st.size);
     const { bytesRead } = await fh.read(buf, 0, st.size, 0);

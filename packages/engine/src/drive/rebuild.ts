@@ -1,10 +1,10 @@
-import { mkdir, open, rm, type FileHandle } from 'node:fs/promises';
+import { mkdir, rm, type FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { BrickpostError, quote, type SetShare } from '@brickpost/manifest';
-import { toEnvironmentError } from '../io/errors.js';
+import { BrickpostError, isBrickpostError, quote, type SetShare } from '@brickpost/manifest';
 import type { Progress } from '../io/progress.js';
 import { SeqWriter } from '../io/seq-writer.js';
 import { combine, reconstructionMatrix } from '../parity/rs.js';
+import { openDriveFile } from './read-limited.js';
 import { setStatus, type SetMembers } from './set.js';
 
 const UNIT = 1 << 20;
@@ -108,10 +108,10 @@ class ShareStream {
     const f = this.share.files[i]!;
     const path = join(this.bag, f.path);
     try {
-      this.fh = await open(path, 'r');
+      this.fh = await openDriveFile(path, `${quote(f.path)} of drive ${this.share.index + 1}`);
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new BrickpostError('FILE_MISSING', `${quote(f.path)} of drive ${this.share.index + 1} is missing`, { path, hint: 'run brickpost repair on that drive' });
-      throw toEnvironmentError(e, `cannot open ${path}`);
+      if (isBrickpostError(e) && e.code === 'FILE_MISSING') throw new BrickpostError('FILE_MISSING', `${quote(f.path)} of drive ${this.share.index + 1} is missing`, { path, hint: 'run brickpost repair on that drive' });
+      throw e;
     }
     this.at = i;
     return this.fh;

@@ -1,5 +1,3 @@
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { copyFile, mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { BrickpostError, quote } from '@brickpost/manifest';
@@ -10,6 +8,7 @@ import { openMembers, requireRecoverable, setStatus, type SetMembers } from '../
 import { TAG_MANIFEST, SIGNATURE_FILE, TAG_FILES } from '../drive/seal.js';
 import { toEnvironmentError } from '../io/errors.js';
 import { syncDir } from '../io/sync.js';
+import { sha256File } from '../verify/fixity.js';
 
 /**
  * A drive set ingested with one drive at a time (one USB port): the shares
@@ -59,7 +58,7 @@ async function copyBag(from: string, to: string, payload: Map<string, string>): 
     for (const [rel, digest] of payload) {
       await mkdir(dirname(join(part, rel)), { recursive: true });
       await copyFile(join(from, rel), join(part, rel));
-      if ((await sha256(join(part, rel))) !== digest) {
+      if ((await sha256File(join(part, rel))) !== digest) {
         throw new BrickpostError('FIXITY_MISMATCH', `${quote(rel)} on ${quote(from)} does not match its SHA-256 in the signed payload manifest`, { path: join(from, rel), hint: 'run brickpost repair on that drive' });
       }
     }
@@ -69,10 +68,4 @@ async function copyBag(from: string, to: string, payload: Map<string, string>): 
     await rm(part, { recursive: true, force: true });
     throw toEnvironmentError(e, `cannot gather ${from}`);
   }
-}
-
-async function sha256(path: string): Promise<string> {
-  const h = createHash('sha256');
-  for await (const c of createReadStream(path, { highWaterMark: 1 << 20 })) h.update(c as Buffer);
-  return h.digest('hex');
 }

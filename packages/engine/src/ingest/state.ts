@@ -1,7 +1,8 @@
-import { lstat, mkdir, open, readFile, rm } from 'node:fs/promises';
+import { lstat, mkdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { BrickpostError, parseStrictJson, quote } from '@brickpost/manifest';
 import { toEnvironmentError } from '../io/errors.js';
+import { pidLock } from '../io/lock.js';
 import { writeAtomic } from '../io/sync.js';
 
 /**
@@ -79,24 +80,9 @@ export class DestFolder {
    * Takes the destination's lock (stale locks of dead processes are taken over).
    * @throws BrickpostError LOCKED
    */
-  async lock(): Promise<() => Promise<void>> {
-    const file = join(this.state, 'lock');
-    for (let attempt = 0; attempt < 2; attempt++) {
-      try {
-        const fh = await open(file, 'wx', 0o600);
-        await fh.writeFile(`${process.pid}\n`);
-        await fh.close();
-        return async () => void (await rm(file, { force: true }));
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw toEnvironmentError(e, 'cannot create the lock');
-        const pid = Number((await readFile(file, 'utf8').catch(() => '')).trim());
-        if (Number.isInteger(pid) && pid > 0 && alive(pid)) {
-          throw new BrickpostError('LOCKED', `destination ${quote(this.dest)} is in use by brickpost process ${pid}`, { hint: 'wait for it to finish, then retry' });
-        }
-        await rm(file, { force: true });
-      }
-    }
-    throw new BrickpostError('LOCKED', `cannot lock destination ${quote(this.dest)}`);
+  /** Locks DEST for this process. @throws BrickpostError LOCKED, PERMISSION, IO */
+  lock(): Promise<() => Promise<void>> {
+    return pidLock(join(this.state, 'lock'), (pid) => `destination ${quote(this.dest)} is in use by brickpost process ${pid}`);
   }
 
   async readState(): Promise<DestState | null> {
@@ -116,15 +102,6 @@ export class DestFolder {
       throw toEnvironmentError(e, 'cannot read destination state');
     }
     return parseStrictJson(text, { where: file, maxDepth: 8 }) as T;
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

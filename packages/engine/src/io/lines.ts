@@ -34,5 +34,11 @@ export async function* textLines(chunks: AsyncIterable<unknown>, where: string, 
     if (e instanceof BrickpostError || (e as NodeJS.ErrnoException).code !== undefined) throw e;
     throw new BrickpostError('MALFORMED', `${where}: not a valid zstd stream (${(e as Error).message})`, { cause: e });
   }
+  try {
+    // Flushes the decoder: bytes of a character cut short at the end are invalid, not dropped.
+    decoder.decode();
+  } catch {
+    throw new BrickpostError('MALFORMED', `${where}: not valid UTF-8 (ends inside a character)`);
+  }
   if (carry.length > 0) throw new BrickpostError('TRUNCATED', `${where}: last line has no newline`);
 }

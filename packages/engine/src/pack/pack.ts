@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { realpath, rm, stat } from 'node:fs/promises';
-import { basename, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { age, BrickpostError, FORMAT_VERSION, isBrickpostError, quote } from '@brickpost/manifest';
 import type { EventSink, PackOptions, PackSummary } from '../api.js';
 import { chunkKey, createChunkPipeline, Cutter } from '../chunk/index.js';
 import type { Context } from '../context.js';
 import { toEnvironmentError } from '../io/errors.js';
+import { pidLock } from '../io/lock.js';
 import { Progress } from '../io/progress.js';
 import { bagDir, newShipmentId, PART_SUFFIX } from '../drive/layout.js';
 import { bytesPerDrive, CapacityError, checkCapacity, planDrives } from './drives.js';
@@ -43,9 +44,19 @@ export const PACK_TARGET = Number(process.env.BRICKPOST_PACK_TARGET) || 256 << 2
  * changed chunks of a file with a basis travel as deltas when smaller.
  * `full` makes it self-contained; `rehash` reads every file; `against`
  * builds it against a subscriber's signature or request file instead.
- * @throws BrickpostError USAGE, NOT_FOUND, NO_SPACE, PERMISSION, IO, UNSAFE_ENTRY, CANCELLED, DATASET_MISMATCH
+ * @throws BrickpostError USAGE, NOT_FOUND, NO_SPACE, PERMISSION, IO, UNSAFE_ENTRY, CANCELLED, DATASET_MISMATCH, LOCKED (another pack in this home)
  */
 export async function pack(ctx: Context, opts: PackOptions & { packTarget?: number }, onEvent: EventSink, signal?: AbortSignal): Promise<PackSummary> {
+  // One pack at a time per home: a second one would wait on the catalog and then fail half-way.
+  const unlock = await pidLock(join(ctx.home, 'pack.lock'), (pid) => `home ${quote(ctx.home)} is packing in brickpost process ${pid}`);
+  try {
+    return await packLocked(ctx, opts, onEvent, signal);
+  } finally {
+    await unlock();
+  }
+}
+
+async function packLocked(ctx: Context, opts: PackOptions & { packTarget?: number }, onEvent: EventSink, signal?: AbortSignal): Promise<PackSummary> {
   const started = performance.now();
   const me = ctx.identity();
   if (opts.against !== undefined && opts.full) throw new BrickpostError('USAGE', '--against and --full do not go together', { hint: 'a shipment against a signature file is never self-contained; drop one' });

@@ -1,8 +1,7 @@
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { join } from 'node:path';
 import { age, packPath } from '@brickpost/manifest';
 import type { OpenedShipment } from '../drive/open.js';
+import { sha256File } from './fixity.js';
 import { readManifest } from './manifest-stream.js';
 import { PackCursor } from './pack-cursor.js';
 
@@ -24,7 +23,7 @@ export async function findDamage(s: OpenedShipment, identityText: string, signal
     if (signal?.aborted) break;
     const bag = s.packDirs ? s.packDirs.bags[s.packDirs.of[p]!]! : s.dir;
     const file = join(bag, packPath(p));
-    if ((await sha256(file)) === s.payload.get(packPath(p))) continue;
+    if ((await sha256File(file, undefined, `pack ${packPath(p)}`).catch(() => '')) === s.payload.get(packPath(p))) continue;
     const ranges: Array<[number, number]> = [];
     let c: PackCursor;
     try {
@@ -70,14 +69,4 @@ export async function damagedFiles(s: OpenedShipment, identityText: string, dama
     if ((r.t === 'file' || r.t === 'more') && path !== null && !out.has(path) && r.c.some(hit)) out.add(path);
   }
   return out;
-}
-
-async function sha256(path: string): Promise<string> {
-  const h = createHash('sha256');
-  try {
-    for await (const c of createReadStream(path, { highWaterMark: 1 << 20 })) h.update(c as Buffer);
-  } catch {
-    return '';
-  }
-  return h.digest('hex');
 }

@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { lstat, opendir } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { BrickpostError, quote } from '@brickpost/manifest';
 import type { VerifyProblem } from '../api.js';
 import type { OpenedShipment } from '../drive/open.js';
+import { openDriveFile } from '../drive/read-limited.js';
+import { toEnvironmentError } from '../io/errors.js';
 import type { Progress } from '../io/progress.js';
 
 /**
@@ -51,12 +52,22 @@ export async function checkFixity(s: OpenedShipment, progress: Progress, signal?
   return { problems, files, bytes };
 }
 
-/** SHA-256 of a file, read in large blocks. */
-export async function sha256File(path: string, onBytes?: (n: number) => void): Promise<string> {
+/**
+ * SHA-256 of a file of a drive, read in large blocks (a regular file only: openDriveFile).
+ * @throws BrickpostError FILE_MISSING, MALFORMED, IO
+ */
+export async function sha256File(path: string, onBytes?: (n: number) => void, what = 'payload file'): Promise<string> {
   const h = createHash('sha256');
-  for await (const chunk of createReadStream(path, { highWaterMark: 4 << 20 })) {
-    h.update(chunk as Buffer);
-    onBytes?.((chunk as Buffer).length);
+  const fh = await openDriveFile(path, what);
+  try {
+    for await (const chunk of fh.createReadStream({ highWaterMark: 4 << 20, autoClose: false })) {
+      h.update(chunk as Buffer);
+      onBytes?.((chunk as Buffer).length);
+    }
+  } catch (e) {
+    throw toEnvironmentError(e, `cannot read ${what}`);
+  } finally {
+    await fh.close();
   }
   return h.digest('hex');
 }

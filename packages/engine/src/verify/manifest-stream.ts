@@ -1,9 +1,8 @@
-import { open } from 'node:fs/promises';
 import { join } from 'node:path';
+import { openDriveFile } from '../drive/read-limited.js';
 import { DecompressStream } from 'zstd-napi';
 import { age, BrickpostError, frame, MANIFEST_FORMAT, MANIFEST_PATH, ManifestReader, quote, RECORD_LIMITS, type ManifestExpectations, type ManifestRecord } from '@brickpost/manifest';
 import type { OpenedShipment } from '../drive/open.js';
-import { toEnvironmentError } from '../io/errors.js';
 import { sha256File } from './fixity.js';
 import { textLines } from '../io/lines.js';
 import { openAgeHandle } from './age-handle.js';
@@ -21,10 +20,7 @@ const BLOCK = 1 << 20;
  */
 export async function* readManifest(s: OpenedShipment, identities: age.Identity[]): AsyncGenerator<ManifestRecord> {
   const path = join(s.dir, MANIFEST_PATH);
-  const digest = await sha256File(path).catch((e) => {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new BrickpostError('FILE_MISSING', `${MANIFEST_PATH} is missing`, { path });
-    throw toEnvironmentError(e, 'cannot read the manifest');
-  });
+  const digest = await sha256File(path, undefined, 'the manifest');
   if (digest !== s.payload.get(MANIFEST_PATH)) {
     throw new BrickpostError('FIXITY_MISMATCH', `${MANIFEST_PATH} does not match its SHA-256 in the signed payload manifest`, { path, hint: 'the drive was damaged or modified' });
   }
@@ -88,9 +84,7 @@ function checkHeader(s: OpenedShipment, r: ManifestRecord): void {
 }
 
 async function feed(path: string, identities: age.Identity[], unz: DecompressStream, where: string): Promise<void> {
-  const fh = await open(path, 'r').catch((e) => {
-    throw toEnvironmentError(e, `cannot open ${where}`);
-  });
+  const fh = await openDriveFile(path, where);
   try {
     const { size, fileKey, nonce, payloadStart: start } = await openAgeHandle(fh, where, identities);
     const dec = new age.PayloadDecryptor(fileKey, nonce);

@@ -1,7 +1,8 @@
 import { createHash, type Hash } from 'node:crypto';
-import { open, type FileHandle } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { age, BrickpostError, frame, isBrickpostError, packPath, parseStrictJson, quote } from '@brickpost/manifest';
+import { openDriveFile } from '../drive/read-limited.js';
 import { toEnvironmentError } from '../io/errors.js';
 import { failpointError, fsError } from '../io/failpoint.js';
 import { HEADER_FRAME_NIBBLE, PACK_FORMAT } from '../pack/pack-writer.js';
@@ -48,10 +49,10 @@ export class PackCursor {
     const path = join(bag, rel);
     let fh: FileHandle;
     try {
-      fh = await open(path, 'r');
+      fh = await openDriveFile(path, `pack ${quote(rel)}`);
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new BrickpostError('FILE_MISSING', `pack ${quote(rel)} is missing`, { path });
-      throw toEnvironmentError(e, 'cannot open pack');
+      if (isBrickpostError(e) && e.code === 'FILE_MISSING') throw new BrickpostError('FILE_MISSING', `pack ${quote(rel)} is missing`, { path });
+      throw e;
     }
     try {
       const { size, fileKey, nonce, payloadStart, head } = await openAgeHandle(fh, rel, identities);
