@@ -118,6 +118,16 @@ describe('hostile conditions', () => {
     unchanged(dest, digest);
   });
 
+  test('an old genuine drive cannot start a new destination behind what this home applied (exit 6) unless --allow-older', () => {
+    const newer = fresh();
+    assert.equal(brickpost(sub, ['ingest', drive2, newer]).code, 0);
+    const dest = join(root, 'dest-rolled-back');
+    assertRefused(run(sub, ['ingest', drive1, dest]), { code: 'CHAIN_REPLAY', exit: 6, names: /is seq 1 of dataset "cond", older than seq 2 this home applied/ });
+    assert.deepEqual(existsSync(dest) ? readdirSync(dest).filter((f) => f !== '.brickpost') : [], []);
+    assert.equal(brickpost(sub, ['ingest', drive1, dest, '--allow-older']).code, 0);
+    assert.deepEqual(diffSnapshots(snapshot(v1), snapshot(dest)), []);
+  });
+
   test('the destination fills up during the ingest: exit 5, DEST at its previous tree; the next run applies', () => {
     const dest = fresh();
     const digest = treeDigest(dest, ['.brickpost']);
@@ -153,7 +163,7 @@ describe('hostile conditions', () => {
 
   test('a destination disk too small: refused before anything is written (exit 5)', tiny ? { skip: tiny } : {}, () => {
     const dest = join(root, 'tiny', 'dest');
-    const o = run(sub, ['ingest', drive1, dest]);
+    const o = run(sub, ['ingest', bigDrive, dest]);
     assertRefused(o, { code: 'NO_SPACE', exit: 5, names: /needs? .*bytes|no space|free/ });
     assert.deepEqual(existsSync(dest) ? readdirSync(dest).filter((f) => f !== '.brickpost') : [], []);
   });

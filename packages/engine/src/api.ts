@@ -163,6 +163,8 @@ export interface IngestOptions {
   gather?: boolean;
   /** Ingest the files whose data is intact and leave out (and list) those with damaged chunks; default refuses. */
   skipDamaged?: boolean;
+  /** Accept a shipment older than one this home applied of the dataset elsewhere (refused by default: a rollback). */
+  allowOlder?: boolean;
   dest: string;
   shipment?: string;
   /** Where to write the request file when the shipment is refused for missing basis data (default DEST/.brickpost/requests/ID.bpsig). */

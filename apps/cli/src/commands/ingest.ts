@@ -19,6 +19,7 @@ export const run: CommandRun = async (ctx, inv) => {
     ...(drives.length > 1 ? { drives: drives.slice(1) } : {}),
     ...(flag(inv, 'gather') ? { gather: true } : {}),
     ...(flag(inv, 'skip-damaged') ? { skipDamaged: true } : {}),
+    ...(flag(inv, 'allow-older') ? { allowOlder: true } : {}),
     dest,
     ...(shipment !== undefined ? { shipment } : {}),
     ...(requestOut !== undefined ? { requestOut } : {}),

@@ -1,4 +1,5 @@
 import { readdir } from 'node:fs/promises';
+import type { Database } from 'better-sqlite3';
 import { BrickpostError, quote, type ShipmentRecord } from '@brickpost/manifest';
 import type { OpenedShipment } from '../drive/open.js';
 import { STATE_DIR, type DestState } from './state.js';
@@ -6,6 +7,27 @@ import { STATE_DIR, type DestState } from './state.js';
 function seqs(h: ShipmentRecord): string {
   const list = h.bases.map(([, seq]) => seq).sort((a, b) => a - b);
   return list.length === 1 ? `seq ${list[0]}` : `seq ${list.slice(0, -1).join(', ')} or ${list[list.length - 1]}`;
+}
+
+/**
+ * Refuses to start a new destination with a shipment older than one this
+ * home has applied of the same dataset and publisher to any destination
+ * (the catalog remembers every ingest): an attacker holding an old genuine
+ * drive cannot pass it off as current. A destination with a chain of its
+ * own follows that chain (checkChain). `allowOlder` is the subscriber
+ * saying it on purpose.
+ * @throws BrickpostError CHAIN_REPLAY
+ */
+export function checkNotOlder(db: Database, s: OpenedShipment, h: ShipmentRecord, allowOlder: boolean): void {
+  if (allowOlder) return;
+  const newest = db
+    .prepare("SELECT seq, dest FROM ingests WHERE dataset_id = ? AND publisher = ? AND state = 'applied' ORDER BY seq DESC LIMIT 1")
+    .get(s.info.datasetId, s.info.publisherKey) as { seq: number; dest: string } | undefined;
+  if (newest && h.seq < newest.seq) {
+    throw new BrickpostError('CHAIN_REPLAY', `shipment ${quote(s.id)} is seq ${h.seq} of dataset ${quote(s.info.dataset)}, older than seq ${newest.seq} this home applied to ${quote(newest.dest)}`, {
+      hint: 'the drive may be an old shipment passed off as current; nothing was changed. To ingest an older shipment on purpose, give --allow-older',
+    });
+  }
 }
 
 /** Refuses a shipment that does not follow what DEST holds (FORMAT.md §10.4). */

@@ -14,7 +14,7 @@ import { trustedVerifiers } from '../keys/index.js';
 import { readManifest, readManifestFile } from '../verify/manifest-stream.js';
 import { damagedFiles, findDamage } from '../verify/damage.js';
 import { walkShipment } from '../verify/walk-shipment.js';
-import { checkChain } from './chain.js';
+import { checkChain, checkNotOlder } from './chain.js';
 import { runApply, runRollback, UNDO_KEEP } from './commit.js';
 import { DestDb, type JournalRow } from './dest-db.js';
 import { withGathered } from './gather.js';
@@ -105,6 +105,7 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
     const current = state?.applied[state.applied.length - 1];
     if (current?.shipment === s.id) return summary({ alreadyApplied: true });
     await checkChain(dest, s, h, state);
+    if (!state) checkNotOlder(ctx.catalog.db, s, h, opts.allowOlder === true);
 
     // Plan against the tree DEST holds.
     const key = chunkKey(Buffer.from(h.secret, 'base64'));

@@ -83,7 +83,10 @@ export async function verify(ctx: Context, opts: VerifyOptions, onEvent: EventSi
       const st = setStatus(opened.set, [opened.info.bagIndex - 1, ...others.keys()]);
       report.set = { drive: opened.info.bagIndex, ...st, found: [[opened.info.bagIndex - 1, found.dir] as const, ...others].map(([i, path]) => ({ drive: i + 1, path })).sort((a, b) => a.drive - b.drive) };
     }
-    if (opts.deep) {
+    if (opts.deep && (opened.signature !== 'valid' || !opened.signer.trusted)) {
+      // Nothing from a drive is decrypted or decoded before its signature checks out.
+      problems.push({ code: 'UNTRUSTED_PUBLISHER', message: `deep verify skipped: the signature of shipment ${opened.id} is ${opened.signature === 'valid' ? 'by a key not trusted here' : opened.signature}` });
+    } else if (opts.deep) {
       progress.phase = 'deep-verify';
       progress.bytesDone = 0;
       progress.filesDone = 0;
