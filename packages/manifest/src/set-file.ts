@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { BrickpostError, quote } from './errors.js';
 import { packPath } from './records/index.js';
 
@@ -70,7 +71,7 @@ export function parseSetFile(bytes: Buffer, expect: { shipment: string; packs: n
   };
   if (bytes.length > MAX_SET_FILE) throw new BrickpostError('LIMIT_EXCEEDED', `${SET_PATH} is ${bytes.length} bytes, more than ${MAX_SET_FILE}`);
   const text = bytes.toString('utf8');
-  if (!text.endsWith('\n') || text.includes('\r') || Buffer.byteLength(text) !== bytes.length) bad('not LF-terminated UTF-8 text');
+  if (!text.endsWith('\n') || text.includes('\r') || !isUtf8(bytes)) bad('not LF-terminated UTF-8 text');
   const lines = text.slice(0, -1).split('\n');
   if (lines[0] !== SET_FORMAT) bad(`first line is not ${SET_FORMAT}`);
   const head = lines[1]?.split('\t') ?? [];

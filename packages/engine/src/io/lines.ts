@@ -9,7 +9,7 @@ import { BrickpostError } from '@brickpost/manifest';
  * @throws BrickpostError MALFORMED, LIMIT_EXCEEDED, TRUNCATED
  */
 export async function* textLines(chunks: AsyncIterable<unknown>, where: string, maxLine: number): AsyncGenerator<string> {
-  const decoder = new TextDecoder('utf-8', { fatal: true });
+  const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
   let carry = '';
   let line = 0;
   try {
