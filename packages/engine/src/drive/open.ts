@@ -37,6 +37,8 @@ export interface OpenedShipment {
   payload: Map<string, string>;
   /** The set file of a drive set (checked against the payload manifest), or null for one drive. */
   set: DriveSet | null;
+  /** A copy of the manifest already checked against its signed SHA-256 (ingest reads only that copy); else the drive's. */
+  manifestFile?: string;
   /** Where each pack's file is, for a set read from several drives; else every pack is in `dir`. */
   packDirs?: { bags: string[]; of: Uint16Array };
   signature: 'valid' | 'invalid' | 'missing';

