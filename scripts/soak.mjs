@@ -1,0 +1,25 @@
+#!/usr/bin/env node
+// Soak run of the kill-anywhere harness (test/kill-anywhere): pack and ingest
+// SIGKILLed at 200 random points each (BRICKPOST_KILLS), with a random seed
+// (BRICKPOST_KILL_SEED to repeat one), printed before and after the run so a
+// failure reproduces. Extra arguments are passed to `node --test`.
+import { spawnSync } from 'node:child_process';
+import { randomInt } from 'node:crypto';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const seed = process.env.BRICKPOST_KILL_SEED || String(randomInt(2 ** 47));
+const kills = process.env.BRICKPOST_KILLS || '200';
+const again = `BRICKPOST_KILL_SEED=${seed} BRICKPOST_KILLS=${kills} npm run soak`;
+console.error(`brickpost soak: seed ${seed}, ${kills} kills per command (to repeat: ${again})`);
+const started = Date.now();
+const r = spawnSync(process.execPath, ['--test', ...process.argv.slice(2), join(root, 'test', 'dist', 'kill-anywhere')], {
+  stdio: 'inherit',
+  cwd: root,
+  env: { ...process.env, BRICKPOST_KILL_SEED: seed, BRICKPOST_KILLS: kills },
+});
+const minutes = ((Date.now() - started) / 60_000).toFixed(1);
+if (r.status === 0) console.error(`brickpost soak: passed in ${minutes} min (seed ${seed})`);
+else console.error(`brickpost soak: error: failed after ${minutes} min with seed ${seed}; to repeat: ${again}`);
+process.exit(r.status ?? 1);
