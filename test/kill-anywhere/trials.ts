@@ -28,24 +28,19 @@ export interface Trial {
   /** Every run: the command, the kill delay if any, and how it ended. */
   runs: string[];
   problems: string[];
-  /** Problems of a known engine bug (KNOWN), reported as a todo test until it is fixed. */
+  /** Problems of an engine bug this harness found (KNOWN), checked by a test of their own. */
   known: string[];
   /** Pack: the catalog's record of the last shipment's tree (catalogTree). */
   tree?: string[];
 }
 
 /**
- * Engine bugs this harness found, not fixed yet: their problems are kept
- * apart so the test reports them as todo instead of failing.
+ * Engine bugs this harness found, now fixed: their problems are kept apart
+ * and checked by a test of their own, named after the bug.
  */
 export const KNOWN = {
-  orphanPart:
-    'a pack killed after it created DRIVE/brickpost/ID.part but before it recorded shipment ID in the catalog (or, in discard(), after it deleted ' +
-    'the row but before it removed the folder) leaves an orphan .part: pack without --resume keeps it (discard() only drops shipments the ' +
-    'catalog knows), pack --resume refuses (no interrupted shipment)',
-  stateTmp:
-    'an ingest killed while it writes DEST/.brickpost/state.json (writeAtomic: between writing state.json.tmp-PID and the rename) leaves that file; ' +
-    'the ingest that finishes the commit writes its own and never removes it',
+  orphanPart: 'a pack killed between creating ID.part on a drive and recording ID in the catalog left an orphan .part; the row now comes first',
+  stateTmp: 'an ingest killed between writing state.json.tmp-PID and its rename left that file; the lock now removes it',
 };
 
 /** A temporary file of writeAtomic (io/sync.ts). */

@@ -1,5 +1,5 @@
-import { lstat, mkdir, readFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { lstat, mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { basename, join, resolve } from 'node:path';
 import { BrickpostError, parseStrictJson, quote } from '@brickpost/manifest';
 import { toEnvironmentError } from '../io/errors.js';
 import { pidLock } from '../io/lock.js';
@@ -80,9 +80,17 @@ export class DestFolder {
    * Takes the destination's lock (stale locks of dead processes are taken over).
    * @throws BrickpostError LOCKED
    */
-  /** Locks DEST for this process. @throws BrickpostError LOCKED, PERMISSION, IO */
-  lock(): Promise<() => Promise<void>> {
-    return pidLock(join(this.state, 'lock'), (pid) => `destination ${quote(this.dest)} is in use by brickpost process ${pid}`);
+  /**
+   * Locks DEST for this process, and removes what a killed one left of
+   * writing state.json (its temporary file, never renamed into place).
+   * @throws BrickpostError LOCKED, PERMISSION, IO
+   */
+  async lock(): Promise<() => Promise<void>> {
+    const release = await pidLock(join(this.state, 'lock'), (pid) => `destination ${quote(this.dest)} is in use by brickpost process ${pid}`);
+    for (const n of await readdir(this.state).catch(() => [] as string[])) {
+      if (n.startsWith(`${basename(this.stateFile)}.tmp-`)) await rm(join(this.state, n), { force: true });
+    }
+    return release;
   }
 
   async readState(): Promise<DestState | null> {

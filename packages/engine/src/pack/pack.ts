@@ -113,14 +113,25 @@ async function packLocked(ctx: Context, opts: PackOptions & { packTarget?: numbe
   progress.emit();
   const shipmentId = resuming?.id ?? newShipmentId(randomBytes(4));
   const layout = { drives: drives.roots.length, parity: drives.parity, recovery: drives.recovery };
-  let out: ShipmentWriter;
   let kept: PackInfo[] = [];
   try {
     if (resuming) kept = await keepPacks(db, shipmentId, drives.roots, layout);
+  } catch (e) {
+    against?.held.close();
+    throw toEnvironmentError(e, 'cannot read the interrupted shipment');
+  }
+  // The catalog knows the shipment before any folder of it exists on a drive, so a pack killed at
+  // any point leaves nothing on the drives that a later pack (or pack --resume) does not know of.
+  const label = resuming?.label ?? opts.label ?? '';
+  const rows = new ShipmentRows(ctx, dataset, shipmentId, label, recipientStrings, plan, against?.sha256 ?? null, layout, resuming ? { created: resuming.created, kept } : undefined);
+  let out: ShipmentWriter;
+  try {
     out = await ShipmentWriter.open({ drives: drives.roots, parity: drives.parity, recovery: drives.recovery, capacities: drives.capacities, shipment: shipmentId, recipients, onEvent });
     await out.replay(kept);
   } catch (e) {
     against?.held.close();
+    if (resuming) rows.interrupted();
+    else rows.failed();
     throw toEnvironmentError(e, 'cannot create the shipment folder');
   }
   // The totals (for the ETA and the space check) are measured while packing starts.
@@ -136,8 +147,6 @@ async function packLocked(ctx: Context, opts: PackOptions & { packTarget?: numbe
     (e: Error) => void (measured = e),
   ).catch((e: Error) => void (measured = e));
 
-  const label = resuming?.label ?? opts.label ?? '';
-  const rows = new ShipmentRows(ctx, dataset, shipmentId, label, recipientStrings, plan, against?.sha256 ?? null, layout, resuming ? { created: resuming.created, kept } : undefined);
   const key = chunkKey(dataset.secret);
   const store = new ChunkStore(out.openPack, out.k, rows, held, opts.packTarget ?? PACK_TARGET, kept);
   const pipeline = createChunkPipeline({ key, level: opts.level ?? 3 });
@@ -261,6 +270,7 @@ async function packLocked(ctx: Context, opts: PackOptions & { packTarget?: numbe
 /** Drops an interrupted shipment that a new pack replaces: its catalog rows and its `.part` folders on the drives given. */
 async function discard(ctx: Context, id: string, roots: string[], warn: (code: string, message: string) => void): Promise<void> {
   warn('INTERRUPTED_DROPPED', `shipment ${id} of this dataset was interrupted; a new shipment replaces it (pack --resume would have continued it)`);
-  ctx.catalog.db.prepare('DELETE FROM shipments WHERE id = ?').run(id);
+  // Folders first: a kill in between leaves a row that the next pack drops again, never an unknown folder.
   for (const r of roots) await rm(bagDir(r, id) + PART_SUFFIX, { recursive: true, force: true });
+  ctx.catalog.db.prepare('DELETE FROM shipments WHERE id = ?').run(id);
 }
