@@ -34,7 +34,6 @@ const { arbitraryBytes, bytesInput, fuzz, mutatedBytes, mutatedSeed, pieces, wit
 const utf8 = (s: string): Buffer => Buffer.from(s, 'utf8');
 const hex64 = (n: number): string => n.toString(16).padStart(2, '0').repeat(32);
 
-// ---------------------------------------------------------------------------
 // chunk frames
 
 const key = chunkKey(Buffer.alloc(32, 7));
@@ -119,7 +118,6 @@ test('fuzz chunk frames: decodeFrame and decodeChunk, lying content sizes and wi
   );
 });
 
-// ---------------------------------------------------------------------------
 // deltas: bpdelta1 frames from a drive, bpsig1 signatures from a subscriber
 
 const OLD = text(20_000);
@@ -178,7 +176,6 @@ test('fuzz deltas: parseSignature (bpsig1) of mutated and arbitrary signatures, 
   );
 });
 
-// ---------------------------------------------------------------------------
 // NDJSON lines out of a decompressor
 
 test('fuzz textLines: lines of UTF-8 text arriving in pieces', () => {
@@ -222,7 +219,6 @@ test('regression (found by fuzzing): textLines refuses a stream that ends inside
   assert.deepEqual(got, ['\ufeff{}']);
 });
 
-// ---------------------------------------------------------------------------
 // signature and request files
 
 const SIG_HEADER = {
@@ -281,7 +277,6 @@ test('fuzz signature and request files: checkHeader, checkSigRecord, SigRecordOr
   );
 });
 
-// ---------------------------------------------------------------------------
 // receipts
 
 const RECEIPT: Receipt = {
@@ -315,7 +310,6 @@ test('fuzz receipts: parseReceipt, round trip through formatReceipt', () => {
   );
 });
 
-// ---------------------------------------------------------------------------
 // recovery file headers
 
 const PATHS = ['data/manifest.age', 'data/set.tsv', packPath(0), packPath(1), 'data/caf\u00e9.bin'];
