@@ -45,6 +45,18 @@ export function lastEvent(r: Run): Record<string, any> {
   return JSON.parse(lines[lines.length - 1] ?? '{}');
 }
 
+/**
+ * A publisher home and a subscriber home that trusts it (key named
+ * "publisher"), each with a fresh identity; returns the subscriber's age
+ * recipient, to pack for.
+ */
+export function publisherAndSubscriber(pub: string, sub: string): string {
+  for (const [h, name] of [[pub, 'publisher'], [sub, 'subscriber']] as const) assert.equal(brickpost(h, ['keygen', '--name', name]).code, 0);
+  const pk = JSON.parse(brickpost(pub, ['whoami', '--json']).stdout).minisignPublicKey;
+  assert.equal(brickpost(sub, ['trust', 'add', pk, '--name', 'publisher']).code, 0);
+  return JSON.parse(brickpost(sub, ['whoami', '--json']).stdout).recipient;
+}
+
 /** The error event of a failed --json run (asserting there is one). */
 export function errorEvent(r: Run): Record<string, any> {
   const ev = lastEvent(r);

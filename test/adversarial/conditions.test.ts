@@ -14,7 +14,7 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, linkSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { CLI, brickpost, diffSnapshots, lastEvent, MAKE_DATASET, makeDataset, sh, snapshot, tempDir } from '../support.js';
+import { CLI, brickpost, diffSnapshots, lastEvent, MAKE_DATASET, makeDataset, publisherAndSubscriber, sh, snapshot, tempDir } from '../support.js';
 import { assertBounded, assertRefused, run, treeDigest } from './harness.js';
 
 const env = { ...process.env, BRICKPOST_PACK_TARGET: String(1 << 20) };
@@ -42,9 +42,7 @@ describe('hostile conditions', () => {
 
   before(() => {
     makeDataset(src, '6M', 11);
-    for (const [h, name] of [[pub, 'publisher'], [sub, 'subscriber']] as const) assert.equal(brickpost(h, ['keygen', '--name', name]).code, 0);
-    const recipient = JSON.parse(brickpost(sub, ['whoami', '--json']).stdout).recipient;
-    assert.equal(brickpost(sub, ['trust', 'add', JSON.parse(brickpost(pub, ['whoami', '--json']).stdout).minisignPublicKey]).code, 0);
+    const recipient = publisherAndSubscriber(pub, sub);
     for (const [d, label] of [[drive1, 's1'], [drive2, 's2']] as const) {
       if (label === 's2') {
         sh('cp', ['-a', src, v1]);

@@ -14,23 +14,12 @@ import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { cpSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Engine } from '@brickpost/engine';
-import { buildVector, loadVectors, partyKeys, type Parties, type Vector } from '@brickpost/engine/testing';
+import { buildVector, loadVectors, newParty, type Parties, type Vector } from '@brickpost/engine/testing';
 import { ROOT, tempDir } from '../support.js';
 import { assertRefused, run, treeDigest } from './harness.js';
 
 const root = tempDir('bp-adv-');
 const EMPTY = treeDigest(mkdtempSync(join(root, 'empty-')));
-
-function party(home: string): Parties['self'] {
-  const e = Engine.open({ home });
-  try {
-    e.keygen({ name: home.split('/').pop()! });
-  } finally {
-    e.close();
-  }
-  return partyKeys(home);
-}
 
 /** A manifest whose folders nest 3000 deep: the path grammar's length limit stops it before anything is created. */
 function deepNesting(): Vector {
@@ -63,7 +52,7 @@ describe('hostile drives, ingested', () => {
   ];
 
   before(() => {
-    parties = { self: party(selfHome), stranger: party(join(root, 'homes', 'stranger')) };
+    parties = { self: newParty(selfHome), stranger: newParty(join(root, 'homes', 'stranger')) };
   });
 
   test('there are at least 40 hostile drives, across the areas', () => {

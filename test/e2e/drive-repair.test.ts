@@ -11,7 +11,7 @@ import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { brickpost, diffSnapshots, lastEvent, makeDataset, shipmentDir, snapshot, tempDir, type Run } from '../support.js';
+import { brickpost, diffSnapshots, lastEvent, makeDataset, publisherAndSubscriber, shipmentDir, snapshot, tempDir, type Run } from '../support.js';
 
 /** Overwrites LENGTH bytes at OFFSET of a file with a pattern that differs from any content. */
 function corrupt(path: string, offset: number, length: number): void {
@@ -55,10 +55,7 @@ describe('repairing a drive and resuming a pack', () => {
 
   before(() => {
     makeDataset(src, '8M', 7);
-    for (const [h, name] of [[pub, 'publisher'], [sub, 'subscriber']] as const) assert.equal(brickpost(h, ['keygen', '--name', name]).code, 0);
-    recipient = JSON.parse(brickpost(sub, ['whoami', '--json']).stdout).recipient;
-    const pk = JSON.parse(brickpost(pub, ['whoami', '--json']).stdout).minisignPublicKey;
-    assert.equal(brickpost(sub, ['trust', 'add', pk, '--name', 'publisher']).code, 0);
+    recipient = publisherAndSubscriber(pub, sub);
   });
 
   test('damage within the recovery budget: verify reports it, repair fixes it, verify --deep passes', () => {

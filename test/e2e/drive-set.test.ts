@@ -11,7 +11,7 @@ import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { brickpost, diffSnapshots, errorEvent, hasTool, lastEvent, makeDataset, sh, snapshot, tempDir } from '../support.js';
+import { brickpost, diffSnapshots, errorEvent, hasTool, lastEvent, makeDataset, publisherAndSubscriber, sh, snapshot, tempDir } from '../support.js';
 
 /** Every way to pick `r` of `n` items. */
 function choose(n: number, r: number): number[][] {
@@ -56,10 +56,8 @@ describe('drive sets with parity', () => {
 
   before(() => {
     makeDataset(src, '6M', 5);
-    for (const [h, name] of [[pub, 'publisher'], [other, 'other'], [sub, 'subscriber']] as const) assert.equal(brickpost(h, ['keygen', '--name', name]).code, 0);
-    recipient = JSON.parse(brickpost(sub, ['whoami', '--json']).stdout).recipient;
-    const pk = JSON.parse(brickpost(pub, ['whoami', '--json']).stdout).minisignPublicKey;
-    assert.equal(brickpost(sub, ['trust', 'add', pk, '--name', 'publisher']).code, 0);
+    recipient = publisherAndSubscriber(pub, sub);
+    assert.equal(brickpost(other, ['keygen', '--name', 'other']).code, 0);
   });
 
   for (const [n, m] of [[3, 1], [5, 2]] as const) {

@@ -23,6 +23,7 @@ import { CHUNK_PARAMS_V1, chunkId, chunkKey, decodeChunk, decodeFrame, encodeChu
 import { applyDelta, computeDelta, decodeDelta, encodeDelta, parseSignature as parseDeltaSignature, SignatureBuilder, type DeltaOp } from '../src/delta/index.js';
 import { textLines } from '../src/io/lines.js';
 import { formatReceipt, parseReceipt } from '../src/receipt/index.js';
+import { SAMPLE_RECEIPT } from './sample-receipt.js';
 import { checkVersion, decodeHeader, encodeHeader, HEADER_LENGTH_AT, headerIntact, headerLength, type WindowHeader } from '../src/recovery/header.js';
 import { recoveryParams, rowsFor, windowBlocks, type RecoveryParams } from '../src/recovery/params.js';
 import { checkHeader, checkSigRecord, SIG_LIMITS, SIGNATURE_FORMAT, SigRecordOrder, type SigRecord } from '../src/sigfile/records.js';
@@ -279,21 +280,7 @@ test('fuzz signature and request files: checkHeader, checkSigRecord, SigRecordOr
 
 // receipts
 
-const RECEIPT: Receipt = {
-  format: 'brickpost-receipt/v1',
-  dataset: 'survey',
-  datasetId: '1ccfcc4c4c954a50',
-  publisher: 'E2E2BEF2840CF832',
-  subscriber: { name: 'field station', keyId: '0011E92BA581B15A', recipient: SIG_HEADER.recipient },
-  applied: [
-    { shipment: 'S1', seq: 1, appliedAt: '2026-01-01T00:00:00.000Z' },
-    { shipment: 'S2', seq: 2, appliedAt: '2026-02-01T00:00:00.000Z' },
-  ],
-  current: { shipment: 'S2', seq: 2 },
-  verification: { level: 'stat', ok: false, files: 3, bytes: 10, problems: [{ code: 'FILE_MISSING', message: 'file "a" is missing', path: 'a' }] },
-  stateDigest: 'ab'.repeat(32),
-  created: '2026-02-02T00:00:00.000Z',
-};
+const RECEIPT: Receipt = { ...SAMPLE_RECEIPT, subscriber: { ...SAMPLE_RECEIPT.subscriber, recipient: SIG_HEADER.recipient } };
 
 test('fuzz receipts: parseReceipt, round trip through formatReceipt', () => {
   const seeds = [

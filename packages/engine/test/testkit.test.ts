@@ -12,8 +12,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Engine } from '../src/index.js';
-import { buildVector, loadVectors, partyKeys, type ExpectedEntry, type Parties, type Vector } from '../src/testing.js';
+import { buildVector, loadVectors, newParty, type ExpectedEntry, type Parties, type Vector } from '../src/testing.js';
 
 const PKG = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const ROOT = join(PKG, '..', '..');
@@ -25,17 +24,7 @@ const KNOWN_BUGS: Record<string, string> = {};
 const root = mkdtempSync(join(tmpdir(), 'bp-testkit-'));
 if (!process.env.BRICKPOST_KEEP_TMP) process.on('exit', () => rmSync(root, { recursive: true, force: true }));
 const selfHome = join(root, 'homes', 'self');
-const parties: Parties = { self: makeParty(selfHome), stranger: makeParty(join(root, 'homes', 'stranger')) };
-
-function makeParty(home: string): Parties['self'] {
-  const e = Engine.open({ home });
-  try {
-    e.keygen({ name: home.split('/').pop()! });
-  } finally {
-    e.close();
-  }
-  return partyKeys(home);
-}
+const parties: Parties = { self: newParty(selfHome), stranger: newParty(join(root, 'homes', 'stranger')) };
 
 interface Run {
   code: number | null;

@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { BrickpostError, quote } from './errors.js';
-import { packPath } from './records/index.js';
+import { numberedPath, packPath } from './records/index.js';
 
 /**
  * The set file `data/set.tsv` of a drive set (FORMAT.md §drive-sets): which
@@ -47,7 +47,7 @@ export interface DriveSet {
 
 /** Bag path of parity file `i` of a parity share. */
 export function parityPath(i: number): string {
-  return `data/parity/${String(Math.floor(i / 1000)).padStart(3, '0')}/${String(i).padStart(6, '0')}.rs`;
+  return numberedPath('data/parity', i, 'rs');
 }
 
 /** The set file's text. */

@@ -17,6 +17,7 @@ import {
   type ShipmentInfo,
 } from '@brickpost/manifest';
 import type { VerifyProblem } from '../api.js';
+import { windowOfPath } from '../recovery/index.js';
 import { readLimited } from './read-limited.js';
 import { SIGNATURE_FILE, TAG_MANIFEST } from './seal.js';
 
@@ -24,8 +25,6 @@ const MAX_TAG_FILE = 1 << 20;
 const MAX_PAYLOAD_MANIFEST = 64 << 20;
 /** Payload files a bag may list: the manifest, the set file, a million packs or parity files (256 TiB), and their recovery files. */
 const MAX_PAYLOAD_ENTRIES = 1_200_002;
-/** Bag paths of recovery files (FORMAT.md §recovery-data). */
-export const RECOVERY_FILE = /^data\/recovery\/[0-9]{3,}\/[0-9]{6,}\.rec$/;
 const REQUIRED_TAGS = ['bagit.txt', 'bag-info.txt', 'manifest-sha256.txt'];
 
 /** A shipment whose tag files have been read and checked. */
@@ -161,7 +160,7 @@ async function readSet(id: string, dir: string, info: ShipmentInfo, payload: Map
 function checkPayloadList(id: string, dir: string, info: ShipmentInfo, payload: Map<string, string>, set: DriveSet | null): void {
   const where = { path: join(dir, 'manifest-sha256.txt') };
   let recovery = 0;
-  for (const path of payload.keys()) if (RECOVERY_FILE.test(path)) recovery++;
+  for (const path of payload.keys()) if (windowOfPath(path) !== undefined) recovery++;
   const want = set ? 2 + set.shares[info.bagIndex - 1]!.files.length : info.packs + 1;
   if (payload.size - recovery !== want) {
     throw new BrickpostError('MALFORMED', `manifest-sha256.txt of shipment ${quote(id)} lists ${payload.size - recovery} payload files besides recovery data; bag-info and the set file declare ${want}`, where);
@@ -174,7 +173,7 @@ function checkPayloadList(id: string, dir: string, info: ShipmentInfo, payload: 
     for (let i = 0; i < info.packs; i++) expected.set(packPath(i), null);
   }
   for (const [path, digest] of payload) {
-    if (RECOVERY_FILE.test(path)) continue;
+    if (windowOfPath(path) !== undefined) continue;
     if (!expected.has(path)) throw new BrickpostError('MALFORMED', `manifest-sha256.txt of shipment ${quote(id)} lists ${quote(path)}, which is not part of this drive`, where);
     const listed = expected.get(path);
     if (listed && listed !== digest) throw new BrickpostError('SET_MISMATCH', `${quote(path)} has one SHA-256 in the set file and another in the payload manifest of shipment ${quote(id)}`, where);

@@ -1,7 +1,9 @@
 import { constants } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, rm, type FileHandle } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { BrickpostError, quote } from '@brickpost/manifest';
 import { toEnvironmentError } from '../io/errors.js';
+import { SeqWriter } from '../io/seq-writer.js';
 
 /** O_NOFOLLOW where the platform has it. O_NONBLOCK: opening a FIFO must not wait for a writer. */
 const FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
@@ -50,5 +52,30 @@ export async function readLimited(path: string, max: number, what: string): Prom
     throw toEnvironmentError(e, `cannot read ${what}`);
   } finally {
     await fh.close();
+  }
+}
+
+/**
+ * Copies file `rel` of a drive (at `from`) to `to`, checking its SHA-256
+ * on the bytes written, so what was copied is what was checked: one read
+ * of the drive, no read back of the copy.
+ * @throws BrickpostError FIXITY_MISMATCH, FILE_MISSING, MALFORMED, NO_SPACE, IO
+ */
+export async function copyDriveFile(from: string, to: string, sha256: string, rel: string): Promise<void> {
+  await mkdir(dirname(to), { recursive: true, mode: 0o700 });
+  await rm(to, { force: true });
+  const out = await SeqWriter.create(to);
+  const fh = await openDriveFile(from, quote(rel));
+  try {
+    for await (const c of fh.createReadStream({ highWaterMark: 1 << 20, autoClose: false })) await out.write(c as Buffer);
+  } catch (e) {
+    await out.abort();
+    throw toEnvironmentError(e, `cannot copy ${quote(rel)}`);
+  } finally {
+    await fh.close();
+  }
+  if ((await out.close()) !== sha256) {
+    await rm(to, { force: true });
+    throw new BrickpostError('FIXITY_MISMATCH', `${quote(rel)} does not match its SHA-256 in the signed payload manifest`, { path: from, hint: 'the drive was damaged or modified' });
   }
 }

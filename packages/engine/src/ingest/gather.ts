@@ -1,14 +1,14 @@
 import { copyFile, mkdir, readdir, rename, rm } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { BrickpostError, quote } from '@brickpost/manifest';
 import type { EventSink } from '../api.js';
 import { DRIVE_DIR } from '../drive/layout.js';
 import type { TrustedSigner } from '../drive/open.js';
+import { copyDriveFile } from '../drive/read-limited.js';
 import { openMembers, requireRecoverable, setStatus, type SetMembers } from '../drive/set.js';
 import { TAG_MANIFEST, SIGNATURE_FILE, TAG_FILES } from '../drive/seal.js';
 import { toEnvironmentError } from '../io/errors.js';
 import { syncDir } from '../io/sync.js';
-import { sha256File } from '../verify/fixity.js';
 
 /**
  * A drive set ingested with one drive at a time (one USB port): the shares
@@ -56,11 +56,7 @@ async function copyBag(from: string, to: string, payload: Map<string, string>): 
       });
     }
     for (const [rel, digest] of payload) {
-      await mkdir(dirname(join(part, rel)), { recursive: true });
-      await copyFile(join(from, rel), join(part, rel));
-      if ((await sha256File(join(part, rel))) !== digest) {
-        throw new BrickpostError('FIXITY_MISMATCH', `${quote(rel)} on ${quote(from)} does not match its SHA-256 in the signed payload manifest`, { path: join(from, rel), hint: 'run brickpost repair on that drive' });
-      }
+      await copyDriveFile(join(from, rel), join(part, rel), digest, rel);
     }
     await syncDir(part);
     await rename(part, to);

@@ -5,12 +5,11 @@ import type { EventSink, IngestOptions, IngestSummary } from '../api.js';
 import { chunkKey } from '../chunk/index.js';
 import type { Context } from '../context.js';
 import type { OpenedShipment } from '../drive/open.js';
-import { openDriveFile } from '../drive/read-limited.js';
+import { copyDriveFile } from '../drive/read-limited.js';
 import { rebuildMissing } from '../drive/rebuild.js';
 import { mergedShipment, openMembers, setDrives, setStatus } from '../drive/set.js';
 import { toEnvironmentError } from '../io/errors.js';
 import { Progress } from '../io/progress.js';
-import { SeqWriter } from '../io/seq-writer.js';
 import { CAN_SYNC_FS, syncFilesystem } from '../io/sync.js';
 import { trustedVerifiers } from '../keys/index.js';
 import { readManifest, readManifestFile } from '../verify/manifest-stream.js';
@@ -78,7 +77,7 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
     // Every pass reads one local copy, checked against the signed digest as it is made: a drive
     // that answered two reads of the manifest differently cannot make the passes disagree.
     const incoming = join(folder.state, 'incoming', `${s.id}.age`);
-    await copyChecked(join(s.dir, MANIFEST_PATH), incoming, s.payload.get(MANIFEST_PATH)!);
+    await copyDriveFile(join(s.dir, MANIFEST_PATH), incoming, s.payload.get(MANIFEST_PATH)!, MANIFEST_PATH);
     s = { ...s, manifestFile: incoming };
     members.first = s;
     let header: ShipmentRecord | null = null;
@@ -219,25 +218,6 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
     await rm(join(folder.state, 'incoming'), { recursive: true, force: true });
     db.close();
     await unlock();
-  }
-}
-
-/** Copies a file of the drive into DEST's state folder, checking its SHA-256 on the bytes written. */
-async function copyChecked(from: string, to: string, sha256: string): Promise<void> {
-  await mkdir(dirname(to), { recursive: true, mode: 0o700 });
-  await rm(to, { force: true });
-  const out = await SeqWriter.create(to);
-  const fh = await openDriveFile(from, 'the manifest');
-  try {
-    for await (const c of fh.createReadStream({ highWaterMark: 1 << 20, autoClose: false })) await out.write(c as Buffer);
-  } catch (e) {
-    await out.abort();
-    throw toEnvironmentError(e, 'cannot copy the manifest');
-  } finally {
-    await fh.close();
-  }
-  if ((await out.close()) !== sha256) {
-    throw new BrickpostError('FIXITY_MISMATCH', `${MANIFEST_PATH} does not match its SHA-256 in the signed payload manifest`, { path: from, hint: 'the drive was damaged or modified' });
   }
 }
 

@@ -1,7 +1,7 @@
-import { age, frame, MANIFEST_FORMAT, ManifestWriter, type ManifestRecord } from '@brickpost/manifest';
+import { age, MANIFEST_FORMAT, ManifestWriter, type ManifestRecord } from '@brickpost/manifest';
 import { LineBlocks } from '../io/line-blocks.js';
 import type { SeqWriter } from '../io/seq-writer.js';
-import { HEADER_FRAME_NIBBLE } from './pack-writer.js';
+import { headerFrame } from '../io/header-frame.js';
 
 /**
  * Writes data/manifest.age while the shipment is packed: records become
@@ -26,7 +26,7 @@ export class ManifestOut {
     const m = new ManifestOut(outs, enc);
     await m.write(header);
     await m.write(enc.nonce);
-    await m.plain(frame.skippableFrame(HEADER_FRAME_NIBBLE, Buffer.from(`${MANIFEST_FORMAT}\n`, 'utf8')));
+    await m.plain(headerFrame(MANIFEST_FORMAT));
     return m;
   }
 

@@ -255,7 +255,7 @@ async function packLocked(ctx: Context, opts: PackOptions & { packTarget?: numbe
       throw err;
     }
     rows.interrupted();
-    throw new BrickpostError(err.code, `${err.message}; the shipment is kept unfinished (${store.packs.length} finished packs)`, {
+    throw new BrickpostError(err.code, `${err.message}; the shipment is kept unfinished (${store.packCount} finished packs)`, {
       cause: err,
       ...(err.path ? { path: err.path } : {}),
       hint: `${err.hint ?? 'fix the drive'}, then run the same pack command with --resume to continue without rewriting the finished packs`,

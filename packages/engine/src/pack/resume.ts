@@ -1,10 +1,9 @@
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Database } from 'better-sqlite3';
 import { BrickpostError, packPath, quote } from '@brickpost/manifest';
 import { bagDir, PART_SUFFIX } from '../drive/layout.js';
+import { sha256File } from '../verify/fixity.js';
 import type { ChainPlan } from './chain.js';
 import type { PackInfo } from './pack-writer.js';
 
@@ -84,7 +83,7 @@ export async function keepPacks(db: Database, id: string, roots: string[], layou
     if (r.share >= roots.length - layout.parity) continue;
     const file = join(bagDir(roots[r.share]!, id) + PART_SUFFIX, packPath(r.idx));
     const st = await stat(file).catch(() => null);
-    if (st?.size !== r.size || (await sha256(file)) !== r.sha256) continue;
+    if (st?.size !== r.size || (await sha256File(file, undefined, `pack ${r.idx}`).catch(() => '')) !== r.sha256) continue;
     kept.push({ index: r.idx, share: r.share, path: packPath(r.idx), size: r.size, plain: r.plain, chunks: r.chunks, sha256: r.sha256 });
   }
   const keep = new Set(kept.map((p) => `${p.share}/${p.path}`));
@@ -109,10 +108,4 @@ export function checkLayout(it: Interrupted, drives: number, parity: number): vo
       { hint: 'give the same --to drives, in the same order, and the same --parity' },
     );
   }
-}
-
-async function sha256(path: string): Promise<string> {
-  const h = createHash('sha256');
-  for await (const c of createReadStream(path, { highWaterMark: 1 << 20 })) h.update(c as Buffer);
-  return h.digest('hex');
 }

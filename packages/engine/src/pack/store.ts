@@ -43,7 +43,6 @@ export interface StoreCounts {
  * numbers of the packs it lost).
  */
 export class ChunkStore {
-  readonly packs: PackInfo[];
   /** Each share's packs in stream order (the order they were written in). */
   readonly streams: PackInfo[][];
   readonly counts: StoreCounts = { chunksDeduplicated: 0, chunksHeld: 0, bytesHeld: 0, chunksDelta: 0, bytesDelta: 0, deltaFrameBytes: 0 };
@@ -61,7 +60,6 @@ export class ChunkStore {
     /** Packs kept from an interrupted run of this shipment. */
     kept: PackInfo[] = [],
   ) {
-    this.packs = [...kept];
     this.streams = Array.from({ length: shares }, (_, i) => kept.filter((p) => p.share === i));
     this.current = new Array<PackWriter | null>(shares).fill(null);
     this.closed = new Array<number>(shares).fill(0);
@@ -127,16 +125,20 @@ export class ChunkStore {
     const info = await this.current[share]!.close();
     this.current[share] = null;
     this.closed[share]! += info.plain;
-    this.packs.push(info);
     this.streams[share]!.push(info);
     this.rows.addPack(info);
     failpoint('pack-close');
   }
 
+  /** Packs closed so far. */
+  get packCount(): number {
+    return this.streams.reduce((n, s) => n + s.length, 0);
+  }
+
   /** Closes the open packs; returns every pack, by number. */
   async finish(): Promise<PackInfo[]> {
     for (let s = 0; s < this.current.length; s++) if (this.current[s]) await this.closePack(s);
-    return this.packs.sort((a, b) => a.index - b.index);
+    return this.streams.flat().sort((a, b) => a.index - b.index);
   }
 
   /** Closes the packs being written after a failure, unfinished. */

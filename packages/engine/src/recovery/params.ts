@@ -3,7 +3,7 @@
  * arithmetic on them shared by the writer and the reader: group size and
  * recovery rows from the percentage, the shape of a window, file names.
  */
-import { BrickpostError } from '@brickpost/manifest';
+import { BrickpostError, numberedPath } from '@brickpost/manifest';
 
 /** Version string at the start of every recovery file. */
 export const RECOVERY_FORMAT = 'brickpost-recovery/v1';
@@ -86,7 +86,7 @@ export function recoveryParams(opts: { percent: number; blockSize?: number; inte
 
 /** The bag path of window w's recovery file: data/recovery/DDD/WWWWWW.rec. */
 export function recoveryPath(w: number): string {
-  return `${RECOVERY_DIR}/${String(Math.floor(w / 1000)).padStart(3, '0')}/${String(w).padStart(6, '0')}.rec`;
+  return numberedPath(RECOVERY_DIR, w, 'rec');
 }
 
 /** The window number of a recovery file's bag path, or undefined when the path is not one (not in its canonical form). */

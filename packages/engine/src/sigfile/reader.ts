@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
 import { access, open } from 'node:fs/promises';
 import { DecompressStream } from 'zstd-napi';
-import { BrickpostError, frame, parseStrictJson, quote } from '@brickpost/manifest';
+import { BrickpostError, parseStrictJson, quote } from '@brickpost/manifest';
 import { toEnvironmentError } from '../io/errors.js';
+import { HeaderFrame } from '../io/header-frame.js';
 import { textLines } from '../io/lines.js';
 import { hashFile, minisigPath, verifyDetached, type Verifier } from './detached.js';
-import { checkHeader, checkSigRecord, HEADER_FRAME_NIBBLE, SIG_LIMITS, SIGNATURE_FORMAT, SigRecordOrder, sigTrustedComment, type SigHeader, type SigRecord } from './records.js';
+import { checkHeader, checkSigRecord, SIG_LIMITS, SIGNATURE_FORMAT, SigRecordOrder, sigTrustedComment, type SigHeader, type SigRecord } from './records.js';
 
 const BLOCK = 1 << 20;
 
@@ -104,33 +105,18 @@ async function feed(path: string, unz: DecompressStream, hash: ReturnType<typeof
     throw toEnvironmentError(e, 'cannot open the signature file');
   });
   try {
-    let head: Buffer | null = Buffer.alloc(0);
+    const header = new HeaderFrame(SIGNATURE_FORMAT, path);
     const buf = Buffer.allocUnsafe(BLOCK);
     for (;;) {
       const { bytesRead } = await fh.read(buf, 0, BLOCK, null);
       if (bytesRead === 0) break;
       const chunk = Buffer.from(buf.subarray(0, bytesRead));
       hash.update(chunk);
-      let p: Buffer = chunk;
-      if (head !== null) {
-        head = Buffer.concat([head, p]);
-        if (head.length < 8) continue;
-        const need = 8 + head.readUInt32LE(4);
-        if ((head.readUInt32LE(0) & 0xfffffff0) >>> 0 !== 0x184d2a50 || need > 4096) {
-          throw new BrickpostError('MALFORMED', `${path} is not a brickpost signature file (no header frame)`);
-        }
-        if (head.length < need) continue;
-        const f = frame.readSkippableFrame(head);
-        if (f.magicNibble !== HEADER_FRAME_NIBBLE || f.payload.toString('utf8') !== `${SIGNATURE_FORMAT}\n`) {
-          throw new BrickpostError('UNSUPPORTED_VERSION', `${path} is not ${SIGNATURE_FORMAT}`, { hint: 'it may be from a newer brickpost' });
-        }
-        p = head.subarray(f.length);
-        head = null;
-      }
+      const p = header.take(chunk);
       if (p.length > 0 && !unz.write(p)) await drainOrClose(unz);
       if (unz.destroyed) return;
     }
-    if (head !== null) throw new BrickpostError('TRUNCATED', `${path}: ends inside its header frame`);
+    header.end();
     unz.end();
   } catch (e) {
     throw toEnvironmentError(e, `cannot read ${path}`);

@@ -1,12 +1,13 @@
 import { rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { BrickpostError, checkPath, CHUNKS_PER_RECORD, frame, minisign, quote, RECORD_LIMITS } from '@brickpost/manifest';
+import { BrickpostError, checkPath, CHUNKS_PER_RECORD, minisign, quote, RECORD_LIMITS } from '@brickpost/manifest';
 import { toEnvironmentError } from '../io/errors.js';
+import { headerFrame } from '../io/header-frame.js';
 import { LineBlocks } from '../io/line-blocks.js';
 import { SeqWriter } from '../io/seq-writer.js';
 import { syncDir } from '../io/sync.js';
 import { signDetached } from './detached.js';
-import { checkHeader, HEADER_FRAME_NIBBLE, SIGNATURE_FORMAT, SigRecordOrder, sigTrustedComment, type SigChunk, type SigHeader, type SigRecord } from './records.js';
+import { checkHeader, SIGNATURE_FORMAT, SigRecordOrder, sigTrustedComment, type SigChunk, type SigHeader, type SigRecord } from './records.js';
 
 const HEX64 = /^[0-9a-f]{64}$/;
 
@@ -50,7 +51,7 @@ export class SignatureFileWriter {
     const tmp = `${path}.part-${process.pid}`;
     await rm(tmp, { force: true });
     const w = new SignatureFileWriter(await SeqWriter.create(tmp), path, full);
-    await w.raw(frame.skippableFrame(HEADER_FRAME_NIBBLE, Buffer.from(`${SIGNATURE_FORMAT}\n`, 'utf8')));
+    await w.raw(headerFrame(SIGNATURE_FORMAT));
     await w.push(JSON.stringify(record));
     return w;
   }

@@ -17,7 +17,7 @@ export type { CraftChunk, CraftLayout, CraftOptions, CraftedShipment } from './c
 export { ageEncrypt, ageLayout } from './age-file.js';
 export { bombFrame, handmadeFrame, lyingFrame } from './frames.js';
 export type { FrameBlock } from './frames.js';
-export { partyKeys } from './keys.js';
+export { newParty, partyKeys } from './keys.js';
 export type { PartyKeys } from './keys.js';
 export { appendBytes, deleteFile, flipByte, payloadStart, replacePack, tamperAgeMac, truncateFile } from './mutate.js';
 export { corruptSignature, currentComment, editBagInfo, resealTags, resign } from './reseal.js';

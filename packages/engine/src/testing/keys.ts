@@ -1,4 +1,5 @@
 import { age, minisign } from '@brickpost/manifest';
+import { Engine } from '../engine.js';
 import { loadIdentity } from '../keys/index.js';
 
 /** What a crafted shipment needs of one party: its keys for signing and receiving. */
@@ -28,4 +29,18 @@ export function partyKeys(home: string): PartyKeys {
     recipient: id.recipient,
     ageIdentities: id.ageIdentities,
   };
+}
+
+/**
+ * A new home at `home` with a fresh identity named after its folder, and its keys.
+ * @throws BrickpostError IDENTITY_EXISTS, IO
+ */
+export function newParty(home: string): PartyKeys {
+  const e = Engine.open({ home });
+  try {
+    e.keygen({ name: home.split('/').pop()! });
+  } finally {
+    e.close();
+  }
+  return partyKeys(home);
 }

@@ -1,12 +1,12 @@
 import { join } from 'node:path';
 import { openDriveFile } from '../drive/read-limited.js';
 import { DecompressStream } from 'zstd-napi';
-import { age, BrickpostError, frame, MANIFEST_FORMAT, MANIFEST_PATH, ManifestReader, quote, RECORD_LIMITS, type ManifestExpectations, type ManifestRecord } from '@brickpost/manifest';
+import { age, BrickpostError, MANIFEST_FORMAT, MANIFEST_PATH, ManifestReader, quote, RECORD_LIMITS, type ManifestExpectations, type ManifestRecord } from '@brickpost/manifest';
 import type { OpenedShipment } from '../drive/open.js';
 import { sha256File } from './fixity.js';
 import { textLines } from '../io/lines.js';
 import { openAgeHandle } from './age-handle.js';
-import { HEADER_FRAME_NIBBLE } from '../pack/pack-writer.js';
+import { HeaderFrame } from '../io/header-frame.js';
 
 const BLOCK = 1 << 20;
 
@@ -88,23 +88,11 @@ async function feed(path: string, identities: age.Identity[], unz: DecompressStr
   try {
     const { size, fileKey, nonce, payloadStart: start } = await openAgeHandle(fh, where, identities);
     const dec = new age.PayloadDecryptor(fileKey, nonce);
-    let pending: Buffer | null = Buffer.alloc(0);
+    // The plaintext opens with a skippable frame naming the format.
+    const header = new HeaderFrame(MANIFEST_FORMAT, where);
     const push = async (plain: Buffer[]): Promise<void> => {
-      for (let p of plain) {
-        if (pending !== null) {
-          // The plaintext opens with a skippable frame naming the format.
-          pending = Buffer.concat([pending, p]);
-          if (pending.length < 8) continue;
-          const need = 8 + pending.readUInt32LE(4);
-          if (need > 4096) throw new BrickpostError('MALFORMED', `${where}: header frame too large`);
-          if (pending.length < need) continue;
-          const f = frame.readSkippableFrame(pending);
-          if (f.magicNibble !== HEADER_FRAME_NIBBLE || f.payload.toString('utf8') !== `${MANIFEST_FORMAT}\n`) {
-            throw new BrickpostError('UNSUPPORTED_VERSION', `${where} is not ${MANIFEST_FORMAT}`, { hint: 'this drive may be from a newer brickpost' });
-          }
-          p = pending.subarray(f.length);
-          pending = null;
-        }
+      for (const piece of plain) {
+        const p = header.take(piece);
         if (p.length > 0 && !unz.write(p)) await drainOrClose(unz);
         if (unz.destroyed) return;
       }
@@ -118,7 +106,7 @@ async function feed(path: string, identities: age.Identity[], unz: DecompressStr
       if (unz.destroyed) return;
     }
     await push(dec.final());
-    if (pending !== null) throw new BrickpostError('TRUNCATED', `${where}: no header frame`);
+    header.end();
     unz.end();
   } finally {
     await fh.close();

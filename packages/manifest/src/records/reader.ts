@@ -205,8 +205,15 @@ export const PACKS_PER_DIR = 1000;
 
 /** Bag-relative path of pack `i`: data/packs/DDD/PPPPPP.age. */
 export function packPath(i: number): string {
-  const dir = String(Math.floor(i / PACKS_PER_DIR)).padStart(3, '0');
-  return `data/packs/${dir}/${String(i).padStart(6, '0')}.age`;
+  return numberedPath('data/packs', i, 'age');
+}
+
+/**
+ * Bag path of file `i` of a numbered series (packs, parity files, recovery
+ * files, FORMAT.md §3.2): `DIR/DDD/NNNNNN.EXT`, a folder per 1000 files.
+ */
+export function numberedPath(dir: string, i: number, ext: string): string {
+  return `${dir}/${String(Math.floor(i / PACKS_PER_DIR)).padStart(3, '0')}/${String(i).padStart(6, '0')}.${ext}`;
 }
 
 /** Bag-relative path of the manifest. */
