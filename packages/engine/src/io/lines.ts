@@ -1,3 +1,4 @@
+import type { DecompressStream } from 'zstd-napi';
 import { BrickpostError } from '@brickpost/manifest';
 
 /**
@@ -41,4 +42,17 @@ export async function* textLines(chunks: AsyncIterable<unknown>, where: string, 
     throw new BrickpostError('MALFORMED', `${where}: not valid UTF-8 (ends inside a character)`);
   }
   if (carry.length > 0) throw new BrickpostError('TRUNCATED', `${where}: last line has no newline`);
+}
+
+/** Resolves when the stream can take more, or is gone; leaves no listener behind. */
+export function drainOrClose(stream: DecompressStream): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      stream.off('drain', done);
+      stream.off('close', done);
+      resolve();
+    };
+    stream.on('drain', done);
+    stream.on('close', done);
+  });
 }

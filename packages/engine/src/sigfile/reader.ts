@@ -4,7 +4,7 @@ import { DecompressStream } from 'zstd-napi';
 import { BrickpostError, parseStrictJson, quote } from '@brickpost/manifest';
 import { toEnvironmentError } from '../io/errors.js';
 import { HeaderFrame } from '../io/header-frame.js';
-import { textLines } from '../io/lines.js';
+import { drainOrClose, textLines } from '../io/lines.js';
 import { hashFile, minisigPath, verifyDetached, type Verifier } from './detached.js';
 import { checkHeader, checkSigRecord, SIG_LIMITS, SIGNATURE_FORMAT, SigRecordOrder, sigTrustedComment, type SigHeader, type SigRecord } from './records.js';
 
@@ -123,17 +123,4 @@ async function feed(path: string, unz: DecompressStream, hash: ReturnType<typeof
   } finally {
     await fh.close();
   }
-}
-
-/** Resolves when the stream can take more, or is gone; leaves no listener behind. */
-function drainOrClose(stream: DecompressStream): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => {
-      stream.off('drain', done);
-      stream.off('close', done);
-      resolve();
-    };
-    stream.on('drain', done);
-    stream.on('close', done);
-  });
 }

@@ -4,7 +4,7 @@ import { DecompressStream } from 'zstd-napi';
 import { age, BrickpostError, MANIFEST_FORMAT, MANIFEST_PATH, ManifestReader, quote, RECORD_LIMITS, type ManifestExpectations, type ManifestRecord } from '@brickpost/manifest';
 import type { OpenedShipment } from '../drive/open.js';
 import { sha256File } from './fixity.js';
-import { textLines } from '../io/lines.js';
+import { drainOrClose, textLines } from '../io/lines.js';
 import { openAgeHandle } from './age-handle.js';
 import { HeaderFrame } from '../io/header-frame.js';
 
@@ -61,19 +61,6 @@ export async function* readManifestFile(
   } finally {
     unz.destroy();
   }
-}
-
-/** Resolves when the stream can take more, or is gone; leaves no listener behind. */
-function drainOrClose(stream: DecompressStream): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => {
-      stream.off('drain', done);
-      stream.off('close', done);
-      resolve();
-    };
-    stream.on('drain', done);
-    stream.on('close', done);
-  });
 }
 
 function checkHeader(s: OpenedShipment, r: ManifestRecord): void {
