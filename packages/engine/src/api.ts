@@ -6,6 +6,9 @@
 export { BrickpostError, EXIT_CODES, ERROR_CODES, isBrickpostError, quote } from '@brickpost/manifest/errors';
 export type { ErrorCode, Category } from '@brickpost/manifest/errors';
 export type * from './api-verify.js';
+export type * from './api-plan.js';
+export type * from './api-custody.js';
+export type * from './api-report.js';
 import type { VerifyProblem } from './api-verify.js';
 
 /** A progress report of a long job; emitted at most a few times a second. */

@@ -1,0 +1,115 @@
+/**
+ * The desktop API: what the renderer may ask of the engine host. The Electron
+ * preload exposes one object of this type as `window.brickpost` (one function
+ * per method, no raw IPC); in a browser, `brickpost ui`'s loopback bridge
+ * defines the same object over HTTP. Types only, so the renderer can import it.
+ *
+ * Every promise rejects with a `DesktopError`-shaped Error (name
+ * 'BrickpostError', with `code`, `hint`, `exitCode`): the renderer shows the
+ * message and the hint as plain sentences, never a stack.
+ */
+import type {
+  CustodyReport,
+  DestHistory,
+  IngestOptions,
+  IngestSummary,
+  PackOptions,
+  PackSummary,
+  PlanOptions,
+  PlanResult,
+  ProgressEvent,
+  ReceiptSummary,
+  RollbackSummary,
+  ShipmentReport,
+  TrustedKey,
+  VerifyOptions,
+  VerifyReport,
+  WarningEvent,
+  WhoAmI,
+} from '@brickpost/engine/api';
+
+/** How an API call failed, as the renderer sees it. */
+export interface DesktopError extends Error {
+  name: 'BrickpostError';
+  /** An ERROR_CODES value (`UNTRUSTED_PUBLISHER`, `NOT_FOUND`…), or `INTERNAL`. */
+  code: string;
+  /** What to do next, a sentence. */
+  hint?: string;
+  /** The CLI exit code of the same failure. */
+  exitCode: number;
+  path?: string;
+}
+
+/** A drive (or a folder standing in for one) that the host found mounted. */
+export interface DetectedDrive {
+  /** The mount point or folder. */
+  path: string;
+  /** Volume label, or the folder's base name. */
+  label: string;
+  /** Removable media (USB, SD…) as far as the OS says. */
+  removable: boolean;
+  totalBytes: number | null;
+  freeBytes: number | null;
+  /** Shipments found under `brickpost/` on it (ids), newest first. */
+  shipments: string[];
+}
+
+/** A folder's children, for the browser's folder picker. */
+export interface FolderListing {
+  path: string;
+  parent: string | null;
+  entries: Array<{ name: string; dir: boolean }>;
+}
+
+/** What a source folder holds, for the planner and the capacity check. */
+export interface SourceInfo {
+  path: string;
+  files: number;
+  dirs: number;
+  bytes: number;
+}
+
+/** Receives a long job's events. */
+export type JobListener = (event: ProgressEvent | WarningEvent) => void;
+
+export interface DesktopApi {
+  /** 'electron' or 'browser': where the renderer runs (decides pickers and downloads). */
+  readonly host: 'electron' | 'browser';
+
+  /** This home's identity, or null when there is none yet. */
+  whoami(): Promise<WhoAmI | null>;
+  keygen(opts: { name: string }): Promise<WhoAmI>;
+  trustList(): Promise<TrustedKey[]>;
+  /** `key`: a minisign public key (`RW…` line or the .pub file's text). */
+  trustAdd(opts: { key: string; name?: string }): Promise<TrustedKey>;
+  trustRemove(opts: { nameOrKeyId: string }): Promise<TrustedKey>;
+
+  /** Mounted removable drives (Linux, macOS, Windows), plus folders named in $BRICKPOST_DRIVES. */
+  drives(): Promise<DetectedDrive[]>;
+  /** Electron: a native folder dialog; browser: null (the renderer shows its own picker). */
+  chooseFolder(opts: { title: string }): Promise<string | null>;
+  listFolder(opts: { path?: string }): Promise<FolderListing>;
+  sourceInfo(opts: { path: string }): Promise<SourceInfo>;
+  plan(opts: PlanOptions): Promise<PlanResult>;
+
+  /**
+   * Long jobs. `jobId` is chosen by the renderer (unique per call); events
+   * arrive on `onEvent` until the promise settles; `cancel(jobId)` stops the
+   * job (it then rejects with CANCELLED).
+   */
+  pack(jobId: string, opts: PackOptions, onEvent: JobListener): Promise<PackSummary>;
+  verify(jobId: string, opts: VerifyOptions, onEvent: JobListener): Promise<VerifyReport>;
+  ingest(jobId: string, opts: IngestOptions, onEvent: JobListener): Promise<IngestSummary>;
+  cancel(jobId: string): Promise<void>;
+
+  /** Writes a signed receipt of DEST to `out` (default: the home's receipts folder) and returns it with its text. */
+  receipt(opts: { dest: string; out?: string; deep?: boolean }): Promise<ReceiptSummary & { text: string }>;
+  history(opts: { dest: string }): Promise<DestHistory>;
+  rollback(opts: { dest: string; to: string }): Promise<RollbackSummary>;
+
+  /** The verification report of a drive or destination: its data and its standalone HTML. */
+  report(opts: { target: string; shipment?: string; deep?: boolean }): Promise<{ report: ShipmentReport; html: string }>;
+  /** A printable label per drive of a shipment (standalone HTML with a QR code of the shipment id). */
+  label(opts: { drive: string; shipment?: string }): Promise<{ html: string }>;
+  custody(opts: { drive: string; shipment?: string }): Promise<CustodyReport>;
+}
