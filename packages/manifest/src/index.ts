@@ -10,6 +10,7 @@
  * - frame: zstd frames (RFC 8878) as packs use them.
  * - records: the manifest's NDJSON records, strict JSON and the path grammar.
  * - shipment info: what bag-info.txt says about a shipment.
+ * - custody: the hash-chained, signed log of a shipment's handling steps.
  */
 export * from './errors.js';
 export * as age from './age/index.js';
@@ -19,4 +20,5 @@ export * as frame from './frame/index.js';
 export * from './records/index.js';
 export * from './shipment-info.js';
 export * from './set-file.js';
+export * from './custody/index.js';
 export { formatSpec } from './spec.js';

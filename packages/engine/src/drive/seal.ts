@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { open, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { bagit, formatSpec, minisign, shipmentInfoFields, trustedComment, type ShipmentInfo } from '@brickpost/manifest';
+import { bagit, formatSpec, MANIFEST_PATH, minisign, shipmentInfoFields, trustedComment, type ShipmentInfo } from '@brickpost/manifest';
+import { publisherCustodyLog } from '../custody/publisher.js';
 import { toEnvironmentError } from '../io/errors.js';
 import { driveReadme } from './readme.js';
 
@@ -9,10 +10,13 @@ import { driveReadme } from './readme.js';
 export const TAG_FILES = ['bagit.txt', 'bag-info.txt', 'manifest-sha256.txt', 'README.txt', 'FORMAT.md'] as const;
 export const TAG_MANIFEST = 'tagmanifest-sha256.txt';
 export const SIGNATURE_FILE = 'tagmanifest-sha256.txt.minisig';
+/** The publisher's custody events, a tag file after the five above (FORMAT.md §custody). */
+export const CUSTODY_TAG_FILE = 'custody.ndjson';
 
 /**
  * Completes a bag whose payload is written: the BagIt tag files, the plain
- * README and the format spec, the tag manifest over all of them, and the
+ * README and the format spec, with `custody` the publisher's custody events,
+ * the tag manifest over all of them, and the
  * publisher's minisign signature of the tag manifest. Everything is fsynced.
  * @throws BrickpostError NO_SPACE, PERMISSION, IO
  */
@@ -21,6 +25,7 @@ export async function sealBag(
   info: ShipmentInfo,
   payload: Array<{ path: string; digest: string }>,
   key: minisign.SigningKey,
+  opts: { custody?: boolean } = {},
 ): Promise<void> {
   const files: Record<(typeof TAG_FILES)[number], string> = {
     'bagit.txt': bagit.BAGIT_TXT,
@@ -33,6 +38,13 @@ export async function sealBag(
   for (const name of TAG_FILES) {
     await writeSynced(join(dir, name), files[name]);
     tags.push({ path: name, digest: createHash('sha256').update(files[name], 'utf8').digest('hex') });
+  }
+  if (opts.custody) {
+    // The publisher's custody events (FORMAT.md §custody), covered by the signature through the tag manifest.
+    const digest = (name: string): string => tags.find((t) => t.path === name)!.digest;
+    const log = publisherCustodyLog(info, key, { manifest: payload.find((p) => p.path === MANIFEST_PATH)!.digest, payloadManifest: digest('manifest-sha256.txt'), bagInfo: digest('bag-info.txt') });
+    await writeSynced(join(dir, CUSTODY_TAG_FILE), log);
+    tags.push({ path: CUSTODY_TAG_FILE, digest: createHash('sha256').update(log, 'utf8').digest('hex') });
   }
   const tagManifest = bagit.formatManifest(tags);
   await writeSynced(join(dir, TAG_MANIFEST), tagManifest);

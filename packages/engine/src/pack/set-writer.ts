@@ -142,7 +142,7 @@ export class ShipmentWriter {
           setParity: this.parityCount,
           recovery: this.recovery,
         };
-        await sealBag(t.part, driveInfo, payload.map((f) => ({ path: f.path, digest: f.sha256 })), key);
+        await sealBag(t.part, driveInfo, payload.map((f) => ({ path: f.path, digest: f.sha256 })), key, { custody: true });
         await syncDir(t.part);
         t.done();
       }),
