@@ -5,8 +5,12 @@ import { BrickpostError, checkPath, quote, type FileRecord } from '@brickpost/ma
 import { toEnvironmentError } from '../io/errors.js';
 import { failpointError, fsError } from '../io/failpoint.js';
 
-/** Permission bits a received entry may have: no setuid, setgid or sticky bit. */
-export const MODE_MASK = 0o777;
+/**
+ * Permission bits a received entry may have: no setuid, setgid or sticky
+ * bit, and no write bit for group or other, so a drive gives a file at most
+ * 0644 (0755 when executable) and a folder at most 0755.
+ */
+export const MODE_MASK = 0o755;
 
 const CREATE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
 
