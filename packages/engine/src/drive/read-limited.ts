@@ -4,6 +4,7 @@ import { dirname } from 'node:path';
 import { BrickpostError, quote } from '@brickpost/manifest';
 import { toEnvironmentError } from '../io/errors.js';
 import { SeqWriter } from '../io/seq-writer.js';
+import { checkBound, type SizeBound } from './payload-bound.js';
 
 /** O_NOFOLLOW where the platform has it. O_NONBLOCK: opening a FIFO must not wait for a writer. */
 const FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
@@ -58,23 +59,31 @@ export async function readLimited(path: string, max: number, what: string): Prom
 /**
  * Copies file `rel` of a drive (at `from`) to `to`, checking its SHA-256
  * on the bytes written, so what was copied is what was checked: one read
- * of the drive, no read back of the copy.
+ * of the drive, no read back of the copy. A file larger than `bound` is
+ * refused before anything is copied, and copying stops one byte past it.
  * @throws BrickpostError FIXITY_MISMATCH, FILE_MISSING, MALFORMED, NO_SPACE, IO
  */
-export async function copyDriveFile(from: string, to: string, sha256: string, rel: string): Promise<void> {
+export async function copyDriveFile(from: string, to: string, sha256: string, rel: string, bound?: SizeBound): Promise<void> {
   await mkdir(dirname(to), { recursive: true, mode: 0o700 });
   await rm(to, { force: true });
-  const out = await SeqWriter.create(to);
   const fh = await openDriveFile(from, quote(rel));
+  let out: SeqWriter | null = null;
   try {
-    for await (const c of fh.createReadStream({ highWaterMark: 1 << 20, autoClose: false })) await out.write(c as Buffer);
+    checkBound((await fh.stat()).size, bound, quote(rel), from);
+    out = await SeqWriter.create(to);
+    let read = 0;
+    for await (const c of fh.createReadStream({ highWaterMark: 1 << 20, autoClose: false, ...(bound ? { end: bound.max } : {}) })) {
+      read += (c as Buffer).length;
+      checkBound(read, bound, quote(rel), from, false);
+      await out.write(c as Buffer);
+    }
   } catch (e) {
-    await out.abort();
+    await out?.abort();
     throw toEnvironmentError(e, `cannot copy ${quote(rel)}`);
   } finally {
     await fh.close();
   }
-  if ((await out.close()) !== sha256) {
+  if ((await out!.close()) !== sha256) {
     await rm(to, { force: true });
     throw new BrickpostError('FIXITY_MISMATCH', `${quote(rel)} does not match its SHA-256 in the signed payload manifest`, { path: from, hint: 'the drive was damaged or modified' });
   }

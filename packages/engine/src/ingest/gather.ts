@@ -1,9 +1,10 @@
-import { copyFile, mkdir, readdir, rename, rm } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BrickpostError, quote } from '@brickpost/manifest';
 import type { EventSink } from '../api.js';
 import { DRIVE_DIR } from '../drive/layout.js';
-import type { TrustedSigner } from '../drive/open.js';
+import type { OpenedShipment, TrustedSigner } from '../drive/open.js';
+import { payloadBound, withinTotal } from '../drive/payload-bound.js';
 import { copyDriveFile } from '../drive/read-limited.js';
 import { openMembers, requireRecoverable, setStatus, type SetMembers } from '../drive/set.js';
 import { TAG_MANIFEST, SIGNATURE_FILE, TAG_FILES } from '../drive/seal.js';
@@ -37,15 +38,20 @@ export async function withGathered(m: SetMembers, state: string, gather: boolean
   }
   for (const [i, s] of m.members) {
     if (have.includes(`drive-${i + 1}`)) continue;
-    await copyBag(s.dir, join(home, `drive-${i + 1}`, DRIVE_DIR, m.first.id), s.payload);
+    await copyBag(s, join(home, `drive-${i + 1}`, DRIVE_DIR, m.first.id));
     onEvent({ type: 'warning', code: 'GATHERED', message: `copied drive ${i + 1} of the set into ${home}` });
   }
   requireRecoverable(all);
   return all;
 }
 
-/** Copies a bag, checking each payload file against its digest as it is read; the copy appears only when complete. */
-async function copyBag(from: string, to: string, payload: Map<string, string>): Promise<void> {
+/**
+ * Copies a bag, checking each payload file against its digest as it is
+ * read, and within the size signed data gives it (the set file's, in all
+ * at most Payload-Oxum); the copy appears only when complete.
+ */
+async function copyBag(s: OpenedShipment, to: string): Promise<void> {
+  const from = s.dir;
   const part = `${to}.part`;
   await rm(part, { recursive: true, force: true });
   try {
@@ -55,8 +61,11 @@ async function copyBag(from: string, to: string, payload: Map<string, string>): 
         if (e.code !== 'ENOENT') throw e;
       });
     }
-    for (const [rel, digest] of payload) {
-      await copyDriveFile(join(from, rel), join(part, rel), digest, rel);
+    let left = s.info.payloadBytes;
+    for (const [rel, digest] of s.payload) {
+      const bound = withinTotal(payloadBound(s, rel), left, s.info.payloadBytes);
+      await copyDriveFile(join(from, rel), join(part, rel), digest, rel, bound);
+      left -= (await stat(join(part, rel))).size;
     }
     await syncDir(part);
     await rename(part, to);

@@ -5,6 +5,7 @@ import type { EventSink, IngestOptions, IngestSummary } from '../api.js';
 import { chunkKey } from '../chunk/index.js';
 import type { Context } from '../context.js';
 import type { OpenedShipment } from '../drive/open.js';
+import { payloadBound } from '../drive/payload-bound.js';
 import { copyDriveFile } from '../drive/read-limited.js';
 import { rebuildMissing } from '../drive/rebuild.js';
 import { mergedShipment, openMembers, setDrives, setStatus } from '../drive/set.js';
@@ -77,7 +78,7 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
     // Every pass reads one local copy, checked against the signed digest as it is made: a drive
     // that answered two reads of the manifest differently cannot make the passes disagree.
     const incoming = join(folder.state, 'incoming', `${s.id}.age`);
-    await copyDriveFile(join(s.dir, MANIFEST_PATH), incoming, s.payload.get(MANIFEST_PATH)!, MANIFEST_PATH);
+    await copyDriveFile(join(s.dir, MANIFEST_PATH), incoming, s.payload.get(MANIFEST_PATH)!, MANIFEST_PATH, payloadBound(s, MANIFEST_PATH));
     s = { ...s, manifestFile: incoming };
     members.first = s;
     let header: ShipmentRecord | null = null;

@@ -3,6 +3,7 @@ import { openDriveFile } from '../drive/read-limited.js';
 import { DecompressStream } from 'zstd-napi';
 import { age, BrickpostError, MANIFEST_FORMAT, MANIFEST_PATH, ManifestReader, quote, RECORD_LIMITS, type ManifestExpectations, type ManifestRecord } from '@brickpost/manifest';
 import type { OpenedShipment } from '../drive/open.js';
+import { payloadBound } from '../drive/payload-bound.js';
 import { sha256File } from './fixity.js';
 import { drainOrClose, textLines } from '../io/lines.js';
 import { openAgeHandle } from './age-handle.js';
@@ -20,7 +21,7 @@ const BLOCK = 1 << 20;
  */
 export async function* readManifest(s: OpenedShipment, identities: age.Identity[]): AsyncGenerator<ManifestRecord> {
   const path = s.manifestFile ?? join(s.dir, MANIFEST_PATH);
-  const digest = s.manifestFile ? s.payload.get(MANIFEST_PATH) : await sha256File(path, undefined, 'the manifest');
+  const digest = s.manifestFile ? s.payload.get(MANIFEST_PATH) : await sha256File(path, undefined, 'the manifest', payloadBound(s, MANIFEST_PATH));
   if (digest !== s.payload.get(MANIFEST_PATH)) {
     throw new BrickpostError('FIXITY_MISMATCH', `${MANIFEST_PATH} does not match its SHA-256 in the signed payload manifest`, { path, hint: 'the drive was damaged or modified' });
   }
