@@ -1,0 +1,24 @@
+/** What the publisher wizard collects, step by step. */
+import type { PackSummary } from '@brickpost/engine/api';
+import type { SourceInfo } from '../../shared/api.js';
+
+export interface PublishState {
+  source: string;
+  info: SourceInfo | null;
+  /** Drive roots chosen, in set order. */
+  drives: string[];
+  /** age recipients (`age1…`) to encrypt for. */
+  recipients: string[];
+  /** Also encrypt for this home's own key. */
+  self: boolean;
+  dataset: string;
+  label: string;
+  /** Parity drives, or null for the engine's default. */
+  parity: number | null;
+  recovery: number;
+  summary: PackSummary | null;
+}
+
+export function newPublishState(): PublishState {
+  return { source: '', info: null, drives: [], recipients: [], self: true, dataset: '', label: '', parity: null, recovery: 2, summary: null };
+}

@@ -1,0 +1,55 @@
+/**
+ * A small element builder. Strings become text nodes, never markup: values
+ * shown in the app come from drives and are untrusted.
+ */
+
+export type Child = Node | string | number | null | undefined | false;
+export type Props = Record<string, string | number | boolean | null | undefined | ((ev: any) => void)>;
+
+/**
+ * Creates an element. `props`: `class`, any attribute (true sets it empty,
+ * false/null/undefined leaves it out), and `on…` event handlers.
+ */
+export function h<K extends keyof HTMLElementTagNameMap>(tag: K, props: Props = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(props)) {
+    if (typeof v === 'function') el.addEventListener(k.slice(2).toLowerCase(), v);
+    else if (v === true) el.setAttribute(k, '');
+    else if (v !== false && v !== null && v !== undefined) el.setAttribute(k, String(v));
+  }
+  append(el, ...children);
+  return el;
+}
+
+/** Appends children (strings as text). */
+export function append(el: Node, ...children: Child[]): void {
+  for (const c of children) {
+    if (c === null || c === undefined || c === false) continue;
+    el.appendChild(typeof c === 'string' || typeof c === 'number' ? document.createTextNode(String(c)) : c);
+  }
+}
+
+/** Replaces every child of `el`. */
+export function replace(el: Node, ...children: Child[]): void {
+  while (el.firstChild) el.removeChild(el.firstChild);
+  append(el, ...children);
+}
+
+/** A `<dl>` of label/value pairs (values as text). */
+export function facts(pairs: Array<[string, Child]>, props: Props = {}): HTMLDListElement {
+  const dl = h('dl', { class: 'facts', ...props });
+  for (const [k, v] of pairs) append(dl, h('dt', {}, k), h('dd', {}, v));
+  return dl;
+}
+
+let counter = 0;
+/** A document-unique id for label/for pairs. */
+export function uid(prefix: string): string {
+  counter += 1;
+  return `${prefix}-${counter}`;
+}
+
+/** A unique job id for a long API call. */
+export function jobId(): string {
+  return typeof crypto.randomUUID === 'function' ? crypto.randomUUID() : `job-${Date.now()}-${Math.random().toString(16).slice(2)}`;
+}

@@ -1,0 +1,73 @@
+/** History of a destination: the shipments applied, and rollback to an earlier one. */
+import type { DestHistory } from '@brickpost/engine/api';
+import { api } from '../api.js';
+import { facts, h, replace } from '../ui/dom.js';
+import { folderField } from '../ui/folder-field.js';
+import { bytes, fingerprint, when } from '../ui/format.js';
+import { actions, busy, primary, secondary } from '../ui/wizard.js';
+
+function table(hist: DestHistory, onRollback: (to: string, seq: number) => void): HTMLElement {
+  const rows = hist.shipments.map((s, i) => {
+    // Rolling back to s undoes every later shipment: each needs its undo area.
+    const canReturn = i < hist.shipments.length - 1 && hist.shipments.slice(i + 1).every((x) => x.undoable);
+    return h(
+      'tr',
+      { 'data-shipment': s.shipmentId },
+      h('td', {}, String(s.seq)),
+      h('td', {}, h('code', {}, s.shipmentId)),
+      h('td', {}, s.label || '—'),
+      h('td', {}, when(s.appliedAt)),
+      h('td', {}, `${s.files.toLocaleString()} files, ${bytes(s.bytes)}`),
+      h('td', {}, i === hist.shipments.length - 1 ? 'current' : canReturn ? h('button', { type: 'button', class: 'secondary', onclick: () => onRollback(s.shipmentId, s.seq) }, `Roll back to ${s.seq}`) : 'undo data no longer kept'),
+    );
+  });
+  return h(
+    'div',
+    { class: 'table-wrap', tabindex: 0, role: 'region', 'aria-label': 'Applied shipments' },
+    h('table', {}, h('caption', {}, 'Shipments applied, oldest first'), h('thead', {}, h('tr', {}, ...['#', 'Shipment', 'Label', 'Applied', 'Size', 'Rollback'].map((t) => h('th', { scope: 'col' }, t)))), h('tbody', {}, ...rows)),
+  );
+}
+
+/** The history view; `dest` prefills the folder (from #/history?dest=…). */
+export function historyView(dest = ''): HTMLElement {
+  const field = folderField({ label: 'Destination folder', name: 'history-dest', title: 'A destination folder', value: dest });
+  const out = h('div', { 'aria-live': 'polite' });
+  const confirmSlot = h('div', {});
+  const load = async (): Promise<void> => {
+    const hist = await api().history({ dest: field.value() });
+    replace(confirmSlot);
+    replace(
+      out,
+      facts([
+        ['Dataset', hist.dataset],
+        ['Publisher key id', h('code', {}, fingerprint(hist.publisherKeyId))],
+        ['Rollback reach', `the last ${hist.keepUndo} shipment(s)`],
+      ]),
+      table(hist, (to, seq) => confirm(to, seq)),
+    );
+  };
+  const confirm = (to: string, seq: number): void => {
+    const yes = primary(`Roll back to shipment ${seq}`, () =>
+      void busy(yes, confirmSlot, async () => {
+        const r = await api().rollback({ dest: field.value(), to });
+        await load();
+        confirmSlot.appendChild(h('p', { class: 'banner ok', role: 'status' }, `Rolled back from shipment ${r.from.seq} to ${r.to.seq}.`));
+      }, 'Rollback failed'),
+    );
+    replace(
+      confirmSlot,
+      h('div', { class: 'banner warn', role: 'alertdialog', 'aria-label': 'Confirm rollback' }, h('p', {}, `Return ${field.value()} to how it was after shipment ${seq}? Later shipments are undone; files they changed are put back from the undo area.`), actions(secondary('Keep as it is', () => replace(confirmSlot)), yes)),
+    );
+    yes.focus();
+  };
+  const show = primary('Show history', () => void busy(show, out, load, 'No history'));
+  if (dest) queueMicrotask(() => show.click());
+  return h(
+    'div',
+    { class: 'view', 'data-view': 'history' },
+    h('h1', {}, 'History and rollback'),
+    h('form', { class: 'step-form', onsubmit: (e: Event) => (e.preventDefault(), show.click()) }, field.el, actions(show)),
+    confirmSlot,
+    out,
+  );
+}
