@@ -274,6 +274,21 @@ export const COMMANDS: CommandSpec[] = [
       "Every drive carries recovery data (pack --recovery, 2 % by default): bad sectors\nand bit rot are repaired from it without the other drives of a set. The\nsignature is checked first; each repaired file must match its signed SHA-256.\nExits 0 when every damaged file was repaired, 1 when some could not be (they\nare listed; in a set, ingest rebuilds them from the other drives).",
     load: () => import('./repair.js'),
   },
+  {
+    name: 'ui',
+    summary: 'open the desktop app in your browser (served on 127.0.0.1 only)',
+    args: [],
+    min: 0,
+    options: [
+      { name: 'port', type: 'string', value: 'N', help: 'the port to listen on (default: a free one)' },
+      { name: 'no-open', type: 'boolean', help: 'do not start a browser; only print the link' },
+      json('print {url, port, token}'),
+    ],
+    json: 'document',
+    details:
+      "Prints a link with a random access token: open it in a browser on this\nmachine. Every request without the token (or the cookie the first page load\nsets) is refused, the page included. A browser is started when there is a\ndisplay and a terminal, unless --no-open or --json. Runs until Ctrl-C.",
+    load: () => import('./ui.js'),
+  },
 ];
 
 /** The command with this name (`pack`, `trust add`), if any. */

@@ -1,0 +1,41 @@
+/**
+ * Checks of the arguments a renderer sends. They cross a trust boundary (a
+ * page, over IPC or HTTP), so each method takes only a plain object with the
+ * fields it names, of the types it names; anything else is a USAGE error.
+ */
+import { BrickpostError, quote } from '@brickpost/engine/api';
+
+/** A plain object argument. */
+export type Opts = Record<string, unknown>;
+
+/**
+ * The argument at `index` as a plain object (`{}` when absent and optional).
+ * @throws BrickpostError USAGE
+ */
+export function objectArg(method: string, args: unknown[], index = 0, optional = false): Opts {
+  const v = args[index];
+  if (v === undefined && optional) return {};
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) {
+    throw new BrickpostError('USAGE', `${method}: argument ${index + 1} must be an object, not ${quote(v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v)}`);
+  }
+  return v as Opts;
+}
+
+/** A string field (required unless `optional`). @throws BrickpostError USAGE */
+export function stringField(method: string, o: Opts, key: string, optional: true): string | undefined;
+export function stringField(method: string, o: Opts, key: string, optional?: false): string;
+export function stringField(method: string, o: Opts, key: string, optional = false): string | undefined {
+  const v = o[key];
+  if (v === undefined && optional) return undefined;
+  if (typeof v !== 'string' || v === '') throw new BrickpostError('USAGE', `${method}: ${key} must be a non-empty string`, { hint: `give ${key}` });
+  if (v.includes('\0')) throw new BrickpostError('USAGE', `${method}: ${key} ${quote(v)} contains a NUL character`);
+  return v;
+}
+
+/** A boolean field, false when absent. @throws BrickpostError USAGE */
+export function boolField(method: string, o: Opts, key: string): boolean {
+  const v = o[key];
+  if (v === undefined) return false;
+  if (typeof v !== 'boolean') throw new BrickpostError('USAGE', `${method}: ${key} must be true or false`);
+  return v;
+}
