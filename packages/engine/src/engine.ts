@@ -15,6 +15,8 @@ import { repair } from './drive/repair.js';
 import type { ReceiptImportSummary, ReceiptOptions, ReceiptSummary, SignatureOptions, SignatureSummary } from './api.js';
 import { importReceipt, writeReceipt } from './receipt/index.js';
 import { writeSignature } from './sigfile/index.js';
+import type { CustodyOptions, CustodyReport, WipeOptions, WipeSummary } from './api.js';
+import { custodyReport, wipe } from './custody/index.js';
 import { list } from './verify/list.js';
 import { verify } from './verify/verify.js';
 
@@ -146,6 +148,27 @@ export class Engine {
    */
   receiptImport(file: string): Promise<ReceiptImportSummary> {
     return importReceipt(this.ctx, file);
+  }
+
+  /**
+   * Checks the custody log of a shipment on a drive (FORMAT.md §custody):
+   * every event signed by its actor and chained to the one before, the
+   * publisher's events equal to those in the signed bag, and this home's
+   * record of the chain (and its catalog-only events) in agreement. A broken
+   * chain is reported (ok false, brokenAt, problems), not thrown.
+   * @throws BrickpostError NOT_FOUND, NOT_A_DRIVE, AMBIGUOUS_SHIPMENT, USAGE
+   */
+  custody(opts: CustodyOptions): Promise<CustodyReport> {
+    return custodyReport(this.ctx, opts);
+  }
+
+  /**
+   * Removes a shipment's bag from a drive after this home ingested it, and
+   * records a `wiped` event in the custody log left on the drive.
+   * @throws BrickpostError USAGE (not ingested here, without force), NOT_FOUND, NOT_A_DRIVE, AMBIGUOUS_SHIPMENT, PERMISSION, IO
+   */
+  wipe(opts: WipeOptions, onEvent: EventSink = () => undefined): Promise<WipeSummary> {
+    return wipe(this.ctx, opts, onEvent);
   }
 }
 

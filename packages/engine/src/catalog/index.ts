@@ -7,6 +7,7 @@
  * - shipment: one packed (role 'published') or ingested ('received') shipment.
  * - pack / chunk: where each chunk of a published shipment went.
  * - ingest: one application of a shipment to a destination, and its state.
+ * - custody: the custody events of each drive of a shipment (custody/).
  *
  * Schema changes are numbered migrations (migrations/), never edited.
  */

@@ -4,6 +4,7 @@ import { age, BrickpostError, MANIFEST_PATH, quote, type ShipmentRecord } from '
 import type { EventSink, IngestOptions, IngestSummary } from '../api.js';
 import { chunkKey } from '../chunk/index.js';
 import type { Context } from '../context.js';
+import { recordIngested } from '../custody/index.js';
 import type { OpenedShipment } from '../drive/open.js';
 import { payloadBound } from '../drive/payload-bound.js';
 import { copyDriveFile } from '../drive/read-limited.js';
@@ -42,7 +43,7 @@ import { DestFolder, type AppliedShipment, type DestState } from './state.js';
  *    from the drive (each chunk checked against its keyed id, each pack
  *    against its signed SHA-256), from chunks of DEST's files and from
  *    deltas against them (each rebuilt chunk checked against its id);
- *    unchanged files are not touched, moved files are hard links;
+ *    unchanged files are not touched, moved files are copies of the old one;
  * 5. commit, journaled (commit.ts): a crash leaves DEST at the old tree, or
  *    resumable to the new one by running ingest again.
  * @throws BrickpostError authenticity, integrity, unsafe, chain (CHAIN_REPLAY, CHAIN_GAP, CHAIN_FORK, BASIS_MISSING, DATASET_MISMATCH), environment, LOCKED, USAGE
@@ -198,6 +199,7 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
     db.setJournal(j);
     await runApply(folder, db, j, () => readManifestFile(folder.manifest(s.id), identities), keep);
     recordIngest(ctx, s, dest, s.info.files, writer.bytes, h.secret);
+    await recordIngested(ctx, [...given.members.values()], dest, s.info.files, s.info.bytes, onEvent);
     await rm(rebuilt, { recursive: true, force: true });
     await rm(join(folder.state, 'gather', s.id), { recursive: true, force: true });
     progress.emit();

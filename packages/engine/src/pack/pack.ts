@@ -5,6 +5,7 @@ import { age, BrickpostError, FORMAT_VERSION, isBrickpostError, quote } from '@b
 import type { EventSink, PackOptions, PackSummary } from '../api.js';
 import { chunkKey, createChunkPipeline, Cutter } from '../chunk/index.js';
 import type { Context } from '../context.js';
+import { recordSealed } from '../custody/index.js';
 import { toEnvironmentError } from '../io/errors.js';
 import { pidLock } from '../io/lock.js';
 import { Progress } from '../io/progress.js';
@@ -207,6 +208,7 @@ async function packLocked(ctx: Context, opts: PackOptions & { packTarget?: numbe
       me.signingKey,
     );
     rows.sealed(t.files, t.bytes, sealed.bytesOnDrive, me.recipient);
+    await recordSealed(ctx, shipmentId, sealed.paths, onEvent);
     const seconds = (performance.now() - started) / 1000;
     progress.emit();
     const c = store.counts;

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { BrickpostError, quote } from '@brickpost/manifest';
 import type { EventSink, Receipt, ReceiptOptions, ReceiptSummary } from '../api.js';
 import type { Context } from '../context.js';
+import { recordReceipt } from '../custody/index.js';
 import { openDest } from '../ingest/state.js';
 import { Progress } from '../io/progress.js';
 import { writeAtomic } from '../io/sync.js';
@@ -60,6 +61,7 @@ export async function writeReceipt(ctx: Context, opts: ReceiptOptions, onEvent: 
     await writeAtomic(out, formatReceipt(receipt));
     const h = await hashFile(out);
     await signDetached(out, h.prehash, me.signingKey, receiptTrustedComment(receipt), `brickpost receipt, sha256 ${h.sha256}`);
+    await recordReceipt(ctx, last.shipment, h.sha256, verification.ok, dest, onEvent);
     return { dest, out, sha256: h.sha256, receipt, seconds: (performance.now() - started) / 1000 };
   } finally {
     await unlock();

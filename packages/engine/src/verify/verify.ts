@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { ERROR_CODES, isBrickpostError } from '@brickpost/manifest';
 import type { EventSink, VerifyOptions, VerifyProblem, VerifyReport } from '../api.js';
 import type { Context } from '../context.js';
+import { recordVerified } from '../custody/index.js';
 import { findShipment } from '../drive/layout.js';
 import { openShipment, type LenientFindings } from '../drive/open.js';
 import { rebuildMissing } from '../drive/rebuild.js';
@@ -116,6 +117,7 @@ export async function verify(ctx: Context, opts: VerifyOptions, onEvent: EventSi
   }
   progress.emit();
   report.ok = problems.length === 0;
+  if (opened) await recordVerified(ctx, opened, { deep: opts.deep === true, ok: report.ok, problems: problems.length }, onEvent);
   report.seconds = (performance.now() - started) / 1000;
   return report;
 }

@@ -1,0 +1,108 @@
+import { custodyLineHash, formatCustodyEvent, formatCustodyLog, type CustodyDetails, type CustodyEventLine, type CustodyType } from '@brickpost/manifest';
+import type { EventSink } from '../api.js';
+import type { Context } from '../context.js';
+import { randomBytes } from 'node:crypto';
+import { open, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { syncDir } from '../io/sync.js';
+import { hasIdentity } from '../keys/index.js';
+import { actorOf } from './actor.js';
+import { readBagCustody, readCustodyLog } from './read.js';
+import { storedChain, storeEvents } from './store.js';
+
+/** Which chain an event extends. */
+export interface CustodyTarget {
+  shipment: string;
+  /** `i of N` (Bag-Count). */
+  drive: string;
+  /** The bag folder (or the folder wipe renamed it to), whose custody.ndjson starts a new log. */
+  bag: string | null;
+  /** The drive's log, `brickpost/<id>.custody`; null to record in the catalog only. */
+  log: string | null;
+}
+
+/** Warning code: the event could not be written to the drive and is in this home's catalog only. */
+export const CATALOG_ONLY = 'CUSTODY_CATALOG_ONLY';
+
+function sameStart(a: string[], b: string[]): boolean {
+  return a.every((l, i) => b[i] === l);
+}
+
+/**
+ * Appends one event, signed by this home's key, to a drive's custody chain
+ * (FORMAT.md §custody) and to the catalog. The chain extended is the longer
+ * of the drive's log (else the bag's publisher events) and the catalog's
+ * record when one starts the other, so events recorded here only (a
+ * receipt, a read-only drive) reach the drive at its next write. The log is
+ * rewritten whole to a temporary file and renamed over the old one: a crash
+ * leaves the old log or the new, never a torn line, and the log is small.
+ * Nothing happens without an identity or without publisher events to chain
+ * to (a shipment packed before custody logs). Never throws: a failure is a
+ * warning, and the operation that acted goes on.
+ */
+export async function appendCustody(ctx: Context, t: CustodyTarget, type: CustodyType, details: CustodyDetails, onEvent: EventSink): Promise<CustodyEventLine | null> {
+  try {
+    if (!hasIdentity(ctx.home)) return null;
+    const me = ctx.identity();
+    let onDrive: string[] = [];
+    let writable = t.log !== null;
+    if (t.log) {
+      try {
+        onDrive = (await readCustodyLog(t.log)) ?? (t.bag ? ((await readBagCustody(t.bag)) ?? []) : []);
+      } catch (e) {
+        // A damaged log is evidence: it is left as it is.
+        writable = false;
+        onEvent({ type: 'warning', code: CATALOG_ONLY, message: `the custody log on the drive cannot be read (${(e as Error).message}); the ${type} event is recorded in this home's catalog only`, path: t.log });
+      }
+    }
+    const stored = storedChain(ctx.catalog, t.shipment, t.drive).map((s) => s.line);
+    let base: string[];
+    if (sameStart(onDrive, stored)) base = stored;
+    else if (sameStart(stored, onDrive)) base = onDrive;
+    else {
+      base = stored;
+      writable = false;
+      onEvent({ type: 'warning', code: CATALOG_ONLY, message: `the custody log on the drive differs from this home's record of shipment ${t.shipment}; the ${type} event is recorded in this home's catalog only ('brickpost custody' shows where they part)`, ...(t.log ? { path: t.log } : {}) });
+    }
+    if (base.length === 0) return null;
+    const prev = custodyLineHash(base[base.length - 1]!);
+    const event = formatCustodyEvent({ n: base.length + 1, type, at: new Date().toISOString(), shipment: t.shipment, drive: t.drive, actor: actorOf(me), details, prev }, me.signingKey);
+    let written = false;
+    if (writable && t.log) {
+      try {
+        await replaceLog(t.log, formatCustodyLog([...base, event.line]));
+        written = true;
+      } catch (e) {
+        onEvent({ type: 'warning', code: CATALOG_ONLY, message: `cannot write the custody log on the drive (${(e as Error).message}); the ${type} event is recorded in this home's catalog only`, path: t.log });
+      }
+    }
+    if (onDrive.length > 0) storeEvents(ctx.catalog, t.shipment, t.drive, onDrive, true);
+    storeEvents(ctx.catalog, t.shipment, t.drive, [...base, event.line], written);
+    return event;
+  } catch (e) {
+    onEvent({ type: 'warning', code: CATALOG_ONLY, message: `the ${type} event of shipment ${t.shipment} was not recorded: ${(e as Error).message}` });
+    return null;
+  }
+}
+
+/**
+ * Writes the log to a new temporary file (O_EXCL: never through a link a
+ * drive may hold), fsyncs it, renames it over the log and fsyncs the folder.
+ */
+async function replaceLog(file: string, text: string): Promise<void> {
+  const tmp = `${file}.tmp-${randomBytes(6).toString('hex')}`;
+  try {
+    await writeFile(tmp, text, { flag: 'wx', mode: 0o644 });
+    const fh = await open(tmp, 'r');
+    try {
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    await rename(tmp, file);
+    await syncDir(dirname(file));
+  } catch (e) {
+    await rm(tmp, { force: true }).catch(() => undefined);
+    throw e;
+  }
+}
