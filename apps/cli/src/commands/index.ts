@@ -275,6 +275,32 @@ export const COMMANDS: CommandSpec[] = [
     load: () => import('./repair.js'),
   },
   {
+    name: 'custody',
+    summary: 'print and check the custody log of a shipment on a drive',
+    args: ['DRIVE-DIR'],
+    min: 1,
+    options: [shipment, json('print the check as a JSON document: {shipmentId, drive, bag, log, ok, brokenAt, events, problems}')],
+    json: 'document',
+    details:
+      "Every handling step of a shipment is an event signed by whoever acted and\nchained to the one before: packed and sealed by the publisher (inside the\nsigned bag), then verified, ingested, receipt-issued and wiped (in\nbrickpost/ID.custody next to the bag, and in the catalog of the home that\nacted). Events this home recorded but could not write to the drive are shown\nas \"this home only\". Exits 0 when every event checks, 1 when the chain is\nbroken: the first broken event is named, with what failed.",
+    load: () => import('./custody.js'),
+  },
+  {
+    name: 'wipe',
+    summary: 'remove an ingested shipment from a drive, keeping its custody log',
+    args: ['DRIVE-DIR'],
+    min: 1,
+    options: [
+      shipment,
+      { name: 'force', type: 'boolean', help: 'wipe even if this home has not ingested the shipment' },
+      json('print {shipmentId, removed, files, bytes, ingestedTo, event, log}'),
+    ],
+    json: 'document',
+    details:
+      "Refused unless this home ingested the shipment (or --force). The bag folder is\nrenamed to ID.wiping first, so an interrupted wipe never leaves a partial\nshipment (run wipe again to finish); a wiped event is added to the custody log,\nwhich stays on the drive.",
+    load: () => import('./wipe.js'),
+  },
+  {
     name: 'ui',
     summary: 'open the desktop app in your browser (served on 127.0.0.1 only)',
     args: [],

@@ -69,8 +69,10 @@ export async function custodyReport(ctx: Context, opts: CustodyOptions): Promise
   if (!opts.drive && stored.length === 0) throw new BrickpostError('NOT_FOUND', `this home has no custody record of shipment ${quote(id)}`, { hint: 'give the drive that holds it' });
 
   let brokenAt: number | null = wholeFileBroken ? 1 : null;
-  const breakAt = (n: number, code: string, message: string, path?: string): void => {
-    problems.push({ code, message, n, ...(path ? { path } : {}) });
+  // The chain's own problems come first; comparisons with the bag and this home's record after.
+  const compared: CustodyProblem[] = [];
+  const breakAt = (n: number, code: string, message: string, path?: string, into = compared): void => {
+    into.push({ code, message, n, ...(path ? { path } : {}) });
     brokenAt = brokenAt === null ? n : Math.min(brokenAt, n);
   };
   if (opts.drive && chain.length === 0 && !wholeFileBroken && bagDir && bagLines === null && problems.length === 0) {
@@ -102,7 +104,8 @@ export async function custodyReport(ctx: Context, opts: CustodyOptions): Promise
   const trust = listTrust(ctx.catalog);
   const publisherKey = trust.find((k) => k.keyId === publisherKeyId)?.minisignPublicKey;
   const checked = checkCustodyChain(all, { shipment: id, drive: drive ?? '1 of 1', ...(publisherKeyId ? { publisherKeyId } : {}), ...(publisherKey ? { publisherKey: canonical(publisherKey) } : {}) });
-  for (const [i, c] of checked.events.entries()) if (c.problem) breakAt(i + 1, c.problem.code, c.problem.message, i < chain.length ? (log ?? bagDir ?? undefined) : undefined);
+  for (const [i, c] of checked.events.entries()) if (c.problem) breakAt(i + 1, c.problem.code, c.problem.message, i < chain.length ? (log ?? bagDir ?? undefined) : undefined, problems);
+  problems.push(...compared);
 
   const source = (i: number): CustodyEvent['source'] => (i >= chain.length ? 'catalog' : logLines ? 'drive' : 'bag');
   const events = checked.events.flatMap((c, i) => (c.event ? [toEvent(c, source(i), trust)] : []));
