@@ -7,6 +7,8 @@ export { BrickpostError, EXIT_CODES, ERROR_CODES, isBrickpostError, quote } from
 export type { ErrorCode, Category } from '@brickpost/manifest/errors';
 export type * from './api-verify.js';
 export type * from './api-plan.js';
+export { computePlan, PLAN_DEFAULTS } from './plan/plan.js';
+export { humanBitRate, humanByteRate, humanDuration, humanSize, parseAmount, parseBitRate, parseByteRate, parseDuration, parseSize } from './plan/units.js';
 export type * from './api-custody.js';
 export type * from './api-report.js';
 import type { VerifyProblem } from './api-verify.js';

@@ -18,6 +18,8 @@ import { writeSignature } from './sigfile/index.js';
 import type { CustodyOptions, CustodyReport, WipeOptions, WipeSummary } from './api.js';
 import { custodyReport, wipe } from './custody/index.js';
 import { list } from './verify/list.js';
+import type { PlanOptions, PlanResult } from './api.js';
+import { computePlan, measuredDriveSpeed } from './plan/index.js';
 import { verify } from './verify/verify.js';
 
 /** The per-user home folder: XDG config on Linux, Application Support on macOS, APPDATA on Windows. */
@@ -140,6 +142,16 @@ export class Engine {
    */
   receipt(opts: ReceiptOptions, onEvent: EventSink = () => undefined, signal?: AbortSignal): Promise<ReceiptSummary> {
     return writeReceipt(this.ctx, opts, onEvent, signal);
+  }
+
+  /**
+   * Ship drives or send over the network: both times, the cross-over size and
+   * a recommendation. Without a drive speed, the median of this home's recent
+   * packs is used when it has measured some.
+   * @throws BrickpostError USAGE (an input out of range)
+   */
+  plan(opts: PlanOptions): PlanResult {
+    return computePlan(opts, opts.driveBytesPerSecond === undefined ? measuredDriveSpeed(this.ctx.catalog.db) : null);
   }
 
   /**

@@ -21,6 +21,7 @@ import { EntryPacker } from './entries.js';
 import { heldInTrees, type HeldSet } from './held.js';
 import { openDataset, ShipmentRows } from './catalog-rows.js';
 import { ChunkStore } from './store.js';
+import { recordDriveRate } from '../plan/drive-rates.js';
 import { TreeLookup } from './tree.js';
 
 /**
@@ -210,6 +211,8 @@ async function packLocked(ctx: Context, opts: PackOptions & { packTarget?: numbe
     rows.sealed(t.files, t.bytes, sealed.bytesOnDrive, me.recipient);
     await recordSealed(ctx, shipmentId, sealed.paths, onEvent);
     const seconds = (performance.now() - started) / 1000;
+    // The planner's measured drive speed; a resumed pack did not write its kept packs in this time.
+    if (kept.length === 0) recordDriveRate(db, { shipment: shipmentId, bytes: sealed.bytesOnDrive, drives: drives.roots.length, seconds });
     progress.emit();
     const c = store.counts;
     return {
