@@ -6,7 +6,9 @@
  *
  * Every promise rejects with a `DesktopError`-shaped Error (name
  * 'BrickpostError', with `code`, `hint`, `exitCode`): the renderer shows the
- * message and the hint as plain sentences, never a stack.
+ * message and the hint as plain sentences, never a stack. Read the fields,
+ * not `instanceof Error`: in Electron the rejection is a plain object with
+ * the same fields (contextBridge would copy an Error's message only).
  */
 import type {
   CustodyReport,
