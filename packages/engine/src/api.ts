@@ -194,7 +194,7 @@ export interface IngestSummary {
   filesUnchanged: number;
   /** Files written from the drive, DEST's own chunks and deltas. */
   filesWritten: number;
-  /** Files moved or renamed by the publisher, installed as hard links of DEST's old copy (no copy). */
+  /** Files moved or renamed by the publisher, copied from DEST's old copy (reflinked where the file system can), not read from the drive; never hard links. */
   filesLinked: number;
   /** Entries moved to the undo area: replaced, deleted, or not part of the shipment. */
   retired: number;

@@ -84,12 +84,20 @@ export class StagingWriter {
     this.files++;
   }
 
-  /** Gives a file staged another way (a hard link) its mode and mtime. */
+  /** Gives a file staged another way (a copy of a retired file) its mode and mtime. */
   finishLinked(n: number, r: FileRecord): void {
     try {
       chmodSync(this.pathOf(n), r.mode & MODE_MASK);
       const t = nsToSeconds(r.mtime);
       utimesSync(this.pathOf(n), t, t);
+      if (this.syncEach) {
+        const fd = openSync(this.pathOf(n), constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+        try {
+          fdatasyncSync(fd);
+        } finally {
+          closeSync(fd);
+        }
+      }
     } catch (e) {
       throw toEnvironmentError(e, 'cannot finish a staged file');
     }

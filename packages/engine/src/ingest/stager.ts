@@ -1,4 +1,4 @@
-import { closeSync, constants, linkSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, copyFileSync, lstatSync, openSync, readSync, rmSync, type BigIntStats } from 'node:fs';
 import { join } from 'node:path';
 import { BrickpostError, quote, type DeltaRef, type FileRecord, type HeldRef } from '@brickpost/manifest';
 import { chunkId } from '../chunk/index.js';
@@ -17,6 +17,7 @@ import type { StagingWriter } from './stage.js';
  * (BASIS_MISSING naming the file).
  */
 export class Stager implements ShipmentVisitor {
+  /** Files copied from a file being retired (moved or renamed by the publisher). */
   linked = 0;
   deltas = 0;
   bytesFromDrive = 0;
@@ -37,7 +38,7 @@ export class Stager implements ShipmentVisitor {
   ) {
     this.getNew = db.db.prepare('SELECT action, n, digest FROM new WHERE path = ?');
     this.getHeld = db.db.prepare('SELECT path, offset, len FROM held WHERE id = ?');
-    // A file being retired whose content is the new file's: link it instead of copying.
+    // A file being retired whose content is the new file's: copy it instead of building it.
     this.findMove = db.db.prepare(
       `SELECT o.path FROM old o LEFT JOIN new n ON n.path = o.path
        WHERE o.digest = ? AND o.ok = 1 AND (n.path IS NULL OR n.action = 'stage' OR n.type = 'dir') LIMIT 1`,
@@ -53,15 +54,10 @@ export class Stager implements ShipmentVisitor {
     if (!row || row.action !== 'stage') return false;
     if (r.size > 0 && row.digest) {
       const from = this.findMove.pluck().get(row.digest) as string | undefined;
-      if (from !== undefined) {
-        try {
-          linkSync(join(this.dest, from), this.writer.pathOf(row.n!));
-          this.writer.finishLinked(row.n!, r);
-          this.linked++;
-          return false;
-        } catch {
-          // No hard links here (or a race): copy the data instead.
-        }
+      if (from !== undefined && copyRetired(join(this.dest, from), this.writer.pathOf(row.n!), r.size)) {
+        this.writer.finishLinked(row.n!, r);
+        this.linked++;
+        return false;
       }
     }
     this.pending.set(r.p, row.n!);
@@ -158,3 +154,39 @@ export class Stager implements ShipmentVisitor {
   }
 }
 
+
+/**
+ * Copies DEST's file `from` (being retired, its content the new file's) to
+ * the staged path `to`: a copy, reflinked where the file system can, never
+ * a hard link, so the new file and the undo copy stay independent. The
+ * source must be the same regular file, unchanged (inode, size, mtime,
+ * ctime), before and after the copy, so a link swapped in meanwhile is not
+ * followed into the destination. False (and nothing staged) when it cannot
+ * be used: the caller builds the file instead.
+ */
+function copyRetired(from: string, to: string, size: number): boolean {
+  const before = lstatOrNull(from);
+  if (!before?.isFile() || before.size !== BigInt(size)) return false;
+  try {
+    copyFileSync(from, to, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
+    const after = lstatOrNull(from);
+    const copy = lstatOrNull(to);
+    if (after && copy?.isFile() && copy.size === before.size && same(before, after)) return true;
+  } catch {
+    // Unreadable, or no room: build the file from the shipment instead.
+  }
+  rmSync(to, { force: true });
+  return false;
+}
+
+function same(a: BigIntStats, b: BigIntStats): boolean {
+  return b.isFile() && a.ino === b.ino && a.dev === b.dev && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
+}
+
+function lstatOrNull(p: string): BigIntStats | null {
+  try {
+    return lstatSync(p, { bigint: true });
+  } catch {
+    return null;
+  }
+}
