@@ -9,6 +9,7 @@ import { copyDriveFile } from '../drive/read-limited.js';
 import { openMembers, requireRecoverable, setStatus, type SetMembers } from '../drive/set.js';
 import { TAG_MANIFEST, SIGNATURE_FILE, TAG_FILES } from '../drive/seal.js';
 import { toEnvironmentError } from '../io/errors.js';
+import { requireSpace } from '../io/space.js';
 import { syncDir } from '../io/sync.js';
 
 /**
@@ -18,6 +19,8 @@ import { syncDir } from '../io/sync.js';
  * that completes k drives ingests. Returns the members with the gathered
  * drives added; with `gather`, copies the given drives when the set is
  * still short, then refuses naming the drives still needed.
+ * Refuses with NO_SPACE before copying when DEST's file system cannot hold
+ * the copies (their Payload-Oxum sizes).
  * @throws BrickpostError SET_INCOMPLETE, SET_MISMATCH, FIXITY_MISMATCH, NO_SPACE, IO, and what openShipment throws
  */
 export async function withGathered(m: SetMembers, state: string, gather: boolean, trusted: TrustedSigner[], onEvent: EventSink): Promise<SetMembers> {
@@ -36,8 +39,10 @@ export async function withGathered(m: SetMembers, state: string, gather: boolean
     requireRecoverable(all);
     return all;
   }
-  for (const [i, s] of m.members) {
-    if (have.includes(`drive-${i + 1}`)) continue;
+  const copies = [...m.members].filter(([i]) => !have.includes(`drive-${i + 1}`));
+  const drives = copies.map(([i]) => i + 1).join(', ');
+  await requireSpace(state, copies.reduce((a, [, s]) => a + s.info.payloadBytes, 0), { where: 'destination folder', what: `gathering drive ${drives} of the set` });
+  for (const [i, s] of copies) {
     await copyBag(s, join(home, `drive-${i + 1}`, DRIVE_DIR, m.first.id));
     onEvent({ type: 'warning', code: 'GATHERED', message: `copied drive ${i + 1} of the set into ${home}` });
   }

@@ -1,4 +1,4 @@
-import { lstat, mkdir, rename, rm, statfs, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { age, BrickpostError, MANIFEST_PATH, quote, type ShipmentRecord } from '@brickpost/manifest';
 import type { EventSink, IngestOptions, IngestSummary } from '../api.js';
@@ -7,6 +7,7 @@ import type { Context } from '../context.js';
 import { recordIngested } from '../custody/index.js';
 import type { OpenedShipment } from '../drive/open.js';
 import { payloadBound } from '../drive/payload-bound.js';
+import { requireSpace } from '../io/space.js';
 import { copyDriveFile } from '../drive/read-limited.js';
 import { rebuildMissing } from '../drive/rebuild.js';
 import { mergedShipment, openMembers, setDrives, setStatus } from '../drive/set.js';
@@ -280,14 +281,7 @@ async function refuse(
 }
 
 async function checkSpace(dest: string, bytes: number): Promise<void> {
-  const fs = await statfs(dest).catch(() => null);
-  if (!fs) return;
-  const free = fs.bavail * fs.bsize;
-  if (free < bytes) {
-    throw new BrickpostError('NO_SPACE', `destination ${quote(dest)} has ${free} bytes free, the shipment needs ${bytes} (short by ${bytes - free})`, {
-      hint: 'free some space or choose another destination',
-    });
-  }
+  await requireSpace(dest, bytes, { where: 'destination', what: 'the shipment' });
 }
 
 function recordIngest(ctx: Context, s: OpenedShipment, dest: string, files: number, bytes: number, secret: string): void {

@@ -11,6 +11,7 @@ import { rebuildMissing } from '../drive/rebuild.js';
 import { repairStatus } from '../drive/repair.js';
 import { mergedShipment, openMembers, requireRecoverable, setDrives, setStatus } from '../drive/set.js';
 import { Progress } from '../io/progress.js';
+import { requireSpace } from '../io/space.js';
 import { trustedVerifiers } from '../keys/index.js';
 import { checkFixity } from './fixity.js';
 import { walkShipment } from './walk-shipment.js';
@@ -100,6 +101,12 @@ export async function verify(ctx: Context, opts: VerifyOptions, onEvent: EventSi
           const m = await openMembers([found.dir, ...others.values()], trustedVerifiers(ctx.catalog), found.id);
           requireRecoverable(m);
           scratch = await mkdtemp(join(tmpdir(), 'brickpost-rebuild-'));
+          const lost = m.set!.shares.filter((x) => x.kind === 'data' && !m.members.has(x.index));
+          await requireSpace(scratch, lost.reduce((a, x) => a + x.bytes, 0), {
+            where: 'temporary folder',
+            what: `rebuilding data drive ${lost.map((x) => x.index + 1).join(', ')} from parity`,
+            hint: 'free some space there, set TMPDIR to a folder with room, or give the missing drives',
+          });
           await rebuildMissing(m, scratch, undefined, signal);
           whole = mergedShipment(m, scratch);
         }
