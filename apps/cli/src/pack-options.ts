@@ -2,6 +2,7 @@
  * PackOptions from `pack`'s command line: recipients expanded from keys and
  * files, the compression level checked, the self-recipient rule applied.
  */
+import { parseSize as sizeOf } from '@brickpost/engine/api';
 import type { PackOptions } from '@brickpost/engine/api';
 import type { Invocation } from './context.js';
 import { flag, list, str } from './context.js';
@@ -55,10 +56,12 @@ function wholeNumber(v: string, what: string, max: number): number {
   return n;
 }
 
-/** Parses a size: bytes, or a number with K, M, G, T (powers of 1024; KiB… and KB… also read as such). Throws USAGE. */
+/**
+ * Parses a size with the engine's units: bytes, SI (500GB, 4TB) or IEC
+ * (500GiB) units, or a bare K, M, G, T read as binary (500G). Throws USAGE.
+ */
 export function parseSize(v: string, what: string): number {
-  const m = /^([0-9]+(?:\.[0-9]+)?)\s*([KMGT]?)(?:i?B)?$/i.exec(v.trim());
-  const n = m ? Number(m[1]) * 1024 ** ' KMGT'.indexOf((m[2] || ' ').toUpperCase()) : NaN;
-  if (!(n >= 1 && Number.isSafeInteger(Math.floor(n)))) throw usageError(`${what} must be a size such as 500M, 2G or 4T, not ${JSON.stringify(v)}`, 'pack');
-  return Math.floor(n);
+  const n = sizeOf(v);
+  if (n === undefined) throw usageError(`${what} must be a size such as 500G, 2TB or 4TiB, not ${JSON.stringify(v)}`, 'pack');
+  return n;
 }

@@ -11,6 +11,9 @@ export { computePlan, PLAN_DEFAULTS } from './plan/plan.js';
 export { humanBitRate, humanByteRate, humanDuration, humanSize, parseAmount, parseBitRate, parseByteRate, parseDuration, parseSize } from './plan/units.js';
 export type * from './api-custody.js';
 export type * from './api-report.js';
+export { renderReportHtml } from './report/html.js';
+export { renderLabelsHtml } from './report/label-html.js';
+export { REPORT_SCHEMA } from './report/schema.js';
 import type { VerifyProblem } from './api-verify.js';
 
 /** A progress report of a long job; emitted at most a few times a second. */

@@ -21,6 +21,8 @@ import { list } from './verify/list.js';
 import type { PlanOptions, PlanResult } from './api.js';
 import { computePlan, measuredDriveSpeed } from './plan/index.js';
 import { verify } from './verify/verify.js';
+import type { LabelOptions, LabelSheet, ReportOptions, ShipmentReport } from './api.js';
+import { buildReport, driveLabels } from './report/index.js';
 
 /** The per-user home folder: XDG config on Linux, Application Support on macOS, APPDATA on Windows. */
 export function defaultHome(): string {
@@ -142,6 +144,26 @@ export class Engine {
    */
   receipt(opts: ReceiptOptions, onEvent: EventSink = () => undefined, signal?: AbortSignal): Promise<ReceiptSummary> {
     return writeReceipt(this.ctx, opts, onEvent, signal);
+  }
+
+  /**
+   * The verification report of a drive (the shipment on it and its set's
+   * drives) or of a destination: a `brickpost-report/v1` document with a
+   * verdict, per-file problems, timings and the custody log. Problems of
+   * the drive are in the report, not thrown.
+   * @throws BrickpostError NOT_A_DRIVE, NOT_FOUND, AMBIGUOUS_SHIPMENT, NO_IDENTITY, LOCKED, NO_MATCHING_KEY, CANCELLED
+   */
+  report(opts: ReportOptions, onEvent: EventSink = () => undefined, signal?: AbortSignal): Promise<ShipmentReport> {
+    return buildReport(this.ctx, opts, onEvent, signal);
+  }
+
+  /**
+   * Printable labels for every drive of the shipment on a drive, as one
+   * standalone HTML page with a QR code of the shipment id.
+   * @throws BrickpostError NOT_A_DRIVE, NOT_FOUND, AMBIGUOUS_SHIPMENT, MALFORMED, FILE_MISSING
+   */
+  label(opts: LabelOptions): Promise<LabelSheet> {
+    return driveLabels(this.ctx, opts);
   }
 
   /**

@@ -275,6 +275,38 @@ export const COMMANDS: CommandSpec[] = [
     load: () => import('./repair.js'),
   },
   {
+    name: 'report',
+    summary: 'a verification report of a drive or destination: HTML, PDF, JSON',
+    args: ['DRIVE-or-DEST'],
+    min: 1,
+    options: [
+      { name: 'html', type: 'string', value: 'FILE', help: 'write the report as one standalone HTML file' },
+      { name: 'pdf', type: 'string', value: 'FILE', help: 'write the same report as PDF (printed by a headless Chromium)' },
+      { name: 'deep', type: 'boolean', help: 'drive: decrypt and re-hash every chunk (needs your identity); destination: re-read every file' },
+      shipment,
+      json('print the report, a brickpost-report/v1 document'),
+    ],
+    json: 'document',
+    details:
+      "Checks a drive as verify does (and every drive of its set found next to it),\nor a destination as receipt does, and says in plain words what it found:\n\"Genuine and intact\", \"Damaged\", \"Untrusted publisher\"... with each failing\nfile, timings and rates, and the shipment's custody log. The files are written\neither way; the exit code is 0 only when the verdict is intact, else that of\nthe most serious problem, as for verify. The PDF needs chromium or google-chrome\n(or $BRICKPOST_CHROMIUM).",
+    load: () => import('./report.js'),
+  },
+  {
+    name: 'label',
+    summary: 'printable labels for the drives of a shipment, with a QR code of its id',
+    args: ['DRIVE-DIR'],
+    min: 1,
+    options: [
+      { name: 'html', type: 'string', value: 'FILE', help: 'write the labels as one printable HTML page' },
+      { name: 'pdf', type: 'string', value: 'FILE', help: 'write them as PDF (printed by a headless Chromium)' },
+      shipment,
+      json('print {labels: [{shipmentId, dataset, label, drive, drives, role, publisherKeyId, publisherName, date}], html, pdf}'),
+    ],
+    json: 'document',
+    details: 'One label per drive of the set: "drive i of N", dataset, label, shipment id,\npublisher key id, packing date and a QR code of the shipment id. Reads only the\ndrive\'s tag files; no key is needed.',
+    load: () => import('./label.js'),
+  },
+  {
     name: 'custody',
     summary: 'print and check the custody log of a shipment on a drive',
     args: ['DRIVE-DIR'],
