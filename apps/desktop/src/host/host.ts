@@ -92,9 +92,14 @@ export class DesktopHost implements HostPort {
         return e.rollback({ dest: stringField(method, o, 'dest'), to: stringField(method, o, 'to') }, () => undefined);
       }
       case 'plan':
+        return e.plan(objectArg(method, args) as never);
+      case 'custody': {
+        const o = objectArg(method, args);
+        const shipment = stringField(method, o, 'shipment', true);
+        return e.custody({ drive: stringField(method, o, 'drive'), ...(shipment !== undefined ? { shipment } : {}) });
+      }
       case 'report':
       case 'label':
-      case 'custody':
         return this.optional(method, objectArg(method, args));
     }
   }
@@ -170,8 +175,8 @@ export class DesktopHost implements HostPort {
     return { ...summary, text: await readFile(summary.out, 'utf8') };
   }
 
-  /** Engine methods that older engines lack (plan, report, label, custody). */
-  private async optional(method: 'plan' | 'report' | 'label' | 'custody', o: Record<string, unknown>): Promise<unknown> {
+  /** Engine methods that older engines lack (report, label). */
+  private async optional(method: 'report' | 'label', o: Record<string, unknown>): Promise<unknown> {
     const fn = (this.engine as unknown as Record<string, unknown>)[method];
     if (typeof fn !== 'function') throw new BrickpostError('USAGE', `${method} is not available in this version`, { hint: 'update brickpost' });
     return await (fn as (opts: unknown) => unknown).call(this.engine, o);
