@@ -1,0 +1,112 @@
+import { stat } from 'node:fs/promises';
+import { BrickpostError, quote } from '@brickpost/manifest';
+import type { CustodyReport, EventSink, ReportOptions, ShipmentReport } from '../api.js';
+import type { Context } from '../context.js';
+import { history } from '../ingest/history.js';
+import { openDest } from '../ingest/state.js';
+import { Progress } from '../io/progress.js';
+import { listTrust } from '../keys/index.js';
+import { checkDest } from '../receipt/index.js';
+import { PhaseClock } from './phase-clock.js';
+import { rankProblems, verdictOf } from './verdict.js';
+
+/** Reads the custody events this home's catalog holds of a shipment. */
+export type DestCustodySource = (shipmentId: string) => Promise<CustodyReport | null>;
+
+/**
+ * The report of a destination: its current shipment and the ones applied
+ * before, a check of the destination against the current shipment's kept
+ * manifest (the check `receipt` makes: 'stat', or 'deep' re-reading every
+ * file), and the custody events of the catalog. DEST is locked while it is
+ * checked.
+ * @throws BrickpostError NOT_FOUND (not a destination, no kept manifest), NO_IDENTITY, LOCKED, NO_MATCHING_KEY, CANCELLED
+ */
+export async function destReport(ctx: Context, opts: ReportOptions, onEvent: EventSink, signal?: AbortSignal, custody?: DestCustodySource): Promise<ShipmentReport> {
+  const clock = new PhaseClock(onEvent);
+  const me = ctx.identity();
+  const { dest, folder, state } = await openDest(opts.target);
+  const last = state.applied[state.applied.length - 1]!;
+  if (opts.shipment !== undefined && opts.shipment !== last.shipment) {
+    throw new BrickpostError('NOT_FOUND', `destination ${quote(opts.target)} holds shipment ${quote(last.shipment)}, not ${quote(opts.shipment)}`, {
+      hint: 'a destination is reported at its current shipment; leave out --shipment',
+      path: dest,
+    });
+  }
+  const hist = await history(dest);
+  const notes: string[] = [];
+  const unlock = await folder.lock();
+  let verification;
+  try {
+    const manifest = folder.manifest(last.shipment);
+    if (!(await stat(manifest).catch(() => null))?.isFile()) {
+      throw new BrickpostError('NOT_FOUND', `the manifest of shipment ${quote(last.shipment)} is not kept in ${quote(opts.target)}`, {
+        hint: 'it was ingested by an older brickpost; ingest the next shipment, then report',
+        path: manifest,
+      });
+    }
+    clock.begin('dest-check');
+    const progress = new Progress(clock.onEvent, 'dest-check');
+    progress.bytesTotal = last.bytes;
+    progress.filesTotal = last.files;
+    progress.emit();
+    verification = await checkDest(dest, manifest, me.ageIdentities, opts.deep ?? false, progress, signal);
+    progress.emit();
+    clock.stop();
+  } finally {
+    await unlock();
+  }
+  let custodyReport: CustodyReport | null = null;
+  if (custody) {
+    try {
+      custodyReport = await custody(last.shipment);
+      if (!custodyReport) notes.push(`this home's catalog holds no custody events of shipment ${last.shipment}`);
+    } catch (e) {
+      notes.push(`custody log not shown: ${(e as Error).message}`);
+    }
+  } else notes.push('this brickpost keeps no custody log');
+
+  const trusted = listTrust(ctx.catalog).find((k) => k.keyId === state.publisher);
+  const ok = verification.ok;
+  const report: Omit<ShipmentReport, 'verdict'> = {
+    format: 'brickpost-report/v1',
+    kind: 'dest',
+    target: dest,
+    created: new Date().toISOString(),
+    shipment: {
+      id: last.shipment,
+      dataset: state.dataset,
+      datasetId: state.datasetId,
+      seq: last.seq,
+      parent: last.parent ?? null,
+      label: last.label,
+      created: null,
+      files: last.files,
+      bytes: last.bytes,
+      drives: 0,
+      dataDrives: 0,
+      parityDrives: 0,
+    },
+    publisher: { keyId: state.publisher, name: trusted?.name ?? null, trusted: trusted !== undefined },
+    signature: 'not-checked',
+    drives: [],
+    check: {
+      level: verification.level,
+      fixity: ok ? 'ok' : 'failed',
+      deep: verification.level === 'deep' ? (ok ? 'ok' : 'failed') : 'skipped',
+      files: verification.files,
+      bytes: verification.bytes,
+      chunksChecked: 0,
+      chunksHeld: 0,
+      problems: rankProblems(verification.problems),
+      // checkDest keeps at most 100 problems and does not count the rest.
+      problemsTotal: verification.problems.length,
+    },
+    repair: null,
+    dest: { path: dest, publisherKeyId: hist.publisherKeyId, keepUndo: hist.keepUndo, applied: hist.shipments },
+    timings: clock.timings(),
+    custody: custodyReport,
+    notes,
+  };
+  if (verification.problems.length >= 100) notes.push('the destination check lists its first 100 problems only; there may be more');
+  return { ...report, verdict: verdictOf(report) };
+}
