@@ -215,6 +215,20 @@ describe('brickpost ui server', () => {
     assert.equal(v.data.deep, 'ok');
     const replay = await readEvents(port, withToken('/api/job/verify-1/events'));
     assert.equal(replay.messages[replay.messages.length - 1]!.event, 'result', 'a finished job can still be read');
+
+    const dest = join(root, 'dest');
+    await http(port, withToken('/api/job'), { body: { jobId: 'ingest-1', method: 'ingest', args: [{ drive, dest }] } });
+    const ingested = (await readEvents(port, withToken('/api/job/ingest-1/events'))).messages.at(-1)!;
+    assert.equal(ingested.event, 'result', JSON.stringify(ingested.data));
+    assert.equal(ingested.data.files, 2);
+    assert.equal(readFileSync(join(dest, 'sub', 'b.txt'), 'utf8'), 'hello\n'.repeat(1000));
+    const receipt = JSON.parse((await call('receipt', { dest })).body).value;
+    assert.ok(receipt.out.startsWith(join(home, 'receipts') + '/'), receipt.out);
+    assert.equal(readFileSync(receipt.out, 'utf8'), receipt.text, 'the receipt file and the text returned');
+    assert.equal(JSON.parse(receipt.text).format, 'brickpost-receipt/v1');
+    assert.equal(receipt.receipt.verification.ok, true);
+    const history = JSON.parse((await call('history', { dest })).body).value;
+    assert.deepEqual(history.shipments.map((s: { shipmentId: string }) => s.shipmentId), [last.data.shipmentId]);
   });
 
   test('a failing job ends its stream with an error event that has code and hint', async () => {

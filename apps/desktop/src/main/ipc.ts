@@ -31,7 +31,7 @@ export function registerIpc(host: HostPort, win: () => BrowserWindow | null, pag
   const checkSender = (event: IpcMainInvokeEvent): void => {
     const w = win();
     const frame = event.senderFrame;
-    if (!w || event.sender !== w.webContents || !frame || frame !== w.webContents.mainFrame || frame.url.split('#')[0] !== pageUrl) {
+    if (!w || event.sender !== w.webContents || !frame || frame !== w.webContents.mainFrame || frame.url.split(/[?#]/)[0] !== pageUrl) {
       throw new BrickpostError('PERMISSION', 'this page may not use the brickpost api');
     }
   };
