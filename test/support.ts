@@ -127,7 +127,8 @@ export function diffSnapshots(a: Map<string, Node>, b: Map<string, Node>, limit 
 
 /** The one shipment folder on a drive. */
 export function shipmentDir(drive: string): string {
-  const ids = readdirSync(join(drive, 'brickpost')).filter((n) => !n.endsWith('.part'));
+  // Only names of the shipment id grammar (FORMAT.md §3.2) are shipments: not .part folders nor custody logs.
+  const ids = readdirSync(join(drive, 'brickpost')).filter((n) => /^[0-9]{8}T[0-9]{6}Z-[0-9a-f]{8}$/.test(n));
   if (ids.length !== 1) throw new Error(`expected one shipment on ${drive}, found ${ids.join(', ')}`);
   return join(drive, 'brickpost', ids[0]!);
 }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { bagit, minisign, trustedComment } from '@brickpost/manifest';
-import { SIGNATURE_FILE, TAG_FILES, TAG_MANIFEST } from '../drive/seal.js';
+import { CUSTODY_TAG_FILE, SIGNATURE_FILE, TAG_FILES, TAG_MANIFEST } from '../drive/seal.js';
 
 /**
  * Rewrites bag-info.txt with some fields replaced (every occurrence),
@@ -40,7 +40,7 @@ export async function currentComment(bagDir: string): Promise<string> {
  */
 export async function resealTags(bagDir: string, key: minisign.SigningKey, comment?: string): Promise<void> {
   const tags: Array<{ path: string; digest: string }> = [];
-  for (const name of TAG_FILES) {
+  for (const name of [...TAG_FILES, CUSTODY_TAG_FILE]) {
     if (!(await stat(join(bagDir, name)).catch(() => null))) continue;
     tags.push({ path: name, digest: createHash('sha256').update(await readFile(join(bagDir, name))).digest('hex') });
   }
