@@ -213,6 +213,17 @@ describe('brickpost ui server', () => {
     assert.equal(v.data.ok, true);
     assert.equal(v.data.shipmentId, last.data.shipmentId);
     assert.equal(v.data.deep, 'ok');
+    const report = JSON.parse((await call('report', { target: drive })).body).value;
+    assert.equal(report.report.format, 'brickpost-report/v1');
+    assert.equal(report.report.shipment.id, last.data.shipmentId);
+    assert.match(report.html, /^<!doctype html>/i);
+    const label = JSON.parse((await call('label', { drive })).body).value;
+    assert.ok(label.html.includes(last.data.shipmentId), 'the label names the shipment');
+    const custody = JSON.parse((await call('custody', { drive })).body).value;
+    assert.equal(custody.shipmentId, last.data.shipmentId);
+    const plan = JSON.parse((await call('plan', { bytes: 10e12 })).body).value;
+    assert.equal(typeof plan.recommendation, 'string');
+    assert.ok(plan.networkSeconds > 0 && plan.shipSeconds > 0);
     const replay = await readEvents(port, withToken('/api/job/verify-1/events'));
     assert.equal(replay.messages[replay.messages.length - 1]!.event, 'result', 'a finished job can still be read');
 

@@ -7,7 +7,7 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { Engine } from '@brickpost/engine';
-import { BrickpostError, isBrickpostError, quote } from '@brickpost/engine/api';
+import { BrickpostError, isBrickpostError, quote, renderReportHtml } from '@brickpost/engine/api';
 import type { JobListener } from '../shared/api.js';
 import { JOB_ID_PATTERN, isJobMethod, isQuickMethod, type JobMethod, type QuickMethod } from '../shared/methods.js';
 import { boolField, objectArg, stringField } from './args.js';
@@ -98,9 +98,17 @@ export class DesktopHost implements HostPort {
         const shipment = stringField(method, o, 'shipment', true);
         return e.custody({ drive: stringField(method, o, 'drive'), ...(shipment !== undefined ? { shipment } : {}) });
       }
-      case 'report':
-      case 'label':
-        return this.optional(method, objectArg(method, args));
+      case 'report': {
+        const o = objectArg(method, args);
+        const shipment = stringField(method, o, 'shipment', true);
+        const report = await e.report({ target: stringField(method, o, 'target'), deep: boolField(method, o, 'deep'), ...(shipment !== undefined ? { shipment } : {}) });
+        return { report, html: renderReportHtml(report) };
+      }
+      case 'label': {
+        const o = objectArg(method, args);
+        const shipment = stringField(method, o, 'shipment', true);
+        return e.label({ drive: stringField(method, o, 'drive'), ...(shipment !== undefined ? { shipment } : {}) });
+      }
     }
   }
 
@@ -173,13 +181,6 @@ export class DesktopHost implements HostPort {
     }
     const summary = await this.engine.receipt({ dest, out: resolve(out), deep: boolField('receipt', o, 'deep') });
     return { ...summary, text: await readFile(summary.out, 'utf8') };
-  }
-
-  /** Engine methods that older engines lack (report, label). */
-  private async optional(method: 'report' | 'label', o: Record<string, unknown>): Promise<unknown> {
-    const fn = (this.engine as unknown as Record<string, unknown>)[method];
-    if (typeof fn !== 'function') throw new BrickpostError('USAGE', `${method} is not available in this version`, { hint: 'update brickpost' });
-    return await (fn as (opts: unknown) => unknown).call(this.engine, o);
   }
 }
 
