@@ -15,6 +15,7 @@ import { fromWireError } from './errors.js';
 import type { HostPort } from './host.js';
 import type { FromChild, ToChild } from './wire.js';
 
+/** How to start the engine child process. */
 export interface RemoteHostOptions {
   /** The home to open (default: the child's $BRICKPOST_HOME, else the per-user home). */
   home?: string;

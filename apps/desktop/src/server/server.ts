@@ -15,6 +15,7 @@ import { authorize, newToken, sessionCookie } from './auth.js';
 import { ServerJobs } from './jobs.js';
 import { RENDERER_ROOT, serveStatic, staticPath } from './static.js';
 
+/** What startUiServer serves, and where. */
 export interface UiServerOptions {
   /** An open engine (left open by close), else `home` is opened (and closed by close). */
   engine?: Engine;
@@ -29,6 +30,7 @@ export interface UiServerOptions {
   root?: string;
 }
 
+/** A running UI server. */
 export interface UiServer {
   /** The link to open: http://127.0.0.1:PORT/?token=T. */
   url: string;
