@@ -173,6 +173,7 @@ export const COMMANDS: CommandSpec[] = [
       { name: 'gather', type: 'boolean', help: 'for a drive set with one drive at a time: keep a copy of the drives given in DEST until enough are in' },
       { name: 'allow-older', type: 'boolean', help: 'ingest a shipment older than one this home applied of the dataset to another destination (refused by default)' },
       { name: 'skip-damaged', type: 'boolean', help: 'ingest the intact files of a damaged drive and list the others in DEST/.brickpost/skipped/ (default: refuse)' },
+      { name: 'windows-names', type: 'boolean', help: 'refuse names Windows cannot create (CON, nul.txt, a trailing dot or space, < > : " | ? *) on any destination (always on Windows and on FAT, exFAT and NTFS)' },
       { name: 'request-out', type: 'string', value: 'FILE', help: 'where to write the request file if the shipment is refused for missing data (default DEST/.brickpost/requests/ID.bpsig)' },
       { name: 'keep-undo', type: 'string', value: 'N', help: 'how many shipments stay undoable by rollback (default 3, 0 keeps none); remembered by DEST' },
       json('print NDJSON events'),

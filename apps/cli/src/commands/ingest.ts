@@ -20,6 +20,7 @@ export const run: CommandRun = async (ctx, inv) => {
     ...(flag(inv, 'gather') ? { gather: true } : {}),
     ...(flag(inv, 'skip-damaged') ? { skipDamaged: true } : {}),
     ...(flag(inv, 'allow-older') ? { allowOlder: true } : {}),
+    ...(flag(inv, 'windows-names') ? { windowsNames: true } : {}),
     dest,
     ...(shipment !== undefined ? { shipment } : {}),
     ...(requestOut !== undefined ? { requestOut } : {}),

@@ -22,6 +22,7 @@ import { checkChain, checkNotOlder } from './chain.js';
 import { runApply, runRollback, UNDO_KEEP } from './commit.js';
 import { DestDb, type JournalRow } from './dest-db.js';
 import { withGathered } from './gather.js';
+import { windowsNameRules } from './name-rules.js';
 import { loadOldTree, missingError, oldFilesFromManifest, planApply, type Missing, type OldFile } from './plan.js';
 import { writeRequest } from './request.js';
 import { scanOldTree } from './seed.js';
@@ -122,7 +123,7 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
     const oldTree = (): AsyncIterable<OldFile> =>
       current ? oldFilesFromManifest(dest, readManifestFile(folder.manifest(current.shipment), identities)) : scanOldTree(dest, key, signal);
     await loadOldTree(db, oldTree());
-    const plan = await planApply(db, dest, s.id, readManifest(s, identities));
+    const plan = await planApply(db, dest, s.id, readManifest(s, identities), { windowsNames: await windowsNameRules(dest, opts.windowsNames === true) });
     if (plan.missing.length > 0) {
       throw await refuse(ctx, folder, s, h, state, plan.missing, opts.requestOut, oldTree);
     }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { lstatSync, readdirSync, type BigIntStats } from 'node:fs';
 import { join } from 'node:path';
-import { BrickpostError, checkPath, quote, refLength, type ChunkRef, type FileRecord, type ManifestRecord } from '@brickpost/manifest';
+import { BrickpostError, checkPath, checkWindowsPath, quote, refLength, type ChunkRef, type FileRecord, type ManifestRecord } from '@brickpost/manifest';
 import { toEnvironmentError } from '../io/errors.js';
 import type { DestDb } from './dest-db.js';
 import { STATE_DIR } from './state.js';
@@ -161,8 +161,14 @@ function lstatOrNull(p: string): BigIntStats | null {
  *
  * Held and delta chunks of staged files whose data DEST lacks are collected
  * in `missing`: the caller refuses the shipment before anything changes.
+ * With `windowsNames`, every path must also pass the Windows name rules.
+ * @throws BrickpostError UNSAFE_PATH
  */
-export async function planApply(db: DestDb, dest: string, shipment: string, records: AsyncIterable<ManifestRecord>): Promise<Plan> {
+export async function planApply(db: DestDb, dest: string, shipment: string, records: AsyncIterable<ManifestRecord>, opts: { windowsNames?: boolean } = {}): Promise<Plan> {
+  const check = (p: string): void => {
+    checkPath(p);
+    if (opts.windowsNames) checkWindowsPath(p);
+  };
   const plan: Plan = { filesKept: 0, filesStaged: 0, bytesToStage: 0, retired: 0, missing: [] };
   const sql = db.db;
   db.dropOps(shipment);
@@ -223,7 +229,7 @@ export async function planApply(db: DestDb, dest: string, shipment: string, reco
       }
       finishFile();
       if (r.t === 'dir') {
-        checkPath(r.p);
+        check(r.p);
         const st = lstatOrNull(join(dest, r.p));
         if (st?.isDirectory()) {
           putNew.run(r.p, 'dir', 'keep', null, null);
@@ -233,7 +239,7 @@ export async function planApply(db: DestDb, dest: string, shipment: string, reco
           putNew.run(r.p, 'dir', 'mkdir', null, null);
         }
       } else if (r.t === 'file') {
-        checkPath(r.p);
+        check(r.p);
         file = r;
         dig = new ChunkListDigest();
         heldMissing = 0;

@@ -61,13 +61,62 @@ export function checkPath(path: string, where = 'manifest'): string[] {
   return parts;
 }
 
+// Windows (FORMAT.md §paths, Windows destinations): device names, with any
+// extension and trailing spaces before it, and characters Win32 refuses.
+const WINDOWS_RESERVED = /^(CON|PRN|AUX|NUL|COM[1-9¹²³]|LPT[1-9¹²³]) *(\..*)?$/i;
+const WINDOWS_FORBIDDEN = /[<>:"|?*]/;
+
+/**
+ * Why `name` cannot be created on Windows, or null when it can (on top of
+ * componentProblem): a reserved device name (`CON`, `PRN`, `AUX`, `NUL`,
+ * `COM1`…`COM9`, `LPT1`…`LPT9`, also with an extension), a name ending in
+ * a dot or a space, or one of `< > : " | ? *`.
+ */
+export function windowsNameProblem(name: string): string | null {
+  if (WINDOWS_RESERVED.test(name)) return 'reserved device name on windows';
+  if (name.endsWith('.') || name.endsWith(' ')) return 'name ends in a dot or space (windows drops it)';
+  if (WINDOWS_FORBIDDEN.test(name)) return 'character windows forbids in names (< > : " | ? *)';
+  return null;
+}
+
+/**
+ * Checks a path that checkPath accepted against the Windows name rules, for
+ * a destination on Windows (or on a file system with its rules).
+ * @throws BrickpostError UNSAFE_PATH naming the path and the rule it breaks.
+ */
+export function checkWindowsPath(path: string, where = 'manifest'): void {
+  for (const part of path.split('/')) {
+    const problem = windowsNameProblem(part);
+    if (problem) throw new BrickpostError('UNSAFE_PATH', `${where}: unsafe path ${quote(path)} on windows: ${problem}`);
+  }
+}
+
 /**
  * The key two names collide under on a case-insensitive, normalising file
- * system (NTFS, APFS, exFAT): NFC then Unicode lower case. Siblings are
- * ordered by this key's UTF-8 bytes, then by the name's own UTF-8 bytes.
+ * system (NTFS, APFS, exFAT): NFC, then each character case-folded, then
+ * NFC again. Siblings are ordered by this key's UTF-8 bytes, then by the
+ * name's own UTF-8 bytes.
  */
 export function foldKey(name: string): string {
-  return name.normalize('NFC').toLowerCase().normalize('NFC');
+  const n = name.normalize('NFC');
+  if (ASCII.test(n)) return n.toLowerCase();
+  let out = '';
+  for (const c of n) out += foldChar(c);
+  return out.normalize('NFC');
+}
+
+const ASCII = /^[\x00-\x7f]*$/;
+
+/**
+ * Simple case folding of one character, from the Unicode case mappings:
+ * the lower case of its upper case when that is one character (so `ſ` and
+ * `s`, `ς` and `σ`, `µ` and `μ`, the Kelvin sign and `k`, `ı` and `i` fold
+ * together), else its lower case (so `ß`, whose upper case is `SS`, stays
+ * `ß`: no full folding).
+ */
+function foldChar(c: string): string {
+  const up = c.toUpperCase();
+  return up.length === 1 || (up.length === 2 && up.codePointAt(0)! > 0xffff) ? up.toLowerCase() : c.toLowerCase();
 }
 
 /** Compares two sibling names in manifest order (negative when a < b). */
