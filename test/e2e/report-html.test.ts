@@ -39,12 +39,15 @@ function hostileReport(): ShipmentReport {
     dest: null,
     timings: { seconds: 1.5, phases: [{ phase: 'verify', seconds: 1.25, bytes: 100, files: 3, bytesPerSecond: 80 }] },
     custody: {
-      shipmentId: '20260102T030405Z-0a1b2c3d', ok: false, brokenAt: 2, problems: [{ code: 'MALFORMED', message: HOSTILE }],
-      events: [
-        { n: 1, type: 'packed', at: '2026-01-01T00:00:00.000Z', shipment: 's', actor: { name: HOSTILE, keyId: HOSTILE }, prev: '0'.repeat(64), hash: 'a'.repeat(64) },
-        { n: 2, type: 'verified', at: HOSTILE, shipment: 's', actor: { name: 'x', keyId: 'y' }, prev: 'a'.repeat(64), hash: 'b'.repeat(64) },
-      ],
-    } as ShipmentReport['custody'],
+      shipmentId: '20260102T030405Z-0a1b2c3d', drive: '1 of 2', bag: 'present', log: `/media/${HOSTILE}.custody`, ok: false, brokenAt: 2,
+      problems: [{ code: 'MALFORMED', message: HOSTILE, n: 2 }],
+      events: [1, 2].map((n) => ({
+        n, type: n === 1 ? ('packed' as const) : ('verified' as const), at: n === 1 ? '2026-01-01T00:00:00.000Z' : HOSTILE, shipment: 's', drive: '1 of 2',
+        actor: { name: HOSTILE, keyId: HOSTILE, publicKey: 'RW' + HOSTILE, trusted: n === 1, trustedAs: n === 1 ? HOSTILE : null },
+        details: { note: HOSTILE, files: 3, ok: true, none: null }, prev: '0'.repeat(64), hash: 'a'.repeat(64),
+        source: n === 1 ? ('bag' as const) : ('drive' as const), valid: n === 1,
+      })),
+    },
     notes: [HOSTILE],
   };
 }

@@ -30,7 +30,7 @@ export interface ReportOptions {
  * - repairable: files on the drive are damaged, and the drive's recovery data
  *   can repair all of them in place.
  * - damaged: data is missing, truncated or corrupt.
- * - untrusted: the signature is valid but by a key not trusted here.
+ * - untrusted: signed by a key not trusted here (so the signature cannot be checked).
  * - not-authentic: the signature is missing or invalid, or the shipment is not for this key.
  * - unsafe: the shipment asks for something brickpost refuses.
  * - differs: a destination no longer matches its current shipment.
@@ -135,8 +135,12 @@ export interface ShipmentReport {
   verdict: ReportVerdict;
   shipment: ReportShipment;
   publisher: { keyId: string; name: string | null; trusted: boolean };
-  /** The publisher's signature of the drive; 'not-checked' for a destination (its shipment's was checked at ingest). */
-  signature: 'valid' | 'invalid' | 'missing' | 'not-checked';
+  /**
+   * The publisher's signature of the drive: 'unknown-key' when it is by a
+   * key not in the trust store (so it cannot be checked); 'not-checked' for
+   * a destination (its shipment's was checked at ingest).
+   */
+  signature: 'valid' | 'invalid' | 'missing' | 'unknown-key' | 'not-checked';
   /** Every drive of the set, in set order (empty for a destination). */
   drives: ReportDrive[];
   check: ReportCheck;

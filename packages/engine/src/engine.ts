@@ -154,7 +154,7 @@ export class Engine {
    * @throws BrickpostError NOT_A_DRIVE, NOT_FOUND, AMBIGUOUS_SHIPMENT, NO_IDENTITY, LOCKED, NO_MATCHING_KEY, CANCELLED
    */
   report(opts: ReportOptions, onEvent: EventSink = () => undefined, signal?: AbortSignal): Promise<ShipmentReport> {
-    return buildReport(this.ctx, opts, onEvent, signal);
+    return buildReport(this.ctx, opts, onEvent, signal, { drive: (o) => this.custody(o), dest: (shipment) => this.custody({ shipment }) });
   }
 
   /**

@@ -10,8 +10,8 @@ import { checkDest } from '../receipt/index.js';
 import { PhaseClock } from './phase-clock.js';
 import { rankProblems, verdictOf } from './verdict.js';
 
-/** Reads the custody events this home's catalog holds of a shipment. */
-export type DestCustodySource = (shipmentId: string) => Promise<CustodyReport | null>;
+/** Reads the custody events this home's catalog holds of a shipment (Engine.custody without a drive). */
+export type DestCustodySource = (shipmentId: string) => Promise<CustodyReport>;
 
 /**
  * The report of a destination: its current shipment and the ones applied
@@ -58,12 +58,13 @@ export async function destReport(ctx: Context, opts: ReportOptions, onEvent: Eve
   let custodyReport: CustodyReport | null = null;
   if (custody) {
     try {
-      custodyReport = await custody(last.shipment);
-      if (!custodyReport) notes.push(`this home's catalog holds no custody events of shipment ${last.shipment}`);
+      const c = await custody(last.shipment);
+      if (c.events.length > 0) custodyReport = c;
+      else notes.push(`this home's catalog holds no custody events of shipment ${last.shipment}`);
     } catch (e) {
       notes.push(`custody log not shown: ${(e as Error).message}`);
     }
-  } else notes.push('this brickpost keeps no custody log');
+  }
 
   const trusted = listTrust(ctx.catalog).find((k) => k.keyId === state.publisher);
   const ok = verification.ok;

@@ -51,7 +51,7 @@ export async function driveReport(ctx: Context, opts: ReportOptions, onEvent: Ev
       notes.push(`custody log not shown: ${(e as Error).message}`);
     }
     clock.stop();
-  } else notes.push('this brickpost keeps no custody log');
+  }
 
   const info = facts?.info;
   const ranked = rankProblems(problems);
@@ -75,7 +75,8 @@ export async function driveReport(ctx: Context, opts: ReportOptions, onEvent: Ev
       parityDrives: drives.filter((d) => d.role === 'parity').length,
     },
     publisher: vr.publisher,
-    signature: vr.signature,
+    // A signature by a key not in the trust store cannot be checked: verify calls it invalid, with UNTRUSTED_PUBLISHER.
+    signature: vr.signature === 'invalid' && !vr.publisher.trusted && vr.problems.some((p) => p.code === 'UNTRUSTED_PUBLISHER') ? 'unknown-key' : vr.signature,
     drives,
     check: {
       level: opts.deep ? 'deep' : 'fixity',

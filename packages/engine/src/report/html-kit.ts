@@ -80,7 +80,8 @@ h2 { font-size: 1.15rem; margin: 1.75rem 0 .5rem; padding-bottom: .25rem; border
 p { margin: .5rem 0; }
 table { border-collapse: collapse; width: 100%; margin: .5rem 0; }
 th, td { text-align: left; vertical-align: top; padding: .3rem .5rem; border-bottom: 1px solid var(--line); overflow-wrap: break-word; }
-td code, td .id { word-break: break-all; }
+td code { word-break: break-all; }
+td .id { overflow-wrap: anywhere; }
 th { font-weight: 600; background: #f6f8fa; }
 td.num, th.num { text-align: right; white-space: nowrap; }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; margin: .5rem 0; }

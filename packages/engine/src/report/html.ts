@@ -11,7 +11,7 @@ const REPORT_CSS = `
 .kind { color: var(--muted); margin: 0; }
 `;
 
-const STATE_CLASS: Record<string, string> = { ok: 'good', valid: 'good', present: 'good', failed: 'bad', invalid: 'bad', missing: 'bad', skipped: 'muted', 'not-checked': 'muted' };
+const STATE_CLASS: Record<string, string> = { ok: 'good', valid: 'good', present: 'good', failed: 'bad', invalid: 'bad', missing: 'bad', 'unknown-key': 'warn', skipped: 'muted', 'not-checked': 'muted' };
 
 /** A status word, coloured, with its meaning in words. */
 function status(word: string, text = word): string {
@@ -45,6 +45,7 @@ function publisherSection(r: ShipmentReport): string {
     valid: 'valid',
     invalid: 'INVALID: the signed files were changed or the signature is not by this key',
     missing: 'MISSING: the drive carries no signature',
+    'unknown-key': 'cannot be checked: the key is not in your trust store',
     'not-checked': 'checked when the shipment was ingested (a destination keeps no signature)',
   };
   return `<h2>Publisher and signature</h2>${facts([

@@ -4,12 +4,13 @@ import { esc, page } from './html-kit.js';
 const LABEL_CSS = `
 body { max-width: 190mm; }
 .sheet { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(100%, 88mm), 1fr)); gap: 6mm; }
-.label { border: 1.5px dashed #59636e; border-radius: 3mm; padding: 4mm; display: grid; grid-template-columns: 1fr auto; gap: 3mm; align-items: start; }
+.label { border: 1.5px dashed #59636e; border-radius: 3mm; padding: 4mm; display: grid; grid-template-columns: 1fr auto; grid-template-areas: "head qr" "facts facts"; gap: 2mm 3mm; align-items: start; }
+.label .head { grid-area: head; }
+.label .qr { grid-area: qr; text-align: center; font-size: .7rem; color: var(--muted); }
+.label dl.facts { grid-area: facts; font-size: .85rem; margin: 0; gap: 0 .6rem; }
 .label .which { font-size: 1.5rem; font-weight: 700; line-height: 1.15; margin: 0; }
 .label .dataset { font-size: 1.1rem; font-weight: 600; margin: .15rem 0; overflow-wrap: anywhere; }
-.label dl.facts { font-size: .85rem; margin: .3rem 0 0; gap: 0 .6rem; }
-.label svg { width: 30mm; height: 30mm; display: block; }
-.qr { text-align: center; font-size: .7rem; color: var(--muted); }
+.label svg { width: 28mm; height: 28mm; display: block; }
 @media print { body { font-size: 9pt; } h1, .intro { display: none; } }
 `;
 
@@ -30,10 +31,10 @@ export function renderLabelsHtml(labels: DriveLabel[], qrSvg: string): string {
     ];
     if (l.label !== '') rows.splice(1, 0, ['Label', esc(l.label)]);
     return `<section class="label" aria-label="drive ${l.drive} of ${l.drives}">
-<div><p class="which">drive ${l.drive} of ${l.drives}${l.drives > 1 ? ` <span class="muted">(${esc(l.role)})</span>` : ''}</p>
-<p class="dataset">${esc(l.dataset)}</p>
-<dl class="facts">${rows.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join('')}</dl></div>
+<div class="head"><p class="which">drive ${l.drive} of ${l.drives}${l.drives > 1 ? ` <span class="muted">(${esc(l.role)})</span>` : ''}</p>
+<p class="dataset">${esc(l.dataset)}</p></div>
 <div class="qr">${qrSvg}<br>shipment id</div>
+<dl class="facts">${rows.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join('')}</dl>
 </section>`;
   });
   const title = first ? `Drive labels: ${first.dataset}, shipment ${first.shipmentId}` : 'Drive labels';

@@ -24,21 +24,44 @@ const problem = obj({ code: { type: 'string', pattern: '^[A-Z_]+$' }, message: s
 const outcome = enm('ok', 'failed', 'skipped');
 const keyId = { type: 'string', pattern: '^([0-9A-F]{16})?$' };
 
-/** The custody log as the report embeds it (its own fields may grow: FORMAT.md §custody). */
+/**
+ * The custody log as the report embeds it (CustodyReport, FORMAT.md
+ * §custody). Its members are required as listed; new ones may be added by
+ * the custody log's own versions, so unknown members are allowed here.
+ */
 const custody: Schema = {
   type: 'object',
-  required: ['shipmentId', 'ok', 'events', 'brokenAt', 'problems'],
+  required: ['shipmentId', 'drive', 'bag', 'log', 'ok', 'events', 'brokenAt', 'problems'],
   properties: {
     shipmentId: str,
+    drive: nullable(str),
+    bag: enm('present', 'removed', 'unknown'),
+    log: nullable(str),
     ok: { type: 'boolean' },
-    brokenAt: nullable(uint),
-    problems: { type: 'array', items: problem },
+    brokenAt: nullable({ type: 'integer', minimum: 1 }),
+    problems: { type: 'array', items: { type: 'object', required: ['code', 'message'], properties: { code: str, message: str, path: str, n: uint } } },
     events: {
       type: 'array',
       items: {
         type: 'object',
-        required: ['n', 'type', 'at', 'actor'],
-        properties: { n: { type: 'integer', minimum: 1 }, type: str, at: str, actor: { type: 'object', required: ['name', 'keyId'], properties: { name: str, keyId: str } } },
+        required: ['n', 'type', 'at', 'shipment', 'drive', 'actor', 'details', 'prev', 'hash', 'source', 'valid'],
+        properties: {
+          n: { type: 'integer', minimum: 1 },
+          type: str,
+          at: str,
+          shipment: str,
+          drive: str,
+          actor: {
+            type: 'object',
+            required: ['name', 'keyId', 'publicKey', 'trusted', 'trustedAs'],
+            properties: { name: str, keyId: str, publicKey: str, trusted: { type: 'boolean' }, trustedAs: nullable(str) },
+          },
+          details: { type: 'object', additionalProperties: { anyOf: [str, { type: 'number' }, { type: 'boolean' }, { type: 'null' }] } },
+          prev: str,
+          hash: str,
+          source: enm('drive', 'bag', 'catalog'),
+          valid: { type: 'boolean' },
+        },
       },
     },
   },
@@ -75,7 +98,7 @@ export const REPORT_SCHEMA: Schema = {
       parityDrives: uint,
     }),
     publisher: obj({ keyId, name: nullable(str), trusted: { type: 'boolean' } }),
-    signature: enm('valid', 'invalid', 'missing', 'not-checked'),
+    signature: enm('valid', 'invalid', 'missing', 'unknown-key', 'not-checked'),
     drives: {
       type: 'array',
       items: obj({

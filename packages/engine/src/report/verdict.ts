@@ -39,7 +39,7 @@ const VERDICTS: Record<ReportVerdict['status'], Omit<ReportVerdict, 'status' | '
   },
   untrusted: {
     title: 'Untrusted publisher',
-    advice: 'The signature is valid, but by a key you do not trust. Check the key id with the publisher by another channel before trusting it (brickpost trust add).',
+    advice: 'The shipment is signed by a key you do not trust, so its signature cannot be checked here. Check the key id with the publisher by another channel, trust their public key (brickpost trust add), then report again.',
   },
   'not-authentic': {
     title: 'Not authentic',
@@ -71,7 +71,7 @@ export function verdictOf(r: Pick<ShipmentReport, 'kind' | 'check' | 'publisher'
   if (r.check.problemsTotal === 0 || !worst) return make('intact');
   if (r.kind === 'dest') return make('differs');
   const cat = rank(worst);
-  if (cat === 0) return make(r.signature === 'valid' && !r.publisher.trusted && worst.code === 'UNTRUSTED_PUBLISHER' ? 'untrusted' : 'not-authentic');
+  if (cat === 0) return make(worst.code === 'UNTRUSTED_PUBLISHER' && !r.publisher.trusted ? 'untrusted' : 'not-authentic');
   if (cat === 1) return make('unsafe');
   return make(r.repair?.repairable ? 'repairable' : 'damaged');
 }
