@@ -1,11 +1,11 @@
 /**
  * Hostile conditions around genuine drives, through the real CLI: two
  * ingests into one destination at once, two packs in one home at once, a
- * replayed older shipment, a full destination disk (before and during the
- * ingest), a read error on the drive, a read-only destination, a pack
- * that is a FIFO or a symbolic link, and links planted in the destination
- * that point outside it. Each leaves the
- * destination at its previous tree (digest before == after) or at the new
+ * replayed older shipment, a shipment of another dataset or publisher, a
+ * full destination disk (before and during the ingest), a read error on
+ * the drive, a read-only destination, a pack that is a FIFO or a symbolic
+ * link, and links planted in the destination that point outside it. Each
+ * leaves the destination at its previous tree (digest before == after) or at the new
  * one, never in between, and files outside it that links point at keep
  * their bytes.
  */
@@ -113,6 +113,23 @@ describe('hostile conditions', () => {
     assert.equal(brickpost(sub, ['ingest', drive2, dest]).code, 0);
     const digest = treeDigest(dest, ['.brickpost']);
     assertRefused(run(sub, ['ingest', drive1, dest]), { code: 'CHAIN_REPLAY', exit: 6, names: 'seq 1' });
+    unchanged(dest, digest);
+  });
+
+  test('a shipment of another dataset, or of another publisher under the same dataset name, is refused (exit 6); DEST unchanged', () => {
+    const dest = fresh();
+    const digest = treeDigest(dest, ['.brickpost']);
+    assertRefused(run(sub, ['ingest', bigDrive, dest]), { code: 'DATASET_MISMATCH', exit: 6, names: /destination holds dataset "cond" \([0-9a-f]{16}\), the drive carries .*"big"/ });
+    unchanged(dest, digest);
+    const other = join(root, 'other-publisher');
+    assert.equal(brickpost(other, ['keygen', '--name', 'other']).code, 0);
+    const pk = JSON.parse(brickpost(other, ['whoami', '--json']).stdout).minisignPublicKey;
+    assert.equal(brickpost(sub, ['trust', 'add', pk, '--name', 'other']).code, 0);
+    const recipient = JSON.parse(brickpost(sub, ['whoami', '--json']).stdout).recipient;
+    const otherDrive = join(root, 'drive-other-publisher');
+    mkdirSync(otherDrive);
+    assert.equal(brickpost(other, ['pack', v1, '--to', otherDrive, '--recipient', recipient, '--dataset', 'cond'], { env }).code, 0);
+    assertRefused(run(sub, ['ingest', otherDrive, dest]), { code: 'DATASET_MISMATCH', exit: 6, names: /destination holds dataset "cond"/ });
     unchanged(dest, digest);
   });
 
