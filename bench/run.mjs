@@ -34,9 +34,10 @@ import pipeline from './tools/pipeline.mjs';
 import initial from './scenarios/initial.mjs';
 import incremental from './scenarios/incremental.mjs';
 import sets from './scenarios/sets.mjs';
+import report from './scenarios/report.mjs';
 
 const TOOLS = [brickpost, restic, borg, pipeline];
-const SCENARIOS = { initial, sets, incremental };
+const SCENARIOS = { initial, sets, incremental, report };
 const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(here, '..');
 const log = (msg) => process.stderr.write(`bench: ${msg}\n`);
@@ -47,7 +48,7 @@ function options() {
       size: { type: 'string', default: '2G' },
       seed: { type: 'string', default: '1' },
       only: { type: 'string' },
-      scenario: { type: 'string', default: 'initial,sets,incremental' },
+      scenario: { type: 'string', default: 'initial,sets,incremental,report' },
       work: { type: 'string' },
       warm: { type: 'boolean', default: false },
       keep: { type: 'boolean', default: false },

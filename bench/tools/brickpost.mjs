@@ -15,12 +15,15 @@
  * pack-set3    brickpost pack SRC --to S3/d1 --to S3/d2 --to S3/d3 …  (1 parity)
  * pack-set5    brickpost pack SRC --to S5/d1 … --to S5/d5 --parity 2 …
  * ingest-set3-lost  brickpost ingest S3/d2 S3/d3 DEST3 --json (data drive 1 lost)
+ * report       brickpost report DRIVE --html R.html --pdf R.pdf --json (the subscriber)
+ * bagit-validate  bagit.py --validate DRIVE/brickpost/ID (the archivist's keyless
+ *              fixity check of the same bag, for comparison)
  *
  * Two homes, because a shipment only for yourself is always self-contained.
  * The dataset is named explicitly, whatever the source folder is called.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -45,6 +48,13 @@ function lastEvent(file) {
     }
   }
   return last;
+}
+
+/** The one shipment's bag folder on a drive. */
+function bagOf(drive) {
+  const ids = readdirSync(join(drive, 'brickpost')).filter((n) => /^[0-9]{8}T[0-9]{6}Z-[0-9a-f]{8}$/.test(n));
+  if (ids.length !== 1) throw new Error(`expected one shipment on ${drive}, found ${ids.length}`);
+  return join(drive, 'brickpost', ids[0]);
 }
 
 function checkSummary(result, ok = () => true) {
@@ -117,6 +127,23 @@ export default {
       stdout: true,
       sync: ctx.work,
       check: (r) => checkSummary(r),
+    }),
+    report: (state, ctx) => ({
+      label: 'report --html --pdf',
+      argv: cli(ctx, state.sub, 'report', state.drive, '--html', join(ctx.work, 'report.html'), '--pdf', join(ctx.work, 'report.pdf'), '--json'),
+      stdout: true,
+      check: (r) => {
+        try {
+          const doc = JSON.parse(readFileSync(r.stdoutFile, 'utf8'));
+          return doc.verdict?.ok === true ? null : `the report says ${JSON.stringify(doc.verdict?.title)}`;
+        } catch (e) {
+          return `no report on stdout: ${e.message}`;
+        }
+      },
+    }),
+    'bagit-validate': (state) => ({
+      label: 'bagit.py --validate (same drive)',
+      argv: ['bagit.py', '--validate', '--quiet', bagOf(state.drive)],
     }),
     'pack-incr': (state, ctx) => ({
       label: 'pack (incremental)',
