@@ -14,7 +14,7 @@ import { appendFileSync, cpSync, existsSync, mkdirSync, openSync, readdirSync, r
 import { join, relative } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { REPORT_SCHEMA } from '@brickpost/engine/api';
-import { assertStandalone, bodyText, elements } from '../html-check.js';
+import { assertStandalone, bodyText } from '../html-check.js';
 import { brickpost, hasTool, lastEvent, makeDataset, publisherAndSubscriber, shipmentDir, tempDir, type Run } from '../support.js';
 
 const validate = new Ajv2020({ allErrors: true, strict: true }).compile(REPORT_SCHEMA);
@@ -174,13 +174,23 @@ describe('brickpost report and label', () => {
     assert.match(g.stderr, /BRICKPOST_CHROMIUM/);
   });
 
-  test('the label page parses on its own for a one-drive shipment', () => {
-    const r = brickpost(sub, ['label', drive, '--json']);
+  test('a folder that is neither a drive nor a destination: NOT_A_DRIVE (exit 2) saying both are accepted', () => {
+    const r = brickpost(sub, ['report', src]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /is neither a brickpost drive .* nor a destination/);
+  });
+
+  test('the label of a one-drive shipment: "drive 1 of 1", the label escaped', () => {
+    const html = join(root, 'one.html');
+    const r = brickpost(sub, ['label', drive, '--html', html, '--json']);
     assert.equal(r.code, 0, r.stderr);
     const out = JSON.parse(r.stdout);
     assert.deepEqual(out.labels.map((l: any) => [l.drive, l.drives, l.label]), [[1, 1, HOSTILE_LABEL]]);
-    assert.equal(out.html, null);
-    assert.ok(elements('<!DOCTYPE html><html><head><title>x</title></head><body></body></html>').length > 0);
+    assert.deepEqual([out.html, out.pdf], [html, null]);
+    const page = readFileSync(html, 'utf8');
+    assertStandalone(page);
+    const text = bodyText(page);
+    assert.ok(text.includes('drive 1 of 1') && text.includes(HOSTILE_LABEL) && text.includes(id));
   });
 });
 

@@ -18,6 +18,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { BrickpostError, isBrickpostError, quote } from '@brickpost/manifest';
 import type { EventSink, ReportOptions, ShipmentReport } from '../api.js';
 import type { Context } from '../context.js';
 import { STATE_DIR } from '../ingest/state.js';
@@ -45,5 +46,13 @@ export interface CustodySources {
  */
 export function buildReport(ctx: Context, opts: ReportOptions, onEvent: EventSink, signal?: AbortSignal, custody: CustodySources = {}): Promise<ShipmentReport> {
   if (existsSync(join(opts.target, STATE_DIR, 'state.json'))) return destReport(ctx, opts, onEvent, signal, custody.dest);
-  return driveReport(ctx, opts, onEvent, signal, custody.drive);
+  return driveReport(ctx, opts, onEvent, signal, custody.drive).catch((e: unknown) => {
+    // Neither a drive nor a destination: say that both are accepted.
+    if (isBrickpostError(e, 'NOT_A_DRIVE') && e.message.includes('is not a brickpost drive')) {
+      throw new BrickpostError('NOT_A_DRIVE', `${quote(opts.target)} is neither a brickpost drive (no brickpost/ folder) nor a destination (no .brickpost/state.json)`, {
+        hint: 'give the folder a drive is mounted at, or a folder you ingested a shipment into',
+      });
+    }
+    throw e;
+  });
 }
