@@ -7,7 +7,7 @@ import type { OpenedShipment, TrustedSigner } from '../drive/open.js';
 import { payloadBound, withinTotal } from '../drive/payload-bound.js';
 import { copyDriveFile } from '../drive/read-limited.js';
 import { openMembers, requireRecoverable, setStatus, type SetMembers } from '../drive/set.js';
-import { TAG_MANIFEST, SIGNATURE_FILE, TAG_FILES } from '../drive/seal.js';
+import { CUSTODY_TAG_FILE, TAG_MANIFEST, SIGNATURE_FILE, TAG_FILES } from '../drive/seal.js';
 import { toEnvironmentError } from '../io/errors.js';
 import { requireSpace } from '../io/space.js';
 import { syncDir } from '../io/sync.js';
@@ -60,7 +60,7 @@ async function copyBag(s: OpenedShipment, to: string): Promise<void> {
   const part = `${to}.part`;
   await rm(part, { recursive: true, force: true });
   try {
-    for (const name of [...TAG_FILES, TAG_MANIFEST, SIGNATURE_FILE]) {
+    for (const name of [...TAG_FILES, CUSTODY_TAG_FILE, TAG_MANIFEST, SIGNATURE_FILE]) {
       await mkdir(part, { recursive: true });
       await copyFile(join(from, name), join(part, name)).catch((e: NodeJS.ErrnoException) => {
         if (e.code !== 'ENOENT') throw e;
