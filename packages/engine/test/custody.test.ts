@@ -8,7 +8,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync, unlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkCustodyChain, custodyLineHash, isBrickpostError, parseCustodyEvent } from '@brickpost/manifest';
@@ -197,18 +197,47 @@ describe('custody log', () => {
     assert.equal(wrongPublisher.brokenAt, 1, "publisher events must be by the bag's signer");
   });
 
+  test('a home without an identity verifies without recording anything, and without a warning', async () => {
+    const d3 = join(root, 'drive3');
+    mkdirSync(d3);
+    const s = await pub.pack({ source: src, drives: [d3], recipients: [sub.whoami().recipient], recovery: 0, full: true }, quiet);
+    const warnings: string[] = [];
+    const v = await auditor.verify({ drive: d3 }, (e) => void (e.type === 'warning' && warnings.push(e.message)));
+    assert.equal(v.ok, true, JSON.stringify(v.problems));
+    assert.deepEqual(warnings, []);
+    assert.ok(!existsSync(join(d3, 'brickpost', `${s.shipmentId}.custody`)));
+    assert.deepEqual(types(await auditor.custody({ drive: d3 })), ['packed', 'sealed']);
+  });
+
+  test('a wipe interrupted after its rename is finished by the next wipe, with one wiped event', async () => {
+    const d4 = join(root, 'drive4');
+    mkdirSync(d4);
+    const s = await pub.pack({ source: src, drives: [d4], recipients: [sub.whoami().recipient], recovery: 0, full: true }, quiet);
+    await sub.ingest({ drive: d4, dest: join(root, 'dest4') }, quiet);
+    const bagDir = join(d4, 'brickpost', s.shipmentId);
+    renameSync(bagDir, `${bagDir}.wiping`);
+    await assert.rejects(sub.verify({ drive: d4 }, quiet), (e: unknown) => isBrickpostError(e, 'NOT_A_DRIVE'), 'a .wiping folder is not a shipment');
+    const w = await sub.wipe({ drive: d4 }, quiet);
+    assert.equal(w.event?.type, 'wiped');
+    assert.deepEqual(readdirSync(join(d4, 'brickpost')), [`${s.shipmentId}.custody`]);
+    const r = await sub.custody({ drive: d4 });
+    assert.equal(r.ok, true, JSON.stringify(r.problems));
+    assert.deepEqual(types(r), ['packed', 'sealed', 'ingested', 'wiped']);
+    await assert.rejects(sub.wipe({ drive: d4 }), (e: unknown) => isBrickpostError(e, 'NOT_FOUND'), 'nothing left to wipe');
+  });
+
   test('a shipment packed without a custody log still verifies and ingests; custody says there is none', async () => {
     const d2 = join(root, 'drive2');
     mkdirSync(d2);
     writeFileSync(join(src, 'three.txt'), 'three\n');
-    const s = await pub.pack({ source: src, drives: [d2], recipients: [sub.whoami().recipient], recovery: 0 }, quiet);
+    const s = await pub.pack({ source: src, drives: [d2], recipients: [sub.whoami().recipient], recovery: 0, full: true }, quiet);
     const bag = join(d2, 'brickpost', s.shipmentId);
     unlinkSync(join(bag, 'custody.ndjson'));
     await resealTags(bag, loadIdentity(pub.home, 'Publisher Lab').signingKey);
     assert.ok(!readFileSync(join(bag, 'tagmanifest-sha256.txt'), 'utf8').includes('custody'));
     const v = await sub.verify({ drive: d2 }, quiet);
     assert.equal(v.ok, true, JSON.stringify(v.problems));
-    const i = await sub.ingest({ drive: d2, dest }, quiet);
+    const i = await sub.ingest({ drive: d2, dest: join(root, 'dest2') }, quiet);
     assert.equal(i.shipmentId, s.shipmentId);
     assert.ok(!existsSync(join(d2, 'brickpost', `${s.shipmentId}.custody`)), 'nothing to chain to: no log is started');
     const r = await sub.custody({ drive: d2 });
