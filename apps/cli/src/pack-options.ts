@@ -2,7 +2,7 @@
  * PackOptions from `pack`'s command line: recipients expanded from keys and
  * files, the compression level checked, the self-recipient rule applied.
  */
-import { parseSize as sizeOf } from '@brickpost/engine/api';
+import { parseDuration, parseSize as sizeOf } from '@brickpost/engine/api';
 import type { PackOptions } from '@brickpost/engine/api';
 import type { Invocation } from './context.js';
 import { flag, list, str } from './context.js';
@@ -47,6 +47,12 @@ export async function packOptions(inv: Invocation): Promise<PackOptions> {
   const driveSize = str(inv, 'drive-size');
   if (driveSize !== undefined) opts.driveSize = parseSize(driveSize, '--drive-size');
   if (flag(inv, 'resume')) opts.resume = true;
+  const expires = str(inv, 'expires');
+  if (expires !== undefined) {
+    const seconds = parseDuration(expires);
+    if (seconds === undefined || seconds < 1) throw usageError(`--expires must be a duration such as 90d, 12h or 2w, not ${JSON.stringify(expires)}`, 'pack');
+    opts.expiresIn = seconds;
+  }
   return opts;
 }
 

@@ -112,6 +112,8 @@ export interface PackOptions {
   rehash?: boolean;
   /** Build against this signature or request file (a subscriber's): its chunks are held, there are no bases. */
   against?: string;
+  /** Seconds after packing at which subscribers refuse the shipment (signed Brickpost-Expires); default never. */
+  expiresIn?: number;
 }
 
 export interface PackSummary {
@@ -173,6 +175,8 @@ export interface IngestOptions {
   skipDamaged?: boolean;
   /** Accept a shipment older than one this home applied of the dataset elsewhere (refused by default: a rollback). */
   allowOlder?: boolean;
+  /** Accept a shipment past its signed expiry time (Brickpost-Expires; refused by default with EXPIRED). */
+  allowExpired?: boolean;
   dest: string;
   shipment?: string;
   /** Where to write the request file when the shipment is refused for missing basis data (default DEST/.brickpost/requests/ID.bpsig). */

@@ -63,6 +63,7 @@ export const ERROR_CODES = {
   CHAIN_FORK: 'chain',
   BASIS_MISSING: 'chain',
   DATASET_MISMATCH: 'chain',
+  EXPIRED: 'chain',
   // busy
   LOCKED: 'busy',
   // incomplete: more drives of a drive set are needed

@@ -34,6 +34,8 @@ export interface ShipmentInfo {
   setParity: number;
   /** Recovery data on this drive, percent of its payload (Brickpost-Recovery; 0 for none). */
   recovery: number;
+  /** After this time (ISO 8601 UTC, as `created`) the shipment is refused at ingest (Brickpost-Expires; absent: never). */
+  expires?: string;
 }
 
 /** bag-info.txt fields for a shipment, standard BagIt labels first. */
@@ -61,7 +63,18 @@ export function shipmentInfoFields(i: ShipmentInfo): Array<[string, string]> {
     ['Brickpost-Packs', String(i.packs)],
     ...(i.bagCount > 1 ? [['Brickpost-Set-Parity', String(i.setParity)] as [string, string]] : []),
     ['Brickpost-Recovery', String(i.recovery)],
+    ...(i.expires !== undefined ? [['Brickpost-Expires', i.expires] as [string, string]] : []),
   ];
+}
+
+/** The time format of Brickpost-Created and Brickpost-Expires: ISO 8601 in UTC with milliseconds. */
+const ISO_TIME = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z$/;
+
+/** Whether `t` is a valid time in the ISO_TIME format (one that names a real instant, written as JavaScript writes it). */
+function isIsoTime(t: string): boolean {
+  if (!ISO_TIME.test(t)) return false;
+  const ms = Date.parse(t);
+  return Number.isFinite(ms) && new Date(ms).toISOString() === t;
 }
 
 /** The trusted comment of the shipment's signature: names what was signed. */
@@ -106,6 +119,10 @@ export function parseShipmentInfo(fields: Array<[string, string]>, where = 'bag-
   if (setParity >= bagCount) throw new BrickpostError('MALFORMED', `${where}: Brickpost-Set-Parity ${setParity} leaves no data drive in a set of ${bagCount}`);
   const recovery = map.has('Brickpost-Recovery') ? int('Brickpost-Recovery') : 0;
   if (recovery > 100) throw new BrickpostError('MALFORMED', `${where}: Brickpost-Recovery ${recovery} is more than 100 percent`);
+  const expires = map.get('Brickpost-Expires');
+  if (expires !== undefined && !isIsoTime(expires)) {
+    throw new BrickpostError('MALFORMED', `${where}: Brickpost-Expires ${quote(expires)} is not a time like 2026-11-22T05:08:11.909Z`);
+  }
   return {
     format: FORMAT_VERSION,
     shipment: get('Brickpost-Shipment'),
@@ -127,5 +144,6 @@ export function parseShipmentInfo(fields: Array<[string, string]>, where = 'bag-
     bagCount,
     setParity,
     recovery,
+    ...(expires !== undefined ? { expires } : {}),
   };
 }

@@ -21,6 +21,7 @@ export const run: CommandRun = async (ctx, inv) => {
     ...(flag(inv, 'skip-damaged') ? { skipDamaged: true } : {}),
     ...(flag(inv, 'allow-older') ? { allowOlder: true } : {}),
     ...(flag(inv, 'windows-names') ? { windowsNames: true } : {}),
+    ...(flag(inv, 'allow-expired') ? { allowExpired: true } : {}),
     dest,
     ...(shipment !== undefined ? { shipment } : {}),
     ...(requestOut !== undefined ? { requestOut } : {}),

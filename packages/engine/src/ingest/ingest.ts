@@ -19,6 +19,7 @@ import { readManifest, readManifestFile } from '../verify/manifest-stream.js';
 import { damagedFiles, findDamage } from '../verify/damage.js';
 import { walkShipment } from '../verify/walk-shipment.js';
 import { checkChain, checkNotOlder } from './chain.js';
+import { checkNotExpired } from './expiry.js';
 import { runApply, runRollback, UNDO_KEEP } from './commit.js';
 import { DestDb, type JournalRow } from './dest-db.js';
 import { withGathered } from './gather.js';
@@ -117,6 +118,7 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
     if (current?.shipment === s.id) return summary({ alreadyApplied: true });
     await checkChain(dest, s, h, state);
     if (!state) checkNotOlder(ctx.catalog.db, s, h, opts.allowOlder === true);
+    checkNotExpired(s, opts.allowExpired === true);
 
     // Plan against the tree DEST holds.
     const key = chunkKey(Buffer.from(h.secret, 'base64'));

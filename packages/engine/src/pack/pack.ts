@@ -62,6 +62,9 @@ async function packLocked(ctx: Context, opts: PackOptions & { packTarget?: numbe
   const started = performance.now();
   const me = ctx.identity();
   if (opts.against !== undefined && opts.full) throw new BrickpostError('USAGE', '--against and --full do not go together', { hint: 'a shipment against a signature file is never self-contained; drop one' });
+  if (opts.expiresIn !== undefined && !(opts.expiresIn >= 1 && opts.expiresIn <= 100 * 366 * 86400)) {
+    throw new BrickpostError('USAGE', `an expiry ${String(opts.expiresIn)} seconds after packing is not between 1 second and 100 years`, { hint: 'give --expires a duration such as 90d' });
+  }
   const srcStat = await stat(resolve(opts.source)).catch(() => null);
   if (!srcStat?.isDirectory()) throw new BrickpostError('NOT_FOUND', `source ${quote(opts.source)} is not a folder`);
   const source = await realpath(resolve(opts.source));
@@ -200,6 +203,7 @@ async function packLocked(ctx: Context, opts: PackOptions & { packTarget?: numbe
         publisher: ctx.name,
         publisherKey: me.keyId,
         created: rows.created,
+        ...(opts.expiresIn !== undefined ? { expires: new Date(Date.parse(rows.created) + opts.expiresIn * 1000).toISOString() } : {}),
         entries: t.dirs + t.files,
         files: t.files,
         bytes: t.bytes,
