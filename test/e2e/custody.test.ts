@@ -121,7 +121,7 @@ describe('custody log', () => {
     // The publisher trusts only itself: the subscriber's events are shown as by a key not trusted there.
     const p = brickpost(pub, ['custody', drive]);
     assert.equal(p.code, 0, p.stderr);
-    assert.match(p.stdout, /ingested .*subscriber \(key [0-9A-F]{16}, not trusted here\)/);
+    assert.match(p.stdout, /ingested .*subscriber \(key [0-9A-F]{16}, not trusted here, public key RW[A-Za-z0-9+/]{54}\)/);
   });
 
   test('a tampered event: custody exits 1 naming the event and what failed', () => {

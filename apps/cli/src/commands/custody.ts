@@ -42,7 +42,7 @@ export function custodyLines(r: CustodyReport): string[] {
 }
 
 function eventLine(e: CustodyEvent, brokenAt: number | null): string {
-  const who = `${printable(e.actor.name)} (key ${e.actor.keyId}, ${e.actor.trusted ? `trusted as ${printable(e.actor.trustedAs ?? '')}` : 'not trusted here'})`;
+  const who = `${printable(e.actor.name)} (key ${e.actor.keyId}, ${e.actor.trusted ? `trusted as ${printable(e.actor.trustedAs ?? '')}` : `not trusted here, public key ${e.actor.publicKey}`})`;
   const details = Object.entries(e.details)
     .map(([k, v]) => `${k} ${typeof v === 'string' && /^[0-9a-f]{64}$/.test(v) ? v.slice(0, 16) + '…' : typeof v === 'string' ? printable(v) : String(v)}`)
     .join(', ');
