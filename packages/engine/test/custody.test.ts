@@ -209,6 +209,25 @@ describe('custody log', () => {
     assert.deepEqual(types(await auditor.custody({ drive: d3 })), ['packed', 'sealed']);
   });
 
+  test('a broken log on the drive is left as it is: verify warns and records nothing', async () => {
+    const d5 = join(root, 'drive5');
+    mkdirSync(d5);
+    const s = await pub.pack({ source: src, drives: [d5], recipients: [sub.whoami().recipient], recovery: 0, full: true }, quiet);
+    const events = readFileSync(join(d5, 'brickpost', s.shipmentId, 'custody.ndjson'), 'utf8').split('\n').slice(1, -1);
+    events[1] = events[1]!.replace(/"at":"(\d{4})/, (_, y: string) => `"at":"${Number(y) + 1}`);
+    const file = join(d5, 'brickpost', `${s.shipmentId}.custody`);
+    const tampered = `brickpost-custody/v1\n${events.join('\n')}\n`;
+    writeFileSync(file, tampered);
+    const warnings: Array<{ code: string; message: string }> = [];
+    await sub.verify({ drive: d5 }, (e) => void (e.type === 'warning' && warnings.push(e)));
+    assert.equal(warnings.length, 1, JSON.stringify(warnings));
+    assert.equal(warnings[0]!.code, 'CUSTODY_NOT_RECORDED');
+    assert.match(warnings[0]!.message, /is broken \(event 2 \(sealed, .*\): its signature does not verify .*\); it is left as it is and the verified event is not recorded/);
+    assert.equal(readFileSync(file, 'utf8'), tampered);
+    const r = await sub.custody({ drive: d5 });
+    assert.equal(r.brokenAt, 2);
+  });
+
   test('a wipe interrupted after its rename is finished by the next wipe, with one wiped event', async () => {
     const d4 = join(root, 'drive4');
     mkdirSync(d4);

@@ -1,9 +1,9 @@
-import { custodyLineHash, formatCustodyEvent, formatCustodyLog, type CustodyDetails, type CustodyEventLine, type CustodyType } from '@brickpost/manifest';
-import type { EventSink } from '../api.js';
-import type { Context } from '../context.js';
 import { randomBytes } from 'node:crypto';
 import { open, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { checkCustodyChain, custodyLineHash, formatCustodyEvent, formatCustodyLog, type CustodyDetails, type CustodyEventLine, type CustodyType } from '@brickpost/manifest';
+import type { EventSink } from '../api.js';
+import type { Context } from '../context.js';
 import { syncDir } from '../io/sync.js';
 import { hasIdentity } from '../keys/index.js';
 import { actorOf } from './actor.js';
@@ -23,6 +23,8 @@ export interface CustodyTarget {
 
 /** Warning code: the event could not be written to the drive and is in this home's catalog only. */
 export const CATALOG_ONLY = 'CUSTODY_CATALOG_ONLY';
+/** Warning code: the event was not recorded at all (a broken chain, or a failure). */
+export const NOT_RECORDED = 'CUSTODY_NOT_RECORDED';
 
 function sameStart(a: string[], b: string[]): boolean {
   return a.every((l, i) => b[i] === l);
@@ -65,6 +67,13 @@ export async function appendCustody(ctx: Context, t: CustodyTarget, type: Custod
       onEvent({ type: 'warning', code: CATALOG_ONLY, message: `the custody log on the drive differs from this home's record of shipment ${t.shipment}; the ${type} event is recorded in this home's catalog only ('brickpost custody' shows where they part)`, ...(t.log ? { path: t.log } : {}) });
     }
     if (base.length === 0) return null;
+    // A broken chain is evidence: it is neither extended nor copied.
+    const broken = checkCustodyChain(base, { shipment: t.shipment, drive: t.drive });
+    if (broken.brokenAt !== null) {
+      const why = broken.events[broken.brokenAt - 1]!.problem!.message;
+      onEvent({ type: 'warning', code: NOT_RECORDED, message: `the custody log of shipment ${t.shipment} is broken (${why}); it is left as it is and the ${type} event is not recorded ('brickpost custody' shows the chain)`, ...(t.log ? { path: t.log } : {}) });
+      return null;
+    }
     const prev = custodyLineHash(base[base.length - 1]!);
     const event = formatCustodyEvent({ n: base.length + 1, type, at: new Date().toISOString(), shipment: t.shipment, drive: t.drive, actor: actorOf(me), details, prev }, me.signingKey);
     let written = false;
@@ -80,7 +89,7 @@ export async function appendCustody(ctx: Context, t: CustodyTarget, type: Custod
     storeEvents(ctx.catalog, t.shipment, t.drive, [...base, event.line], written);
     return event;
   } catch (e) {
-    onEvent({ type: 'warning', code: CATALOG_ONLY, message: `the ${type} event of shipment ${t.shipment} was not recorded: ${(e as Error).message}` });
+    onEvent({ type: 'warning', code: NOT_RECORDED, message: `the ${type} event of shipment ${t.shipment} was not recorded: ${(e as Error).message}` });
     return null;
   }
 }

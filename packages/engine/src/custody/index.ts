@@ -13,7 +13,7 @@
  *   receipt) are recorded here only and reach the drive at its next write.
  * - wipe: removing a bag once it is ingested, recorded as an event.
  */
-export { appendCustody, CATALOG_ONLY, type CustodyTarget } from './append.js';
+export { appendCustody, CATALOG_ONLY, NOT_RECORDED, type CustodyTarget } from './append.js';
 export { custodyLogOf, locateCustody } from './locate.js';
 export { driveOf, readBagCustody } from './read.js';
 export { custodyReport } from './report.js';
