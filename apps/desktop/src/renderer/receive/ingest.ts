@@ -18,8 +18,10 @@ export const ingestStep: Step<ReceiveState> = {
       void api().cancel(id);
     });
     const bar = actions(cancel);
+    // The other drives of a set that the check found: ingest needs enough of them.
+    const others = (state.report!.set?.found ?? []).filter((f) => f.drive !== state.report!.set!.drive).map((f) => f.path);
     api()
-      .ingest(id, { drive: state.drive, dest: state.dest, shipment: state.report!.shipmentId }, panel.update)
+      .ingest(id, { drive: state.drive, dest: state.dest, shipment: state.report!.shipmentId, ...(others.length ? { drives: others } : {}) }, panel.update)
       .then((s) => {
         state.summary = s;
         next();

@@ -1,0 +1,127 @@
+/**
+ * Helpers of the UI tests: the real `brickpost ui` server started as a child
+ * process on a temporary home (its printed URL parsed from stdout), Debian's
+ * Chromium driven headless by playwright-core, and screenshots written to
+ * test-artifacts/ui/.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type BrowserContextOptions, type Page } from 'playwright-core';
+import { CLI, ROOT } from '../support.js';
+
+export const CHROMIUM = process.env.BRICKPOST_CHROMIUM ?? '/usr/bin/chromium';
+export const ARTIFACTS = join(ROOT, 'test-artifacts', 'ui');
+const RENDERER_MAIN = join(ROOT, 'apps', 'desktop', 'renderer', 'web', 'renderer', 'main.js');
+
+/** Why the UI tests cannot run here, or null when they can. */
+export function skipReason(): string | null {
+  if (!existsSync(CHROMIUM)) return `no Chromium at ${CHROMIUM} (set BRICKPOST_CHROMIUM)`;
+  if (spawnSync(CHROMIUM, ['--version'], { stdio: 'ignore' }).status !== 0) return `${CHROMIUM} --version fails`;
+  if (!existsSync(RENDERER_MAIN)) return 'the renderer is not built (npx tsc -b)';
+  return null;
+}
+
+export interface Ui {
+  url: string;
+  /** What the server wrote on stderr so far. */
+  stderr(): string;
+  close(): Promise<void>;
+}
+
+/** Starts `brickpost --home HOME ui` and resolves with the URL it prints. */
+export function startUi(home: string, env: Record<string, string> = {}): Promise<Ui> {
+  const child = spawn(process.execPath, [CLI, '--home', home, 'ui', '--no-open'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  const close = async (): Promise<void> => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    const t = setTimeout(() => child.kill('SIGKILL'), 5000);
+    await exited;
+    clearTimeout(t);
+  };
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  return new Promise((resolve, reject) => {
+    const t = setTimeout(() => (void close(), reject(new Error(`brickpost ui printed no URL in 30 s; stdout: ${out} stderr: ${err}`))), 30_000);
+    const early = (code: number | null): void => {
+      clearTimeout(t);
+      reject(new Error(`brickpost ui exited ${code} before printing a URL; stdout: ${out} stderr: ${err}`));
+    };
+    child.once('exit', early);
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /http:\/\/127\.0\.0\.1:\d+\/\S*/.exec(out);
+      if (m) {
+        clearTimeout(t);
+        child.off('exit', early);
+        resolve({ url: m[0], stderr: () => err, close });
+      }
+    });
+  });
+}
+
+/** Headless Chromium with the flags this environment needs. */
+export function launch(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+}
+
+export interface Opened {
+  page: Page;
+  /** Uncaught page errors and console errors seen so far. */
+  errors: string[];
+}
+
+/** Opens the app at `hash` (e.g. '#/receive') in a new context, once the renderer is ready. */
+export async function openApp(browser: Browser, ui: Ui, hash: string, opts: BrowserContextOptions = {}): Promise<Opened> {
+  const ctx = await browser.newContext({ viewport: { width: 1100, height: 900 }, ...opts });
+  const page = await ctx.newPage();
+  page.setDefaultTimeout(30_000);
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => {
+    // The browser logs every 4xx answer: /favicon.ico (its own request) and API
+    // refusals the app shows as sentences (history of a folder that is no destination).
+    const url = m.location().url;
+    const answered = m.text().startsWith('Failed to load resource') && (url.endsWith('/favicon.ico') || /\/api\//.test(url));
+    if (m.type() === 'error' && !answered) errors.push(`console: ${m.text()} (${url})`);
+  });
+  await page.goto(ui.url + hash);
+  await page.waitForSelector('body[data-ready=true]');
+  return { page, errors };
+}
+
+/** Writes a full-page screenshot to test-artifacts/ui/NAME.png. */
+export async function shot(page: Page, name: string): Promise<string> {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const path = join(ARTIFACTS, `${name}.png`);
+  await page.screenshot({ path, fullPage: true });
+  return path;
+}
+
+/** The step the wizard shows now (its data-step), after waiting for `id`. */
+export async function atStep(page: Page, id: string, timeout = 30_000): Promise<void> {
+  await page.waitForSelector(`section.step[data-step="${id}"]`, { timeout });
+  await page.waitForFunction(`!document.querySelector('.step-body > p.muted')?.textContent?.startsWith('Loading')`, undefined, { timeout });
+}
+
+/** Presses Tab until the focused element matches `selector` (at most `max` times); true when it got there. */
+export async function tabTo(page: Page, selector: string, max = 15): Promise<boolean> {
+  for (let i = 0; i < max; i++) {
+    await page.keyboard.press('Tab');
+    if (await page.evaluate(`document.activeElement?.matches(${JSON.stringify(selector)}) ?? false`)) return true;
+  }
+  return false;
+}
+
+/** True when the page scrolls sideways (content wider than the viewport). */
+export function overflowsX(page: Page): Promise<boolean> {
+  return page.evaluate<boolean>('document.documentElement.scrollWidth > document.documentElement.clientWidth + 1');
+}
+
+/** The document shown by a sandboxed frame (its srcdoc), once the frame is there. */
+export async function srcdoc(page: Page, selector: string): Promise<string> {
+  await page.waitForSelector(selector);
+  return (await page.getAttribute(selector, 'srcdoc')) ?? '';
+}

@@ -1,0 +1,163 @@
+/**
+ * Both wizards end to end in Chromium against the real `brickpost ui` and
+ * engine: the publisher packs a small dataset to two folder-drives for a
+ * subscriber; the subscriber adds the publisher's key in the trust view,
+ * checks a drive (intact), deep-checks it, ingests it (DEST equals the
+ * source), exports a receipt and opens the report; the history view lists
+ * the shipment. Screenshots of every step go to test-artifacts/ui/.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
+import { brickpost, diffSnapshots, makeDataset, snapshot, tempDir } from '../support.js';
+import { atStep, launch, openApp, shot, skipReason, srcdoc, startUi, type Ui } from './harness.js';
+
+const skip = skipReason();
+
+describe('desktop wizards', { skip: skip ?? false }, () => {
+  const root = tempDir('bp-ui-');
+  const src = join(root, 'survey');
+  const drives = join(root, 'drives');
+  const [d1, d2] = [join(drives, 'disk1'), join(drives, 'disk2')];
+  const dest = join(root, 'dest');
+  const pub = join(root, 'pub');
+  const sub = join(root, 'sub');
+  let browser: Browser;
+  let pubKey = '';
+  let pubKeyId = '';
+  let subRecipient = '';
+  let shipmentId = '';
+  const servers: Ui[] = [];
+
+  before(async () => {
+    makeDataset(src, '3M', 5);
+    mkdirSync(d1, { recursive: true });
+    mkdirSync(d2, { recursive: true });
+    assert.equal(brickpost(pub, ['keygen', '--name', 'survey-lab']).code, 0);
+    assert.equal(brickpost(sub, ['keygen', '--name', 'field-station']).code, 0);
+    const p = JSON.parse(brickpost(pub, ['whoami', '--json']).stdout);
+    [pubKey, pubKeyId] = [p.minisignPublicKey, p.keyId];
+    subRecipient = JSON.parse(brickpost(sub, ['whoami', '--json']).stdout).recipient;
+    browser = await launch();
+  });
+  after(async () => {
+    for (const s of servers) await s.close();
+    await browser?.close();
+  });
+
+  test('publisher: source, estimate, two folder-drives, a recipient, options, pack, report and labels', async () => {
+    // disk1 is offered as a detected drive ($BRICKPOST_DRIVES); disk2 is typed in.
+    const ui = await startUi(pub, { BRICKPOST_DRIVES: d1 });
+    servers.push(ui);
+    const { page, errors } = await openApp(browser, ui, '#/publish');
+    await atStep(page, 'source');
+    await page.fill('input[name=source]', src);
+    await shot(page, 'publish-1-source');
+    await page.click('[data-primary]');
+    await atStep(page, 'estimate');
+    assert.match(await page.textContent('.facts') ?? '', /files? in/);
+    await shot(page, 'publish-2-estimate');
+    await page.click('[data-primary]');
+
+    await atStep(page, 'drives');
+    await page.check(`input[name=drive][value="${d1}"]`);
+    await page.fill('input[name=add-drive]', d2);
+    await page.click('button:has-text("Add folder")');
+    await page.waitForSelector(`input[name=drive][value="${d2}"]:checked`);
+    await shot(page, 'publish-3-drives');
+    await page.click('[data-primary]');
+
+    await atStep(page, 'recipients');
+    await page.fill('textarea[name=recipient-key]', `# public key: ${subRecipient}\n`);
+    await page.fill('input[name=recipient-name]', 'field-station');
+    await page.click('button:has-text("Add recipient")');
+    await page.waitForSelector(`input[name=recipient][value="${subRecipient}"]:checked`);
+    await shot(page, 'publish-4-recipients');
+    await page.click('[data-primary]');
+
+    await atStep(page, 'options');
+    await page.fill('input[name=dataset]', 'survey');
+    await page.fill('input[name=label]', 'March 2026');
+    await shot(page, 'publish-5-options');
+    await page.click('[data-primary]');
+    await atStep(page, 'pack');
+    await page.waitForSelector('.progress-panel');
+    await shot(page, 'publish-6-packing');
+
+    await atStep(page, 'done', 120_000);
+    shipmentId = (await page.textContent('[data-testid=shipment-id]'))!.trim();
+    assert.match(shipmentId, /\S{6,}/);
+    for (const d of [d1, d2]) assert.ok(existsSync(join(d, 'brickpost', shipmentId)), `no shipment folder on ${d}`);
+    // The frames run no scripts (sandboxed), so their documents are read from srcdoc.
+    assert.match(await srcdoc(page, '[data-frame=report]'), new RegExp(shipmentId));
+    assert.match(await srcdoc(page, '[data-frame=label]'), /1 of 2/i);
+    await shot(page, 'publish-7-done');
+    assert.deepEqual(errors, []);
+  });
+
+  test('trust view: a pasted publisher key is added and its fingerprint shown', async () => {
+    const ui = await startUi(sub, { BRICKPOST_DRIVES: [d1, d2].join(':') });
+    servers.push(ui);
+    const { page, errors } = await openApp(browser, ui, '#/trust');
+    await page.waitForSelector('[data-testid=my-recipient]');
+    await page.fill('textarea[name=trust-key]', pubKey);
+    await page.fill('input[name=trust-name]', 'survey-lab');
+    await page.click('button:has-text("Trust this key")');
+    await page.waitForSelector('[data-testid=trust-added]');
+    const fp = pubKeyId.replace(/(.{4})(?=.)/g, '$1 ');
+    await page.waitForSelector(`tr[data-key-id="${pubKeyId}"]`);
+    assert.match(await page.textContent(`tr[data-key-id="${pubKeyId}"]`) ?? '', new RegExp(`survey-lab.*${fp}`));
+    await shot(page, 'trust');
+    assert.deepEqual(errors, []);
+  });
+
+  test('subscriber: intact verdict, deep check, ingest equals the source, receipt, report, history', async () => {
+    assert.ok(shipmentId, 'the publisher test packed nothing');
+    const ui = servers[1]!;
+    const { page, errors } = await openApp(browser, ui, '#/receive');
+    await atStep(page, 'drive');
+    await page.waitForSelector(`input[name=drive][value="${d1}"]`);
+    await page.check(`input[name=drive][value="${d1}"]`);
+    await shot(page, 'receive-1-drive');
+    await page.click('[data-primary]');
+    await atStep(page, 'verdict', 60_000);
+    await page.waitForSelector('[data-verdict=intact]');
+    const text = await page.textContent('.step-body') ?? '';
+    assert.match(text, /survey-lab/);
+    assert.match(text, /March 2026/);
+    assert.ok(text.includes(pubKeyId.replace(/(.{4})(?=.)/g, '$1 ')), 'the key id is shown');
+    await shot(page, 'receive-2-verdict');
+    await page.click('button:has-text("Deep check")');
+    await page.waitForSelector('[data-deep=ok]', { timeout: 60_000 });
+    await shot(page, 'receive-3-deep');
+    await page.click('[data-primary]');
+
+    await atStep(page, 'dest');
+    await page.fill('input[name=dest]', dest);
+    await page.locator('input[name=dest]').blur();
+    await page.waitForSelector('[data-testid=applies] .banner');
+    assert.match(await page.textContent('[data-testid=applies]') ?? '', /new destination/i);
+    await shot(page, 'receive-4-dest');
+    await page.click('[data-primary]');
+    await atStep(page, 'received', 120_000);
+    assert.deepEqual(diffSnapshots(snapshot(src), snapshot(dest)), []);
+    await shot(page, 'receive-5-done');
+
+    await page.click('button:has-text("Export receipt")');
+    const receiptPath = (await page.textContent('[data-testid=receipt-path]', { timeout: 30_000 }))!.trim();
+    assert.ok(existsSync(receiptPath), `receipt not written at ${receiptPath}`);
+    const shown = await page.textContent('.receipt-text') ?? '';
+    assert.equal(shown, readFileSync(receiptPath, 'utf8'));
+    assert.match(shown, /brickpost-receipt\/v1/);
+    await page.click('button:has-text("Open report")');
+    assert.match(await srcdoc(page, '[data-testid=report] [data-frame=report]'), new RegExp(shipmentId));
+    await shot(page, 'receive-6-receipt-report');
+
+    await page.click('a:has-text("History of this folder")');
+    await page.waitForSelector(`tr[data-shipment="${shipmentId}"]`);
+    await shot(page, 'history');
+    assert.deepEqual(errors, []);
+  });
+});
