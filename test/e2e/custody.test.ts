@@ -9,7 +9,7 @@
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { brickpost, errorEvent, hasTool, lastEvent, publisherAndSubscriber, sh, shipmentDir, tempDir, type Run } from '../support.js';
 
@@ -175,5 +175,33 @@ describe('custody log', () => {
     assert.equal(i.code, 0, i.stderr);
     const after = drives.map((x) => types(custody(sub, x).report));
     assert.deepEqual(after, [['packed', 'sealed', 'ingested'], ['packed', 'sealed'], ['packed', 'sealed', 'ingested']]);
+  });
+});
+
+describe('custody log on a drive whose brickpost folder is a symbolic link', () => {
+  test('verify records its event in the catalog only and writes nothing through the link; wipe refuses', () => {
+    const root = tempDir();
+    const src = join(root, 'src');
+    const drive = join(root, 'drive');
+    const linked = join(root, 'linked');
+    const pub = join(root, 'publisher');
+    const sub = join(root, 'subscriber');
+    mkdirSync(src);
+    writeFileSync(join(src, 'a.txt'), 'a\n');
+    mkdirSync(drive);
+    mkdirSync(linked);
+    const recipient = publisherAndSubscriber(pub, sub);
+    assert.equal(brickpost(pub, ['pack', src, '--to', drive, '--recipient', recipient]).code, 0);
+    symlinkSync(join(drive, 'brickpost'), join(linked, 'brickpost'));
+    const before = readdirSync(join(drive, 'brickpost')).sort();
+    const v = brickpost(sub, ['verify', linked, '--json']);
+    assert.equal(v.code, 0, v.stdout + v.stderr);
+    const warnings = v.stdout.trim().split('\n').map((l) => JSON.parse(l)).filter((e) => e.type === 'warning');
+    assert.ok(warnings.some((w) => w.code === 'CUSTODY_CATALOG_ONLY' && /symbolic link/.test(w.message)), JSON.stringify(warnings));
+    assert.deepEqual(readdirSync(join(drive, 'brickpost')).sort(), before, 'no custody log written through the link');
+    const w = brickpost(sub, ['wipe', linked, '--force']);
+    assert.equal(w.code, 4, w.stderr);
+    assert.match(w.stderr, /is a symbolic link/);
+    assert.deepEqual(readdirSync(join(drive, 'brickpost')).sort(), before, 'nothing removed through the link');
   });
 });

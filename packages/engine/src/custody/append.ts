@@ -7,6 +7,7 @@ import type { Context } from '../context.js';
 import { syncDir } from '../io/sync.js';
 import { hasIdentity } from '../keys/index.js';
 import { actorOf } from './actor.js';
+import { refuseLink } from './locate.js';
 import { readBagCustody, readCustodyLog } from './read.js';
 import { storedChain, storeEvents } from './store.js';
 
@@ -99,6 +100,7 @@ export async function appendCustody(ctx: Context, t: CustodyTarget, type: Custod
  * drive may hold), fsyncs it, renames it over the log and fsyncs the folder.
  */
 async function replaceLog(file: string, text: string): Promise<void> {
+  await refuseLink(dirname(file), 'the folder of the custody log');
   const tmp = `${file}.tmp-${randomBytes(6).toString('hex')}`;
   try {
     await writeFile(tmp, text, { flag: 'wx', mode: 0o644 });

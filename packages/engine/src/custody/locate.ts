@@ -1,4 +1,4 @@
-import { readdir, stat } from 'node:fs/promises';
+import { lstat, readdir, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { BrickpostError, quote } from '@brickpost/manifest';
 import { DRIVE_DIR, SHIPMENT_ID } from '../drive/layout.js';
@@ -70,4 +70,20 @@ export async function locateCustody(drive: string, shipment?: string): Promise<C
     wiping: (await kind(wiping)) === 'dir' ? wiping : null,
     log: join(root, `${id}${CUSTODY_SUFFIX}`),
   };
+}
+
+/**
+ * Refuses to write or remove through a symbolic link a drive holds: the
+ * drive's brickpost/ folder or a bag folder pointing elsewhere would make
+ * a custody write or a wipe act outside the drive.
+ * @throws BrickpostError UNSAFE_ENTRY
+ */
+export async function refuseLink(path: string, what: string): Promise<void> {
+  const st = await lstat(path).catch(() => null);
+  if (st?.isSymbolicLink()) {
+    throw new BrickpostError('UNSAFE_ENTRY', `${what} ${quote(path)} is a symbolic link; brickpost does not write through links on a drive`, {
+      hint: 'the drive may have been tampered with; check it with brickpost verify',
+      path,
+    });
+  }
 }

@@ -6,7 +6,7 @@ import type { Context } from '../context.js';
 import { toEnvironmentError } from '../io/errors.js';
 import { syncDir } from '../io/sync.js';
 import { appendCustody } from './append.js';
-import { locateCustody, WIPING_SUFFIX } from './locate.js';
+import { locateCustody, refuseLink, WIPING_SUFFIX } from './locate.js';
 import { driveOf, readBagInfo, readCustodyLog } from './read.js';
 import { custodyReport } from './report.js';
 
@@ -30,6 +30,8 @@ export async function wipe(ctx: Context, opts: WipeOptions, onEvent: EventSink):
   }
   const info = await readBagInfo(from).catch(() => null);
   const wiping = place.wiping ?? place.bag + WIPING_SUFFIX;
+  await refuseLink(dirname(wiping), "the drive's brickpost folder");
+  await refuseLink(from, 'the shipment folder');
   if (place.bag) {
     try {
       await rename(place.bag, wiping);
