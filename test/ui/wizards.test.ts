@@ -92,7 +92,9 @@ describe('desktop wizards', { skip: skip ?? false }, () => {
     for (const d of [d1, d2]) assert.ok(existsSync(join(d, 'brickpost', shipmentId)), `no shipment folder on ${d}`);
     // The frames run no scripts (sandboxed), so their documents are read from srcdoc.
     assert.match(await srcdoc(page, '[data-frame=report]'), new RegExp(shipmentId));
-    assert.match(await srcdoc(page, '[data-frame=label]'), /1 of 2/i);
+    const labels = await srcdoc(page, '[data-frame=label]');
+    assert.match(labels, /drive 1 of 2/i);
+    assert.match(labels, /drive 2 of 2/i);
     await shot(page, 'publish-7-done');
     assert.deepEqual(errors, []);
   });

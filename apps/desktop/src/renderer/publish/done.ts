@@ -18,19 +18,13 @@ export const doneStep: Step<PublishState> = {
       .report({ target: s.path, shipment: s.shipmentId })
       .then((r) => replace(reportSlot, documentFrame(r.html, `Verification report of shipment ${s.shipmentId}`, 'report')))
       .catch((e: unknown) => replace(reportSlot, errorBanner(e, 'No report')));
-    void (async () => {
-      const frames: HTMLElement[] = [];
-      for (const [i, drive] of state.drives.entries()) {
-        try {
-          const l = await api().label({ drive, shipment: s.shipmentId });
-          const f = documentFrame(l.html, `Label of drive ${i + 1} of ${state.drives.length}`, 'label');
-          frames.push(h('div', { class: 'label-box' }, f, actions(printButton(f, `Print label of drive ${i + 1}`))));
-        } catch (e) {
-          frames.push(errorBanner(e, `No label for drive ${i + 1}`));
-        }
-      }
-      replace(labelSlot, ...frames);
-    })();
+    api()
+      .label({ drive: state.drives[0]!, shipment: s.shipmentId })
+      .then((l) => {
+        const f = documentFrame(l.html, `Labels of the ${count(s.paths.length, 'drive')}`, 'label');
+        replace(labelSlot, f, actions(printButton(f, 'Print labels')));
+      })
+      .catch((e: unknown) => replace(labelSlot, errorBanner(e, 'No drive labels')));
     return h(
       'div',
       {},

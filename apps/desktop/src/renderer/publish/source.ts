@@ -4,7 +4,7 @@ import { api } from '../api.js';
 import { facts, h } from '../ui/dom.js';
 import { errorBanner, note } from '../ui/errors.js';
 import { folderField } from '../ui/folder-field.js';
-import { bytes, count, duration } from '../ui/format.js';
+import { bytes, count, duration, rate } from '../ui/format.js';
 import { actions, busy, primary, type Step } from '../ui/wizard.js';
 import type { PublishState } from './state.js';
 
@@ -56,7 +56,9 @@ export const estimateStep: Step<PublishState> = {
               ['Over the network', duration(plan.networkSeconds)],
             ]),
             h('p', {}, plan.recommendation),
-            h('p', {}, h('a', { href: '#/plan' }, 'Open the planner'), ' to change link speed, drives and courier time.'),
+            plan.crossoverBytes !== null ? h('p', { class: 'help' }, `Below ${bytes(plan.crossoverBytes)} the network is faster; above it, drives.`) : null,
+            h('p', { class: 'help' }, `Drive speed ${rate(plan.inputs.driveBytesPerSecond)} (${plan.driveSpeedSource === 'measured' ? 'measured on your recent packs' : plan.driveSpeedSource === 'given' ? 'given' : 'a default until a pack is measured'}); network 100 Mbit/s.`),
+            h('p', {}, h('a', { href: `#/plan?bytes=${info.bytes}` }, 'Open the planner'), ' to change link speed, drives and courier time.'),
           )
         : errorBanner(planError, 'No estimate available'),
       info.files === 0 ? note('The folder is empty: the shipment will carry no files.', 'warn') : null,

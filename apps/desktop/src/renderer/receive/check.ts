@@ -8,6 +8,11 @@ import { actions, busy, primary, secondary, type Step } from '../ui/wizard.js';
 import type { ReceiveState } from './state.js';
 import { verdictBox, verdictOf } from './verdict.js';
 
+function setLine(s: NonNullable<VerifyReport['set']>): string {
+  const base = `drive ${s.drive} of ${s.drives}; ${s.present.length} of them found`;
+  return s.recoverable ? `${base}, enough to ingest` : `${base}: connect ${s.needed} more of the set to ingest`;
+}
+
 /** Who, what and which shipment a report is about. */
 export function reportFacts(r: VerifyReport): HTMLElement {
   const pub = r.publisher;
@@ -18,7 +23,7 @@ export function reportFacts(r: VerifyReport): HTMLElement {
     ['Shipment', h('code', {}, r.shipmentId)],
     ['Label', r.label || '—'],
     ['Sequence', r.seq ? (r.seq === 1 ? '1 (the first shipment of the dataset)' : `${r.seq} (applies on top of shipment ${r.seq - 1})`) : '—'],
-    ...(r.set ? ([['Drive set', `drive ${r.set.drive} of ${r.set.drives}; ${r.set.present.length} found, ${r.set.needed} needed${r.set.recoverable ? '' : ': insert more drives of the set'}`]] as Array<[string, string]>) : []),
+    ...(r.set ? ([['Drive set', setLine(r.set)]] as Array<[string, string]>) : []),
   ]);
 }
 

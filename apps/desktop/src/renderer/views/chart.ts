@@ -2,15 +2,12 @@
  * The planner's chart: time against dataset size for shipping drives and for
  * the network, both axes logarithmic, as inline SVG (text nodes only).
  */
+import type { PlanPoint } from '@brickpost/engine/api';
 import { bytes, duration } from '../ui/format.js';
 
 const NS = 'http://www.w3.org/2000/svg';
 
-export interface ChartPoint {
-  bytes: number;
-  shipSeconds: number;
-  networkSeconds: number;
-}
+export type ChartPoint = Pick<PlanPoint, 'bytes' | 'shipSeconds' | 'networkSeconds'>;
 
 function el(tag: string, attrs: Record<string, string | number>, text?: string): SVGElement {
   const e = document.createElementNS(NS, tag) as SVGElement;
@@ -52,7 +49,8 @@ export function timeChart(points: ChartPoint[], mark: number | null): SVGSVGElem
   line('shipSeconds', 'ship');
   line('networkSeconds', 'net');
   if (mark !== null && mark > 0 && Math.log10(mark) >= x0 && Math.log10(mark) <= x1) svg.appendChild(el('line', { x1: px(mark), x2: px(mark), y1: T, y2: H - B, class: 'mark' }));
-  svg.appendChild(el('text', { x: L + 10, y: T + 14, class: 'legend ship' }, '— by drive'));
-  svg.appendChild(el('text', { x: L + 10, y: T + 32, class: 'legend net' }, '— over the network'));
+  // Bottom right: both curves rise to the right, so that corner stays clear.
+  svg.appendChild(el('text', { x: W - R - 8, y: H - B - 30, 'text-anchor': 'end', class: 'legend ship' }, '— by drive'));
+  svg.appendChild(el('text', { x: W - R - 8, y: H - B - 12, 'text-anchor': 'end', class: 'legend net' }, '— over the network'));
   return svg;
 }

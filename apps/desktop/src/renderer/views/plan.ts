@@ -7,9 +7,9 @@
 import type { PlanOptions, PlanResult } from '@brickpost/engine/api';
 import { api } from '../api.js';
 import { facts, h, replace, uid } from '../ui/dom.js';
-import { duration } from '../ui/format.js';
+import { bytes as fmtBytes, duration, rate } from '../ui/format.js';
 import { actions, busy, primary } from '../ui/wizard.js';
-import { timeChart, type ChartPoint } from './chart.js';
+import { timeChart } from './chart.js';
 
 interface NumField {
   el: HTMLElement;
@@ -23,8 +23,6 @@ function num(label: string, name: string, unit: string, value: string, help?: st
   return { el, read: () => (input.value.trim() === '' || !Number.isFinite(Number(input.value)) ? undefined : Number(input.value)) };
 }
 
-const SIZES = [1e9, 3e9, 1e10, 3e10, 1e11, 3e11, 1e12, 3e12, 1e13, 3e13, 1e14];
-
 /** The planner view; `bytes` prefills the size. */
 export function planView(bytes?: number): HTMLElement {
   const size = num('Dataset size', 'plan-size', 'GB', bytes ? String(Math.max(0.001, Math.round(bytes / 1e6) / 1e3)) : '1000');
@@ -34,6 +32,9 @@ export function planView(bytes?: number): HTMLElement {
   const drive = num('Drive speed', 'plan-drive', 'MB/s', '', 'Empty: the speed measured on your drives where known, else 200 MB/s.');
   const drives = num('Drives in parallel', 'plan-drives', 'count', '1');
   const courier = num('Courier, door to door', 'plan-courier', 'hours', '24');
+  const driveCost = num('Price of one drive', 'plan-drive-cost', 'amount', '', 'Optional: gives the cost of shipping.');
+  const courierCost = num('Price of the courier', 'plan-courier-cost', 'amount', '');
+  const netCost = num('Network price per TB', 'plan-net-cost', 'amount', '', 'Optional: gives the cost of sending.');
   const out = h('div', { 'aria-live': 'polite', 'data-testid': 'plan-result' });
 
   const options = (b: number): PlanOptions => {
@@ -50,26 +51,35 @@ export function planView(bytes?: number): HTMLElement {
     if (n !== undefined) o.drives = n;
     const c = courier.read();
     if (c !== undefined) o.courierSeconds = c * 3600;
+    const dc = driveCost.read();
+    if (dc !== undefined) o.driveCost = dc;
+    const cc = courierCost.read();
+    if (cc !== undefined) o.courierCost = cc;
+    const nc = netCost.read();
+    if (nc !== undefined) o.networkCostPerTB = nc;
     return o;
   };
 
   const compute = async (): Promise<void> => {
     const b = (size.read() ?? 0) * 1e9;
-    const main: PlanResult = await api().plan(options(b));
-    const points: ChartPoint[] = await Promise.all(SIZES.map(async (s) => ({ bytes: s, ...(await api().plan(options(s))) })));
+    const p: PlanResult = await api().plan(options(b));
+    const source = p.driveSpeedSource === 'measured' ? `measured: median of your last ${p.measuredPacks} packs` : p.driveSpeedSource === 'given' ? 'as given' : 'default, no pack measured yet';
+    const cost = (c: number | null): string => (c === null ? '' : `, costs ${c.toLocaleString()}`);
     replace(
       out,
-      h('p', { class: 'banner info', 'data-testid': 'recommendation' }, main.recommendation),
+      h('p', { class: 'banner info', 'data-testid': 'recommendation' }, p.recommendation),
       facts([
-        ['By drive', duration(main.shipSeconds)],
-        ['Over the network', duration(main.networkSeconds)],
+        ['By drive', `${duration(p.shipSeconds)}: writing ${duration(p.writeSeconds)}, courier ${duration(p.courierSeconds)}, reading ${duration(p.readSeconds)}${cost(p.shipCost)}`],
+        ['Over the network', `${duration(p.networkSeconds)} at ${rate(p.networkBytesPerSecond)}${p.bound === 'window' ? ' (held back by round-trip time and TCP window, not the link)' : ''}${cost(p.networkCost)}`],
+        ['Drive speed', `${rate(p.inputs.driveBytesPerSecond)} (${source})`],
+        ['Break-even size', p.crossoverBytes === null ? 'none: one way wins at every size' : `${fmtBytes(p.crossoverBytes)}: smaller goes faster over the network, larger by drive`],
       ]),
-      h('figure', { class: 'chart-box' }, timeChart(points, b), h('figcaption', {}, 'Time against dataset size; the vertical line is the size above.')),
+      h('figure', { class: 'chart-box' }, timeChart(p.curve, b), h('figcaption', {}, 'Time against dataset size, both axes logarithmic; the dashed line is the size above.')),
       h(
         'details',
         {},
         h('summary', {}, 'The chart as a table'),
-        h('table', {}, h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Size'), h('th', { scope: 'col' }, 'By drive'), h('th', { scope: 'col' }, 'Network'))), h('tbody', {}, ...points.map((p) => h('tr', {}, h('td', {}, `${p.bytes / 1e9} GB`), h('td', {}, duration(p.shipSeconds)), h('td', {}, duration(p.networkSeconds)))))),
+        h('table', {}, h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Size'), h('th', { scope: 'col' }, 'By drive'), h('th', { scope: 'col' }, 'Network'))), h('tbody', {}, ...p.curve.map((c) => h('tr', {}, h('td', {}, fmtBytes(c.bytes)), h('td', {}, duration(c.shipSeconds)), h('td', {}, duration(c.networkSeconds)))))),
       ),
     );
   };
@@ -79,7 +89,7 @@ export function planView(bytes?: number): HTMLElement {
     'div',
     { class: 'view', 'data-view': 'plan' },
     h('h1', {}, 'Planner: ship or send?'),
-    h('form', { class: 'step-form grid-form', onsubmit: (e: Event) => (e.preventDefault(), go.click()) }, size.el, link.el, rtt.el, streams.el, drive.el, drives.el, courier.el, actions(go)),
+    h('form', { class: 'step-form grid-form', onsubmit: (e: Event) => (e.preventDefault(), go.click()) }, size.el, link.el, rtt.el, streams.el, drive.el, drives.el, courier.el, driveCost.el, courierCost.el, netCost.el, actions(go)),
     out,
   );
 }
