@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
-import { brickpost, diffSnapshots, makeDataset, snapshot, tempDir } from '../support.js';
+import { brickpost, diffSnapshots, makeDataset, MAKE_DATASET, sh, snapshot, tempDir } from '../support.js';
 import { atStep, launch, openApp, shot, skipReason, srcdoc, startUi, type Ui } from './harness.js';
 
 const skip = skipReason();
@@ -62,10 +62,10 @@ describe('desktop wizards', { skip: skip ?? false }, () => {
     await page.click('[data-primary]');
 
     await atStep(page, 'drives');
-    await page.check(`input[name=drive][value="${d1}"]`);
+    await page.check(`input[name=drive-choice][value="${d1}"]`);
     await page.fill('input[name=add-drive]', d2);
     await page.click('button:has-text("Add folder")');
-    await page.waitForSelector(`input[name=drive][value="${d2}"]:checked`);
+    await page.waitForSelector(`input[name=drive-choice][value="${d2}"]:checked`);
     await shot(page, 'publish-3-drives');
     await page.click('[data-primary]');
 
@@ -120,8 +120,8 @@ describe('desktop wizards', { skip: skip ?? false }, () => {
     const ui = servers[1]!;
     const { page, errors } = await openApp(browser, ui, '#/receive');
     await atStep(page, 'drive');
-    await page.waitForSelector(`input[name=drive][value="${d1}"]`);
-    await page.check(`input[name=drive][value="${d1}"]`);
+    await page.waitForSelector(`input[name=drive-choice][value="${d1}"]`);
+    await page.check(`input[name=drive-choice][value="${d1}"]`);
     await shot(page, 'receive-1-drive');
     await page.click('[data-primary]');
     await atStep(page, 'verdict', 60_000);
@@ -160,6 +160,43 @@ describe('desktop wizards', { skip: skip ?? false }, () => {
     await page.click('a:has-text("History of this folder")');
     await page.waitForSelector(`tr[data-shipment="${shipmentId}"]`);
     await shot(page, 'history');
+    assert.deepEqual(errors, []);
+  });
+
+  test('subscriber: a second shipment applies as an incremental update, and history rolls it back', async () => {
+    assert.ok(shipmentId, 'the publisher test packed nothing');
+    const v1 = snapshot(src);
+    sh('python3', [MAKE_DATASET, src, '--mutate', '5', '--seed', '9', '-q']);
+    const next = join(root, 'drives2', 'disk1');
+    mkdirSync(next, { recursive: true });
+    const p = brickpost(pub, ['pack', src, '--to', next, '--recipient', subRecipient, '--dataset', 'survey', '--label', 'April 2026']);
+    assert.equal(p.code, 0, p.stderr);
+    const { page, errors } = await openApp(browser, servers[1]!, '#/receive');
+    await atStep(page, 'drive');
+    await page.fill('input[name=drive]', next);
+    await page.click('[data-primary]');
+    await page.waitForSelector('[data-verdict=intact]', { timeout: 60_000 });
+    assert.match(await page.textContent('.step-body') ?? '', /2 \(applies on top of shipment 1\)/);
+    await page.click('[data-primary]');
+    await atStep(page, 'dest');
+    await page.fill('input[name=dest]', dest);
+    await page.locator('input[name=dest]').blur();
+    await page.waitForSelector('[data-testid=applies] .banner');
+    assert.match(await page.textContent('[data-testid=applies]') ?? '', /incremental update: shipment 2 on top of shipment 1/);
+    await shot(page, 'receive-incremental-dest');
+    await page.click('[data-primary]');
+    await atStep(page, 'received', 120_000);
+    assert.deepEqual(diffSnapshots(snapshot(src), snapshot(dest)), []);
+
+    await page.click('a:has-text("History of this folder")');
+    await page.waitForSelector('tr[data-shipment] >> nth=1');
+    assert.equal(await page.locator('tr[data-shipment]').count(), 2);
+    await page.click(`tr[data-shipment="${shipmentId}"] button`);
+    await page.waitForSelector('[role=alertdialog]');
+    await shot(page, 'history-rollback');
+    await page.click('[role=alertdialog] [data-primary]');
+    await page.waitForSelector('text=Rolled back from shipment 2 to 1');
+    assert.deepEqual(diffSnapshots(v1, snapshot(dest)), []);
     assert.deepEqual(errors, []);
   });
 });

@@ -14,7 +14,7 @@ export function driveChoices(list: DetectedDrive[], chosen: string[], legend: st
   if (list.length === 0) fs.appendChild(h('p', { class: 'muted' }, 'No removable drive found. Plug one in and press Refresh, or add a folder below.'));
   for (const d of list) {
     const id = uid('drive');
-    const box = h('input', { type: multiple ? 'checkbox' : 'radio', name: 'drive', id, value: d.path, checked: chosen.includes(d.path) });
+    const box = h('input', { type: multiple ? 'checkbox' : 'radio', name: 'drive-choice', id, value: d.path, checked: chosen.includes(d.path) });
     box.addEventListener('change', () => {
       if (!multiple) chosen.splice(0, chosen.length);
       const i = chosen.indexOf(d.path);
@@ -49,7 +49,6 @@ export const drivesStep: Step<PublishState> = {
         replace(listSlot, errorBanner(e, 'Cannot list the drives'));
       }
     };
-    const field = folderField({ label: 'Add a folder as a drive', name: 'add-drive', title: 'Folder to use as a drive', help: 'A folder works like a drive: copy it onto one later, or use it for testing.' });
     const add = secondary('Add folder', () => {
       const p = field.value();
       if (!p) return;
@@ -58,6 +57,7 @@ export const drivesStep: Step<PublishState> = {
       field.input.value = '';
       void refresh();
     });
+    const field = folderField({ label: 'Add a folder as a drive', name: 'add-drive', title: 'Folder to use as a drive', help: 'A folder works like a drive: copy it onto one later, or use it for testing.', extra: add });
     const go = primary('Next', () => {
       if (state.drives.length === 0) replace(slot, note('Choose at least one drive.', 'warn'));
       else next();
@@ -69,7 +69,7 @@ export const drivesStep: Step<PublishState> = {
       {},
       listSlot,
       actions(secondary('Refresh', () => void refresh())),
-      h('div', { class: 'row align-end' }, field.el, add),
+      field.el,
       h('p', { class: 'help' }, 'With several drives the shipment is spread over them and written in parallel; with three or more, one of them holds parity by default, so any one may be lost.'),
       per ? h('p', { class: 'help' }, `The shipment needs about ${bytes(per)} in all, before compression.`) : null,
       slot,

@@ -26,7 +26,7 @@ export const driveStep: Step<ReceiveState> = {
     };
     const field = folderField({ label: 'Or type the drive\'s folder', name: 'drive', title: 'The drive to check', help: 'The top folder of the drive, the one that holds "brickpost/".' });
     field.input.addEventListener('input', () => {
-      for (const b of listSlot.querySelectorAll<HTMLInputElement>('input[name=drive]')) b.checked = false;
+      for (const b of listSlot.querySelectorAll<HTMLInputElement>('input[name=drive-choice]')) b.checked = false;
       chosen.splice(0);
     });
     const go = primary('Check drive', () => {

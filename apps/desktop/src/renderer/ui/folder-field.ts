@@ -13,8 +13,8 @@ export interface FolderField {
   value(): string;
 }
 
-/** A folder field labelled `label`; `name` becomes the input's name (tests find it by it). */
-export function folderField(opts: { label: string; name: string; title: string; value?: string; help?: string }): FolderField {
+/** A folder field labelled `label`; `name` becomes the input's name (tests find it by it); `extra`: a button after Choose. */
+export function folderField(opts: { label: string; name: string; title: string; value?: string; help?: string; extra?: HTMLElement }): FolderField {
   const id = uid(opts.name);
   const input = h('input', { type: 'text', id, name: opts.name, value: opts.value ?? '', autocomplete: 'off', spellcheck: 'false', class: 'path', 'aria-describedby': opts.help ? `${id}-help` : null });
   const picker = h('div', { class: 'picker', hidden: true, role: 'group', 'aria-label': `Browse for ${opts.label.toLowerCase()}` });
@@ -68,7 +68,7 @@ export function folderField(opts: { label: string; name: string; title: string; 
     'div',
     { class: 'field folder-field' },
     h('label', { for: id }, opts.label),
-    h('div', { class: 'row' }, input, choose),
+    h('div', { class: 'row' }, input, choose, opts.extra ?? null),
     opts.help ? h('p', { class: 'help', id: `${id}-help` }, opts.help) : null,
     picker,
   );
