@@ -37,6 +37,7 @@ describe('drive verdicts', { skip: skip ?? false }, () => {
   const tampered = join(root, 'b', 'tampered');
   const strange = join(root, 'c', 'strange');
   const plain = join(root, 'plain');
+  const both = join(root, 'd', 'both');
   let browser: Browser;
   let ui: Ui;
 
@@ -57,10 +58,11 @@ describe('drive verdicts', { skip: skip ?? false }, () => {
     makeDataset(src, '1M', 7);
     const recipient = publisherAndSubscriber(pub, sub);
     assert.equal(brickpost(stranger, ['keygen', '--name', 'stranger']).code, 0);
-    for (const d of [good, strange, plain]) mkdirSync(d, { recursive: true });
+    for (const d of [good, strange, plain, both]) mkdirSync(d, { recursive: true });
     writeFileSync(join(plain, 'holiday.jpg'), 'not a shipment');
     assert.equal(brickpost(pub, ['pack', src, '--to', good, '--recipient', recipient, '--dataset', 'survey']).code, 0);
     cpSync(good, tampered, { recursive: true });
+    for (const label of ['first', 'second']) assert.equal(brickpost(pub, ['pack', src, '--to', both, '--recipient', recipient, '--dataset', 'survey', '--label', label]).code, 0);
     flipPackByte(tampered);
     assert.equal(brickpost(stranger, ['pack', src, '--to', strange, '--recipient', recipient, '--dataset', 'survey']).code, 0);
     ui = await startUi(sub);
@@ -100,6 +102,22 @@ describe('drive verdicts', { skip: skip ?? false }, () => {
     assert.equal(await check(page, plain, 'verdict-not-brickpost'), 'not-brickpost');
     assert.match(await page.textContent('[data-verdict]') ?? '', /Not a brickpost drive/);
     assert.doesNotMatch(await page.textContent('main') ?? '', /\bat \S+:\d+:\d+|Error:/, 'no stack trace or raw error shown');
+    assert.deepEqual(errors, []);
+  });
+
+  test('a drive with two shipments asks which one, newest first', async () => {
+    const { page, errors } = await openApp(browser, ui, '#/receive');
+    await atStep(page, 'drive');
+    await page.fill('input[name=drive]', both);
+    await page.click('[data-primary]');
+    await page.waitForSelector('input[name=shipment]:checked');
+    assert.equal(await page.locator('input[name=shipment]').count(), 2);
+    const newest = readdirSync(join(both, 'brickpost')).sort().pop()!;
+    assert.equal(await page.getAttribute('input[name=shipment]:checked', 'value'), newest);
+    await shot(page, 'receive-choose-shipment');
+    await page.click('[data-primary]');
+    await page.waitForSelector('[data-verdict=intact]', { timeout: 60_000 });
+    assert.ok((await page.textContent('.step-body'))?.includes(newest), 'the chosen shipment is the one checked');
     assert.deepEqual(errors, []);
   });
 

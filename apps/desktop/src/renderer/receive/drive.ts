@@ -1,7 +1,7 @@
 /** Subscriber step 1: choose a drive and run the keyless check. */
-import { api } from '../api.js';
+import { api, isCode } from '../api.js';
 import { driveChoices } from '../publish/drives.js';
-import { h, jobId, replace } from '../ui/dom.js';
+import { h, jobId, replace, uid } from '../ui/dom.js';
 import { errorBanner, note } from '../ui/errors.js';
 import { folderField } from '../ui/folder-field.js';
 import { progressPanel } from '../ui/progress.js';
@@ -15,7 +15,23 @@ export const driveStep: Step<ReceiveState> = {
   render({ state, next }) {
     const chosen: string[] = state.drive ? [state.drive] : [];
     const listSlot = h('div', {});
+    const shipSlot = h('div', {});
     const slot = h('div', {});
+    let shipment: { drive: string; id: string } | null = null;
+    // A drive with several shipments: the user picks one (newest first).
+    const offerShipments = async (drive: string): Promise<void> => {
+      const l = await api().listFolder({ path: `${drive.replace(/[\\/]+$/, '')}/brickpost` });
+      const ids = l.entries.filter((e) => e.dir && !e.name.endsWith('.part')).map((e) => e.name).sort().reverse();
+      const fs = h('fieldset', { class: 'choices' }, h('legend', {}, 'This drive holds several shipments: choose one'));
+      for (const [i, id] of ids.entries()) {
+        const rid = uid('ship');
+        const r = h('input', { type: 'radio', name: 'shipment', id: rid, value: id, checked: i === 0 });
+        r.addEventListener('change', () => (shipment = { drive, id }));
+        fs.appendChild(h('div', { class: 'choice' }, r, h('label', { for: rid }, h('code', {}, id), i === 0 ? ' (newest)' : '')));
+      }
+      shipment = ids[0] ? { drive, id: ids[0] } : null;
+      replace(shipSlot, fs);
+    };
     const refresh = async (): Promise<void> => {
       try {
         const found = (await api().drives()).filter((d) => d.shipments.length > 0 || d.removable);
@@ -40,9 +56,15 @@ export const driveStep: Step<ReceiveState> = {
       void busy(go, slot, async () => {
         Object.assign(state, { drive, report: null, deep: null, error: null, verdict: null, summary: null });
         try {
-          state.report = await api().verify(jobId(), { drive }, panel.update);
+          const id = shipment?.drive === drive ? shipment.id : undefined;
+          state.report = await api().verify(jobId(), { drive, ...(id ? { shipment: id } : {}) }, panel.update);
           state.verdict = verdictOf(state.report);
         } catch (e) {
+          if (isCode(e, 'AMBIGUOUS_SHIPMENT')) {
+            await offerShipments(drive);
+            replace(slot);
+            return;
+          }
           const v = verdictOfError(e);
           if (!v) throw e;
           state.verdict = v;
@@ -52,6 +74,6 @@ export const driveStep: Step<ReceiveState> = {
       }, 'The check could not run');
     });
     void refresh();
-    return h('form', { class: 'step-form', onsubmit: (e: Event) => (e.preventDefault(), go.click()) }, listSlot, actions(secondary('Refresh', () => void refresh())), field.el, h('p', { class: 'help' }, 'The check reads every file on the drive and compares it with what the publisher signed. It needs no key and changes nothing.'), slot, actions(go));
+    return h('form', { class: 'step-form', onsubmit: (e: Event) => (e.preventDefault(), go.click()) }, listSlot, actions(secondary('Refresh', () => void refresh())), field.el, shipSlot, h('p', { class: 'help' }, 'The check reads every file on the drive and compares it with what the publisher signed. It needs no key and changes nothing.'), slot, actions(go));
   },
 };
