@@ -14,6 +14,11 @@ const PHASES: Record<string, string> = {
   'deep-verify': 'Checking every chunk',
   ingest: 'Copying into the destination',
   commit: 'Finishing',
+  write: 'Writing',
+  rebuild: 'Rebuilding from the other drives',
+  repair: 'Repairing',
+  retire: 'Setting replaced files aside',
+  unstage: 'Undoing',
 };
 
 export interface ProgressPanel {
