@@ -121,6 +121,27 @@ describe('drive verdicts', { skip: skip ?? false }, () => {
     assert.deepEqual(errors, []);
   });
 
+  test('the folder picker browses with listFolder, and a failure is a sentence with no stack', async () => {
+    const { page, errors } = await openApp(browser, ui, '#/publish');
+    await atStep(page, 'source');
+    await page.fill('input[name=source]', root);
+    await page.click('button:has-text("Choose…")');
+    await page.click('.picker button:has-text("src/")');
+    await page.waitForSelector(`.picker-path:has-text("${join(root, 'src')}")`);
+    await page.click('.picker button:has-text("Use this folder")');
+    assert.equal(await page.inputValue('input[name=source]'), join(root, 'src'));
+    const missing = join(root, 'no-such-folder');
+    await page.fill('input[name=source]', missing);
+    await page.click('[data-primary]');
+    const alert = page.locator('[role=alert]');
+    await alert.waitFor();
+    const text = await alert.innerText();
+    assert.ok(text.includes(missing), `the message names the folder: ${text}`);
+    assert.doesNotMatch(text, /\bat \S+:\d+|Error:|undefined/);
+    await shot(page, 'error-source');
+    assert.deepEqual(errors, []);
+  });
+
   test('planner: times for both ways and a chart of time against size', async () => {
     const { page, errors } = await openApp(browser, ui, '#/plan');
     await page.waitForSelector('[data-testid=recommendation]');
