@@ -3,12 +3,13 @@
  * genuine drive is `intact` (reached with the keyboard only: Tab to the
  * step's primary button, Enter), a drive with a byte flipped in a pack is
  * `damaged`, a drive signed by a key the home does not trust is `untrusted`,
- * a plain folder is `not-brickpost`. Also the planner's chart, and every
- * view at 200 % zoom without sideways scrolling.
+ * a plain folder is `not-brickpost`; a drive with two shipments asks which.
+ * Also the folder picker, an error as a sentence, cancelling a pack, the
+ * planner's chart, and every view at 200 % zoom without sideways scrolling.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, mkdirSync, openSync, readSync, readdirSync, writeSync, closeSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, openSync, readSync, readdirSync, writeSync, closeSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { brickpost, makeDataset, publisherAndSubscriber, shipmentDir, tempDir } from '../support.js';
@@ -139,6 +140,39 @@ describe('drive verdicts', { skip: skip ?? false }, () => {
     assert.ok(text.includes(missing), `the message names the folder: ${text}`);
     assert.doesNotMatch(text, /\bat \S+:\d+|Error:|undefined/);
     await shot(page, 'error-source');
+    assert.deepEqual(errors, []);
+  });
+
+  test('packing can be cancelled: the page says so and no finished shipment is left', async () => {
+    const big = join(root, 'big');
+    const target = join(root, 'e', 'target');
+    mkdirSync(target, { recursive: true });
+    makeDataset(big, '48M', 3);
+    const { page, errors } = await openApp(browser, ui, '#/publish');
+    await atStep(page, 'source');
+    await page.fill('input[name=source]', big);
+    await page.click('[data-primary]');
+    await atStep(page, 'estimate');
+    await page.click('[data-primary]');
+    await atStep(page, 'drives');
+    await page.fill('input[name=add-drive]', target);
+    await page.click('button:has-text("Add folder")');
+    await page.waitForSelector('input[name=drive-choice]:checked');
+    await page.click('[data-primary]');
+    await atStep(page, 'recipients');
+    await page.click('[data-primary]');
+    await atStep(page, 'options');
+    await page.click('[data-primary]');
+    await atStep(page, 'pack');
+    await page.click('button:has-text("Cancel")');
+    await page.waitForSelector('text=Packing was cancelled', { timeout: 60_000 });
+    await shot(page, 'publish-cancelled');
+    assert.equal(await page.locator('section.step').getAttribute('data-step'), 'pack');
+    const folder = join(target, 'brickpost');
+    const left = existsSync(folder) ? readdirSync(folder).filter((n) => !n.endsWith('.part')) : [];
+    assert.deepEqual(left, [], 'a cancelled pack leaves no finished shipment');
+    await page.click('button:has-text("Back to options")');
+    await atStep(page, 'options');
     assert.deepEqual(errors, []);
   });
 
