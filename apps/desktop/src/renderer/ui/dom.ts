@@ -53,3 +53,21 @@ export function uid(prefix: string): string {
 export function jobId(): string {
   return typeof crypto.randomUUID === 'function' ? crypto.randomUUID() : `job-${Date.now()}-${Math.random().toString(16).slice(2)}`;
 }
+
+/**
+ * A captioned table in a focusable scroll region. Each cell carries its
+ * column name (data-label), so narrow windows can show rows as stacked cards.
+ */
+export function dataTable(caption: string, headers: string[], rows: Array<{ props?: Props; cells: Child[] }>): HTMLElement {
+  return h(
+    'div',
+    { class: 'table-wrap', tabindex: 0, role: 'region', 'aria-label': caption },
+    h(
+      'table',
+      { class: 'stack' },
+      h('caption', {}, caption),
+      h('thead', {}, h('tr', {}, ...headers.map((t) => h('th', { scope: 'col' }, t)))),
+      h('tbody', {}, ...rows.map((r) => h('tr', r.props ?? {}, ...r.cells.map((c, i) => h('td', { 'data-label': headers[i] ?? '' }, c))))),
+    ),
+  );
+}

@@ -1,7 +1,7 @@
 /** History of a destination: the shipments applied, and rollback to an earlier one. */
 import type { DestHistory } from '@brickpost/engine/api';
 import { api } from '../api.js';
-import { facts, h, replace } from '../ui/dom.js';
+import { dataTable, facts, h, replace } from '../ui/dom.js';
 import { folderField } from '../ui/folder-field.js';
 import { bytes, fingerprint, when } from '../ui/format.js';
 import { actions, busy, primary, secondary } from '../ui/wizard.js';
@@ -10,22 +10,19 @@ function table(hist: DestHistory, onRollback: (to: string, seq: number) => void)
   const rows = hist.shipments.map((s, i) => {
     // Rolling back to s undoes every later shipment: each needs its undo area.
     const canReturn = i < hist.shipments.length - 1 && hist.shipments.slice(i + 1).every((x) => x.undoable);
-    return h(
-      'tr',
-      { 'data-shipment': s.shipmentId },
-      h('td', {}, String(s.seq)),
-      h('td', {}, h('code', {}, s.shipmentId)),
-      h('td', {}, s.label || '—'),
-      h('td', {}, when(s.appliedAt)),
-      h('td', {}, `${s.files.toLocaleString()} files, ${bytes(s.bytes)}`),
-      h('td', {}, i === hist.shipments.length - 1 ? 'current' : canReturn ? h('button', { type: 'button', class: 'secondary', onclick: () => onRollback(s.shipmentId, s.seq) }, `Roll back to ${s.seq}`) : 'undo data no longer kept'),
-    );
+    return {
+      props: { 'data-shipment': s.shipmentId },
+      cells: [
+        String(s.seq),
+        h('code', {}, s.shipmentId),
+        s.label || '—',
+        when(s.appliedAt),
+        `${s.files.toLocaleString()} files, ${bytes(s.bytes)}`,
+        i === hist.shipments.length - 1 ? 'current' : canReturn ? h('button', { type: 'button', class: 'secondary', onclick: () => onRollback(s.shipmentId, s.seq) }, `Roll back to ${s.seq}`) : 'undo data no longer kept',
+      ],
+    };
   });
-  return h(
-    'div',
-    { class: 'table-wrap', tabindex: 0, role: 'region', 'aria-label': 'Applied shipments' },
-    h('table', {}, h('caption', {}, 'Shipments applied, oldest first'), h('thead', {}, h('tr', {}, ...['#', 'Shipment', 'Label', 'Applied', 'Size', 'Rollback'].map((t) => h('th', { scope: 'col' }, t)))), h('tbody', {}, ...rows)),
-  );
+  return dataTable('Shipments applied, oldest first', ['#', 'Shipment', 'Label', 'Applied', 'Size', 'Rollback'], rows);
 }
 
 /** The history view; `dest` prefills the folder (from #/history?dest=…). */

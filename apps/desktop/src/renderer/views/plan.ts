@@ -6,7 +6,7 @@
  */
 import type { PlanOptions, PlanResult } from '@brickpost/engine/api';
 import { api } from '../api.js';
-import { facts, h, replace, uid } from '../ui/dom.js';
+import { dataTable, facts, h, replace, uid } from '../ui/dom.js';
 import { bytes as fmtBytes, duration, rate } from '../ui/format.js';
 import { actions, busy, primary } from '../ui/wizard.js';
 import { timeChart } from './chart.js';
@@ -79,7 +79,7 @@ export function planView(bytes?: number): HTMLElement {
         'details',
         {},
         h('summary', {}, 'The chart as a table'),
-        h('table', {}, h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Size'), h('th', { scope: 'col' }, 'By drive'), h('th', { scope: 'col' }, 'Network'))), h('tbody', {}, ...p.curve.map((c) => h('tr', {}, h('td', {}, fmtBytes(c.bytes)), h('td', {}, duration(c.shipSeconds)), h('td', {}, duration(c.networkSeconds)))))),
+        dataTable('Time against size', ['Size', 'By drive', 'Network'], p.curve.map((c) => ({ cells: [fmtBytes(c.bytes), duration(c.shipSeconds), duration(c.networkSeconds)] }))),
       ),
     );
   };

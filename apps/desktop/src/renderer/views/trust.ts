@@ -1,7 +1,7 @@
 /** The trust store: this home's identity, the publisher keys it trusts, adding and removing them. */
 import type { TrustedKey, WhoAmI } from '@brickpost/engine/api';
 import { api } from '../api.js';
-import { facts, h, replace, uid } from '../ui/dom.js';
+import { dataTable, facts, h, replace, uid, type Child } from '../ui/dom.js';
 import { errorBanner } from '../ui/errors.js';
 import { fingerprint, when } from '../ui/format.js';
 import { actions, busy, primary, secondary } from '../ui/wizard.js';
@@ -27,16 +27,17 @@ function identityCard(me: WhoAmI | null, reload: () => void): HTMLElement {
   return h('section', { class: 'card', 'aria-labelledby': 'me-h' }, h('h2', { id: 'me-h' }, 'You'), h('p', {}, 'This computer has no keys yet. Create them to send drives and to open drives sent to you.'), h('div', { class: 'field' }, h('label', { for: id }, 'Your name, as others will see it'), name), slot, actions(make));
 }
 
-function keyRow(k: TrustedKey, remove: (k: TrustedKey) => void): HTMLElement {
-  return h(
-    'tr',
-    { 'data-key-id': k.keyId },
-    h('td', {}, k.name, k.self ? ' (you)' : ''),
-    h('td', {}, h('code', { class: 'fingerprint' }, fingerprint(k.keyId))),
-    h('td', {}, h('code', { class: 'wrap' }, k.minisignPublicKey)),
-    h('td', {}, when(k.addedAt)),
-    h('td', {}, k.self ? '' : h('button', { type: 'button', class: 'secondary', 'aria-label': `Stop trusting ${k.name}`, onclick: () => remove(k) }, 'Remove')),
-  );
+function keyRow(k: TrustedKey, remove: (k: TrustedKey) => void): { props: Record<string, string>; cells: Child[] } {
+  return {
+    props: { 'data-key-id': k.keyId },
+    cells: [
+      `${k.name}${k.self ? ' (you)' : ''}`,
+      h('code', { class: 'fingerprint' }, fingerprint(k.keyId)),
+      h('code', { class: 'wrap' }, k.minisignPublicKey),
+      when(k.addedAt),
+      k.self ? '' : h('button', { type: 'button', class: 'secondary', 'aria-label': `Stop trusting ${k.name}`, onclick: () => remove(k) }, 'Remove'),
+    ],
+  };
 }
 
 /** The trust view. */
@@ -51,7 +52,7 @@ export function trustView(): HTMLElement {
       replace(
         listSlot,
         keys.length
-          ? h('div', { class: 'table-wrap', tabindex: 0, role: 'region', 'aria-label': 'Trusted keys' }, h('table', {}, h('caption', {}, 'Keys you trust'), h('thead', {}, h('tr', {}, ...['Name', 'Key id (fingerprint)', 'Public key', 'Added', ''].map((t) => h('th', { scope: 'col' }, t)))), h('tbody', {}, ...keys.map((k) => keyRow(k, remove)))))
+          ? dataTable('Keys you trust', ['Name', 'Key id (fingerprint)', 'Public key', 'Added', ''], keys.map((k) => keyRow(k, remove)))
           : h('p', { class: 'muted' }, 'You trust no publisher yet.'),
       );
     } catch (e) {
