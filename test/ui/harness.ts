@@ -125,3 +125,14 @@ export async function srcdoc(page: Page, selector: string): Promise<string> {
   await page.waitForSelector(selector);
   return (await page.getAttribute(selector, 'srcdoc')) ?? '';
 }
+
+/**
+ * Form controls and buttons of the page that have no accessible name (no
+ * <label for>, aria-label or text), described by tag and name.
+ */
+export function unlabelled(page: Page): Promise<string[]> {
+  return page.evaluate<string[]>(`[...document.querySelectorAll('input, textarea, select, button')]
+    .filter((el) => !el.closest('[hidden]') && el.type !== 'hidden')
+    .filter((el) => !(el.labels && el.labels.length) && !el.getAttribute('aria-label') && !(el.tagName === 'BUTTON' && el.textContent.trim()))
+    .map((el) => el.tagName.toLowerCase() + '[name=' + (el.getAttribute('name') || '') + ']')`);
+}

@@ -13,7 +13,7 @@ import { cpSync, existsSync, mkdirSync, openSync, readSync, readdirSync, writeSy
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { brickpost, makeDataset, publisherAndSubscriber, shipmentDir, tempDir } from '../support.js';
-import { atStep, launch, openApp, overflowsX, shot, skipReason, startUi, tabTo, type Ui } from './harness.js';
+import { atStep, launch, openApp, overflowsX, shot, skipReason, startUi, tabTo, unlabelled, type Ui } from './harness.js';
 
 const skip = skipReason();
 
@@ -176,6 +176,25 @@ describe('drive verdicts', { skip: skip ?? false }, () => {
     assert.deepEqual(errors, []);
   });
 
+  test('a home without keys is told so, and creates them in the trust view', async () => {
+    const fresh = await startUi(join(root, 'fresh'));
+    try {
+      const { page, errors } = await openApp(browser, fresh, '#/');
+      await page.waitForSelector('text=This computer has no keys yet');
+      await page.click('a:has-text("Create them in Trust")');
+      await page.fill('input[name=identity-name]', 'new-lab');
+      await page.click('button:has-text("Create my keys")');
+      await page.waitForSelector('[data-testid=my-recipient]');
+      const me = JSON.parse(brickpost(join(root, 'fresh'), ['whoami', '--json']).stdout);
+      assert.equal(me.name, 'new-lab');
+      assert.equal((await page.textContent('[data-testid=my-recipient]'))?.trim(), me.recipient);
+      assert.deepEqual(await unlabelled(page), []);
+      assert.deepEqual(errors, []);
+    } finally {
+      await fresh.close();
+    }
+  });
+
   test('planner: times for both ways and a chart of time against size', async () => {
     const { page, errors } = await openApp(browser, ui, '#/plan');
     await page.waitForSelector('[data-testid=recommendation]');
@@ -200,10 +219,13 @@ describe('drive verdicts', { skip: skip ?? false }, () => {
       await page.waitForSelector(ready);
       await shot(page, name);
       assert.equal(await overflowsX(page), false, `${hash} overflows at 200 %`);
+      assert.deepEqual(await unlabelled(page), [], `${hash} has controls without a label`);
     }
     // The check itself sees an element wider than the window.
     await page.evaluate(`document.querySelector('main').append(Object.assign(document.createElement('div'), { style: 'width: 2000px; height: 1px' }))`);
     assert.equal(await overflowsX(page), true);
+    await page.evaluate(`document.querySelector('main').append(Object.assign(document.createElement('input'), { name: 'stray' }))`);
+    assert.deepEqual(await unlabelled(page), ['input[name=stray]']);
     assert.deepEqual(errors, []);
   });
 });

@@ -12,7 +12,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { brickpost, diffSnapshots, makeDataset, MAKE_DATASET, sh, snapshot, tempDir } from '../support.js';
-import { atStep, launch, openApp, shot, skipReason, srcdoc, startUi, type Ui } from './harness.js';
+import { atStep, launch, openApp, shot, skipReason, srcdoc, startUi, unlabelled, type Ui } from './harness.js';
 
 const skip = skipReason();
 
@@ -75,12 +75,14 @@ describe('desktop wizards', { skip: skip ?? false }, () => {
     await page.click('button:has-text("Add recipient")');
     await page.waitForSelector(`input[name=recipient][value="${subRecipient}"]:checked`);
     await shot(page, 'publish-4-recipients');
+    assert.deepEqual(await unlabelled(page), []);
     await page.click('[data-primary]');
 
     await atStep(page, 'options');
     await page.fill('input[name=dataset]', 'survey');
     await page.fill('input[name=label]', 'March 2026');
     await shot(page, 'publish-5-options');
+    assert.deepEqual(await unlabelled(page), []);
     await page.click('[data-primary]');
     await atStep(page, 'pack');
     await page.waitForSelector('.progress-panel');
@@ -131,6 +133,7 @@ describe('desktop wizards', { skip: skip ?? false }, () => {
     assert.match(text, /March 2026/);
     assert.ok(text.includes(pubKeyId.replace(/(.{4})(?=.)/g, '$1 ')), 'the key id is shown');
     await shot(page, 'receive-2-verdict');
+    assert.deepEqual(await unlabelled(page), []);
     await page.click('button:has-text("Deep check")');
     await page.waitForSelector('[data-deep=ok]', { timeout: 60_000 });
     await shot(page, 'receive-3-deep');
@@ -142,6 +145,7 @@ describe('desktop wizards', { skip: skip ?? false }, () => {
     await page.waitForSelector('[data-testid=applies] .banner');
     assert.match(await page.textContent('[data-testid=applies]') ?? '', /new destination/i);
     await shot(page, 'receive-4-dest');
+    assert.deepEqual(await unlabelled(page), []);
     await page.click('[data-primary]');
     await atStep(page, 'received', 120_000);
     assert.deepEqual(diffSnapshots(snapshot(src), snapshot(dest)), []);
