@@ -1,39 +1,11 @@
 /** Publisher step 3: the target drives (detected ones, or any folder standing in for a drive). */
-import type { DetectedDrive } from '../../shared/api.js';
-import { api } from '../api.js';
-import { h, replace, uid } from '../ui/dom.js';
+import { detectedWithExtra, driveChoices } from '../ui/drive-choices.js';
+import { h, replace } from '../ui/dom.js';
 import { errorBanner, note } from '../ui/errors.js';
 import { folderField } from '../ui/folder-field.js';
 import { bytes } from '../ui/format.js';
 import { actions, primary, secondary, type Step } from '../ui/wizard.js';
 import type { PublishState } from './state.js';
-
-/** One checkbox per drive; `chosen` is kept in the order drives were ticked. */
-export function driveChoices(list: DetectedDrive[], chosen: string[], legend: string, multiple: boolean): HTMLFieldSetElement {
-  const fs = h('fieldset', { class: 'choices' }, h('legend', {}, legend));
-  if (list.length === 0) fs.appendChild(h('p', { class: 'muted' }, 'No removable drive found. Plug one in and press Refresh, or add a folder below.'));
-  for (const d of list) {
-    const id = uid('drive');
-    const box = h('input', { type: multiple ? 'checkbox' : 'radio', name: 'drive-choice', id, value: d.path, checked: chosen.includes(d.path) });
-    box.addEventListener('change', () => {
-      if (!multiple) chosen.splice(0, chosen.length);
-      const i = chosen.indexOf(d.path);
-      if (box.checked && i < 0) chosen.push(d.path);
-      if (!box.checked && i >= 0) chosen.splice(i, 1);
-    });
-    const space = d.freeBytes !== null ? `${bytes(d.freeBytes)} free${d.totalBytes ? ` of ${bytes(d.totalBytes)}` : ''}` : '';
-    const what = [d.removable ? 'removable drive' : 'folder', space, d.shipments.length ? `${d.shipments.length} shipment(s) on it` : ''].filter(Boolean).join(' · ');
-    fs.appendChild(h('div', { class: 'choice' }, box, h('label', { for: id }, h('span', { class: 'choice-title' }, d.label), ' ', h('code', {}, d.path), h('span', { class: 'muted block' }, what))));
-  }
-  return fs;
-}
-
-/** The detected drives plus folders the user added, merged by path. */
-export async function detectedWithExtra(extra: string[]): Promise<DetectedDrive[]> {
-  const found = await api().drives();
-  for (const p of extra) if (!found.some((d) => d.path === p)) found.push({ path: p, label: p.split(/[\\/]/).filter(Boolean).pop() ?? p, removable: false, totalBytes: null, freeBytes: null, shipments: [] });
-  return found;
-}
 
 export const drivesStep: Step<PublishState> = {
   id: 'drives',

@@ -1,7 +1,7 @@
 /** Subscriber step 1: choose a drive and run the keyless check. */
 import { api, isCode } from '../api.js';
-import { driveChoices } from '../publish/drives.js';
 import { h, jobId, replace, uid } from '../ui/dom.js';
+import { driveChoices } from '../ui/drive-choices.js';
 import { errorBanner, note } from '../ui/errors.js';
 import { folderField } from '../ui/folder-field.js';
 import { progressPanel } from '../ui/progress.js';
