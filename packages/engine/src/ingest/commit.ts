@@ -1,4 +1,4 @@
-import { chmodSync, lstatSync, mkdirSync, renameSync, rmdirSync, utimesSync } from 'node:fs';
+import { lstatSync, mkdirSync, renameSync, rmdirSync, type Stats } from 'node:fs';
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { quote, type DirRecord, type ManifestRecord } from '@brickpost/manifest';
@@ -6,7 +6,8 @@ import { toEnvironmentError } from '../io/errors.js';
 import { failpoint } from '../io/failpoint.js';
 import { CAN_SYNC_FS, syncDir, syncFilesystem } from '../io/sync.js';
 import type { DestDb, JournalRow } from './dest-db.js';
-import { MODE_MASK, nsToSeconds } from './stage.js';
+import { FolderChain } from './folder-chain.js';
+import { setMeta } from './meta.js';
 import type { DestFolder, DestState } from './state.js';
 
 /** How many applied shipments keep their undo area by default (rollback reaches back that far). */
@@ -29,7 +30,8 @@ interface OpRow {
  *   retire   DEST's entries that are replaced or deleted move into
  *            undo/ID/N (one rename each; a folder moves whole);
  *   install  new folders are created, staged files move in by rename,
- *            entries kept in place get their new mode and mtime;
+ *            entries kept in place get their new mode and mtime
+ *            (through a handle that does not follow links: meta.ts);
  *   dirs     every folder gets the mode and mtime the manifest gives
  *            (deepest first, as the renames above touched them).
  *
@@ -61,7 +63,7 @@ export async function runApply(folder: DestFolder, db: DestDb, j: JournalRow, di
         const target = join(folder.dest, o.path);
         if (o.kind === 'mkdir') mkdirIfAbsent(target);
         else if (o.kind === 'install') moveIfPresent(join(staged, String(o.n)), target);
-        else setMeta(target, o.mode!, o.mtime!);
+        else setMeta(target, o.mode!, o.mtime!, 'file');
         failpoint('apply-install');
       }
       j = await advance(folder, db, j, 'dirs');
@@ -97,7 +99,7 @@ export async function runRollback(folder: DestFolder, db: DestDb, j: JournalRow,
         const target = join(folder.dest, o.path);
         if (o.kind === 'install') moveIfPresent(target, join(out, String(o.n)));
         else if (o.kind === 'mkdir') removeDir(target, join(out, String(o.n)));
-        else if (o.kind === 'meta') setMeta(target, o.old_mode!, o.old_mtime!);
+        else if (o.kind === 'meta') setMeta(target, o.old_mode!, o.old_mtime!, 'file');
         failpoint('rollback-unstage');
       }
       j = await advance(folder, db, j, 'restore');
@@ -107,12 +109,13 @@ export async function runRollback(folder: DestFolder, db: DestDb, j: JournalRow,
         if (o.kind !== 'retire') continue;
         const target = join(folder.dest, o.path);
         const from = join(undo, String(o.n));
-        if (moveIfPresent(from, target) && o.old_mode !== null && o.old_mtime !== null) setMeta(target, o.old_mode, o.old_mtime);
+        if (moveIfPresent(from, target) && o.old_mode !== null && o.old_mtime !== null) setMeta(target, o.old_mode, o.old_mtime, 'file', true);
         failpoint('rollback-restore');
       }
       j = await advance(folder, db, j, 'dirs');
     }
-    await applyDirMeta(db, folder.dest, dirs());
+    // What rollback put back is DEST's own (a link where the tree has a folder, say): left as it is.
+    await applyDirMeta(db, folder.dest, dirs(), true);
     await rm(undo, { recursive: true, force: true });
     db.dropOps(j.shipment);
     await finish(folder, db, j, keep);
@@ -148,6 +151,15 @@ function moveIfPresent(from: string, to: string): boolean {
   }
 }
 
+function lstatIfPresent(p: string): Stats | null {
+  try {
+    return lstatSync(p);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw e;
+  }
+}
+
 function mkdirIfAbsent(p: string): void {
   try {
     mkdirSync(p, { mode: 0o700 });
@@ -169,35 +181,35 @@ function removeDir(p: string, outPath: string): void {
   }
 }
 
-function setMeta(p: string, mode: number, mtime: string): void {
-  try {
-    chmodSync(p, mode & MODE_MASK);
-    const t = nsToSeconds(mtime);
-    utimesSync(p, t, t);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-  }
-}
-
 /**
  * Gives every folder of a tree its mode and mtime, deepest first, so a
  * folder without owner write or search permission is set after everything
- * below it.
+ * below it. An entry that is not a folder is refused (UNSAFE_ENTRY), or
+ * with `lenient` left alone; it is never followed, and neither is anything
+ * below it (FolderChain).
  */
-export async function applyDirMeta(db: DestDb, dest: string, records: AsyncIterable<ManifestRecord>): Promise<void> {
+export async function applyDirMeta(db: DestDb, dest: string, records: AsyncIterable<ManifestRecord>, lenient = false): Promise<void> {
   const sql = db.db;
   sql.exec('CREATE TEMP TABLE IF NOT EXISTS dirmeta (path TEXT PRIMARY KEY, mode INTEGER, mtime TEXT) WITHOUT ROWID; DELETE FROM dirmeta;');
   const put = sql.prepare('INSERT OR REPLACE INTO dirmeta (path, mode, mtime) VALUES (?, ?, ?)');
   sql.exec('BEGIN');
   try {
-    for await (const r of records) if (r.t === 'dir') put.run((r as DirRecord).p, r.mode, r.mtime);
+    const chain = new FolderChain();
+    for await (const r of records) {
+      if (r.t !== 'dir') continue;
+      const p = (r as DirRecord).p;
+      const st = chain.parentReal(p) ? lstatIfPresent(join(dest, p)) : null;
+      chain.enter(p, st?.isDirectory() === true);
+      if (st?.isDirectory()) put.run(p, r.mode, r.mtime);
+      else if (st && !lenient) setMeta(join(dest, p), r.mode, r.mtime, 'dir');
+    }
     sql.exec('COMMIT');
   } catch (e) {
     if (sql.inTransaction) sql.exec('ROLLBACK');
     throw e;
   }
   for (const d of sql.prepare('SELECT path, mode, mtime FROM dirmeta ORDER BY path DESC').iterate() as IterableIterator<{ path: string; mode: number; mtime: string }>) {
-    setMeta(join(dest, d.path), d.mode, d.mtime);
+    setMeta(join(dest, d.path), d.mode, d.mtime, 'dir', lenient);
   }
   sql.exec('DELETE FROM dirmeta');
 }

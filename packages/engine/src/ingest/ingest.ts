@@ -29,7 +29,7 @@ import { writeRequest } from './request.js';
 import { scanOldTree } from './seed.js';
 import { StagingWriter } from './stage.js';
 import { Stager } from './stager.js';
-import { DestFolder, type AppliedShipment, type DestState } from './state.js';
+import { DestFolder, realDest, type AppliedShipment, type DestState } from './state.js';
 
 /**
  * Applies a shipment to a destination folder, so that DEST becomes the
@@ -67,8 +67,7 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
   if (opts.keepUndo !== undefined && (!Number.isSafeInteger(opts.keepUndo) || opts.keepUndo < 0 || opts.keepUndo > 1000)) {
     throw new BrickpostError('USAGE', `--keep-undo ${String(opts.keepUndo)} must be a whole number from 0 to 1000`);
   }
-  const dest = resolve(opts.dest);
-  await prepareDest(dest);
+  const dest = await prepareDest(opts.dest);
   const folder = new DestFolder(dest);
   await folder.ensure();
   const unlock = await folder.lock();
@@ -247,17 +246,23 @@ export async function resumePending(folder: DestFolder, db: DestDb, identities: 
   }
 }
 
-async function prepareDest(dest: string): Promise<void> {
+/**
+ * DEST as a real folder, created when absent; a symbolic link the user made
+ * to a folder is resolved here, once (realDest), and a dangling one refused.
+ */
+async function prepareDest(destPath: string): Promise<string> {
+  const dest = await realDest(destPath);
   const st = await lstat(dest).catch(() => null);
   if (!st) {
     await mkdir(dest, { recursive: false, mode: 0o755 }).catch((e) => {
       throw toEnvironmentError(e, 'cannot create the destination');
     });
   } else if (st.isSymbolicLink()) {
-    throw new BrickpostError('UNSAFE_ENTRY', `destination ${quote(dest)} is a symlink`, { hint: 'give the real folder it points to' });
+    throw new BrickpostError('UNSAFE_ENTRY', `destination ${quote(dest)} is a symbolic link to nothing`, { hint: 'give an existing folder, or a path where one can be created' });
   } else if (!st.isDirectory()) {
     throw new BrickpostError('USAGE', `destination ${quote(dest)} is not a folder`);
   }
+  return dest;
 }
 
 /** Writes a request file naming what DEST holds and lacks, and returns the error refusing the shipment. */

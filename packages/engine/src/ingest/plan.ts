@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { BrickpostError, checkPath, checkWindowsPath, quote, refLength, type ChunkRef, type FileRecord, type ManifestRecord } from '@brickpost/manifest';
 import { toEnvironmentError } from '../io/errors.js';
 import type { DestDb } from './dest-db.js';
+import { FolderChain } from './folder-chain.js';
 import { STATE_DIR } from './state.js';
 
 /** A file of DEST's current tree, as the planner sees it. */
@@ -85,8 +86,13 @@ export async function loadOldTree(db: DestDb, files: AsyncIterable<OldFile>): Pr
   return { files: n, ok };
 }
 
-/** The files of a stored manifest, each checked against DEST with lstat. */
+/**
+ * The files of a stored manifest, each checked against DEST with lstat; a
+ * file below a folder that is no longer a real folder of DEST (a symbolic
+ * link, say) does not match, so nothing is read through it.
+ */
 export async function* oldFilesFromManifest(dest: string, records: AsyncIterable<ManifestRecord>): AsyncGenerator<OldFile> {
+  const chain = new FolderChain();
   let cur: OldFile | null = null;
   let dig: ChunkListDigest | null = null;
   let at = 0;
@@ -113,8 +119,10 @@ export async function* oldFilesFromManifest(dest: string, records: AsyncIterable
     }
     const f = done();
     if (f) yield f;
-    if (r.t === 'file') {
-      cur = { path: r.p, size: r.size, mode: r.mode, mtime: r.mtime, digest: Buffer.alloc(0), chunks: [], ok: statMatches(dest, r) };
+    if (r.t === 'dir') {
+      chain.enter(r.p, chain.parentReal(r.p) && lstatOrNull(join(dest, r.p))?.isDirectory() === true);
+    } else if (r.t === 'file') {
+      cur = { path: r.p, size: r.size, mode: r.mode, mtime: r.mtime, digest: Buffer.alloc(0), chunks: [], ok: chain.parentReal(r.p) && statMatches(dest, r) };
       dig = new ChunkListDigest();
       at = 0;
       take(r.c);
@@ -131,6 +139,12 @@ export function statMatches(dest: string, r: { p: string; size: number; mtime: s
   const d = st.mtimeNs - BigInt(r.mtime);
   // utimes takes seconds as a double: a time set through it may be off by about a microsecond.
   return d >= -MTIME_SLACK_NS && d <= MTIME_SLACK_NS;
+}
+
+/** Whether DEST's entry at p is a regular file with other hard links (its inode shared with files elsewhere). */
+function multiplyLinked(p: string): boolean {
+  const st = lstatOrNull(p);
+  return st !== null && st.isFile() && st.nlink > 1n;
 }
 
 /** How far a file's mtime may be from the manifest's and still count as the same (see statMatches). */
@@ -151,11 +165,17 @@ function lstatOrNull(p: string): BigIntStats | null {
  * manifest order), writing the ops of the commit into the journal:
  *
  * - a file whose content (digest) is unchanged and whose DEST copy still
- *   matches stays in place (a `meta` op when its mode or mtime changed);
+ *   matches stays in place (a `meta` op when its mode or mtime changed),
+ *   unless its mode or mtime changed and it has other hard links: then it
+ *   is staged (a copy) like a changed file, so the inode it shares with
+ *   files elsewhere keeps its mode and time;
  * - any other file is staged: built in the staging area from the drive, from
  *   chunks DEST holds (held refs) and from deltas against basis files, then
  *   installed by rename after DEST's entry at that path is retired to undo;
  * - a new directory is created (`mkdir`), after retiring a file in its place;
+ *   a folder of DEST that is not a real folder (a symbolic link to one, say)
+ *   is retired like a file, and nothing below it is examined or used: it is
+ *   created anew with the shipment's entries (FolderChain);
  * - whatever DEST has that the tree lacks is retired (deleted files and
  *   folders, and entries nobody shipped), whole folders at once.
  *
@@ -185,7 +205,10 @@ export async function planApply(db: DestDb, dest: string, shipment: string, reco
     if (plan.missing.length < 10000) plan.missing.push({ path, reason });
   };
 
+  const chain = new FolderChain();
   let file: FileRecord | null = null;
+  /** Whether the folder holding `file` is a real folder of DEST (else its path holds nothing yet). */
+  let fileInPlace = true;
   let dig: ChunkListDigest | null = null;
   let heldMissing = 0;
   let basisProblem: string | null = null;
@@ -196,17 +219,20 @@ export async function planApply(db: DestDb, dest: string, shipment: string, reco
     file = null;
     const digest = dig!.digest();
     const old = getOld.get(r.p) as { size: number; mode: number; mtime: string; digest: Buffer; ok: number } | undefined;
-    if (old && old.ok === 1 && old.digest.equals(digest)) {
-      plan.filesKept++;
-      if (old.mode !== r.mode || old.mtime !== r.mtime) op('meta', r.p, r.mode, r.mtime, old.mode, old.mtime);
-      putNew.run(r.p, 'file', 'keep', null, null);
-      return;
+    if (fileInPlace && old && old.ok === 1 && old.digest.equals(digest)) {
+      const metaChanged = old.mode !== r.mode || old.mtime !== r.mtime;
+      if (!metaChanged || !multiplyLinked(join(dest, r.p))) {
+        plan.filesKept++;
+        if (metaChanged) op('meta', r.p, r.mode, r.mtime, old.mode, old.mtime);
+        putNew.run(r.p, 'file', 'keep', null, null);
+        return;
+      }
     }
     if (heldMissing > 0) addMissing(r.p, `${heldMissing} chunk${heldMissing === 1 ? '' : 's'} the shipment expects in the destination are not there (the base file was changed or removed locally)`);
     if (basisProblem) addMissing(r.p, basisProblem);
     plan.filesStaged++;
     plan.bytesToStage += r.size;
-    const st = lstatOrNull(join(dest, r.p));
+    const st = fileInPlace ? lstatOrNull(join(dest, r.p)) : null;
     if (st) op('retire', r.p, null, null, old ? old.mode : null, old ? old.mtime : null), plan.retired++;
     const k = op('install', r.p, r.mode, r.mtime);
     putNew.run(r.p, 'file', 'stage', k, digest);
@@ -230,7 +256,7 @@ export async function planApply(db: DestDb, dest: string, shipment: string, reco
       finishFile();
       if (r.t === 'dir') {
         check(r.p);
-        const st = lstatOrNull(join(dest, r.p));
+        const st = chain.parentReal(r.p) ? lstatOrNull(join(dest, r.p)) : null;
         if (st?.isDirectory()) {
           putNew.run(r.p, 'dir', 'keep', null, null);
         } else {
@@ -238,9 +264,11 @@ export async function planApply(db: DestDb, dest: string, shipment: string, reco
           op('mkdir', r.p, r.mode, r.mtime);
           putNew.run(r.p, 'dir', 'mkdir', null, null);
         }
+        chain.enter(r.p, st?.isDirectory() === true);
       } else if (r.t === 'file') {
         check(r.p);
         file = r;
+        fileInPlace = chain.parentReal(r.p);
         dig = new ChunkListDigest();
         heldMissing = 0;
         basisProblem = null;
@@ -256,7 +284,7 @@ export async function planApply(db: DestDb, dest: string, shipment: string, reco
     }
     finishFile();
     // Anything DEST has that the new tree lacks is retired, whole folders at once.
-    const getNew = sql.prepare('SELECT type FROM new WHERE path = ?').pluck();
+    const getNew = sql.prepare('SELECT type, action FROM new WHERE path = ?');
     const sweep = (rel: string): void => {
       let names: import('node:fs').Dirent[];
       try {
@@ -267,11 +295,11 @@ export async function planApply(db: DestDb, dest: string, shipment: string, reco
       for (const d of names) {
         if (!rel && d.name === STATE_DIR) continue;
         const p = rel ? `${rel}/${d.name}` : d.name;
-        const t = getNew.get(p) as string | undefined;
+        const t = getNew.get(p) as { type: string; action: string } | undefined;
         if (t === undefined) {
           op('retire', p);
           plan.retired++;
-        } else if (t === 'dir' && d.isDirectory()) {
+        } else if (t.type === 'dir' && t.action === 'keep' && d.isDirectory()) {
           sweep(p);
         }
       }

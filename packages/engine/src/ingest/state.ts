@@ -1,4 +1,4 @@
-import { lstat, mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { lstat, mkdir, readdir, readFile, realpath, rm } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { BrickpostError, parseStrictJson, quote } from '@brickpost/manifest';
 import { toEnvironmentError } from '../io/errors.js';
@@ -72,8 +72,22 @@ export class DestFolder {
     await mkdir(this.state, { recursive: true, mode: 0o700 }).catch((e) => {
       throw toEnvironmentError(e, 'cannot create the state folder');
     });
-    const st = await lstat(this.state);
-    if (!st.isDirectory()) throw new BrickpostError('UNSAFE_ENTRY', `${quote(this.state)} is not a folder (a symlink?)`, { hint: 'remove it and retry' });
+    await this.check();
+  }
+
+  /**
+   * Refuses a state folder that is a symbolic link (or not a folder): its
+   * journal, undo area and manifests are only ever used inside DEST.
+   * @throws BrickpostError UNSAFE_ENTRY
+   */
+  async check(): Promise<void> {
+    const st = await lstat(this.state).catch(() => null);
+    if (st && !st.isDirectory()) {
+      throw new BrickpostError('UNSAFE_ENTRY', `${quote(this.state)} is ${st.isSymbolicLink() ? 'a symbolic link' : 'not a folder'}: a destination's state folder must be a folder inside it`, {
+        hint: 'move it away (if it was a link, its target holds the state) and retry',
+        path: this.state,
+      });
+    }
   }
 
   /**
@@ -120,12 +134,32 @@ export class DestFolder {
  * @throws BrickpostError NOT_FOUND when `destPath` is not a folder or nothing was ingested into it.
  */
 export async function openDest(destPath: string, hint = "give the folder you passed to 'brickpost ingest'"): Promise<{ dest: string; folder: DestFolder; state: DestState }> {
-  const dest = resolve(destPath);
+  const dest = await realDest(destPath);
   if (!(await lstat(dest).catch(() => null))?.isDirectory()) throw new BrickpostError('NOT_FOUND', `destination ${quote(destPath)} is not a folder`, { path: dest });
   const folder = new DestFolder(dest);
+  await folder.check();
   const state = await folder.readState();
   if (!state || state.applied.length === 0) {
     throw new BrickpostError('NOT_FOUND', `${quote(destPath)} holds no brickpost state (nothing was ingested into it)`, { hint, path: dest });
   }
   return { dest, folder, state };
+}
+
+/**
+ * The absolute path of DEST as named on the command line, with symbolic
+ * links resolved once, here: DEST may be a link the user made to a folder
+ * (or lie below one), and every later path is built on the real folder, so
+ * the catalog and each command name it the same way. A path that does not
+ * exist yet is returned as given (made absolute).
+ * @throws BrickpostError PERMISSION, IO
+ */
+export async function realDest(destPath: string): Promise<string> {
+  const dest = resolve(destPath);
+  try {
+    return await realpath(dest);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return dest;
+    throw toEnvironmentError(e, 'cannot resolve the destination');
+  }
 }

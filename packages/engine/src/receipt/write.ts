@@ -22,9 +22,8 @@ import { formatReceipt, RECEIPT_FORMAT, receiptTrustedComment } from './schema.j
 export async function writeReceipt(ctx: Context, opts: ReceiptOptions, onEvent: EventSink, signal?: AbortSignal): Promise<ReceiptSummary> {
   const started = performance.now();
   const me = ctx.identity();
-  const dest = resolve(opts.dest);
   const out = resolve(opts.out);
-  const { folder, state } = await openDest(
+  const { dest, folder, state } = await openDest(
     opts.dest,
     "give the folder you passed to 'brickpost ingest'; for any other folder, 'brickpost signature' describes what it holds",
   );
