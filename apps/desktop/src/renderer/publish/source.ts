@@ -57,7 +57,7 @@ export const estimateStep: Step<PublishState> = {
             ]),
             h('p', {}, plan.recommendation),
             plan.crossoverBytes !== null ? h('p', { class: 'help' }, `Below ${bytes(plan.crossoverBytes)} the network is faster; above it, drives.`) : null,
-            h('p', { class: 'help' }, `Drive speed ${rate(plan.inputs.driveBytesPerSecond)} (${plan.driveSpeedSource === 'measured' ? 'measured on your recent packs' : plan.driveSpeedSource === 'given' ? 'given' : 'a default until a pack is measured'}); network 100 Mbit/s.`),
+            h('p', { class: 'help' }, `Drive speed ${rate(plan.inputs.driveBytesPerSecond)} (${plan.driveSpeedSource === 'measured' ? 'measured on your recent packs' : plan.driveSpeedSource === 'given' ? 'given' : 'a default until a pack is measured'}); network ${Math.round(plan.inputs.linkBitsPerSecond / 1e6)} Mbit/s.`),
             h('p', {}, h('a', { href: `#/plan?bytes=${info.bytes}` }, 'Open the planner'), ' to change link speed, drives and courier time.'),
           )
         : errorBanner(planError, 'No estimate available'),

@@ -7,7 +7,7 @@ import { bytes } from './format.js';
 /** One checkbox per drive; `chosen` is kept in the order drives were ticked. */
 export function driveChoices(list: DetectedDrive[], chosen: string[], legend: string, multiple: boolean): HTMLFieldSetElement {
   const fs = h('fieldset', { class: 'choices' }, h('legend', {}, legend));
-  if (list.length === 0) fs.appendChild(h('p', { class: 'muted' }, 'No removable drive found. Plug one in and press Refresh, or add a folder below.'));
+  if (list.length === 0) fs.appendChild(h('p', { class: 'muted' }, 'No drive found. Plug one in and press Refresh, or give a folder below.'));
   for (const d of list) {
     const id = uid('drive');
     const box = h('input', { type: multiple ? 'checkbox' : 'radio', name: 'drive-choice', id, value: d.path, checked: chosen.includes(d.path) });
