@@ -23,7 +23,8 @@ export async function repair(ctx: Context, opts: RepairOptions, onEvent: EventSi
     throw new BrickpostError('USAGE', `shipment ${quote(s.id)} on ${quote(opts.drive)} carries no recovery data`, { hint: 'it was packed with --recovery 0; a damaged file can only come from another copy or, in a set, from the other drives' });
   }
   const progress = new Progress(onEvent, 'repair');
-  const r = await (opts.dryRun ? scanRecovery : repairRecovery)(found.dir, { progress, signal });
+  // The payload manifest openShipment checked against the signed tag manifest is the one repair uses: it is not read again.
+  const r = await (opts.dryRun ? scanRecovery : repairRecovery)(found.dir, { progress, signal, payload: s.payload });
   progress.emit();
   const files = r.files.filter((f) => f.status !== 'intact');
   return {
@@ -40,9 +41,9 @@ export async function repair(ctx: Context, opts: RepairOptions, onEvent: EventSi
   };
 }
 
-/** What verify says about damage a drive's recovery data could repair. */
-export async function repairStatus(bagDir: string, signal?: AbortSignal): Promise<VerifyRepairStatus> {
-  const r: RecoveryReport = await scanRecovery(bagDir, { signal });
+/** What verify says about damage a drive's recovery data could repair; `payload` is the payload manifest verify checked. */
+export async function repairStatus(bagDir: string, payload: ReadonlyMap<string, string>, signal?: AbortSignal): Promise<VerifyRepairStatus> {
+  const r: RecoveryReport = await scanRecovery(bagDir, { signal, payload });
   const files = r.files.filter((f) => f.status !== 'intact');
   return {
     repairable: files.every((f) => f.status === 'repairable') && r.windowProblems.every((w) => w.state === 'degraded'),

@@ -20,7 +20,7 @@ const READ_BYTES = 4 << 20;
 export interface CheckContext extends RecoveryReadOptions {
   bagDir: string;
   /** Payload manifest: bag path → SHA-256. */
-  manifest: Map<string, string>;
+  manifest: ReadonlyMap<string, string>;
   /** What is at a protected file's path (probed once per scan). */
   entry(rel: string): Promise<Entry>;
   /** Counts bytes read. */
@@ -70,7 +70,7 @@ export async function checkWindow(ctx: CheckContext, w: number, rel: string): Pr
  * manifest lists.
  * @throws BrickpostError MALFORMED, UNSAFE_PATH
  */
-function checkHeaderFits(h: WindowHeader, w: number, manifest: Map<string, string>, rel: string): void {
+function checkHeaderFits(h: WindowHeader, w: number, manifest: ReadonlyMap<string, string>, rel: string): void {
   if (h.window !== w) throw new BrickpostError('MALFORMED', `recovery file ${quote(rel)} holds the header of window ${h.window}`, { path: rel });
   for (const g of h.segments) {
     if (!manifest.has(g.path)) {

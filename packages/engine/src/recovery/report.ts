@@ -76,6 +76,13 @@ export interface RecoveryReadOptions {
   progress?: Progress;
   /** Stops the job with CANCELLED between reads. */
   signal?: AbortSignal;
+  /**
+   * The bag's payload manifest (bag path → SHA-256 hex) as the caller read
+   * it, once, and checked against the signed tag manifest (openShipment's
+   * `payload`); every pass uses it. Without it the file is read from the
+   * bag, unauthenticated.
+   */
+  payload?: ReadonlyMap<string, string>;
 }
 
 /** The scan status of a file from its tallies and what is on the drive, and why when it is not intact. */

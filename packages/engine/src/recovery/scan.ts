@@ -25,7 +25,7 @@ export interface DamagedWindow {
 /** What the scan pass found, kept for the repair pass. */
 export interface ScanState {
   report: RecoveryReport;
-  manifest: Map<string, string>;
+  manifest: ReadonlyMap<string, string>;
   entries: Map<string, Entry>;
   damagedWindows: DamagedWindow[];
 }
@@ -47,7 +47,7 @@ export async function scanRecovery(bagDir: string, opts: RecoveryReadOptions = {
  * @throws BrickpostError as scanRecovery
  */
 export async function scanPass(bagDir: string, opts: RecoveryReadOptions): Promise<ScanState> {
-  const manifest = await payloadManifest(bagDir);
+  const manifest = opts.payload ?? (await payloadManifest(bagDir));
   const windows: Array<[number, string]> = [];
   for (const path of manifest.keys()) {
     const w = windowOfPath(path);

@@ -75,7 +75,7 @@ export async function verify(ctx: Context, opts: VerifyOptions, onEvent: EventSi
     report.bytesChecked = fx.bytes;
     if (fx.problems.length > 0 && opened.info.recovery > 0) {
       try {
-        report.repair = await repairStatus(opened.dir, signal);
+        report.repair = await repairStatus(opened.dir, opened.payload, signal);
       } catch (e) {
         asProblem(e);
       }
