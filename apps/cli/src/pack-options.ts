@@ -7,7 +7,7 @@ import type { PackOptions } from '@brickpost/engine/api';
 import type { Invocation } from './context.js';
 import { flag, list, str } from './context.js';
 import { usageError } from './failure.js';
-import { resolveRecipients } from './recipients.js';
+import { resolveRecipients, type TrustedKeys } from './recipients.js';
 
 /** Parses `--level`: an integer from 1 to 19. Throws USAGE. */
 export function parseLevel(value: string | undefined): number | undefined {
@@ -20,12 +20,13 @@ export function parseLevel(value: string | undefined): number | undefined {
 /**
  * The engine's PackOptions for this invocation. Throws USAGE (no recipient
  * at all with --no-self, bad level, recipient neither key nor file) or
- * BAD_KEY (a malformed recipient).
+ * BAD_KEY (a malformed recipient). `trusted` looks up recipients named by
+ * a trusted key's name or key id.
  */
-export async function packOptions(inv: Invocation): Promise<PackOptions> {
+export async function packOptions(inv: Invocation, trusted?: TrustedKeys): Promise<PackOptions> {
   const noSelf = flag(inv, 'no-self');
   const level = parseLevel(str(inv, 'level'));
-  const recipients = await resolveRecipients(list(inv, 'recipient'));
+  const recipients = await resolveRecipients(list(inv, 'recipient'), 'pack', trusted);
   if (noSelf && recipients.length === 0) {
     throw usageError('no recipients: with --no-self, give at least one --recipient', 'pack');
   }

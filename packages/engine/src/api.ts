@@ -80,6 +80,8 @@ export interface TrustedKey {
   name: string;
   keyId: string;
   minisignPublicKey: string;
+  /** The party's age recipient (`age1…`), to pack for them by name; null when not known. */
+  recipient: string | null;
   addedAt: string;
   /** True for this home's own key. */
   self: boolean;
@@ -351,6 +353,8 @@ export interface ReceiptImportSummary {
   alreadyImported: boolean;
   /** The subscriber: the name this home trusts them under, their key id and recipient. */
   subscriber: { name: string | null; keyId: string; recipient: string };
+  /** True when the trust store had no recipient for the subscriber's key and now has the receipt's. */
+  recipientRecorded: boolean;
   dataset: string;
   datasetId: string;
   shipment: string;

@@ -8,7 +8,7 @@ import { history } from './ingest/history.js';
 import { ingest } from './ingest/ingest.js';
 import { rollback } from './ingest/rollback.js';
 import { toEnvironmentError } from './io/errors.js';
-import { addTrust, createIdentity, listTrust, removeTrust, type Identity } from './keys/index.js';
+import { addTrust, createIdentity, fillRecipient, hasIdentity, listTrust, removeTrust, type Identity } from './keys/index.js';
 import { pack } from './pack/pack.js';
 import type { RepairOptions, RepairSummary } from './api.js';
 import { repair } from './drive/repair.js';
@@ -67,7 +67,7 @@ export class Engine {
     this.ctx.catalog.db.prepare("INSERT INTO meta (key, value) VALUES ('name', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(name);
     this.ctx.catalog.db.prepare('UPDATE trust SET self = 0 WHERE self = 1').run();
     this.ctx.forgetIdentity();
-    addTrust(this.ctx.catalog, id.minisignPublicKey, uniqueSelfName(this.ctx, name, id.keyId), true);
+    addTrust(this.ctx.catalog, id.minisignPublicKey, { name: uniqueSelfName(this.ctx, name, id.keyId), recipient: id.recipient, self: true });
     return this.whoami();
   }
 
@@ -85,11 +85,26 @@ export class Engine {
     };
   }
 
-  trustAdd(key: string, name?: string): TrustedKey {
-    return addTrust(this.ctx.catalog, key, name);
+  /**
+   * Trusts a key, or updates the name or recipient of one trusted already.
+   * `key`: an `RW…` line, a .pub file's text, or contact text holding the
+   * key and an `age1…` recipient (what `brickpost whoami` prints).
+   * @throws BAD_KEY (also a malformed recipient), USAGE (name not allowed or taken)
+   */
+  trustAdd(key: string, name?: string, recipient?: string): TrustedKey {
+    return addTrust(this.ctx.catalog, key, { name, recipient });
   }
 
+  /** The trusted keys, own key first; the own entry carries this home's recipient. */
   trustList(): TrustedKey[] {
+    if (hasIdentity(this.ctx.home)) {
+      try {
+        const me = this.ctx.identity();
+        fillRecipient(this.ctx.catalog, me.keyId, me.recipient);
+      } catch {
+        // An unreadable identity is reported by the commands that need it; the list stays readable.
+      }
+    }
     return listTrust(this.ctx.catalog);
   }
 

@@ -87,24 +87,27 @@ export const COMMANDS: CommandSpec[] = [
     min: 0,
     options: [json('print {recipient, minisignPublicKey, keyId, identityFile, minisignPublicKeyFile, name, home}')],
     json: 'document',
+    details: "Send this output to the people you exchange drives with: 'brickpost trust add'\ntakes it as it is (a file, or - for standard input) and records both your\nsigning key and your recipient.",
     load: () => import('./whoami.js'),
   },
   {
     name: 'trust add',
-    summary: "trust a publisher's minisign public key",
-    args: ['MINISIGN-PUBKEY-or-FILE'],
+    summary: "trust a publisher's or subscriber's public key (and record their recipient)",
+    args: ['KEY-or-FILE'],
     min: 1,
     options: [
-      { name: 'name', type: 'string', value: 'NAME', help: 'a name for this publisher' },
+      { name: 'name', type: 'string', value: 'NAME', help: 'a name for them (default: the name in the pasted text, else key-ID)' },
+      { name: 'recipient', type: 'string', value: 'AGE1-KEY', help: "their age recipient (age1…), so 'pack --recipient NAME' encrypts to them" },
       json('print the trusted key as a JSON document'),
     ],
     json: 'document',
-    details: 'The argument is a public key line (RW…) or a file holding one, such as\nminisign.pub; an existing file is read.',
+    details:
+      "KEY is a minisign public key line (RW…), a file holding one such as\nminisign.pub, the text 'brickpost whoami' prints (saved to a file, or - to read\nstandard input), or any text with one RW… key and one age1… recipient as\nwords of their own: the recipient is then recorded too. An existing file is\nread. Adding a key trusted already updates its name or recipient.",
     load: () => import('./trust.js'),
   },
   {
     name: 'trust list',
-    summary: 'list trusted publisher keys',
+    summary: 'list trusted keys and their recipients',
     args: [],
     min: 0,
     options: [json('print a JSON array of trusted keys')],
@@ -127,7 +130,7 @@ export const COMMANDS: CommandSpec[] = [
     min: 1,
     options: [
       { name: 'to', type: 'string', multiple: true, required: true, value: 'DRIVE-DIR', help: 'the drive (folder) to write to; repeatable' },
-      { name: 'recipient', short: 'r', type: 'string', multiple: true, value: 'KEY-or-FILE', help: 'an age recipient (age1…), or a file of them one per line; repeatable' },
+      { name: 'recipient', short: 'r', type: 'string', multiple: true, value: 'KEY-or-FILE', help: 'an age recipient (age1…), a file of them one per line, or the name or key id of a trusted key with a recipient; repeatable' },
       { name: 'no-self', type: 'boolean', help: 'do not encrypt to your own key as well' },
       { name: 'dataset', type: 'string', value: 'NAME', help: "dataset name (default: the source folder's name)" },
       { name: 'label', type: 'string', value: 'TEXT', help: 'a label for this shipment, e.g. "2026-01 monthly"' },
@@ -144,7 +147,7 @@ export const COMMANDS: CommandSpec[] = [
     ],
     json: 'events',
     details:
-      'Several --to drives make a drive set, written at the same time: the packs are\nspread over the first N-M drives, the last M hold Reed-Solomon parity, so any M\ndrives may be lost. Every drive is a signed bag of its own.\n\nThe shipment is always encrypted to your own key too, unless --no-self; with\nit, at least one --recipient is needed. Recipient files use the format of\n`age -R`: one recipient per line, # comments and blank lines ignored.\n\nA dataset shipped before is packed incrementally: the shipment carries only\nwhat the recipients lack (by their receipts, else the last shipment each was\nsent), changed parts of files as deltas, and files unchanged since the last\nshipment are not read again. A recipient that never received the dataset gets\na self-contained shipment.',
+      'Several --to drives make a drive set, written at the same time: the packs are\nspread over the first N-M drives, the last M hold Reed-Solomon parity, so any M\ndrives may be lost. Every drive is a signed bag of its own.\n\nThe shipment is always encrypted to your own key too, unless --no-self; with\nit, at least one --recipient is needed. Recipient files use the format of\n`age -R`: one recipient per line, # comments and blank lines ignored. A value\nthat is neither a recipient nor an existing file is looked up in the trust\nstore by name or key id (`brickpost trust list` shows the recipients).\n\nA dataset shipped before is packed incrementally: the shipment carries only\nwhat the recipients lack (by their receipts, else the last shipment each was\nsent), changed parts of files as deltas, and files unchanged since the last\nshipment are not read again. A recipient that never received the dataset gets\na self-contained shipment.',
     load: () => import('./pack.js'),
   },
   {

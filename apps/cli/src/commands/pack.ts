@@ -8,7 +8,7 @@ import { withEngine } from '../session.js';
 
 /** Packs and prints the summary. Throws what the engine throws; USAGE for bad options. */
 export const run: CommandRun = async (ctx, inv) => {
-  const opts = await packOptions(inv);
+  const opts = await packOptions(inv, () => withEngine(ctx, (engine) => engine.trustList()));
   const { result: s } = await runJob(ctx, (sink, signal) => withEngine(ctx, (engine) => engine.pack(opts, sink, signal)));
   await printSummary(ctx, 'pack', s, () => [
     `packed ${plural(s.files, 'file')} (${formatBytes(s.bytesIn)}) into shipment ${s.shipmentId}: ` +

@@ -47,5 +47,6 @@ async function importReceipt(ctx: Context, file: string): Promise<number> {
   const who = s.subscriber.name !== null ? printable(s.subscriber.name) : s.subscriber.keyId;
   const check = s.ok ? `verified ok (${s.level})` : `verification FAILED (${s.level}, ${plural(s.problems, 'problem')})`;
   await ctx.out.line(`${s.alreadyImported ? 'already recorded: ' : ''}subscriber ${who} holds dataset ${printable(s.dataset)} at seq ${s.seq}, ${check}`);
+  if (s.recipientRecorded) ctx.out.info(`recorded the recipient of ${who} from the receipt: 'pack --recipient ${who}' encrypts to it`);
   return 0;
 }

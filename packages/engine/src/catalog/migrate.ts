@@ -5,9 +5,10 @@ import m002 from './migrations/002-chains.js';
 import m003 from './migrations/003-sig-index.js';
 import m004 from './migrations/004-drive-sets.js';
 import m005 from './migrations/005-custody.js';
+import m006 from './migrations/006-trust-recipient.js';
 
 /** Migrations in order; the catalog's user_version is the number applied. */
-const MIGRATIONS: readonly string[] = [m001, m002, m003, m004, m005];
+const MIGRATIONS: readonly string[] = [m001, m002, m003, m004, m005, m006];
 
 /**
  * Brings a catalog up to the current schema, one transaction per migration.

@@ -5,7 +5,7 @@ import { BrickpostError, minisign, quote } from '@brickpost/manifest';
 import type { ReceiptImportSummary } from '../api.js';
 import type { Context } from '../context.js';
 import { readLimited } from '../drive/read-limited.js';
-import { trustedVerifiers } from '../keys/index.js';
+import { fillRecipient, trustedVerifiers } from '../keys/index.js';
 import { minisigPath, verifyDetached } from '../sigfile/detached.js';
 import { parseReceipt, RECEIPT_LIMITS, receiptTrustedComment } from './schema.js';
 
@@ -17,6 +17,8 @@ import { parseReceipt, RECEIPT_LIMITS, receiptTrustedComment } from './schema.js
  * the catalog's receipts table. `verified` there is the level ('stat' or
  * 'deep') when the subscriber's check passed, else 'failed'. Importing the
  * same file again changes nothing (rows are unique by the file's SHA-256).
+ * When the trust store has no recipient for the subscriber's key yet, the
+ * receipt's (signed by that key) is recorded there.
  * @throws BrickpostError UNSIGNED, UNTRUSTED_PUBLISHER, SIGNATURE_INVALID, MALFORMED, LIMIT_EXCEEDED, DATASET_MISMATCH (not a dataset of this home), NOT_FOUND (no such published shipment), NO_IDENTITY, IO
  */
 export async function importReceipt(ctx: Context, file: string): Promise<ReceiptImportSummary> {
@@ -59,11 +61,13 @@ export async function importReceipt(ctx: Context, file: string): Promise<Receipt
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
     .run(r.datasetId, r.subscriber.recipient, signer.keyId, signer.name ?? r.subscriber.name, r.current.shipment, r.current.seq, v.ok ? v.level : 'failed', r.stateDigest, r.created, new Date().toISOString(), sha256);
+  const recipientRecorded = fillRecipient(ctx.catalog, signer.keyId, r.subscriber.recipient);
   return {
     file: path,
     sha256,
     alreadyImported: info.changes === 0,
     subscriber: { name: signer.name, keyId: signer.keyId, recipient: r.subscriber.recipient },
+    recipientRecorded,
     dataset: ds.name,
     datasetId: r.datasetId,
     shipment: r.current.shipment,
