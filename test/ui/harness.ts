@@ -103,7 +103,8 @@ export async function shot(page: Page, name: string): Promise<string> {
 /** The step the wizard shows now (its data-step), after waiting for `id`. */
 export async function atStep(page: Page, id: string, timeout = 30_000): Promise<void> {
   await page.waitForSelector(`section.step[data-step="${id}"]`, { timeout });
-  await page.waitForFunction(`!document.querySelector('.step-body > p.muted')?.textContent?.startsWith('Loading')`, undefined, { timeout });
+  // A locator, not a waitForFunction string: polling a string predicate needs eval, which the page's CSP refuses.
+  await page.locator('.step-body > p.muted', { hasText: /^Loading/ }).waitFor({ state: 'detached', timeout });
 }
 
 /** Presses Tab until the focused element matches `selector` (at most `max` times); true when it got there. */

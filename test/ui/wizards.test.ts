@@ -1,7 +1,8 @@
 /**
  * Both wizards end to end in Chromium against the real `brickpost ui` and
- * engine: the publisher packs a small dataset to two folder-drives for a
- * subscriber; the subscriber adds the publisher's key in the trust view,
+ * engine: the publisher pastes the subscriber's `brickpost whoami` text
+ * (adding them to its trust store with their recipient), picks them and
+ * packs a small dataset to two folder-drives for them; the subscriber adds the publisher's key in the trust view,
  * checks a drive (intact), deep-checks it, ingests it (DEST equals the
  * source), exports a receipt and opens the report; the history view lists
  * the shipment. Screenshots of every step go to test-artifacts/ui/.
@@ -28,6 +29,8 @@ describe('desktop wizards', { skip: skip ?? false }, () => {
   let pubKey = '';
   let pubKeyId = '';
   let subRecipient = '';
+  let subKeyId = '';
+  let subContact = '';
   let shipmentId = '';
   const servers: Ui[] = [];
 
@@ -39,7 +42,8 @@ describe('desktop wizards', { skip: skip ?? false }, () => {
     assert.equal(brickpost(sub, ['keygen', '--name', 'field-station']).code, 0);
     const p = JSON.parse(brickpost(pub, ['whoami', '--json']).stdout);
     [pubKey, pubKeyId] = [p.minisignPublicKey, p.keyId];
-    subRecipient = JSON.parse(brickpost(sub, ['whoami', '--json']).stdout).recipient;
+    ({ recipient: subRecipient, keyId: subKeyId } = JSON.parse(brickpost(sub, ['whoami', '--json']).stdout));
+    subContact = brickpost(sub, ['whoami']).stdout;
     browser = await launch();
   });
   after(async () => {
@@ -70,12 +74,27 @@ describe('desktop wizards', { skip: skip ?? false }, () => {
     await page.click('[data-primary]');
 
     await atStep(page, 'recipients');
-    await page.fill('textarea[name=recipient-key]', `# public key: ${subRecipient}\n`);
-    await page.fill('input[name=recipient-name]', 'field-station');
-    await page.click('button:has-text("Add recipient")');
-    await page.waitForSelector(`input[name=recipient][value="${subRecipient}"]:checked`);
+    assert.equal(await page.locator('input[name=recipient]').count(), 0, 'no subscriber is trusted yet');
+    assert.ok(await page.isChecked('input[name=self]'), 'the publisher itself is a recipient by default');
+    // A text without a recipient is refused before anything is trusted.
+    await page.fill('textarea[name=contact]', subContact.split('\n').filter((l) => !l.startsWith('recipient')).join('\n'));
+    await page.click('button:has-text("Add subscriber")');
+    await page.waitForSelector('.banner.warn:has-text("no recipient")');
+    await page.fill('textarea[name=contact]', subContact);
+    await page.click('button:has-text("Add subscriber")');
+    await page.waitForSelector('[data-testid=subscriber-added]');
+    const box = `input[name=recipient][data-key-id="${subKeyId}"]`;
+    await page.waitForSelector(`${box}:checked`);
+    assert.equal(await page.getAttribute(box, 'value'), subRecipient);
+    assert.match(await page.textContent(`label[for="${await page.getAttribute(box, 'id')}"]`) ?? '', /field-station key id [0-9A-F ]{19} recipient age1\S{8}…\S{8}/);
     await shot(page, 'publish-4-recipients');
     assert.deepEqual(await unlabelled(page), []);
+    // Back and forth keeps the choice; the subscriber is now listed from the trust store.
+    await page.click('button:has-text("Back")');
+    await atStep(page, 'drives');
+    await page.click('[data-primary]');
+    await atStep(page, 'recipients');
+    await page.waitForSelector(`${box}:checked`);
     await page.click('[data-primary]');
 
     await atStep(page, 'options');
@@ -112,7 +131,8 @@ describe('desktop wizards', { skip: skip ?? false }, () => {
     await page.waitForSelector('[data-testid=trust-added]');
     const fp = pubKeyId.replace(/(.{4})(?=.)/g, '$1 ');
     await page.waitForSelector(`tr[data-key-id="${pubKeyId}"]`);
-    assert.match(await page.textContent(`tr[data-key-id="${pubKeyId}"]`) ?? '', new RegExp(`survey-lab.*${fp}`));
+    assert.match(await page.textContent(`tr[data-key-id="${pubKeyId}"]`) ?? '', new RegExp(`survey-lab.*${fp}.*none`));
+    assert.equal((await page.textContent(`tr[data-key-id="${subKeyId}"] [data-testid=trusted-recipient]`))?.trim(), subRecipient, 'the own row shows this home\'s recipient');
     await shot(page, 'trust');
     assert.deepEqual(errors, []);
   });

@@ -70,7 +70,7 @@ export class DesktopHost implements HostPort {
         return e.trustList();
       case 'trustAdd': {
         const o = objectArg(method, args);
-        return e.trustAdd(stringField(method, o, 'key'), stringField(method, o, 'name', true));
+        return e.trustAdd(stringField(method, o, 'key'), stringField(method, o, 'name', true), stringField(method, o, 'recipient', true));
       }
       case 'trustRemove':
         return e.trustRemove(stringField(method, objectArg(method, args), 'nameOrKeyId'));

@@ -82,8 +82,13 @@ export interface DesktopApi {
   whoami(): Promise<WhoAmI | null>;
   keygen(opts: { name: string }): Promise<WhoAmI>;
   trustList(): Promise<TrustedKey[]>;
-  /** `key`: a minisign public key (`RW…` line or the .pub file's text). */
-  trustAdd(opts: { key: string; name?: string }): Promise<TrustedKey>;
+  /**
+   * Trusts a key, or updates a trusted one's name or recipient. `key`: a
+   * minisign public key (`RW…` line or the .pub file's text), or contact
+   * text also holding the party's `age1…` recipient (what `brickpost whoami`
+   * prints); `recipient`: their age recipient, when not in `key`.
+   */
+  trustAdd(opts: { key: string; name?: string; recipient?: string }): Promise<TrustedKey>;
   trustRemove(opts: { nameOrKeyId: string }): Promise<TrustedKey>;
 
   /** Mounted removable drives (Linux, macOS, Windows), plus folders named in $BRICKPOST_DRIVES. */

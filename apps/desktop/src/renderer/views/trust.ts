@@ -1,4 +1,7 @@
-/** The trust store: this home's identity, the publisher keys it trusts, adding and removing them. */
+/**
+ * The trust store: this home's identity, the keys it trusts (publishers,
+ * and subscribers with their recipients), adding and removing them.
+ */
 import type { TrustedKey, WhoAmI } from '@brickpost/engine/api';
 import { api } from '../api.js';
 import { dataTable, facts, h, replace, uid, type Child } from '../ui/dom.js';
@@ -34,6 +37,7 @@ function keyRow(k: TrustedKey, remove: (k: TrustedKey) => void): { props: Record
       `${k.name}${k.self ? ' (you)' : ''}`,
       h('code', { class: 'fingerprint' }, fingerprint(k.keyId)),
       h('code', { class: 'wrap' }, k.minisignPublicKey),
+      k.recipient !== null ? h('code', { class: 'wrap', 'data-testid': 'trusted-recipient' }, k.recipient) : h('span', { class: 'muted' }, 'none'),
       when(k.addedAt),
       k.self ? '' : h('button', { type: 'button', class: 'secondary', 'aria-label': `Stop trusting ${k.name}`, onclick: () => remove(k) }, 'Remove'),
     ],
@@ -52,7 +56,7 @@ export function trustView(): HTMLElement {
       replace(
         listSlot,
         keys.length
-          ? dataTable('Keys you trust', ['Name', 'Key id (fingerprint)', 'Public key', 'Added', ''], keys.map((k) => keyRow(k, remove)))
+          ? dataTable('Keys you trust', ['Name', 'Key id (fingerprint)', 'Public key', 'Recipient', 'Added', ''], keys.map((k) => keyRow(k, remove)))
           : h('p', { class: 'muted' }, 'You trust no publisher yet.'),
       );
     } catch (e) {
@@ -84,12 +88,12 @@ export function trustView(): HTMLElement {
     { class: 'view', 'data-view': 'trust' },
     h('h1', {}, 'Trust'),
     meSlot,
-    h('section', { 'aria-labelledby': 'keys-h' }, h('h2', { id: 'keys-h' }, 'Publishers you trust'), msg, listSlot),
+    h('section', { 'aria-labelledby': 'keys-h' }, h('h2', { id: 'keys-h' }, 'Keys you trust'), msg, listSlot),
     h(
       'form',
       { class: 'card', 'aria-labelledby': 'add-h', onsubmit: (e: Event) => (e.preventDefault(), add.click()) },
-      h('h2', { id: 'add-h' }, 'Add a publisher key'),
-      h('div', { class: 'field' }, h('label', { for: keyId }, 'Their public key'), keyInput, h('p', { class: 'help', id: `${keyId}-help` }, 'Paste the line starting with RW, or the whole .pub file. Get it from the publisher through a channel you trust.')),
+      h('h2', { id: 'add-h' }, 'Add a key'),
+      h('div', { class: 'field' }, h('label', { for: keyId }, 'Their public key'), keyInput, h('p', { class: 'help', id: `${keyId}-help` }, 'Paste the line starting with RW, the whole .pub file, or what "brickpost whoami" prints (then their recipient, age1…, is kept too, to send them drives). Get it through a channel you trust.')),
       h('div', { class: 'field' }, h('label', { for: nameId }, 'Name'), nameInput),
       addMsg,
       actions(add),
