@@ -99,7 +99,8 @@ export async function runRollback(folder: DestFolder, db: DestDb, j: JournalRow,
         const target = join(folder.dest, o.path);
         if (o.kind === 'install') moveIfPresent(target, join(out, String(o.n)));
         else if (o.kind === 'mkdir') removeDir(target, join(out, String(o.n)));
-        else if (o.kind === 'meta') setMeta(target, o.old_mode!, o.old_mtime!, 'file');
+        // An entry changed locally since (a link, a folder) is left as it is: never followed.
+        else if (o.kind === 'meta') setMeta(target, o.old_mode!, o.old_mtime!, 'file', true);
         failpoint('rollback-unstage');
       }
       j = await advance(folder, db, j, 'restore');
