@@ -118,7 +118,7 @@ test('usage errors name the problem and point at the right help', () => {
   usage(['ls', 'd', '--shipment', 'a', '--shipment', 'b'], /given more than once/, 'ls');
   usage(['trust'], /trust needs a subcommand: add, list, remove/, 'trust');
   usage(['trust', 'frob'], /unknown subcommand "frob"/, 'trust');
-  usage(['trust', 'add'], /missing <MINISIGN-PUBKEY-or-FILE>/, 'trust add');
+  usage(['trust', 'add'], /missing <KEY-or-FILE>/, 'trust add');
   usage(['--deep', 'verify', 'd'], /"--deep" must come after the command/);
   usage(['whoami', '-x'], /unknown option "-x" for whoami/, 'whoami');
 });

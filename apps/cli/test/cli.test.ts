@@ -29,7 +29,7 @@ test('command help: brickpost <cmd> --help and brickpost help <cmd>', () => {
   }
   const g = brickpost(['trust', '--help']);
   assert.equal(g.code, 0, show(g));
-  assert.match(g.stdout, /trust add <MINISIGN-PUBKEY-or-FILE>/);
+  assert.match(g.stdout, /trust add <KEY-or-FILE>/);
 });
 
 test('--version', () => {
@@ -47,7 +47,7 @@ const usageCases: [string[], RegExp, string][] = [
   [['ingest', 'drive'], /missing <DEST-DIR>/, 'brickpost ingest'],
   [['ls', 'd', '--shipment'], /option --shipment needs a value/, 'brickpost ls'],
   [['trust'], /needs a subcommand/, 'brickpost trust'],
-  [['trust', 'add'], /missing <MINISIGN-PUBKEY-or-FILE>/, 'brickpost trust add'],
+  [['trust', 'add'], /missing <KEY-or-FILE>/, 'brickpost trust add'],
   [['whoami', 'extra'], /unexpected argument "extra"/, 'brickpost whoami'],
 ];
 

@@ -47,3 +47,31 @@ test('pack options: self rule and pass-through', async () => {
   assert.deepEqual(o.recipients, [A]);
   assert.equal(o.dataset, 'ds');
 });
+
+test('recipients by trusted name or key id; a file of the same name wins; the store is read only when needed', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'brickpost-cli-'));
+  try {
+    let reads = 0;
+    const store = async () => (reads++, [
+      { name: 'lab', keyId: '0123456789ABCDEF', minisignPublicKey: 'RW…', recipient: B, addedAt: '', self: false },
+      { name: 'bare', keyId: 'FEDCBA9876543210', minisignPublicKey: 'RW…', recipient: null, addedAt: '', self: false },
+    ]);
+    assert.deepEqual(await resolveRecipients([A], 'pack', store), [A]);
+    assert.equal(reads, 0);
+    assert.deepEqual(await resolveRecipients(['lab', '0123456789abcdef', A], 'pack', store), [B, A]);
+    assert.equal(reads, 1, 'read once for all values');
+    const file = join(dir, 'lab');
+    await writeFile(file, `${A}\n`);
+    const cwd = process.cwd();
+    process.chdir(dir);
+    try {
+      assert.deepEqual(await resolveRecipients(['lab'], 'pack', store), [A], 'the file ./lab, not the trusted lab');
+    } finally {
+      process.chdir(cwd);
+    }
+    await assert.rejects(resolveRecipients(['bare'], 'pack', store), (e: unknown) => isBrickpostError(e, 'USAGE') && /has no recipient recorded/.test(e.message) && /trust add/.test(e.hint ?? ''));
+    await assert.rejects(resolveRecipients(['nobody'], 'pack', store), (e: unknown) => isBrickpostError(e, 'USAGE') && /nor the name of a trusted key/.test(e.message));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
