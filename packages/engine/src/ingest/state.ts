@@ -65,6 +65,22 @@ export class DestFolder {
   }
 
   /**
+   * The kept manifest of an applied shipment, for a check of DEST against it
+   * (`then`: what the user should do after the next ingest, e.g. "report").
+   * @throws BrickpostError NOT_FOUND when it is not kept (an older ingest)
+   */
+  async keptManifest(id: string, then: string): Promise<string> {
+    const file = this.manifest(id);
+    if (!(await lstat(file).catch(() => null))?.isFile()) {
+      throw new BrickpostError('NOT_FOUND', `the manifest of shipment ${quote(id)} is not kept in ${quote(this.dest)}`, {
+        hint: `it was ingested by an older brickpost; ingest the next shipment, then ${then}`,
+        path: file,
+      });
+    }
+    return file;
+  }
+
+  /**
    * Creates the state folder, refusing one that is a symlink or not a folder.
    * @throws BrickpostError UNSAFE_ENTRY, PERMISSION, IO
    */

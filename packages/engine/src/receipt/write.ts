@@ -31,13 +31,7 @@ export async function writeReceipt(ctx: Context, opts: ReceiptOptions, onEvent: 
   if (!(await stat(resolve(out, '..')).catch(() => null))?.isDirectory()) throw new BrickpostError('NOT_FOUND', `the folder of ${quote(opts.out)} does not exist`, { path: out });
   const unlock = await folder.lock();
   try {
-    const manifest = folder.manifest(last.shipment);
-    if (!(await stat(manifest).catch(() => null))?.isFile()) {
-      throw new BrickpostError('NOT_FOUND', `the manifest of shipment ${quote(last.shipment)} is not kept in ${quote(opts.dest)}`, {
-        hint: 'it was ingested by an older brickpost; ingest the next shipment, then write the receipt',
-        path: manifest,
-      });
-    }
+    const manifest = await folder.keptManifest(last.shipment, 'write the receipt');
     const { sha256: stateDigest } = await hashFile(manifest);
     const progress = new Progress(onEvent, 'verify');
     progress.bytesTotal = last.bytes;

@@ -1,4 +1,3 @@
-import { stat } from 'node:fs/promises';
 import { BrickpostError, quote } from '@brickpost/manifest';
 import type { CustodyReport, EventSink, ReportOptions, ShipmentReport } from '../api.js';
 import type { Context } from '../context.js';
@@ -37,13 +36,7 @@ export async function destReport(ctx: Context, opts: ReportOptions, onEvent: Eve
   const unlock = await folder.lock();
   let verification;
   try {
-    const manifest = folder.manifest(last.shipment);
-    if (!(await stat(manifest).catch(() => null))?.isFile()) {
-      throw new BrickpostError('NOT_FOUND', `the manifest of shipment ${quote(last.shipment)} is not kept in ${quote(opts.target)}`, {
-        hint: 'it was ingested by an older brickpost; ingest the next shipment, then report',
-        path: manifest,
-      });
-    }
+    const manifest = await folder.keptManifest(last.shipment, 'report');
     clock.begin('dest-check');
     const progress = new Progress(clock.onEvent, 'dest-check');
     progress.bytesTotal = last.bytes;
