@@ -66,6 +66,8 @@ describe('trusted keys with recipients', () => {
     assert.throws(() => parseContact(`${subWho.minisignPublicKey} ${subWho.recipient} ${otherWho.recipient}`), (e: unknown) => badKey(e) && /2 different age recipients/.test((e as Error).message));
     const flipped = subWho.recipient.slice(0, -1) + (subWho.recipient.endsWith('q') ? 'p' : 'q');
     assert.throws(() => parseContact(`${subWho.minisignPublicKey} ${flipped}`), badKey, 'a recipient with a bad checksum');
+    const otherPub = readFileSync(otherWho.minisignPublicKeyFile, 'utf8').split('\n')[0]!;
+    assert.throws(() => parseContact(`${otherPub}\n${subWho.minisignPublicKey}\n${subWho.recipient}\n`), (e: unknown) => badKey(e) && /comment says key id/.test((e as Error).message));
     assert.throws(() => parseContact(`${whoamiText}\nAGE-SECRET-KEY-1QQQQ`), (e: unknown) => badKey(e) && /secret key/.test((e as Error).message));
     assert.throws(() => parseContact(`${whoamiText}\n${'#'.repeat(20_000)}`), (e: unknown) => badKey(e) && /too long/.test((e as Error).message));
   });

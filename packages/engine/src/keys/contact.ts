@@ -63,8 +63,14 @@ export function parseContact(text: string): Contact {
   if (recipients.size > 1) {
     throw new BrickpostError('BAD_KEY', `the pasted text holds ${recipients.size} different age recipients`, { hint: 'paste the keys of one party at a time' });
   }
+  const publicKey = [...keys][0]!;
+  const named = /minisign public key ([0-9A-Fa-f]{1,16})\b/.exec(text)?.[1];
+  const keyIdHex = minisign.parsePublicKey(publicKey).keyIdHex;
+  if (named !== undefined && BigInt(`0x${named}`) !== BigInt(`0x${keyIdHex}`)) {
+    throw new BrickpostError('BAD_KEY', `the pasted .pub comment says key id ${named} but the text holds key ${keyIdHex}`);
+  }
   const name = /^[ \t]*name[ \t]+(\S.*?)[ \t]*$/m.exec(text)?.[1] ?? null;
-  return { publicKey: [...keys][0]!, recipient: [...recipients][0] ?? null, name };
+  return { publicKey, recipient: [...recipients][0] ?? null, name };
 }
 
 /**
