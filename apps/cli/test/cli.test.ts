@@ -1,11 +1,18 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { COMMANDS } from '../src/commands/index.js';
 import { EXIT_TABLE } from '../src/exit-codes.js';
 import { brickpost, show } from './transcript.js';
+
+test('every command module has its entry in the command table, and every entry a module', () => {
+  const dir = resolve(dirname(fileURLToPath(import.meta.url)), '../src/commands');
+  const modules = readdirSync(dir).filter((f) => f.endsWith('.js') && f !== 'index.js').map((f) => `./${f}`).sort();
+  const loaded = [...new Set(COMMANDS.map((c) => /import\('([^']+)'\)/.exec(c.load.toString())?.[1]))].sort();
+  assert.deepEqual(loaded, modules);
+});
 
 test('brickpost --help lists every command, the global options and the exit-code table', () => {
   const t = brickpost(['--help']);
