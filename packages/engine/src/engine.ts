@@ -22,7 +22,6 @@ import type { PlanOptions, PlanResult } from './api.js';
 import { computePlan, measuredDriveSpeed } from './plan/index.js';
 import { verify } from './verify/verify.js';
 import type { LabelOptions, LabelSheet, ReportOptions, ShipmentReport } from './api.js';
-import { buildReport, driveLabels } from './report/index.js';
 
 /** The per-user home folder: XDG config on Linux, Application Support on macOS, APPDATA on Windows. */
 export function defaultHome(): string {
@@ -168,7 +167,9 @@ export class Engine {
    * the drive are in the report, not thrown.
    * @throws BrickpostError NOT_A_DRIVE, NOT_FOUND, AMBIGUOUS_SHIPMENT, NO_IDENTITY, LOCKED, NO_MATCHING_KEY, CANCELLED
    */
-  report(opts: ReportOptions, onEvent: EventSink = () => undefined, signal?: AbortSignal): Promise<ShipmentReport> {
+  async report(opts: ReportOptions, onEvent: EventSink = () => undefined, signal?: AbortSignal): Promise<ShipmentReport> {
+    // Loaded when used: reports and labels pull in the QR code library, which other commands need not carry.
+    const { buildReport } = await import('./report/index.js');
     return buildReport(this.ctx, opts, onEvent, signal, { drive: (o) => this.custody(o), dest: (shipment) => this.custody({ shipment }) });
   }
 
@@ -177,7 +178,8 @@ export class Engine {
    * standalone HTML page with a QR code of the shipment id.
    * @throws BrickpostError NOT_A_DRIVE, NOT_FOUND, AMBIGUOUS_SHIPMENT, MALFORMED, FILE_MISSING
    */
-  label(opts: LabelOptions): Promise<LabelSheet> {
+  async label(opts: LabelOptions): Promise<LabelSheet> {
+    const { driveLabels } = await import('./report/index.js');
     return driveLabels(this.ctx, opts);
   }
 

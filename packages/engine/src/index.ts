@@ -11,4 +11,4 @@
 export * from './api.js';
 export { Engine, defaultHome } from './engine.js';
 export { worstProblem } from './verify/verify.js';
-export { findBrowser, printPdf } from './report/index.js';
+export { findBrowser, printPdf } from './report/pdf.js';
