@@ -79,9 +79,12 @@ export interface CraftOptions {
   packHeader?: (index: number, shipment: string) => Buffer;
   /**
    * The manifest: lines (each written as given, plus a newline) or the whole
-   * text. Nothing is validated, so any hostile manifest can be expressed.
+   * text, or its bytes (which need not be UTF-8). Nothing is validated, so
+   * any hostile manifest can be expressed.
    */
-  manifest: (layout: CraftLayout) => string[] | string;
+  manifest: (layout: CraftLayout) => string[] | string | Buffer;
+  /** Compresses the manifest text into the zstd frames that follow the header frame; default one zstd frame, level 6. */
+  manifestFrames?: (text: Buffer) => Buffer;
   /** Text of the manifest plaintext's header frame; default `brickpost-manifest/v1\n`. */
   manifestFormat?: string;
   /** Overrides of the typed bag-info values passed to sealBag. */
@@ -170,11 +173,15 @@ export async function craftShipment(opts: CraftOptions): Promise<CraftedShipment
   };
   const layout: CraftLayout = { shipment: id, datasetId, secret, key, header, refs, data, packs };
   const lines = opts.manifest(layout);
-  const text = typeof lines === 'string' ? lines : lines.map((l) => l + '\n').join('');
+  const bytes = Buffer.isBuffer(lines) ? lines : Buffer.from(typeof lines === 'string' ? lines : lines.map((l) => l + '\n').join(''), 'utf8');
+  const text = bytes.toString('utf8');
   const format = opts.manifestFormat ?? `${MANIFEST_FORMAT}\n`;
-  const zstd = new Compressor();
-  zstd.setParameters({ compressionLevel: 6, contentSizeFlag: true });
-  const manifestPlain = Buffer.concat([frame.skippableFrame(HEADER_FRAME_NIBBLE, Buffer.from(format, 'utf8')), zstd.compress(Buffer.from(text, 'utf8'))]);
+  const compress = opts.manifestFrames ?? ((b: Buffer): Buffer => {
+    const zstd = new Compressor();
+    zstd.setParameters({ compressionLevel: 6, contentSizeFlag: true });
+    return zstd.compress(b);
+  });
+  const manifestPlain = Buffer.concat([frame.skippableFrame(HEADER_FRAME_NIBBLE, Buffer.from(format, 'utf8')), compress(bytes)]);
   await writeFile(join(dir, MANIFEST_PATH), ageEncrypt(manifestPlain, opts.recipients));
 
   await opts.beforeSeal?.(dir);

@@ -8,10 +8,11 @@ const MAX_BLOCK = frame.MAX_BLOCK_SIZE;
 /**
  * A Zstandard frame built byte by byte, so it can say what a real encoder
  * never would: `contentSize` is written as given (or left out when
- * undefined) whatever the blocks hold. The window is 128 KiB (not single
- * segment), no checksum, no dictionary. Blocks must be at most 128 KiB.
+ * undefined) whatever the blocks hold. The window is 2^`windowLog` bytes
+ * (default 17, 128 KiB; not single segment), no checksum, no dictionary.
+ * Blocks must be at most 128 KiB.
  */
-export function handmadeFrame(blocks: FrameBlock[], contentSize?: number): Buffer {
+export function handmadeFrame(blocks: FrameBlock[], contentSize?: number, windowLog = 17): Buffer {
   const parts: Buffer[] = [];
   const head = Buffer.alloc(14);
   head.writeUInt32LE(frame.ZSTD_MAGIC, 0);
@@ -27,8 +28,8 @@ export function handmadeFrame(blocks: FrameBlock[], contentSize?: number): Buffe
     head.writeBigUInt64LE(BigInt(contentSize), at);
     at += 8;
   }
-  // Window_Descriptor: exponent 7, mantissa 0 → 2^17 bytes.
-  head[5] = 7 << 3;
+  // Window_Descriptor: exponent windowLog − 10, mantissa 0 → 2^windowLog bytes.
+  head[5] = (windowLog - 10) << 3;
   parts.push(head.subarray(0, at));
   blocks.forEach((b, k) => {
     const last = k === blocks.length - 1 ? 1 : 0;
@@ -56,12 +57,13 @@ export function bombFrame(declared: number): Buffer {
 
 /**
  * A frame of raw blocks holding `data` whose header declares `declared`
- * bytes of content (undefined: declares nothing).
+ * bytes of content (undefined: declares nothing), with a window of
+ * 2^`windowLog` bytes (default 128 KiB).
  */
-export function lyingFrame(data: Uint8Array, declared: number | undefined): Buffer {
+export function lyingFrame(data: Uint8Array, declared: number | undefined, windowLog?: number): Buffer {
   const blocks: FrameBlock[] = [];
   for (let off = 0; off < data.length || blocks.length === 0; off += MAX_BLOCK) {
     blocks.push({ type: 'raw', data: data.subarray(off, Math.min(data.length, off + MAX_BLOCK)) });
   }
-  return handmadeFrame(blocks, declared);
+  return handmadeFrame(blocks, declared, windowLog);
 }

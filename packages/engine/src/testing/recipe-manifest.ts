@@ -12,9 +12,12 @@ export interface ExpectedEntry {
 /** Default mtime of crafted entries, decimal nanoseconds. */
 const MTIME = '1700000000000000000';
 
-/** The manifest lines of the recipe's manifest commands, and the tree they describe. */
-export function manifestLines(cmds: RecipeLine[], layout: CraftLayout): { lines: string[]; expected: ExpectedEntry[] } {
-  const lines: string[] = [];
+/**
+ * The manifest lines of the recipe's manifest commands, and the tree they
+ * describe. A line is a string, or bytes when a `raw` line has `{{hex HEX}}`.
+ */
+export function manifestLines(cmds: RecipeLine[], layout: CraftLayout): { lines: Array<string | Buffer>; expected: ExpectedEntry[] } {
+  const lines: Array<string | Buffer> = [];
   const expected: ExpectedEntry[] = [];
   const t = { dirs: 0, files: 0, bytes: 0, chunks: 0, packs: 0 };
   const refsOf = (l: RecipeLine, from: number): { refs: PackedRef[]; data: Buffer } => {
@@ -69,16 +72,23 @@ export function manifestLines(cmds: RecipeLine[], layout: CraftLayout): { lines:
         emit({ t: 'end', ...t });
         break;
       case 'raw':
-        lines.push(expand(l, layout));
+        lines.push(rawLine(l, layout));
         break;
     }
   });
   return { lines, expected };
 }
 
+/** A raw line, expanded; its bytes when it holds `{{hex HEX}}` (bytes as given, e.g. not UTF-8). */
+function rawLine(l: RecipeLine, layout: CraftLayout): string | Buffer {
+  const parts = l.rest.split(/\{\{hex ([0-9a-fA-F]*)\}\}/);
+  if (parts.length === 1) return expand(l.rest, l, layout);
+  return Buffer.concat(parts.map((p, k) => (k % 2 === 1 ? Buffer.from(p, 'hex') : Buffer.from(expand(p, l, layout), 'utf8'))));
+}
+
 /** `{{ref NAME}}`, `{{id NAME}}`, `{{len NAME}}`, `{{end NAME}}` (where its frame ends), `{{shipment}}` and `{{repeat N TEXT}}` in a raw line. */
-function expand(l: RecipeLine, layout: CraftLayout): string {
-  return l.rest.replace(/\{\{(\w+)(?: (\w+))?(?: (\w+))?\}\}/g, (_, what: string, name?: string, text?: string) => {
+function expand(text: string, l: RecipeLine, layout: CraftLayout): string {
+  return text.replace(/\{\{(\w+)(?: (\w+))?(?: (\w+))?\}\}/g, (_, what: string, name?: string, text?: string) => {
     if (what === 'shipment') return layout.shipment;
     if (what === 'repeat') return (text ?? '').repeat(Number(name));
     const r = layout.refs.get(name ?? '');

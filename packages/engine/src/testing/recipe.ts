@@ -35,6 +35,7 @@ export async function buildVector(body: string, parties: Parties, drive: string,
   let recipients = [parties.self.recipient];
   let signer = parties.self;
   let manifestFormat: string | undefined;
+  let windowLog: number | undefined;
   let packCount: number | undefined;
   let finalNewline = true;
   const modes: BuiltVector['modes'] = [];
@@ -63,6 +64,9 @@ export async function buildVector(body: string, parties: Parties, drive: string,
         break;
       case 'manifest-format':
         manifestFormat = word(l, 0);
+        break;
+      case 'manifest-window':
+        windowLog = int(l, 0);
         break;
       case 'chunk': {
         const pack = l.words.find((w) => w.text.startsWith('pack=') && !w.quoted);
@@ -117,8 +121,11 @@ export async function buildVector(body: string, parties: Parties, drive: string,
     manifest: (layout) => {
       const out = manifestLines(manifest, layout);
       expected = out.expected;
-      return finalNewline ? out.lines : out.lines.join('\n');
+      const nl = Buffer.from('\n');
+      const last = out.lines.length - 1;
+      return Buffer.concat(out.lines.flatMap((t, k) => [Buffer.from(t), ...(k < last || finalNewline ? [nl] : [])]));
     },
+    ...(windowLog !== undefined ? { manifestFrames: (text: Buffer) => lyingFrame(text, undefined, windowLog) } : {}),
   };
   const needsTwin = after.some((l) => l.cmd === 'swap-pack');
   const twin = needsTwin ? await craftShipment({ ...opts, drive: scratch }) : null;

@@ -8,6 +8,7 @@ import { sha256File } from './fixity.js';
 import { drainOrClose, textLines } from '../io/lines.js';
 import { openAgeHandle } from './age-handle.js';
 import { HeaderFrame } from '../io/header-frame.js';
+import { MAX_WINDOW_LOG } from '../chunk/zstd.js';
 
 const BLOCK = 1 << 20;
 
@@ -53,7 +54,7 @@ export async function* readManifestFile(
 ): AsyncGenerator<ManifestRecord> {
   const where = opts.where ?? path;
   const reader = new ManifestReader(where, opts.expect ?? {});
-  const unz = new DecompressStream({ windowLogMax: 23 });
+  const unz = new DecompressStream({ windowLogMax: MAX_WINDOW_LOG });
   const feeding = feed(path, identities, unz, where).catch((e) => unz.destroy(e));
   try {
     for await (const line of textLines(unz, where, RECORD_LIMITS.lineBytes)) yield reader.push(line);

@@ -1,4 +1,4 @@
-import { BrickpostError } from '../errors.js';
+import { BrickpostError, quote } from '../errors.js';
 
 /**
  * Strict JSON for drive data (FORMAT.md §strict-json): RFC 8259 with the
@@ -27,7 +27,7 @@ export function parseStrictJson(text: string, options: StrictJsonOptions = {}): 
   p.ws();
   const v = p.value(0);
   p.ws();
-  if (p.i !== text.length) p.fail('unexpected data after the value');
+  if (p.i !== text.length) p.fail(`unexpected data after the value: ${quote(text.slice(p.i, p.i + 40))}`);
   return v;
 }
 
@@ -65,7 +65,7 @@ class Parser {
   }
 
   object(depth: number): { [key: string]: Json } {
-    if (depth >= this.maxDepth) this.fail('nesting too deep');
+    if (depth >= this.maxDepth) this.fail(`nesting deeper than ${this.maxDepth}`);
     this.i++;
     const out: { [key: string]: Json } = Object.create(null);
     this.ws();
@@ -88,7 +88,7 @@ class Parser {
   }
 
   array(depth: number): Json[] {
-    if (depth >= this.maxDepth) this.fail('nesting too deep');
+    if (depth >= this.maxDepth) this.fail(`nesting deeper than ${this.maxDepth}`);
     this.i++;
     const out: Json[] = [];
     this.ws();
@@ -110,8 +110,8 @@ class Parser {
     if (!r) return this.fail('malformed number');
     if (r[1] !== undefined || r[2] !== undefined) this.fail('only integers are allowed');
     const n = Number(r[0]);
-    if (!Number.isSafeInteger(n)) this.fail(`integer ${r[0]} is beyond 2^53`);
-    if (r[0] === '-0') this.fail('negative zero');
+    if (!Number.isSafeInteger(n)) this.fail(`integer ${r[0]} is outside ±(2^53 − 1)`);
+    if (r[0] === '-0') this.fail('negative zero -0');
     this.i += r[0].length;
     return n;
   }
@@ -159,13 +159,16 @@ class Parser {
       }
       units.push(c);
     }
+    // The string is quoted as JSON escapes it, so the lone surrogate shows as \uXXXX.
+    const lone = (u: number): never =>
+      this.fail(`lone surrogate \\u${u.toString(16)} in string ${quote(String.fromCharCode(...units.slice(0, 201)))}`);
     for (let k = 0; k < units.length; k++) {
       const u = units[k]!;
       if (u >= 0xd800 && u <= 0xdbff) {
         const n = units[k + 1];
-        if (n === undefined || n < 0xdc00 || n > 0xdfff) this.fail('lone surrogate in string');
+        if (n === undefined || n < 0xdc00 || n > 0xdfff) lone(u);
         k++;
-      } else if (u >= 0xdc00 && u <= 0xdfff) this.fail('lone surrogate in string');
+      } else if (u >= 0xdc00 && u <= 0xdfff) lone(u);
     }
     let out = '';
     for (let k = 0; k < units.length; k += 4096) out += String.fromCharCode(...units.slice(k, k + 4096));

@@ -135,7 +135,7 @@ export class ManifestReader {
       this.file = { path: r.p, size: r.size, seen: 0, basis: r.b !== undefined };
       if (r.b) {
         if (!this.relative) throw new BrickpostError('MALFORMED', `${where}: ${quote(r.p)} has a delta basis but the shipment names no base`);
-        checkPath(r.b[0], where);
+        checkPath(r.b[0], `${where}: basis (field b) of ${quote(r.p)}`);
       }
       this.chunks(r.c, where);
     }

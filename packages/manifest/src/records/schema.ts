@@ -132,6 +132,9 @@ export const RECORD_LIMITS = {
 } as const;
 
 const HEX64 = /^[0-9a-f]{64}$/;
+// Paths are bounded here only by the line; their length in bytes is the
+// path grammar's rule (checkPath, UNSAFE_PATH), as FORMAT.md §9.7 says.
+const PATH_FIELD_MAX = RECORD_LIMITS.lineBytes;
 const NS = /^-?[0-9]{1,20}$/;
 
 function refs(v: Json | undefined, where: string): ChunkRef[] {
@@ -160,7 +163,7 @@ function basis(v: Json | undefined, where: string): Basis {
   if (!Array.isArray(v) || v.length !== 3) fail(where, 'field b must be [path, size, block size]');
   const bs = uint(v[2], where, 'b block size', 1 << 20);
   if (bs < 256 || (bs & (bs - 1)) !== 0) fail(where, 'field b block size must be a power of two in 256..1048576');
-  return [str(v[0], where, 'b path'), uint(v[1], where, 'b size'), bs];
+  return [str(v[0], where, 'b path', PATH_FIELD_MAX), uint(v[1], where, 'b size'), bs];
 }
 
 function bases(v: Json | undefined, where: string): Array<[string, number]> {
@@ -202,13 +205,13 @@ export function checkRecord(v: Json, where: string): ManifestRecord {
       return { ...(o as unknown as ShipmentRecord), bases: bases(o.bases, where) };
     case 'dir':
       keys(o, ['t', 'p', 'mode', 'mtime'], where);
-      str(o.p, where, 'p');
+      str(o.p, where, 'p', PATH_FIELD_MAX);
       uint(o.mode, where, 'mode', 0o7777);
       if (!NS.test(str(o.mtime, where, 'mtime', 21))) fail(where, 'field mtime must be decimal nanoseconds');
       return o as unknown as DirRecord;
     case 'file': {
       keys(o, 'b' in o ? ['t', 'p', 'size', 'mode', 'mtime', 'c', 'b'] : ['t', 'p', 'size', 'mode', 'mtime', 'c'], where);
-      str(o.p, where, 'p');
+      str(o.p, where, 'p', PATH_FIELD_MAX);
       uint(o.size, where, 'size');
       uint(o.mode, where, 'mode', 0o7777);
       if (!NS.test(str(o.mtime, where, 'mtime', 21))) fail(where, 'field mtime must be decimal nanoseconds');
