@@ -37,7 +37,11 @@ describe('trust store recipients', () => {
 
   test("trust add reads whoami's text from a file, records the recipient, and trust list shows it", () => {
     const contact = join(root, 'field-station.txt');
-    writeFileSync(contact, brickpost(sub, ['whoami']).stdout);
+    const card = brickpost(sub, ['whoami', '--contact']).stdout;
+    assert.ok(!card.includes(sub), 'whoami --contact shows no local path');
+    assert.deepEqual(card.trim().split('\n').map((l) => l.split(/\s{2,}/)[0]), ['name', 'recipient', 'public key', 'key id']);
+    assert.deepEqual(Object.keys(json(brickpost(sub, ['whoami', '--contact', '--json']))), ['name', 'recipient', 'minisignPublicKey', 'keyId']);
+    writeFileSync(contact, card);
     const added = json(brickpost(pub, ['trust', 'add', contact, '--json']));
     assert.deepEqual([added.name, added.keyId, added.recipient, added.self], ['field-station', subId.keyId, subId.recipient, false]);
     const keys = json(brickpost(pub, ['trust', 'list', '--json']));

@@ -19,10 +19,15 @@ export function identityDocument(w: WhoAmI): Record<string, string> {
   };
 }
 
-/** Prints the identity as a JSON document or as text lines on stdout. */
-export async function printIdentity(ctx: Context, w: WhoAmI): Promise<void> {
+/**
+ * Prints the identity as a JSON document or as text lines on stdout.
+ * `contact`: only what others need to trust you (name, recipient, public
+ * key, key id), without the local paths of the key files and home.
+ */
+export async function printIdentity(ctx: Context, w: WhoAmI, contact = false): Promise<void> {
   if (ctx.json) {
-    await ctx.out.document(identityDocument(w));
+    const doc = identityDocument(w);
+    await ctx.out.document(contact ? { name: doc.name, recipient: doc.recipient, minisignPublicKey: doc.minisignPublicKey, keyId: doc.keyId } : doc);
     return;
   }
   const rows: [string, string][] = [
@@ -30,9 +35,7 @@ export async function printIdentity(ctx: Context, w: WhoAmI): Promise<void> {
     ['recipient', w.recipient],
     ['public key', w.minisignPublicKey],
     ['key id', w.keyId],
-    ['identity file', w.identityFile],
-    ['public key file', w.minisignPublicKeyFile],
-    ['home', w.home],
   ];
+  if (!contact) rows.push(['identity file', w.identityFile], ['public key file', w.minisignPublicKeyFile], ['home', w.home]);
   for (const [k, v] of rows) await ctx.out.line(`${k.padEnd(16)}${v}`);
 }

@@ -85,9 +85,12 @@ export const COMMANDS: CommandSpec[] = [
     summary: 'show your recipient, public key and key files',
     args: [],
     min: 0,
-    options: [json('print {recipient, minisignPublicKey, keyId, identityFile, minisignPublicKeyFile, name, home}')],
+    options: [
+      { name: 'contact', type: 'boolean', help: 'only what others need to trust you: name, recipient, public key, key id (no local paths)' },
+      json('print {recipient, minisignPublicKey, keyId, identityFile, minisignPublicKeyFile, name, home} (with --contact: the first three and name)'),
+    ],
     json: 'document',
-    details: "Send this output to the people you exchange drives with: 'brickpost trust add'\ntakes it as it is (a file, or - for standard input) and records both your\nsigning key and your recipient.",
+    details: "Send 'brickpost whoami --contact' to the people you exchange drives with:\n'brickpost trust add' takes it as it is (a file, or - for standard input) and\nrecords both your signing key and your recipient.",
     load: () => import('./whoami.js'),
   },
   {

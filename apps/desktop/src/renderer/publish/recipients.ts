@@ -75,7 +75,7 @@ export const recipientsStep: Step<PublishState> = {
     const addMsg = h('div', {});
     const add = secondary('Add subscriber', () => {
       if (parseRecipient(contactInput.value) === null) {
-        replace(addMsg, note('That text has no recipient (a word starting with "age1"). Ask the subscriber for everything "brickpost whoami" prints, or their trust view shows.', 'warn'));
+        replace(addMsg, note('That text has no recipient (a word starting with "age1"). Ask the subscriber for what "brickpost whoami --contact" prints, or what their trust view shows.', 'warn'));
         return;
       }
       void busy(add, addMsg, async () => {
@@ -123,7 +123,7 @@ export const recipientsStep: Step<PublishState> = {
           { class: 'field' },
           h('label', { for: contactId }, 'Their keys'),
           contactInput,
-          h('p', { class: 'help', id: `${contactId}-help` }, 'Paste what "brickpost whoami" prints on their computer: their recipient (age1…) and public key (RW…). They are added to your trust store, so their receipts are accepted too. Get the text through a channel you trust.'),
+          h('p', { class: 'help', id: `${contactId}-help` }, 'Paste what "brickpost whoami --contact" prints on their computer: their recipient (age1…) and public key (RW…). They are added to your trust store, so their receipts are accepted too. Get the text through a channel you trust.'),
         ),
         h('div', { class: 'field' }, h('label', { for: nameId }, 'Name (for you; default: the name in the text)'), nameInput),
         addMsg,

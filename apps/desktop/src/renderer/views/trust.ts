@@ -93,7 +93,7 @@ export function trustView(): HTMLElement {
       'form',
       { class: 'card', 'aria-labelledby': 'add-h', onsubmit: (e: Event) => (e.preventDefault(), add.click()) },
       h('h2', { id: 'add-h' }, 'Add a key'),
-      h('div', { class: 'field' }, h('label', { for: keyId }, 'Their public key'), keyInput, h('p', { class: 'help', id: `${keyId}-help` }, 'Paste the line starting with RW, the whole .pub file, or what "brickpost whoami" prints (then their recipient, age1…, is kept too, to send them drives). Get it through a channel you trust.')),
+      h('div', { class: 'field' }, h('label', { for: keyId }, 'Their public key'), keyInput, h('p', { class: 'help', id: `${keyId}-help` }, 'Paste the line starting with RW, the whole .pub file, or what "brickpost whoami --contact" prints (then their recipient, age1…, is kept too, to send them drives). Get it through a channel you trust.')),
       h('div', { class: 'field' }, h('label', { for: nameId }, 'Name'), nameInput),
       addMsg,
       actions(add),
