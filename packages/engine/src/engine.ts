@@ -64,7 +64,9 @@ export class Engine {
     const name = opts.name ?? this.ctx.name;
     const id = createIdentity(this.ctx.home, name, opts.force ?? false);
     this.ctx.catalog.db.prepare("INSERT INTO meta (key, value) VALUES ('name', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(name);
-    this.ctx.catalog.db.prepare('UPDATE trust SET self = 0 WHERE self = 1').run();
+    // The replaced key stays trusted (drives it signed still verify), but its
+    // recipient is gone with its secret key: nothing is encrypted to it again.
+    this.ctx.catalog.db.prepare('UPDATE trust SET self = 0, recipient = NULL WHERE self = 1').run();
     this.ctx.forgetIdentity();
     addTrust(this.ctx.catalog, id.minisignPublicKey, { name: uniqueSelfName(this.ctx, name, id.keyId), recipient: id.recipient, self: true });
     return this.whoami();

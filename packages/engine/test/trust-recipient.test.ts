@@ -118,4 +118,19 @@ describe('trusted keys with recipients', () => {
     assert.equal(readFileSync(join(root, 'dest', 'a.txt'), 'utf8'), 'observations\n');
     await assert.rejects(other.ingest({ drive, dest: join(root, 'dest-other') }, quiet), (e: unknown) => isBrickpostError(e, 'NO_MATCHING_KEY'));
   });
+
+  test('keygen --force: the replaced key stays trusted, without its recipient (its secret key is gone)', () => {
+    const home = Engine.open({ home: join(root, 'regen') });
+    try {
+      const first = home.keygen({ name: 'lab' });
+      const second = home.keygen({ name: 'lab', force: true });
+      const keys = home.trustList();
+      const old = keys.find((k) => k.keyId === first.keyId)!;
+      const now = keys.find((k) => k.keyId === second.keyId)!;
+      assert.deepEqual([old.self, old.recipient], [false, null]);
+      assert.deepEqual([now.self, now.recipient], [true, second.recipient]);
+    } finally {
+      home.close();
+    }
+  });
 });
