@@ -157,13 +157,19 @@ export interface DriveContents {
   other: string[];
 }
 
+const PART = '.part';
+const CUSTODY = '.custody';
+/** `ID<suffix>` for a shipment id. */
+const isOf = (n: string, suffix: string): boolean => n.endsWith(suffix) && SHIPMENT_ID.test(n.slice(0, -suffix.length));
+
 /** What a drive's brickpost/ folder holds. */
 export function driveContents(drive: string): DriveContents {
   const dir = join(drive, 'brickpost');
   const names = existsSync(dir) ? readdirSync(dir).sort() : [];
   return {
     complete: names.filter((n) => SHIPMENT_ID.test(n)),
-    parts: names.filter((n) => n.endsWith('.part') && SHIPMENT_ID.test(n.slice(0, -5))),
-    other: names.filter((n) => !SHIPMENT_ID.test(n) && !(n.endsWith('.part') && SHIPMENT_ID.test(n.slice(0, -5)))),
+    parts: names.filter((n) => isOf(n, PART)),
+    // A complete shipment's custody log (FORMAT.md §3.1) is written next to it by the verify after a kill.
+    other: names.filter((n) => !SHIPMENT_ID.test(n) && !isOf(n, PART) && !(isOf(n, CUSTODY) && names.includes(n.slice(0, -CUSTODY.length)))),
   };
 }
