@@ -205,3 +205,24 @@ describe('custody log on a drive whose brickpost folder is a symbolic link', () 
     assert.deepEqual(readdirSync(join(drive, 'brickpost')).sort(), before, 'nothing removed through the link');
   });
 });
+
+describe('custody log left half-written by a killed writer', () => {
+  test("the next event's write removes the temporary file it left", () => {
+    const root = tempDir();
+    const src = join(root, 'src');
+    const drive = join(root, 'drive');
+    const pub = join(root, 'publisher');
+    const sub = join(root, 'subscriber');
+    mkdirSync(src);
+    writeFileSync(join(src, 'a.txt'), 'a\n');
+    mkdirSync(drive);
+    const recipient = publisherAndSubscriber(pub, sub);
+    const p = brickpost(pub, ['pack', src, '--to', drive, '--recipient', recipient, '--json']);
+    assert.equal(p.code, 0, p.stderr);
+    const id = lastEvent(p).result.shipmentId;
+    const stale = join(drive, 'brickpost', `${id}.custody.tmp-0a1b2c3d4e5f`);
+    writeFileSync(stale, 'brickpost-custody/v1\n{"n":1');
+    assert.equal(brickpost(sub, ['verify', drive]).code, 0);
+    assert.deepEqual(readdirSync(join(drive, 'brickpost')).sort(), [id, `${id}.custody`]);
+  });
+});

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { open, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { open, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { checkCustodyChain, custodyLineHash, formatCustodyEvent, formatCustodyLog, type CustodyDetails, type CustodyEventLine, type CustodyType } from '@brickpost/manifest';
 import type { EventSink } from '../api.js';
 import type { Context } from '../context.js';
@@ -101,6 +101,9 @@ export async function appendCustody(ctx: Context, t: CustodyTarget, type: Custod
  */
 async function replaceLog(file: string, text: string): Promise<void> {
   await refuseLink(dirname(file), 'the folder of the custody log');
+  // A writer killed between writing and renaming left its temporary file: drop it.
+  const stale = `${basename(file)}.tmp-`;
+  for (const n of await readdir(dirname(file)).catch(() => [])) if (n.startsWith(stale)) await rm(join(dirname(file), n), { force: true }).catch(() => undefined);
   const tmp = `${file}.tmp-${randomBytes(6).toString('hex')}`;
   try {
     await writeFile(tmp, text, { flag: 'wx', mode: 0o644 });
