@@ -14,7 +14,7 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, linkSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { CLI, brickpost, diffSnapshots, lastEvent, MAKE_DATASET, makeDataset, publisherAndSubscriber, sh, snapshot, tempDir } from '../support.js';
+import { CLI, brickpost, diffSnapshots, lastEvent, MAKE_DATASET, makeDataset, publisherAndSubscriber, sh, shipmentDir, snapshot, tempDir } from '../support.js';
 import { assertBounded, assertRefused, run, treeDigest } from './harness.js';
 
 const env = { ...process.env, BRICKPOST_PACK_TARGET: String(1 << 20) };
@@ -97,7 +97,7 @@ describe('hostile conditions', () => {
     test(`a pack replaced by ${what}: refused at once (exit 1), never read or waited on`, () => {
       const drive = join(root, `drive-${what.split(' ')[1]}`);
       sh('cp', ['-a', drive1, drive]);
-      const bag = join(drive, 'brickpost', readdirSync(join(drive, 'brickpost'))[0]!);
+      const bag = shipmentDir(drive);
       const pack = join(bag, 'data', 'packs', '000', '000000.age');
       rmSync(pack);
       plant(pack);

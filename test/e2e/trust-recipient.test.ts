@@ -11,13 +11,12 @@ import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { brickpost, diffSnapshots, makeDataset, snapshot, tempDir, type Run } from '../support.js';
+import { brickpost, diffSnapshots, lastEvent, makeDataset, snapshot, tempDir, type Run } from '../support.js';
 
 const json = (r: Run): any => {
   assert.equal(r.code, 0, r.stdout + r.stderr);
   return JSON.parse(r.stdout);
 };
-const errorDoc = (r: Run): Record<string, any> => JSON.parse(r.stdout.trim().split('\n').pop() ?? '{}');
 
 describe('trust store recipients', () => {
   const root = tempDir('bp-trust-rcpt-');
@@ -66,10 +65,10 @@ describe('trust store recipients', () => {
     const before = brickpost(pub, ['trust', 'list', '--json']).stdout;
     const bad = brickpost(pub, ['trust', 'add', subId.minisignPublicKey!, '--recipient', `${subId.recipient!.slice(0, -1)}x`, '--json']);
     assert.equal(bad.code, 2);
-    assert.equal(errorDoc(bad).code, 'BAD_KEY');
+    assert.equal(lastEvent(bad).code, 'BAD_KEY');
     const two = brickpost(pub, ['trust', 'add', '-', '--json'], { input: `${subId.minisignPublicKey}\n${sub2Id.minisignPublicKey}\n` });
     assert.equal(two.code, 2);
-    assert.match(errorDoc(two).message, /2 different minisign public keys/);
+    assert.match(lastEvent(two).message, /2 different minisign public keys/);
     assert.equal(brickpost(pub, ['trust', 'list', '--json']).stdout, before);
   });
 

@@ -172,7 +172,7 @@ export class Engine {
   async report(opts: ReportOptions, onEvent: EventSink = () => undefined, signal?: AbortSignal): Promise<ShipmentReport> {
     // Loaded when used: reports and labels pull in the QR code library, which other commands need not carry.
     const { buildReport } = await import('./report/index.js');
-    return buildReport(this.ctx, opts, onEvent, signal, { drive: (o) => this.custody(o), dest: (shipment) => this.custody({ shipment }) });
+    return buildReport(this.ctx, opts, onEvent, signal);
   }
 
   /**

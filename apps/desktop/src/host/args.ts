@@ -4,6 +4,7 @@
  * fields it names, of the types it names; anything else is a USAGE error.
  */
 import { BrickpostError, quote } from '@brickpost/engine/api';
+import { JOB_ID_PATTERN } from '../shared/methods.js';
 
 /** A plain object argument. */
 export type Opts = Record<string, unknown>;
@@ -38,4 +39,13 @@ export function boolField(method: string, o: Opts, key: string): boolean {
   if (v === undefined) return false;
   if (typeof v !== 'boolean') throw new BrickpostError('USAGE', `${method}: ${key} must be true or false`);
   return v;
+}
+
+/**
+ * A job id the renderer chose: 1 to 64 letters, digits, - or _.
+ * @throws BrickpostError USAGE
+ */
+export function jobIdArg(jobId: unknown): string {
+  if (typeof jobId !== 'string' || !JOB_ID_PATTERN.test(jobId)) throw new BrickpostError('USAGE', `job id ${quote(String(jobId))} is not valid`, { hint: 'use 1 to 64 letters, digits, - or _' });
+  return jobId;
 }

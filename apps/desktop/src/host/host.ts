@@ -9,8 +9,8 @@ import { basename, join, resolve } from 'node:path';
 import { Engine } from '@brickpost/engine';
 import { BrickpostError, isBrickpostError, quote, renderReportHtml } from '@brickpost/engine/api';
 import type { JobListener } from '../shared/api.js';
-import { JOB_ID_PATTERN, isJobMethod, isQuickMethod, type JobMethod, type QuickMethod } from '../shared/methods.js';
-import { boolField, objectArg, stringField } from './args.js';
+import { isJobMethod, isQuickMethod, type JobMethod, type QuickMethod } from '../shared/methods.js';
+import { boolField, jobIdArg, objectArg, stringField } from './args.js';
 import { detectDrives } from './drives.js';
 import { listFolder, sourceInfo } from './folders.js';
 
@@ -26,25 +26,20 @@ export interface HostPort {
   close(): Promise<void>;
 }
 
-/** Where a host's engine comes from: an open one (kept open by close) or a home to open. */
-export type HostOptions = { engine: Engine } | { home?: string };
+/** Where a host's engine comes from: the home to open (default: as Engine.open). */
+export interface HostOptions {
+  home?: string;
+}
 
 /** The DesktopApi over an Engine in this process. */
 export class DesktopHost implements HostPort {
   private readonly engine: Engine;
-  private readonly ownsEngine: boolean;
   private readonly jobs = new Map<string, { controller: AbortController; done: Promise<unknown> }>();
   private closed = false;
 
   /** @throws BrickpostError from Engine.open (PERMISSION, IO, LOCKED, UNSUPPORTED_VERSION) */
   constructor(opts: HostOptions = {}) {
-    if ('engine' in opts) {
-      this.engine = opts.engine;
-      this.ownsEngine = false;
-    } else {
-      this.engine = Engine.open(opts.home !== undefined ? { home: opts.home } : {});
-      this.ownsEngine = true;
-    }
+    this.engine = Engine.open(opts.home !== undefined ? { home: opts.home } : {});
   }
 
   get home(): string {
@@ -115,7 +110,7 @@ export class DesktopHost implements HostPort {
   async job(jobId: string, method: JobMethod, args: unknown[], onEvent: JobListener): Promise<unknown> {
     this.checkOpen();
     if (!isJobMethod(method)) throw new BrickpostError('USAGE', `unknown job method ${quote(String(method))}`);
-    if (typeof jobId !== 'string' || !JOB_ID_PATTERN.test(jobId)) throw new BrickpostError('USAGE', `job id ${quote(String(jobId))} is not valid`, { hint: 'use 1 to 64 letters, digits, - or _' });
+    jobIdArg(jobId);
     if (this.jobs.has(jobId)) throw new BrickpostError('USAGE', `a job with id ${quote(jobId)} is already running`, { hint: 'use a new id for each job' });
     const opts = objectArg(method, Array.isArray(args) ? args : []);
     const controller = new AbortController();
@@ -162,7 +157,7 @@ export class DesktopHost implements HostPort {
     const running = [...this.jobs.values()];
     for (const j of running) j.controller.abort();
     await Promise.allSettled(running.map((j) => j.done));
-    if (this.ownsEngine) this.engine.close();
+    this.engine.close();
   }
 
   private checkOpen(): void {

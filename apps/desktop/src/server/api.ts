@@ -11,7 +11,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BrickpostError, quote } from '@brickpost/engine/api';
 import { INTERNAL_EXIT_CODE, toWireError } from '../host/errors.js';
 import type { HostPort } from '../host/host.js';
-import { JOB_ID_PATTERN, isJobMethod, isQuickMethod } from '../shared/methods.js';
+import { jobIdArg } from '../host/args.js';
+import { isJobMethod, isQuickMethod } from '../shared/methods.js';
 import type { ServerJobs } from './jobs.js';
 
 /** Request bodies larger than this are refused. */
@@ -61,15 +62,18 @@ export async function handleApi(req: IncomingMessage, res: ServerResponse, path:
     if (path === '/api/call' && req.method === 'POST') {
       const body = await readJson(req);
       if (!isQuickMethod(body.method)) throw new BrickpostError('USAGE', `unknown method ${quote(String(body.method))}`);
-      const value = await host.call(body.method, argsOf(body)).catch((e: unknown) => ({ failed: e }));
-      if (typeof value === 'object' && value !== null && 'failed' in value) return sendError(res, value.failed);
+      let value: unknown;
+      try {
+        value = await host.call(body.method, argsOf(body));
+      } catch (e) {
+        return sendError(res, e);
+      }
       return sendJson(res, 200, { value: value === undefined ? null : value });
     }
     if (path === '/api/job' && req.method === 'POST') {
       const body = await readJson(req);
-      const jobId = body.jobId;
       if (!isJobMethod(body.method)) throw new BrickpostError('USAGE', `unknown job method ${quote(String(body.method))}`);
-      if (typeof jobId !== 'string' || !JOB_ID_PATTERN.test(jobId)) throw new BrickpostError('USAGE', `job id ${quote(String(jobId))} is not valid`, { hint: 'use 1 to 64 letters, digits, - or _' });
+      const jobId = jobIdArg(body.jobId);
       if (jobs.has(jobId)) throw new BrickpostError('USAGE', `job id ${quote(jobId)} is already in use`, { hint: 'use a new id for each job' });
       jobs.start(jobId, body.method, argsOf(body));
       return sendJson(res, 202, { jobId });

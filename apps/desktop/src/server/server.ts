@@ -7,8 +7,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Engine } from '@brickpost/engine';
-import { BrickpostError, quote } from '@brickpost/engine/api';
+import { BrickpostError } from '@brickpost/engine/api';
 import { DesktopHost, type HostPort } from '../host/host.js';
 import { handleApi } from './api.js';
 import { authorize, newToken, sessionCookie } from './auth.js';
@@ -17,15 +16,10 @@ import { RENDERER_ROOT, serveStatic, staticPath } from './static.js';
 
 /** What startUiServer serves, and where. */
 export interface UiServerOptions {
-  /** An open engine (left open by close), else `home` is opened (and closed by close). */
-  engine?: Engine;
+  /** The home to open (default: as Engine.open); closed by close. */
   home?: string;
-  /** A host to serve instead of one over `engine`/`home` (left open by close). */
-  hostPort?: HostPort;
   /** 0 or absent: any free port. */
   port?: number;
-  /** Only the loopback address is accepted. */
-  host?: '127.0.0.1';
   /** The static folder (default: the desktop renderer). */
   root?: string;
 }
@@ -73,15 +67,11 @@ const SECURITY_HEADERS: Record<string, string> = {
 
 /**
  * Starts the server on 127.0.0.1 and resolves once it listens.
- * @throws BrickpostError USAGE (a host other than 127.0.0.1), IO (port in use), and Engine.open's errors
+ * @throws BrickpostError IO (port in use), and Engine.open's errors
  */
 export async function startUiServer(opts: UiServerOptions = {}): Promise<UiServer> {
-  if (opts.host !== undefined && opts.host !== '127.0.0.1') {
-    throw new BrickpostError('USAGE', `the ui server listens on 127.0.0.1 only, not ${quote(String(opts.host))}`);
-  }
   const token = newToken();
-  const ownHost = opts.hostPort === undefined;
-  const host: HostPort = opts.hostPort ?? new DesktopHost(opts.engine ? { engine: opts.engine } : opts.home !== undefined ? { home: opts.home } : {});
+  const host: HostPort = new DesktopHost(opts.home !== undefined ? { home: opts.home } : {});
   const jobs = new ServerJobs(host);
   const root = opts.root ?? RENDERER_ROOT;
   let port = 0;
@@ -121,7 +111,7 @@ export async function startUiServer(opts: UiServerOptions = {}): Promise<UiServe
       server.listen({ host: '127.0.0.1', port: opts.port ?? 0, exclusive: true }, () => resolve());
     });
   } catch (e) {
-    if (ownHost) await host.close();
+    await host.close();
     const err = e as NodeJS.ErrnoException;
     if (err.code === 'EADDRINUSE') throw new BrickpostError('IO', `port ${opts.port} on 127.0.0.1 is already in use`, { hint: 'choose another --port, or leave it out to use a free one' });
     throw e;
@@ -138,7 +128,7 @@ export async function startUiServer(opts: UiServerOptions = {}): Promise<UiServe
         const stopped = new Promise<void>((r) => server.close(() => r()));
         server.closeAllConnections();
         await stopped;
-        if (ownHost) await host.close();
+        await host.close();
       })()),
   };
 }

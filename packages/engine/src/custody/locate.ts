@@ -1,7 +1,7 @@
 import { lstat, readdir, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { BrickpostError, quote } from '@brickpost/manifest';
-import { DRIVE_DIR, SHIPMENT_ID } from '../drive/layout.js';
+import { DRIVE_DIR, driveRoot, isBagFolder, SHIPMENT_ID } from '../drive/layout.js';
 
 /** The suffix of a bag folder being removed by wipe: not a shipment (§3.2), not an unfinished one (§3.3). */
 export const WIPING_SUFFIX = '.wiping';
@@ -37,14 +37,13 @@ async function kind(p: string): Promise<'file' | 'dir' | null> {
  */
 export async function locateCustody(drive: string, shipment?: string): Promise<CustodyPlace> {
   if ((await kind(drive)) !== 'dir') throw new BrickpostError('NOT_FOUND', `drive ${quote(drive)} is not a folder`);
-  if ((await kind(join(drive, 'bagit.txt'))) === 'file') {
+  if (await isBagFolder(drive)) {
     const id = basename(drive.replace(/\/+$/, ''));
     if (shipment && shipment !== id) throw new BrickpostError('NOT_FOUND', `${quote(drive)} holds shipment ${quote(id)}, not ${quote(shipment)}`);
     return { id, bag: drive, wiping: null, log: custodyLogOf(drive) };
   }
-  let root = join(drive, DRIVE_DIR);
-  if ((await kind(root)) !== 'dir' && basename(drive.replace(/\/+$/, '')) === DRIVE_DIR) root = drive;
-  if ((await kind(root)) !== 'dir') throw new BrickpostError('NOT_A_DRIVE', `${quote(drive)} is not a brickpost drive (no ${DRIVE_DIR}/ folder)`, { hint: 'give the folder the drive is mounted at' });
+  const root = await driveRoot(drive);
+  if (!root) throw new BrickpostError('NOT_A_DRIVE', `${quote(drive)} is not a brickpost drive (no ${DRIVE_DIR}/ folder)`, { hint: 'give the folder the drive is mounted at' });
   const ids = new Set<string>();
   for (const name of await readdir(root)) {
     const id = name.endsWith(CUSTODY_SUFFIX) ? name.slice(0, -CUSTODY_SUFFIX.length) : name.endsWith(WIPING_SUFFIX) ? name.slice(0, -WIPING_SUFFIX.length) : name;

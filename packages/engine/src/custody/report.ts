@@ -1,4 +1,4 @@
-import { BrickpostError, checkCustodyChain, isBrickpostError, minisign, quote, type CheckedEvent, type ShipmentInfo } from '@brickpost/manifest';
+import { BrickpostError, checkCustodyChain, isBrickpostError, quote, type CheckedEvent, type ShipmentInfo } from '@brickpost/manifest';
 import type { CustodyEvent, CustodyOptions, CustodyProblem, CustodyReport } from '../api.js';
 import type { Context } from '../context.js';
 import { openShipment, type LenientFindings } from '../drive/open.js';
@@ -103,7 +103,7 @@ export async function custodyReport(ctx: Context, opts: CustodyOptions): Promise
   const publisherKeyId = info?.publisherKey ?? publisherOf(ctx, id);
   const trust = listTrust(ctx.catalog);
   const publisherKey = trust.find((k) => k.keyId === publisherKeyId)?.minisignPublicKey;
-  const checked = checkCustodyChain(all, { shipment: id, drive: drive ?? '1 of 1', ...(publisherKeyId ? { publisherKeyId } : {}), ...(publisherKey ? { publisherKey: canonical(publisherKey) } : {}) });
+  const checked = checkCustodyChain(all, { shipment: id, drive: drive ?? '1 of 1', ...(publisherKeyId ? { publisherKeyId } : {}), ...(publisherKey ? { publisherKey } : {}) });
   for (const [i, c] of checked.events.entries()) if (c.problem) breakAt(i + 1, c.problem.code, c.problem.message, i < chain.length ? (log ?? bagDir ?? undefined) : undefined, problems);
   problems.push(...compared);
 
@@ -122,13 +122,9 @@ export async function custodyReport(ctx: Context, opts: CustodyOptions): Promise
   };
 }
 
-function canonical(key: string): string {
-  return minisign.parsePublicKey(key).line;
-}
-
 function toEvent(c: CheckedEvent, source: CustodyEvent['source'], trust: Array<{ keyId: string; minisignPublicKey: string; name: string }>): CustodyEvent {
   const e = c.event!;
-  const t = trust.find((k) => k.keyId === e.actor.keyId && canonical(k.minisignPublicKey) === e.actor.publicKey);
+  const t = trust.find((k) => k.keyId === e.actor.keyId && k.minisignPublicKey === e.actor.publicKey);
   return {
     n: e.n,
     type: e.type,

@@ -26,6 +26,21 @@ export function bagDir(drive: string, shipment: string): string {
 }
 
 /**
+ * The folder that holds a drive's shipments: DRIVE/brickpost/, or the
+ * folder given when it is itself a brickpost/ folder; null when neither.
+ */
+export async function driveRoot(drive: string): Promise<string | null> {
+  const root = join(drive, DRIVE_DIR);
+  if (await isDir(root)) return root;
+  return drive.replace(/\/+$/, '').endsWith(`/${DRIVE_DIR}`) && (await isDir(drive)) ? drive : null;
+}
+
+/** True when `dir` is a bag folder (it holds bagit.txt). */
+export async function isBagFolder(dir: string): Promise<boolean> {
+  return isFile(join(dir, 'bagit.txt'));
+}
+
+/**
  * Finds the shipment to read on a drive: the one named, or the only one.
  * Accepts the drive root, its brickpost/ folder or a bag folder itself.
  * @throws BrickpostError NOT_A_DRIVE, AMBIGUOUS_SHIPMENT, NOT_FOUND
@@ -34,14 +49,13 @@ export async function findShipment(drive: string, shipment?: string): Promise<{ 
   const st = await stat(drive).catch(() => null);
   if (!st?.isDirectory()) throw new BrickpostError('NOT_FOUND', `drive ${quote(drive)} is not a folder`);
   // A bag folder given directly.
-  if (await isFile(join(drive, 'bagit.txt'))) {
+  if (await isBagFolder(drive)) {
     const id = drive.replace(/\/+$/, '').split('/').pop() ?? '';
     if (shipment && shipment !== id) throw new BrickpostError('NOT_FOUND', `${quote(drive)} holds shipment ${quote(id)}, not ${quote(shipment)}`);
     return { id, dir: drive };
   }
-  let root = join(drive, DRIVE_DIR);
-  if (!(await isDir(root)) && drive.replace(/\/+$/, '').endsWith(`/${DRIVE_DIR}`)) root = drive;
-  if (!(await isDir(root))) {
+  const root = await driveRoot(drive);
+  if (!root) {
     throw new BrickpostError('NOT_A_DRIVE', `${quote(drive)} is not a brickpost drive (no ${DRIVE_DIR}/ folder)`, {
       hint: 'give the folder the drive is mounted at',
     });

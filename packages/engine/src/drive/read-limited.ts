@@ -61,17 +61,18 @@ export async function readLimited(path: string, max: number, what: string): Prom
  * on the bytes written, so what was copied is what was checked: one read
  * of the drive, no read back of the copy. A file larger than `bound` is
  * refused before anything is copied, and copying stops one byte past it.
+ * Returns the bytes copied.
  * @throws BrickpostError FIXITY_MISMATCH, FILE_MISSING, MALFORMED, NO_SPACE, IO
  */
-export async function copyDriveFile(from: string, to: string, sha256: string, rel: string, bound?: SizeBound): Promise<void> {
+export async function copyDriveFile(from: string, to: string, sha256: string, rel: string, bound?: SizeBound): Promise<number> {
   await mkdir(dirname(to), { recursive: true, mode: 0o700 });
   await rm(to, { force: true });
   const fh = await openDriveFile(from, quote(rel));
   let out: SeqWriter | null = null;
+  let read = 0;
   try {
     checkBound((await fh.stat()).size, bound, quote(rel), from);
     out = await SeqWriter.create(to);
-    let read = 0;
     for await (const c of fh.createReadStream({ highWaterMark: 1 << 20, autoClose: false, ...(bound ? { end: bound.max } : {}) })) {
       read += (c as Buffer).length;
       checkBound(read, bound, quote(rel), from, false);
@@ -87,4 +88,5 @@ export async function copyDriveFile(from: string, to: string, sha256: string, re
     await rm(to, { force: true });
     throw new BrickpostError('FIXITY_MISMATCH', `${quote(rel)} does not match its SHA-256 in the signed payload manifest`, { path: from, hint: 'the drive was damaged or modified' });
   }
+  return read;
 }

@@ -5,7 +5,7 @@ import type { Progress } from '../io/progress.js';
 import { SeqWriter } from '../io/seq-writer.js';
 import { combine, reconstructionMatrix } from '../parity/rs.js';
 import { openDriveFile } from './read-limited.js';
-import { setStatus, type SetMembers } from './set.js';
+import { lostShares, setStatus, type SetMembers } from './set.js';
 
 const UNIT = 1 << 20;
 
@@ -21,7 +21,7 @@ export async function rebuildMissing(m: SetMembers, out: string, progress?: Prog
   if (!m.set) return 0;
   const set = m.set;
   const st = setStatus(set, m.members.keys());
-  const lost = set.shares.filter((s) => s.kind === 'data' && !m.members.has(s.index));
+  const lost = lostShares(m);
   if (lost.length === 0) return 0;
   if (!st.recoverable) throw new BrickpostError('SET_INCOMPLETE', `${st.needed} more drives of the set are needed to rebuild drives ${lost.map((s) => s.index + 1).join(', ')}`);
   const chosen = [...m.members.keys()].sort((a, b) => a - b).slice(0, set.data);

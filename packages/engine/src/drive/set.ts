@@ -1,6 +1,6 @@
 import { readdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { BrickpostError, MANIFEST_PATH, packPath, quote, SET_PATH, type DriveSet } from '@brickpost/manifest';
+import { BrickpostError, MANIFEST_PATH, packPath, quote, SET_PATH, type DriveSet, type SetShare } from '@brickpost/manifest';
 import { DRIVE_DIR, findShipment, SHIPMENT_ID } from './layout.js';
 import { openShipment, type OpenedShipment, type TrustedSigner } from './open.js';
 
@@ -81,6 +81,11 @@ export function requireRecoverable(m: SetMembers): void {
       `${st.needed} more of drives ${st.missing.join(', ')} ${st.needed === 1 ? 'is' : 'are'} needed`,
     { hint: `mount ${st.needed === 1 ? 'one of them' : `${st.needed} of them`} and give every drive on the command line, or use --gather with one drive at a time` },
   );
+}
+
+/** The data drives of the set that are not among the members (to rebuild from parity); none for one drive. */
+export function lostShares(m: SetMembers): SetShare[] {
+  return m.set?.shares.filter((s) => s.kind === 'data' && !m.members.has(s.index)) ?? [];
 }
 
 /**

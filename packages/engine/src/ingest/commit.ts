@@ -7,7 +7,7 @@ import { failpoint } from '../io/failpoint.js';
 import { CAN_SYNC_FS, syncDir, syncFilesystem } from '../io/sync.js';
 import type { DestDb, JournalRow } from './dest-db.js';
 import { FolderChain } from './folder-chain.js';
-import { setMeta } from './meta.js';
+import { setMeta, swapped } from './meta.js';
 import type { DestFolder, DestState } from './state.js';
 
 /** How many applied shipments keep their undo area by default (rollback reaches back that far). */
@@ -202,7 +202,7 @@ export async function applyDirMeta(db: DestDb, dest: string, records: AsyncItera
       const st = chain.parentReal(p) ? lstatIfPresent(join(dest, p)) : null;
       chain.enter(p, st?.isDirectory() === true);
       if (st?.isDirectory()) put.run(p, r.mode, r.mtime);
-      else if (st && !lenient) setMeta(join(dest, p), r.mode, r.mtime, 'dir');
+      else if (st && !lenient) throw swapped(join(dest, p), 'dir');
     }
     sql.exec('COMMIT');
   } catch (e) {

@@ -1,4 +1,4 @@
-import { copyFile, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BrickpostError, quote } from '@brickpost/manifest';
 import type { EventSink } from '../api.js';
@@ -69,8 +69,7 @@ async function copyBag(s: OpenedShipment, to: string): Promise<void> {
     let left = s.info.payloadBytes;
     for (const [rel, digest] of s.payload) {
       const bound = withinTotal(payloadBound(s, rel), left, s.info.payloadBytes);
-      await copyDriveFile(join(from, rel), join(part, rel), digest, rel, bound);
-      left -= (await stat(join(part, rel))).size;
+      left -= await copyDriveFile(join(from, rel), join(part, rel), digest, rel, bound);
     }
     await syncDir(part);
     await rename(part, to);

@@ -10,7 +10,7 @@ import { payloadBound } from '../drive/payload-bound.js';
 import { requireSpace } from '../io/space.js';
 import { copyDriveFile } from '../drive/read-limited.js';
 import { rebuildMissing } from '../drive/rebuild.js';
-import { mergedShipment, openMembers, setDrives, setStatus } from '../drive/set.js';
+import { lostShares, mergedShipment, openMembers, setDrives, setStatus } from '../drive/set.js';
 import { toEnvironmentError } from '../io/errors.js';
 import { Progress } from '../io/progress.js';
 import { CAN_SYNC_FS, syncFilesystem } from '../io/sync.js';
@@ -128,8 +128,8 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
     if (plan.missing.length > 0) {
       throw await refuse(ctx, folder, s, h, state, plan.missing, opts.requestOut, oldTree);
     }
-    const lost = members.set?.shares.filter((x) => x.kind === 'data' && !members.members.has(x.index)) ?? [];
-    await checkSpace(dest, plan.bytesToStage + lost.reduce((a, x) => a + x.bytes, 0));
+    const lost = lostShares(members);
+    await requireSpace(dest, plan.bytesToStage + lost.reduce((a, x) => a + x.bytes, 0), { where: 'destination', what: 'the shipment' });
     const rebuilt = join(folder.state, 'rebuild', s.id);
     if (lost.length > 0) {
       const rp = new Progress(onEvent, 'rebuild');
@@ -286,10 +286,6 @@ async function refuse(
     return missingError(missing, null);
   }
   return missingError(missing, file);
-}
-
-async function checkSpace(dest: string, bytes: number): Promise<void> {
-  await requireSpace(dest, bytes, { where: 'destination', what: 'the shipment' });
 }
 
 function recordIngest(ctx: Context, s: OpenedShipment, dest: string, files: number, bytes: number, secret: string): void {

@@ -66,7 +66,8 @@ function checkType(p: string, st: Stats, kind: 'file' | 'dir'): void {
   if (kind === 'dir' ? !st.isDirectory() : !st.isFile()) throw swapped(p, kind);
 }
 
-function swapped(p: string, kind: 'file' | 'dir'): BrickpostError {
+/** The refusal of an entry that is not the file or folder ingest planned for. */
+export function swapped(p: string, kind: 'file' | 'dir'): BrickpostError {
   return new BrickpostError('UNSAFE_ENTRY', `${quote(p)} is no longer the ${kind === 'dir' ? 'folder' : 'file'} ingest planned for (a symbolic link or another entry was put in its place): its mode and time were not set through it`, {
     path: p,
     hint: 'the destination was changed locally during the commit; move that entry away, then run the same command again to finish',

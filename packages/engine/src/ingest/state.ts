@@ -107,10 +107,6 @@ export class DestFolder {
   }
 
   /**
-   * Takes the destination's lock (stale locks of dead processes are taken over).
-   * @throws BrickpostError LOCKED
-   */
-  /**
    * Locks DEST for this process, and removes what a killed one left of
    * writing state.json (its temporary file, never renamed into place).
    * @throws BrickpostError LOCKED, PERMISSION, IO

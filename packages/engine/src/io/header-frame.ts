@@ -1,5 +1,7 @@
 import { BrickpostError, frame } from '@brickpost/manifest';
-import { HEADER_FRAME_NIBBLE } from '../pack/pack-writer.js';
+
+/** Magic nibble of the skippable frame that opens every pack and manifest plaintext. */
+export const HEADER_FRAME_NIBBLE = 0x0b;
 
 /** The skippable frame that opens a brickpost stream of `format` (`FORMAT\n`); `zstd -d` skips it. */
 export function headerFrame(format: string): Buffer {

@@ -1,8 +1,7 @@
 import { age, frame, packPath } from '@brickpost/manifest';
+import { HEADER_FRAME_NIBBLE } from '../io/header-frame.js';
 import type { SeqWriter } from '../io/seq-writer.js';
 
-/** Magic nibble of the skippable frame that opens every pack and manifest plaintext. */
-export const HEADER_FRAME_NIBBLE = 0x0b;
 export const PACK_FORMAT = 'brickpost-pack/v1';
 
 /** What a finished pack is, for the manifest's pack index and the bag manifest. */

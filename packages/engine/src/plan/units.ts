@@ -105,15 +105,19 @@ function digits(v: number): string {
 
 const SI = ['B', 'kB', 'MB', 'GB', 'TB', 'PB', 'EB'];
 
-/** A size in SI units, as drives are sold: `10 TB`, `1.65 TB`, `512 B`. */
-export function humanSize(bytes: number): string {
+/** `v` in the largest of `units` (steps of 1000) that keeps it under 1000, to three digits. */
+function withSiPrefix(v: number, units: readonly string[]): string {
   let i = 0;
-  let v = bytes;
-  while (Math.abs(v) >= 999.5 && i < SI.length - 1) {
+  while (Math.abs(v) >= 999.5 && i < units.length - 1) {
     v /= 1000;
     i++;
   }
-  return `${digits(v)} ${SI[i]}`;
+  return `${digits(v)} ${units[i]}`;
+}
+
+/** A size in SI units, as drives are sold: `10 TB`, `1.65 TB`, `512 B`. */
+export function humanSize(bytes: number): string {
+  return withSiPrefix(bytes, SI);
 }
 
 /** A rate in SI bytes per second: `12.5 MB/s`. */
@@ -125,13 +129,7 @@ const BIT_UNITS = ['bit/s', 'kbit/s', 'Mbit/s', 'Gbit/s', 'Tbit/s', 'Pbit/s'];
 
 /** A link speed: `100 Mbit/s`, `1 Gbit/s`. */
 export function humanBitRate(bitsPerSecond: number): string {
-  let i = 0;
-  let v = bitsPerSecond;
-  while (Math.abs(v) >= 999.5 && i < BIT_UNITS.length - 1) {
-    v /= 1000;
-    i++;
-  }
-  return `${digits(v)} ${BIT_UNITS[i]}`;
+  return withSiPrefix(bitsPerSecond, BIT_UNITS);
 }
 
 const SPANS: Array<[limit: number, unit: number, name: string]> = [

@@ -4,13 +4,11 @@ import type { Context } from '../context.js';
 import { history } from '../ingest/history.js';
 import { openDest } from '../ingest/state.js';
 import { Progress } from '../io/progress.js';
-import { listTrust } from '../keys/index.js';
+import { custodyReport } from '../custody/index.js';
+import { getTrust } from '../keys/index.js';
 import { checkDest } from '../receipt/index.js';
 import { PhaseClock } from './phase-clock.js';
 import { rankProblems, verdictOf } from './verdict.js';
-
-/** Reads the custody events this home's catalog holds of a shipment (Engine.custody without a drive). */
-export type DestCustodySource = (shipmentId: string) => Promise<CustodyReport>;
 
 /**
  * The report of a destination: its current shipment and the ones applied
@@ -20,7 +18,7 @@ export type DestCustodySource = (shipmentId: string) => Promise<CustodyReport>;
  * checked.
  * @throws BrickpostError NOT_FOUND (not a destination, no kept manifest), NO_IDENTITY, LOCKED, NO_MATCHING_KEY, CANCELLED
  */
-export async function destReport(ctx: Context, opts: ReportOptions, onEvent: EventSink, signal?: AbortSignal, custody?: DestCustodySource): Promise<ShipmentReport> {
+export async function destReport(ctx: Context, opts: ReportOptions, onEvent: EventSink, signal?: AbortSignal): Promise<ShipmentReport> {
   const clock = new PhaseClock(onEvent);
   const me = ctx.identity();
   const { dest, folder, state } = await openDest(opts.target);
@@ -48,18 +46,16 @@ export async function destReport(ctx: Context, opts: ReportOptions, onEvent: Eve
   } finally {
     await unlock();
   }
-  let custodyReport: CustodyReport | null = null;
-  if (custody) {
-    try {
-      const c = await custody(last.shipment);
-      if (c.events.length > 0) custodyReport = c;
-      else notes.push(`this home's catalog holds no custody events of shipment ${last.shipment}`);
-    } catch (e) {
-      notes.push(`custody log not shown: ${(e as Error).message}`);
-    }
+  let custody: CustodyReport | null = null;
+  try {
+    const c = await custodyReport(ctx, { shipment: last.shipment });
+    if (c.events.length > 0) custody = c;
+    else notes.push(`this home's catalog holds no custody events of shipment ${last.shipment}`);
+  } catch (e) {
+    notes.push(`custody log not shown: ${(e as Error).message}`);
   }
 
-  const trusted = listTrust(ctx.catalog).find((k) => k.keyId === state.publisher);
+  const trusted = getTrust(ctx.catalog, state.publisher);
   const ok = verification.ok;
   const report: Omit<ShipmentReport, 'verdict'> = {
     format: 'brickpost-report/v1',
@@ -80,7 +76,7 @@ export async function destReport(ctx: Context, opts: ReportOptions, onEvent: Eve
       dataDrives: 0,
       parityDrives: 0,
     },
-    publisher: { keyId: state.publisher, name: trusted?.name ?? null, trusted: trusted !== undefined },
+    publisher: { keyId: state.publisher, name: trusted?.name ?? null, trusted: trusted !== null },
     signature: 'not-checked',
     drives: [],
     check: {
@@ -98,7 +94,7 @@ export async function destReport(ctx: Context, opts: ReportOptions, onEvent: Eve
     repair: null,
     dest: { path: dest, publisherKeyId: hist.publisherKeyId, keepUndo: hist.keepUndo, applied: hist.shipments },
     timings: clock.timings(),
-    custody: custodyReport,
+    custody,
     notes,
   };
   if (verification.problems.length >= 100) notes.push('the destination check lists its first 100 problems only; there may be more');

@@ -2,15 +2,13 @@ import { resolve } from 'node:path';
 import type { DriveSet, ShipmentInfo } from '@brickpost/manifest';
 import type { CustodyReport, EventSink, ReportDrive, ReportOptions, ShipmentReport, VerifyProblem, VerifyReport } from '../api.js';
 import type { Context } from '../context.js';
+import { custodyReport } from '../custody/index.js';
 import { findShipment } from '../drive/layout.js';
 import { openShipment } from '../drive/open.js';
 import { trustedVerifiers } from '../keys/index.js';
 import { verify } from '../verify/verify.js';
 import { PhaseClock } from './phase-clock.js';
 import { rankProblems, verdictOf } from './verdict.js';
-
-/** Reads a shipment's custody log; Engine.custody. */
-export type CustodySource = (opts: { drive: string; shipment?: string }) => Promise<CustodyReport>;
 
 /** What the drive's own tag files say, when they can be read at all. */
 async function shipmentFacts(ctx: Context, id: string, dir: string): Promise<{ info: ShipmentInfo; set: DriveSet | null } | null> {
@@ -29,7 +27,7 @@ async function shipmentFacts(ctx: Context, id: string, dir: string): Promise<{ i
  * custody log. Findings go into the report; nothing about the drive throws.
  * @throws BrickpostError NOT_A_DRIVE, NOT_FOUND, AMBIGUOUS_SHIPMENT, NO_IDENTITY (deep), CANCELLED
  */
-export async function driveReport(ctx: Context, opts: ReportOptions, onEvent: EventSink, signal?: AbortSignal, custody?: CustodySource): Promise<ShipmentReport> {
+export async function driveReport(ctx: Context, opts: ReportOptions, onEvent: EventSink, signal?: AbortSignal): Promise<ShipmentReport> {
   const clock = new PhaseClock(onEvent);
   const found = await findShipment(resolve(opts.target), opts.shipment);
   clock.begin('verify');
@@ -42,16 +40,14 @@ export async function driveReport(ctx: Context, opts: ReportOptions, onEvent: Ev
   const problems: VerifyProblem[] = [...vr.problems];
   const drives = await setDrives(ctx, vr, found.dir, facts, clock, problems, notes, signal);
 
-  let custodyReport: CustodyReport | null = null;
-  if (custody) {
-    clock.begin('custody');
-    try {
-      custodyReport = await custody({ drive: found.dir, shipment: found.id });
-    } catch (e) {
-      notes.push(`custody log not shown: ${(e as Error).message}`);
-    }
-    clock.stop();
+  let custody: CustodyReport | null = null;
+  clock.begin('custody');
+  try {
+    custody = await custodyReport(ctx, { drive: found.dir, shipment: found.id });
+  } catch (e) {
+    notes.push(`custody log not shown: ${(e as Error).message}`);
   }
+  clock.stop();
 
   const info = facts?.info;
   const ranked = rankProblems(problems);
@@ -92,7 +88,7 @@ export async function driveReport(ctx: Context, opts: ReportOptions, onEvent: Ev
     repair: vr.repair ?? null,
     dest: null,
     timings: clock.timings(),
-    custody: custodyReport,
+    custody,
     notes,
   };
   return { ...report, verdict: verdictOf(report) };

@@ -18,12 +18,14 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { BrickpostError, isBrickpostError, quote } from '@brickpost/manifest';
+import { stat } from 'node:fs/promises';
+import { BrickpostError, quote } from '@brickpost/manifest';
+import { driveRoot, isBagFolder } from '../drive/layout.js';
 import type { EventSink, ReportOptions, ShipmentReport } from '../api.js';
 import type { Context } from '../context.js';
 import { STATE_DIR } from '../ingest/state.js';
-import { destReport, type DestCustodySource } from './dest.js';
-import { driveReport, type CustodySource } from './drive.js';
+import { destReport } from './dest.js';
+import { driveReport } from './drive.js';
 
 export { renderReportHtml } from './html.js';
 export { renderLabelsHtml } from './label-html.js';
@@ -31,28 +33,19 @@ export { driveLabels, qrSvg } from './label.js';
 export { findBrowser, printPdf } from './pdf.js';
 export { REPORT_SCHEMA } from './schema.js';
 export { REPORT_LIMITS, verdictOf } from './verdict.js';
-export type { CustodySource, DestCustodySource };
-
-/** Where reports find custody logs: of a shipment on a drive, and in this home's catalog. */
-export interface CustodySources {
-  drive?: CustodySource;
-  dest?: DestCustodySource;
-}
 
 /**
  * The report of `opts.target`: a destination when it holds brickpost
  * state (DEST/.brickpost/state.json), else a drive.
  * @throws BrickpostError NOT_A_DRIVE, NOT_FOUND, AMBIGUOUS_SHIPMENT, NO_IDENTITY, LOCKED, NO_MATCHING_KEY (a destination's kept manifest), CANCELLED
  */
-export function buildReport(ctx: Context, opts: ReportOptions, onEvent: EventSink, signal?: AbortSignal, custody: CustodySources = {}): Promise<ShipmentReport> {
-  if (existsSync(join(opts.target, STATE_DIR, 'state.json'))) return destReport(ctx, opts, onEvent, signal, custody.dest);
-  return driveReport(ctx, opts, onEvent, signal, custody.drive).catch((e: unknown) => {
-    // Neither a drive nor a destination: say that both are accepted.
-    if (isBrickpostError(e, 'NOT_A_DRIVE') && e.message.includes('is not a brickpost drive')) {
-      throw new BrickpostError('NOT_A_DRIVE', `${quote(opts.target)} is neither a brickpost drive (no brickpost/ folder) nor a destination (no .brickpost/state.json)`, {
-        hint: 'give the folder a drive is mounted at, or a folder you ingested a shipment into',
-      });
-    }
-    throw e;
-  });
+export async function buildReport(ctx: Context, opts: ReportOptions, onEvent: EventSink, signal?: AbortSignal): Promise<ShipmentReport> {
+  if (existsSync(join(opts.target, STATE_DIR, 'state.json'))) return destReport(ctx, opts, onEvent, signal);
+  // Neither a drive nor a destination: say that both are accepted.
+  if ((await stat(opts.target).catch(() => null))?.isDirectory() && !(await isBagFolder(opts.target)) && !(await driveRoot(opts.target))) {
+    throw new BrickpostError('NOT_A_DRIVE', `${quote(opts.target)} is neither a brickpost drive (no brickpost/ folder) nor a destination (no .brickpost/state.json)`, {
+      hint: 'give the folder a drive is mounted at, or a folder you ingested a shipment into',
+    });
+  }
+  return driveReport(ctx, opts, onEvent, signal);
 }

@@ -5,7 +5,6 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { BrickpostError, quote } from '@brickpost/manifest';
-import { toEnvironmentError } from '../io/errors.js';
 import { writeAtomic } from '../io/sync.js';
 
 /** Browsers that can print a page to PDF headless, in the order they are looked for on PATH. */
@@ -64,9 +63,7 @@ export async function printPdf(html: string, out: string, signal?: AbortSignal, 
     if (!bytes || bytes.subarray(0, 5).toString('latin1') !== '%PDF-') {
       throw new BrickpostError('DEPENDENCY', `${quote(exe)} did not print a PDF`, { hint: 'check that the browser runs headless here (try it with --headless --print-to-pdf), or use --html only' });
     }
-    await writeAtomic(out, bytes).catch((e) => {
-      throw toEnvironmentError(e, `cannot write ${quote(out)}`);
-    });
+    await writeAtomic(out, bytes);
   } finally {
     await rm(work, { recursive: true, force: true });
   }

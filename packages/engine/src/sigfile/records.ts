@@ -4,7 +4,7 @@ import { BrickpostError, checkKeys as keys, checkObject as object, checkPath, ch
 export const SIGNATURE_FORMAT = 'brickpost-signature/v1';
 
 /** Low nibble of the magic of the skippable frame that opens the file: the one packs and the manifest use (FORMAT.md §9.1). */
-export { HEADER_FRAME_NIBBLE } from '../pack/pack-writer.js';
+export { HEADER_FRAME_NIBBLE } from '../io/header-frame.js';
 
 /** What a signature or request file says about itself: its first record, without `t` and `format`. */
 export interface SigHeader {

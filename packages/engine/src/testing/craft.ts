@@ -17,7 +17,8 @@ import {
 import { chunkId, chunkKey, encodeChunk } from '../chunk/index.js';
 import { bagDir, newShipmentId } from '../drive/layout.js';
 import { sealBag } from '../drive/seal.js';
-import { HEADER_FRAME_NIBBLE, packHeaderFrame } from '../pack/pack-writer.js';
+import { HEADER_FRAME_NIBBLE } from '../io/header-frame.js';
+import { packHeaderFrame } from '../pack/pack-writer.js';
 import { sha256File } from '../verify/fixity.js';
 import { ageEncrypt } from './age-file.js';
 import { editBagInfo, resealTags } from './reseal.js';

@@ -5,7 +5,8 @@ import { age, BrickpostError, frame, isBrickpostError, packPath, parseStrictJson
 import { openDriveFile } from '../drive/read-limited.js';
 import { toEnvironmentError } from '../io/errors.js';
 import { failpointError, fsError } from '../io/failpoint.js';
-import { HEADER_FRAME_NIBBLE, PACK_FORMAT } from '../pack/pack-writer.js';
+import { HEADER_FRAME_NIBBLE } from '../io/header-frame.js';
+import { PACK_FORMAT } from '../pack/pack-writer.js';
 import { openAgeHandle } from './age-handle.js';
 
 const BLOCK = 1 << 20;

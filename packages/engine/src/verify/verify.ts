@@ -9,7 +9,7 @@ import { findShipment } from '../drive/layout.js';
 import { openShipment, type LenientFindings } from '../drive/open.js';
 import { rebuildMissing } from '../drive/rebuild.js';
 import { repairStatus } from '../drive/repair.js';
-import { mergedShipment, openMembers, requireRecoverable, setDrives, setStatus } from '../drive/set.js';
+import { lostShares, mergedShipment, openMembers, requireRecoverable, setDrives, setStatus } from '../drive/set.js';
 import { Progress } from '../io/progress.js';
 import { requireSpace } from '../io/space.js';
 import { trustedVerifiers } from '../keys/index.js';
@@ -101,7 +101,7 @@ export async function verify(ctx: Context, opts: VerifyOptions, onEvent: EventSi
           const m = await openMembers([found.dir, ...others.values()], trustedVerifiers(ctx.catalog), found.id);
           requireRecoverable(m);
           scratch = await mkdtemp(join(tmpdir(), 'brickpost-rebuild-'));
-          const lost = m.set!.shares.filter((x) => x.kind === 'data' && !m.members.has(x.index));
+          const lost = lostShares(m);
           await requireSpace(scratch, lost.reduce((a, x) => a + x.bytes, 0), {
             where: 'temporary folder',
             what: `rebuilding data drive ${lost.map((x) => x.index + 1).join(', ')} from parity`,

@@ -121,7 +121,10 @@ function foldChar(c: string): string {
 
 /** Compares two sibling names in manifest order (negative when a < b). */
 export function compareNames(a: string, b: string): number {
-  const fa = Buffer.from(foldKey(a), 'utf8');
-  const fb = Buffer.from(foldKey(b), 'utf8');
-  return Buffer.compare(fa, fb) || Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+  return compareFolded(foldKey(a), a, foldKey(b), b);
+}
+
+/** compareNames for names whose fold keys are known already. */
+export function compareFolded(aKey: string, a: string, bKey: string, b: string): number {
+  return Buffer.compare(Buffer.from(aKey, 'utf8'), Buffer.from(bKey, 'utf8')) || Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
 }

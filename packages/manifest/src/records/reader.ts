@@ -1,6 +1,6 @@
 import { BrickpostError, quote } from '../errors.js';
 import { parseStrictJson } from './json.js';
-import { checkPath, compareNames, foldKey } from './path.js';
+import { checkPath, compareFolded, foldKey } from './path.js';
 import {
   checkRecord,
   RECORD_LIMITS,
@@ -33,7 +33,7 @@ export class ManifestReader {
   private header: ShipmentRecord | null = null;
   private end: EndRecord | null = null;
   /** Open directories from the root down: their path and the last child name seen. */
-  private stack: Array<{ path: string; last: string | null }> = [{ path: '', last: null }];
+  private stack: Array<{ path: string; last: string | null; lastKey: string }> = [{ path: '', last: null, lastKey: '' }];
   private file: { path: string; size: number; seen: number; basis: boolean } | null = null;
   /** Whether refs to chunks the destination holds are allowed (the shipment has bases or is built against a signature). */
   private relative = false;
@@ -108,27 +108,29 @@ export class ManifestReader {
     const parent = parts.slice(0, -1).join('/');
     while (this.stack.length > 1 && this.stack[this.stack.length - 1]!.path !== parent) this.stack.pop();
     const top = this.stack[this.stack.length - 1]!;
-    if (parent === '' && foldKey(name) === RESERVED_ROOT_NAME) {
+    const key = foldKey(name);
+    if (parent === '' && key === RESERVED_ROOT_NAME) {
       throw new BrickpostError('UNSAFE_PATH', `${where}: ${quote(r.p)} is reserved for a destination's state folder`);
     }
     if (top.path !== parent) {
       throw new BrickpostError('MALFORMED', `${where}: entry ${quote(r.p)} comes before or without its parent directory`);
     }
     if (top.last !== null) {
-      if (foldKey(top.last) === foldKey(name)) {
+      if (top.lastKey === key) {
         throw new BrickpostError('UNSAFE_PATH', `${where}: ${quote(r.p)} collides with ${quote(top.last)} on case-insensitive file systems (or is a duplicate)`);
       }
-      if (compareNames(top.last, name) >= 0) {
+      if (compareFolded(top.lastKey, top.last, key, name) >= 0) {
         throw new BrickpostError('MALFORMED', `${where}: entry ${quote(r.p)} is out of order`);
       }
     }
     top.last = name;
+    top.lastKey = key;
     if (this.totals.dirs + this.totals.files >= (this.expect.entries ?? Infinity)) {
       throw new BrickpostError('LIMIT_EXCEEDED', `${where}: more entries than the ${this.expect.entries} the signed bag-info declares`);
     }
     if (r.t === 'dir') {
       this.totals.dirs++;
-      this.stack.push({ path: r.p, last: null });
+      this.stack.push({ path: r.p, last: null, lastKey: '' });
     } else {
       this.totals.files++;
       this.totals.bytes += r.size;

@@ -19,8 +19,6 @@ export interface Step<S> {
   title: string;
   /** Builds the step's body; may be async (it then shows "Loading…" first). */
   render(ctx: StepContext<S>): HTMLElement | Promise<HTMLElement>;
-  /** Hidden from the step list when false (optional steps). */
-  listed?: boolean;
 }
 
 /** Builds a wizard element; `name` becomes its data-wizard attribute. */
@@ -44,7 +42,7 @@ export function wizard<S>(name: string, title: string, steps: Step<S>[], state: 
     index = i;
     const gen = ++generation;
     const step = steps[i]!;
-    replace(list, ...steps.filter((s) => s.listed !== false).map((s) => h('li', { 'aria-current': s === step ? 'step' : null, class: steps.indexOf(s) < i ? 'done' : null }, s.title)));
+    replace(list, ...steps.map((s) => h('li', { 'aria-current': s === step ? 'step' : null, class: steps.indexOf(s) < i ? 'done' : null }, s.title)));
     section.setAttribute('data-step', step.id);
     replace(heading, `Step ${i + 1} of ${steps.length}: ${step.title}`);
     replace(body, h('p', { class: 'muted' }, 'Loading…'));
