@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * Microbenchmark of the chunk stage (packages/engine/src/chunk) on the shared
+ * Microbenchmark of the chunk stage (packages/engine/src/chunk) on the
  * 300 MiB benchmark dataset: MB/s of findCut alone, HMAC alone, encodeChunk
  * on one thread, the worker pipeline on every core (raw chunks moved or
  * copied to the workers), and chunkFile feeding the pipeline end to end.
@@ -8,7 +8,7 @@
  *   npx tsc -b && node bench/chunk-micro.mjs [--level 3] [--dataset DIR] [--size 300M]
  *
  * The dataset is DIR (default /tmp/brickpost-bench-ds-300M), made by
- * shared/bench/make_dataset.py when missing. Files are read into memory
+ * bench/make_dataset.py when missing. Files are read into memory
  * first, so the in-memory steps measure CPU only; the last step reads from
  * the page cache. MB means 10^6 bytes of raw input. "MB per CPU-second"
  * divides by the CPU time of the whole process (all threads), which stays
@@ -41,7 +41,7 @@ const level = Number(values.level);
 const dsDir = values.dataset;
 
 if (!existsSync(dsDir)) {
-  const script = process.env.BRICKPOST_MAKE_DATASET ?? join(root, '..', 'shared', 'bench', 'make_dataset.py');
+  const script = join(root, 'bench', 'make_dataset.py');
   console.error(`chunk-micro: generating ${values.size} dataset in ${dsDir}`);
   const r = spawnSync('python3', [script, dsDir, '--size', values.size, '-q'], { stdio: ['ignore', 'ignore', 'inherit'] });
   if (r.status !== 0) {

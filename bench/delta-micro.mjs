@@ -9,7 +9,7 @@
  *   npx tsc -b && node bench/delta-micro.mjs [--dataset DIR] [--size 300M] [--mib 256]
  *
  * The dataset is DIR (default /tmp/brickpost-bench-ds-300M), made by
- * shared/bench/make_dataset.py when missing; its mutated copy is DIR-mut5
+ * bench/make_dataset.py when missing; its mutated copy is DIR-mut5
  * (a copy of DIR, then --mutate 5 --seed 2). MB means 10^6 bytes of input.
  * "MB per CPU-second" divides by this process's CPU time, which stays
  * meaningful when other work shares the machine; wall MB/s does not.
@@ -39,7 +39,7 @@ const { values } = parseArgs({
   },
 });
 const MiB = 1 << 20;
-const makeDataset = process.env.BRICKPOST_MAKE_DATASET ?? join(root, '..', 'shared', 'bench', 'make_dataset.py');
+const makeDataset = join(root, 'bench', 'make_dataset.py');
 
 function py(args) {
   const r = spawnSync('python3', [makeDataset, ...args], { stdio: ['ignore', 'ignore', 'inherit'] });

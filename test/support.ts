@@ -14,7 +14,8 @@ import { fileURLToPath } from 'node:url';
 /** The repository root (this file compiles to test/dist/support.js). */
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const CLI = join(ROOT, 'apps', 'cli', 'bin', 'brickpost.js');
-export const MAKE_DATASET = join(ROOT, '..', 'shared', 'bench', 'make_dataset.py');
+/** The repository's dataset generator (deterministic; see its --help). */
+export const MAKE_DATASET = join(ROOT, 'bench', 'make_dataset.py');
 
 /** A fresh temp folder, removed when the process exits unless BRICKPOST_KEEP_TMP is set. */
 export function tempDir(prefix = 'bp-test-'): string {

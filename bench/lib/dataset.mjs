@@ -1,39 +1,19 @@
 /**
- * Benchmark datasets, made by the shared generator make_dataset.py.
- *
- * The generator lives in `shared/bench/`, a sibling of the repository root
- * (or wherever BRICKPOST_MAKE_DATASET points). A cached dataset is a tree
+ * Benchmark datasets, made by the repository's generator
+ * bench/make_dataset.py (deterministic: the same size and seed give the same
+ * bytes, names and times on any machine). A cached dataset is a tree
  * `<cache>/ds-<SIZE>` plus `<cache>/ds-<SIZE>.json`, the generator's summary,
  * written last; the tree is reused while it still matches that summary.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, realpathSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { treeBytes } from './tree.mjs';
 
-/**
- * Path of make_dataset.py for the repository at REPO_ROOT.
- * Throws with the list of places looked at when it is in none of them.
- */
+/** Path of the repository's dataset generator, bench/make_dataset.py. */
 export function findMakeDataset(repoRoot) {
-  const candidates = [];
-  if (process.env.BRICKPOST_MAKE_DATASET) candidates.push(resolve(process.env.BRICKPOST_MAKE_DATASET));
-  candidates.push(join(repoRoot, '..', 'shared', 'bench', 'make_dataset.py'));
-  try {
-    candidates.push(join(dirname(realpathSync(repoRoot)), 'shared', 'bench', 'make_dataset.py'));
-  } catch {
-    // An unresolvable root leaves only the plain candidates.
-  }
-  const found = candidates.find((p) => existsSync(p));
-  if (!found) {
-    throw new Error(
-      'dataset generator make_dataset.py not found; looked at:\n  ' +
-        [...new Set(candidates)].join('\n  ') +
-        '\nput the shared/ folder beside the repository, or set BRICKPOST_MAKE_DATASET to the script',
-    );
-  }
-  return found;
+  return join(repoRoot, 'bench', 'make_dataset.py');
 }
 
 /**
