@@ -1,14 +1,17 @@
-// Runs every C2SP CCTV age vector (shared/vectors/age/testdata, see its
-// README): one test per file, asserting the outcome category and the hash of
-// all plaintext released before any failure.
+// Runs every C2SP CCTV age vector: one test per vector, asserting the outcome
+// category and the hash of all plaintext released before any failure.
+//
+// The vectors come from the npm package cctv-age (C2SP/CCTV's age/testdata,
+// published by its author; licence 0BSD, CC0-1.0 or Unlicense), pinned to one
+// version in package.json and by its sha512 integrity in package-lock.json.
+// VECTORS_DIGEST below pins the content once more: a changed, added or
+// removed vector fails the first test instead of silently changing the suite.
 
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { inflateSync } from 'node:zlib';
+import * as cctv from 'cctv-age';
 import { BrickpostError, type ErrorCode } from '../src/errors.js';
 import {
   decodeArmor,
@@ -21,16 +24,11 @@ import {
   type Identity,
 } from '../src/age/index.js';
 
-function findVectors(): string | null {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const candidate = join(dir, 'shared', 'vectors', 'age', 'testdata');
-    if (existsSync(candidate)) return candidate;
-    const parent = dirname(dir);
-    if (parent === dir) return null;
-    dir = parent;
-  }
-}
+/** 143 vectors of cctv-age 0.2.0 (CCTV commit e9274a7): SHA-256 over "name LF sha256(vector) LF", by name. */
+const VECTORS_COUNT = 143;
+const VECTORS_DIGEST = 'e91cd2398d1dd1e1a9b05f919608de7dfa9df5ba72044e32ee1b883591c23985';
+
+const vectors = new Map(Object.entries(cctv as unknown as Record<string, Uint8Array>).filter(([, v]) => v instanceof Uint8Array));
 
 interface Vector {
   expect: string;
@@ -117,16 +115,16 @@ function run(v: Vector, piece: number): Outcome {
   return done('success');
 }
 
-const dir = findVectors();
-
-test('age vectors directory is present', () => {
-  assert.ok(dir !== null, 'shared/vectors/age/testdata not found above the repository');
-  assert.equal(readdirSync(dir).length, 143);
+test('age vectors are the pinned set', () => {
+  const h = createHash('sha256');
+  for (const name of [...vectors.keys()].sort()) h.update(`${name}\n${createHash('sha256').update(vectors.get(name)!).digest('hex')}\n`);
+  assert.equal(vectors.size, VECTORS_COUNT);
+  assert.equal(h.digest('hex'), VECTORS_DIGEST);
 });
 
-for (const name of dir === null ? [] : readdirSync(dir).sort()) {
+for (const name of [...vectors.keys()].sort()) {
   test(`age vector ${name}`, () => {
-    const v = parseVector(readFileSync(join(dir!, name)));
+    const v = parseVector(Buffer.from(vectors.get(name)!));
     const whole = run(v, Number.MAX_SAFE_INTEGER);
     assert.equal(whole.expect, v.expect, `outcome (error: ${String(whole.error)})`);
     if (whole.error !== null) {
