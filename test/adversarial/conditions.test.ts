@@ -12,7 +12,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, linkSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLI, brickpost, diffSnapshots, lastEvent, MAKE_DATASET, makeDataset, publisherAndSubscriber, sh, shipmentDir, snapshot, tempDir } from '../support.js';
 import { assertBounded, assertRefused, run, treeDigest } from './harness.js';
@@ -60,19 +60,31 @@ describe('hostile conditions', () => {
     assert.equal(brickpost(pub, ['pack', big, '--to', bigDrive, '--recipient', recipient, '--dataset', 'big']).code, 0);
   });
 
-  /** Starts a brickpost job and resolves once it holds `lock`; the promise `done` gives its exit code. */
-  const startHolding = async (home: string, args: string[], lock: string): Promise<{ done: Promise<number | null> }> => {
-    const p = spawn(process.execPath, [CLI, '--home', home, ...args], { stdio: 'ignore', env });
+  /**
+   * Starts a brickpost job held at its pausepoint `lock-held` (just after it
+   * took its lock) until `release()`; the promise `done` gives its exit code.
+   * The second job thus always meets the lock, however fast the first would
+   * have finished.
+   */
+  const startHolding = async (home: string, args: string[], lock: string): Promise<{ done: Promise<number | null>; release: () => void }> => {
+    const gate = mkdtempSync(join(root, 'gate-'));
+    const p = spawn(process.execPath, [CLI, '--home', home, ...args], { stdio: 'ignore', env: { ...env, BRICKPOST_PAUSE: `lock-held:${gate}` } });
     const done = new Promise<number | null>((resolve) => p.on('close', resolve));
-    for (let i = 0; i < 4000 && !existsSync(lock); i++) await new Promise((r) => setTimeout(r, 5));
+    const exited = done.then(() => 'exited' as const);
+    const reached = (async () => {
+      while (!existsSync(join(gate, 'lock-held.reached'))) await new Promise((r) => setTimeout(r, 10));
+      return 'reached' as const;
+    })();
+    assert.equal(await Promise.race([reached, exited]), 'reached', 'the first job reaches its lock');
     assert.ok(existsSync(lock), `the first job holds ${lock}`);
-    return { done };
+    return { done, release: () => writeFileSync(join(gate, 'lock-held.go'), '') };
   };
 
   test('two ingests into one destination at once: the second refuses with a lock message (exit 7)', async () => {
     const dest = join(root, 'dest-twice');
     const first = await startHolding(sub, ['ingest', bigDrive, dest], join(dest, '.brickpost', 'lock'));
     const second = run(sub, ['ingest', bigDrive, dest]);
+    first.release();
     assertRefused(second, { code: 'LOCKED', exit: 7, names: /destination ".*dest-twice" is in use by brickpost process [0-9]+/ });
     assert.equal(await first.done, 0, 'the first ingest completes');
     assert.deepEqual(diffSnapshots(snapshot(big), snapshot(dest)), []);
@@ -85,6 +97,7 @@ describe('hostile conditions', () => {
     mkdirSync(d2);
     const first = await startHolding(pub, ['pack', big, '--to', d1, '--dataset', 'busy1'], join(pub, 'pack.lock'));
     const second = run(pub, ['pack', src, '--to', d2, '--dataset', 'busy2']);
+    first.release();
     assert.equal(await first.done, 0);
     assertRefused(second, { code: 'LOCKED', exit: 7, names: /is packing in brickpost process [0-9]+/ });
     assert.deepEqual(readdirSync(join(d2)).filter((f) => f !== 'brickpost'), []);

@@ -1,3 +1,6 @@
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
 /**
  * Failpoints: named places where a test can make brickpost die as if the
  * power failed (SIGKILL, no cleanup), to check what a crash there leaves
@@ -33,4 +36,25 @@ export function failpointError(name: string, make: () => Error): void {
 /** An error as the file system raises it (`code` ENOSPC, EIO…), for failpointError. */
 export function fsError(code: string, message: string): NodeJS.ErrnoException {
   return Object.assign(new Error(`${code}: ${message} (simulated)`), { code });
+}
+
+/**
+ * Pausepoints: with BRICKPOST_PAUSE=NAME:DIR the process stops the first
+ * time it reaches NAME: it creates DIR/NAME.reached, then waits until
+ * DIR/NAME.go exists. A test holds brickpost at a known step this way (a
+ * lock taken) while it runs something else, so the outcome does not depend
+ * on how fast either runs. Unset, a pausepoint costs one comparison.
+ *
+ * Names: `lock-held` (a pid lock was just taken: a destination's, or a
+ * home's pack lock).
+ */
+const pause = process.env.BRICKPOST_PAUSE;
+const [pauseName, pauseDir] = pause ? [pause.slice(0, pause.indexOf(':')), pause.slice(pause.indexOf(':') + 1)] : [undefined, ''];
+let paused = false;
+
+export async function pausepoint(name: string): Promise<void> {
+  if (pauseName !== name || paused) return;
+  paused = true;
+  writeFileSync(join(pauseDir, `${name}.reached`), `${process.pid}\n`);
+  while (!existsSync(join(pauseDir, `${name}.go`))) await new Promise((r) => setTimeout(r, 10));
 }

@@ -1,6 +1,7 @@
 import { open, readFile, rm } from 'node:fs/promises';
 import { BrickpostError } from '@brickpost/manifest';
 import { toEnvironmentError } from './errors.js';
+import { pausepoint } from './failpoint.js';
 
 /**
  * Takes the lock file `file` (created exclusively, holding this pid) so
@@ -14,6 +15,7 @@ export async function pidLock(file: string, busy: (pid: number) => string): Prom
       const fh = await open(file, 'wx', 0o600);
       await fh.writeFile(`${process.pid}\n`);
       await fh.close();
+      await pausepoint('lock-held');
       return async () => void (await rm(file, { force: true }));
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw toEnvironmentError(e, 'cannot create the lock');
