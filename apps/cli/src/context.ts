@@ -19,6 +19,8 @@ export interface Context {
   signal: AbortSignal;
   /** The command as typed, e.g. `trust add`, for messages and hints. */
   command: string;
+  /** The whole command line (without node and the script), for hints that repeat it. */
+  argv: readonly string[];
 }
 
 /** A command's own options (long names) and positional arguments. */

@@ -7,6 +7,7 @@ import { resolve } from 'node:path';
 import { BrickpostError, ERROR_CODES, isBrickpostError } from '@brickpost/engine/api';
 import type { ErrorEvent } from '@brickpost/engine/api';
 import { INTERNAL_EXIT_CODE, exitCodeOf } from './exit-codes.js';
+import { commandLine } from './format.js';
 
 /** A reportable failure; the same shape as the contract's ErrorEvent. */
 export type Failure = ErrorEvent;
@@ -19,6 +20,8 @@ export interface FailureContext {
   interrupted?: boolean;
   /** The command, for hints (`see 'brickpost pack --help'`). */
   command?: string;
+  /** The command line as typed (without node and the script), for hints that repeat it with one option more. */
+  argv?: readonly string[];
 }
 
 /** Shorthand for a usage error (exit 2) with the standard hint. Throws nothing. */
@@ -55,11 +58,21 @@ function looksLikeBrickpostError(e: unknown): e is BrickpostError {
   );
 }
 
+/**
+ * For a drive that holds several shipments: the command as typed with
+ * `--shipment` and the newest id, a command that works as printed.
+ */
+function choiceHint(e: BrickpostError, ctx: FailureContext): string | undefined {
+  const newest = e.choices?.[e.choices.length - 1];
+  if (e.code !== 'AMBIGUOUS_SHIPMENT' || newest === undefined || ctx.argv === undefined) return undefined;
+  return `name one with --shipment; for the newest: ${commandLine([...ctx.argv, '--shipment', newest])}`;
+}
+
 /** Turns anything thrown into a Failure. Never throws. */
 export function toFailure(e: unknown, ctx: FailureContext = {}): Failure {
   if (looksLikeBrickpostError(e)) {
     if (ctx.interrupted && e.code !== 'CANCELLED') return cancelled();
-    return withOptional({ type: 'error', code: e.code, exitCode: exitCodeOf(e.code), message: e.message }, e.hint, e.path);
+    return withOptional({ type: 'error', code: e.code, exitCode: exitCodeOf(e.code), message: e.message }, choiceHint(e, ctx) ?? e.hint, e.path);
   }
   if (ctx.interrupted || (e instanceof Error && e.name === 'AbortError')) return cancelled();
   if (isSystemError(e)) {

@@ -83,6 +83,7 @@ export async function run(argv: readonly string[]): Promise<number> {
     home: globals.home,
     signal: controller.signal,
     command: command.name,
+    argv,
   };
   try {
     const mod = await command.load();
@@ -96,7 +97,7 @@ export async function run(argv: readonly string[]): Promise<number> {
       ...Object.values(invocation.values).flatMap((v) => (typeof v === 'string' ? [v] : Array.isArray(v) ? v : [])),
       ...(globals.home !== undefined ? [globals.home] : []),
     ];
-    return finish(out, toFailure(e, { argumentPaths, interrupted, command: command.name }), e);
+    return finish(out, toFailure(e, { argumentPaths, interrupted, command: command.name, argv }), e);
   } finally {
     process.off('SIGINT', onSigint);
     process.off('uncaughtException', onEscaped);

@@ -217,6 +217,8 @@ export interface IngestSummary {
   skipped: number;
   /** The list of them (DEST/.brickpost/skipped/ID.txt, one JSON string per line), or null. */
   skippedList: string | null;
+  /** Shipments on the drive that apply after this one, oldest first (run ingest again for each); empty when none or a shipment was named. */
+  laterOnDrive: Array<{ shipmentId: string; seq: number; label: string }>;
   seconds: number;
   warnings: number;
 }
@@ -234,6 +236,34 @@ export interface RollbackSummary {
   /** The shipments undone, newest first. */
   undone: Array<{ shipmentId: string; seq: number }>;
   seconds: number;
+}
+
+/**
+ * A shipment on a drive as its bag-info.txt describes it: for listing and
+ * choosing, not verified (fields are null when bag-info cannot be read).
+ */
+export interface DriveShipment {
+  id: string;
+  /** The bag folder. */
+  dir: string;
+  seq: number | null;
+  dataset: string | null;
+  datasetId: string | null;
+  label: string | null;
+  parent: string | null;
+  created: string | null;
+  /** This drive's number in its set, and the set's size (1 and 1 for one drive). */
+  drive: number | null;
+  drives: number | null;
+}
+
+/** Which shipment of a drive `ingest` applies next to a destination, and why. */
+export interface ShipmentChoice {
+  chosen: DriveShipment;
+  /** Why this one, in words (`the next after #3 applied to DEST`). */
+  reason: string;
+  /** Shipments on the drive that apply after it, oldest first. */
+  later: DriveShipment[];
 }
 
 export interface ListEntry {

@@ -1,9 +1,11 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { DestHistory, EventSink, IngestOptions, IngestSummary, ListEntry, PackOptions, PackSummary, RollbackOptions, RollbackSummary, TrustedKey, VerifyOptions, VerifyReport, WhoAmI } from './api.js';
+import type { DestHistory, DriveShipment, EventSink, IngestOptions, IngestSummary, ListEntry, PackOptions, PackSummary, RollbackOptions, RollbackSummary, ShipmentChoice, TrustedKey, VerifyOptions, VerifyReport, WhoAmI } from './api.js';
 import { Catalog } from './catalog/index.js';
 import { Context } from './context.js';
+import { shipmentsOn } from './drive/layout.js';
+import { chooseShipment } from './ingest/choose.js';
 import { history } from './ingest/history.js';
 import { ingest } from './ingest/ingest.js';
 import { rollback } from './ingest/rollback.js';
@@ -38,17 +40,22 @@ export class Engine {
   private constructor(private readonly ctx: Context) {}
 
   /**
-   * Opens a home (`home`, else $BRICKPOST_HOME, else defaultHome()), creating it.
+   * Opens a home (`home`, else $BRICKPOST_HOME, else defaultHome()), creating
+   * it. With `create: false`, a home without a catalog is left as it is (not
+   * even created) and the engine works on an empty catalog in memory: what
+   * read-only commands (verify, report) would record there is dropped.
    * @throws BrickpostError PERMISSION, IO, LOCKED, UNSUPPORTED_VERSION
    */
-  static open(opts: { home?: string } = {}): Engine {
+  static open(opts: { home?: string; create?: boolean } = {}): Engine {
     const home = resolve(opts.home ?? (process.env.BRICKPOST_HOME || defaultHome()));
+    const file = join(home, 'catalog.sqlite');
+    if (opts.create === false && !existsSync(file)) return new Engine(new Context(home, new Catalog(':memory:')));
     try {
       mkdirSync(home, { recursive: true, mode: 0o700 });
     } catch (e) {
       throw toEnvironmentError(e, 'cannot create the home folder');
     }
-    return new Engine(new Context(home, new Catalog(join(home, 'catalog.sqlite'))));
+    return new Engine(new Context(home, new Catalog(file)));
   }
 
   get home(): string {
@@ -125,16 +132,34 @@ export class Engine {
     return ingest(this.ctx, opts, onEvent, signal);
   }
 
+  /**
+   * The shipments on a drive, oldest first, as their bag-info describes them
+   * (not verified: for listing and choosing).
+   * @throws BrickpostError NOT_FOUND, NOT_A_DRIVE
+   */
+  shipments(drive: string): Promise<DriveShipment[]> {
+    return shipmentsOn(drive);
+  }
+
+  /**
+   * The shipment of a drive that `ingest` applies next to `dest` when the
+   * drive holds several (null when it holds one or none).
+   * @throws BrickpostError AMBIGUOUS_SHIPMENT (no rule picks one), NOT_FOUND, NOT_A_DRIVE
+   */
+  nextShipment(drive: string, dest: string): Promise<ShipmentChoice | null> {
+    return chooseShipment(drive, dest);
+  }
+
   list(opts: { drive: string; shipment?: string }): AsyncIterable<ListEntry> {
     return list(this.ctx, opts);
   }
 
-  /** Returns a destination to the tree of an earlier shipment. @throws NOT_FOUND, USAGE, LOCKED */
   /** Repairs a drive in place from its recovery data. */
   repair(opts: RepairOptions, onEvent: EventSink, signal?: AbortSignal): Promise<RepairSummary> {
     return repair(this.ctx, opts, onEvent, signal);
   }
 
+  /** Returns a destination to the tree of an earlier shipment. @throws NOT_FOUND, USAGE, LOCKED */
   rollback(opts: RollbackOptions, onEvent: EventSink): Promise<RollbackSummary> {
     return rollback(this.ctx, opts, onEvent);
   }

@@ -79,6 +79,8 @@ export interface BrickpostErrorOptions {
   hint?: string;
   /** The file, drive path or entry the error is about. */
   path?: string;
+  /** The values the user may choose from (AMBIGUOUS_SHIPMENT: shipment ids, oldest first), so a front end can say how to pick one. */
+  choices?: readonly string[];
   cause?: unknown;
 }
 
@@ -90,6 +92,7 @@ export class BrickpostError extends Error {
   readonly code: ErrorCode;
   readonly hint: string | undefined;
   readonly path: string | undefined;
+  readonly choices: readonly string[] | undefined;
 
   constructor(code: ErrorCode, message: string, options: BrickpostErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -97,6 +100,7 @@ export class BrickpostError extends Error {
     this.code = code;
     this.hint = options.hint;
     this.path = options.path;
+    this.choices = options.choices;
   }
 
   get category(): Category {

@@ -1,7 +1,7 @@
 /** `brickpost ingest`: verify a shipment and apply it to a destination folder. */
 import type { CommandRun } from '../context.js';
 import { flag, str } from '../context.js';
-import { averageRate, formatBytes, formatRate, plural } from '../format.js';
+import { averageRate, commandLine, formatBytes, formatRate, plural, printable } from '../format.js';
 import { printSummary, runJob } from '../job.js';
 import { withEngine } from '../session.js';
 
@@ -27,7 +27,15 @@ export const run: CommandRun = async (ctx, inv) => {
     ...(requestOut !== undefined ? { requestOut } : {}),
     ...(keepUndo !== undefined ? { keepUndo } : {}),
   };
-  const { result: s } = await runJob(ctx, (sink, signal) => withEngine(ctx, (engine) => engine.ingest(opts, sink, signal)));
+  const { result: s } = await runJob(ctx, (sink, signal) =>
+    withEngine(ctx, async (engine) => {
+      const choice = shipment === undefined ? await engine.nextShipment(drive, dest) : null;
+      if (choice && !ctx.json && !ctx.quiet) {
+        ctx.out.info(`${drive} holds several shipments; ingesting #${choice.chosen.seq} ${choice.chosen.id}${choice.chosen.label ? ` (${printable(choice.chosen.label)})` : ''}: ${choice.reason}`);
+      }
+      return engine.ingest(opts, sink, signal);
+    }),
+  );
   await printSummary(ctx, 'ingest', s, () =>
     s.alreadyApplied
       ? [`shipment ${s.shipmentId} is already applied to ${s.dest}; nothing to do`]
@@ -43,6 +51,13 @@ export const run: CommandRun = async (ctx, inv) => {
               `into ${s.dest}, ${formatRate(averageRate(s.bytesWritten, s.seconds))}`,
           ],
   );
+  if (!ctx.json && !ctx.quiet && s.laterOnDrive.length > 0) {
+    const next = s.laterOnDrive[0]!;
+    ctx.out.info(
+      `the drive holds ${plural(s.laterOnDrive.length, 'later shipment')} for this destination (next: #${next.seq} ${next.shipmentId}${next.label ? ` ${printable(next.label)}` : ''}); ` +
+        `apply ${s.laterOnDrive.length === 1 ? 'it' : 'them one by one'} with: ${commandLine(ctx.argv)}`,
+    );
+  }
   if (!ctx.json && s.skipped > 0) ctx.out.warn(`${plural(s.skipped, 'damaged file')} left out; listed in ${s.skippedList}`);
   if (!ctx.json && s.warnings > 0) ctx.out.warn(`${plural(s.warnings, 'warning')} while ingesting; see above`);
   return 0;

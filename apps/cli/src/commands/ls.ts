@@ -2,7 +2,7 @@
 import { BrickpostError } from '@brickpost/engine/api';
 import type { CommandRun } from '../context.js';
 import { str } from '../context.js';
-import { entryLine } from '../format.js';
+import { commandLine, entryLine } from '../format.js';
 import { withEngine } from '../session.js';
 
 /**
@@ -12,8 +12,17 @@ import { withEngine } from '../session.js';
  */
 export const run: CommandRun = async (ctx, inv) => {
   const drive = inv.positionals[0]!;
-  const shipment = str(inv, 'shipment');
+  const named = str(inv, 'shipment');
   await withEngine(ctx, async (engine) => {
+    let shipment = named;
+    if (shipment === undefined) {
+      const all = await engine.shipments(drive);
+      if (all.length > 1) {
+        const newest = all[all.length - 1]!;
+        shipment = newest.id;
+        ctx.out.info(`${drive} holds ${all.length} shipments; listing the newest, ${newest.seq !== null ? `#${newest.seq} ` : ''}${newest.id} (${commandLine([...ctx.argv, '--shipment', all[0]!.id])} lists the oldest)`);
+      }
+    }
     for await (const e of engine.list(shipment !== undefined ? { drive, shipment } : { drive })) {
       if (ctx.out.closed) break;
       if (ctx.signal.aborted) throw new BrickpostError('CANCELLED', 'listing interrupted');

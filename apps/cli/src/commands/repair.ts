@@ -15,9 +15,16 @@ export const run: CommandRun = async (ctx, inv) => {
   const shipment = str(inv, 'shipment');
   const dryRun = flag(inv, 'dry-run');
   let failed: string[] = [];
+  // A drive that holds several shipments has each repaired, unless --shipment names one.
+  const jobs: Array<{ drive: string; shipment?: string }> = [];
   for (const drive of inv.positionals) {
+    const ids = shipment !== undefined ? [shipment] : (await withEngine(ctx, (engine) => engine.shipments(drive), { create: false })).map((s) => s.id);
+    if (ids.length === 0) jobs.push({ drive });
+    for (const id of ids) jobs.push({ drive, shipment: id });
+  }
+  for (const { drive, shipment: id } of jobs) {
     const { result: s } = await runJob(ctx, (sink, signal) =>
-      withEngine(ctx, (engine) => engine.repair({ drive, dryRun, ...(shipment !== undefined ? { shipment } : {}) }, sink, signal)),
+      withEngine(ctx, (engine) => engine.repair({ drive, dryRun, ...(id !== undefined ? { shipment: id } : {}) }, sink, signal)),
     );
     await printSummary(ctx, 'repair', s, () => [
       s.damagedBlocks === 0

@@ -1,6 +1,8 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { BrickpostError, quote } from '@brickpost/manifest';
+import { bagit, BrickpostError, parseShipmentInfo, quote } from '@brickpost/manifest';
+import type { DriveShipment } from '../api.js';
+import { readLimited } from './read-limited.js';
 
 /**
  * Where things are on a drive (FORMAT.md §layout):
@@ -41,11 +43,16 @@ export async function isBagFolder(dir: string): Promise<boolean> {
 }
 
 /**
- * Finds the shipment to read on a drive: the one named, or the only one.
- * Accepts the drive root, its brickpost/ folder or a bag folder itself.
- * @throws BrickpostError NOT_A_DRIVE, AMBIGUOUS_SHIPMENT, NOT_FOUND
+ * Finds the shipment to read on a drive: the one named, the only one, or
+ * the one `choose` picks among several. Accepts the drive root, its
+ * brickpost/ folder or a bag folder itself.
+ * @throws BrickpostError NOT_A_DRIVE, AMBIGUOUS_SHIPMENT (listing the shipments; `choices` holds their ids), NOT_FOUND
  */
-export async function findShipment(drive: string, shipment?: string): Promise<{ id: string; dir: string }> {
+export async function findShipment(
+  drive: string,
+  shipment?: string,
+  choose?: (all: DriveShipment[]) => DriveShipment | undefined,
+): Promise<{ id: string; dir: string }> {
   const st = await stat(drive).catch(() => null);
   if (!st?.isDirectory()) throw new BrickpostError('NOT_FOUND', `drive ${quote(drive)} is not a folder`);
   // A bag folder given directly.
@@ -60,7 +67,7 @@ export async function findShipment(drive: string, shipment?: string): Promise<{ 
       hint: 'give the folder the drive is mounted at',
     });
   }
-  const ids = (await readdir(root)).filter((n) => SHIPMENT_ID.test(n)).sort();
+  const ids = await shipmentIds(root);
   if (shipment) {
     if (!ids.includes(shipment)) throw new BrickpostError('NOT_FOUND', `no shipment ${quote(shipment)} on ${quote(drive)}`, { hint: `shipments here: ${ids.join(', ') || 'none'}` });
     return { id: shipment, dir: join(root, shipment) };
@@ -71,10 +78,63 @@ export async function findShipment(drive: string, shipment?: string): Promise<{ 
       hint: parts.length ? 'the pack that wrote this drive did not finish; pack again' : undefined,
     });
   }
-  if (ids.length > 1) {
-    throw new BrickpostError('AMBIGUOUS_SHIPMENT', `${quote(drive)} holds ${ids.length} shipments`, { hint: `choose one with --shipment: ${ids.join(', ')}` });
+  if (ids.length === 1) return { id: ids[0]!, dir: join(root, ids[0]!) };
+  const all = await describeShipments(root, ids);
+  const chosen = choose?.(all);
+  if (chosen) return { id: chosen.id, dir: chosen.dir };
+  throw ambiguous(drive, all);
+}
+
+/** The error for a drive with several shipments and none chosen: it lists them, newest last. */
+export function ambiguous(drive: string, all: DriveShipment[]): BrickpostError {
+  return new BrickpostError('AMBIGUOUS_SHIPMENT', `${quote(drive)} holds ${all.length} shipments: ${all.map(describe).join('; ')}`, {
+    hint: `choose one with --shipment ID (the newest is ${all[all.length - 1]!.id})`,
+    choices: all.map((s) => s.id),
+  });
+}
+
+/** `#2 ID (dataset "survey", label "2026-12")`, for messages. */
+export function describe(s: DriveShipment): string {
+  if (s.seq === null) return `${s.id} (its bag-info.txt is unreadable)`;
+  return `#${s.seq} ${s.id} (dataset ${quote(s.dataset ?? '')}${s.label ? `, label ${quote(s.label)}` : ''})`;
+}
+
+/**
+ * The complete shipments on a drive, oldest first (ids start with the time
+ * of packing), each as its bag-info
+ * describes it. This is for choosing and listing only: nothing here is
+ * verified (the shipment chosen is opened and checked before use).
+ * @throws BrickpostError NOT_FOUND, NOT_A_DRIVE
+ */
+export async function shipmentsOn(drive: string): Promise<DriveShipment[]> {
+  if (await isBagFolder(drive)) {
+    const id = drive.replace(/\/+$/, '').split('/').pop() ?? '';
+    return describeShipments(join(drive, '..'), [id]);
   }
-  return { id: ids[0]!, dir: join(root, ids[0]!) };
+  const root = await driveRoot(drive);
+  if (!root) throw new BrickpostError('NOT_A_DRIVE', `${quote(drive)} is not a brickpost drive (no ${DRIVE_DIR}/ folder)`, { hint: 'give the folder the drive is mounted at' });
+  return describeShipments(root, await shipmentIds(root));
+}
+
+async function shipmentIds(root: string): Promise<string[]> {
+  return (await readdir(root)).filter((n) => SHIPMENT_ID.test(n)).sort();
+}
+
+/** Bag-info of a listing is read up to this size (its limit in FORMAT.md §limits). */
+const BAG_INFO_MAX = 1 << 20;
+
+async function describeShipments(root: string, ids: string[]): Promise<DriveShipment[]> {
+  const out: DriveShipment[] = [];
+  for (const id of ids) {
+    const dir = join(root, id);
+    try {
+      const info = parseShipmentInfo(bagit.parseBagInfo(await readLimited(join(dir, 'bag-info.txt'), BAG_INFO_MAX, 'bag-info.txt')));
+      out.push({ id, dir, seq: info.seq, dataset: info.dataset, datasetId: info.datasetId, label: info.label, parent: info.parent, created: info.created, drive: info.bagIndex, drives: info.bagCount });
+    } catch {
+      out.push({ id, dir, seq: null, dataset: null, datasetId: null, label: null, parent: null, created: null, drive: null, drives: null });
+    }
+  }
+  return out;
 }
 
 async function isFile(p: string): Promise<boolean> {

@@ -19,6 +19,7 @@ import { readManifest, readManifestFile } from '../verify/manifest-stream.js';
 import { damagedFiles, findDamage } from '../verify/damage.js';
 import { walkShipment } from '../verify/walk-shipment.js';
 import { checkChain, checkNotOlder } from './chain.js';
+import { chooseShipment } from './choose.js';
 import { checkNotExpired } from './expiry.js';
 import { runApply, runRollback, UNDO_KEEP } from './commit.js';
 import { DestDb, type JournalRow } from './dest-db.js';
@@ -57,7 +58,8 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
   const identities = age.parseIdentityFile(me.ageIdentity);
   const trusted = trustedVerifiers(ctx.catalog);
   const drives = [opts.drive, ...(opts.drives ?? [])];
-  let given = await openMembers(drives, trusted, opts.shipment);
+  const choice = opts.shipment === undefined ? await chooseShipment(opts.drive, opts.dest) : null;
+  let given = await openMembers(drives, trusted, opts.shipment ?? choice?.chosen.id);
   if (given.set && !setStatus(given.set, given.members.keys()).recoverable) {
     // Drives of the set mounted next to the ones given count too.
     const more = [...(await setDrives(given.first, [], trusted))].filter(([i]) => !given.members.has(i)).map(([, dir]) => dir);
@@ -111,6 +113,7 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
       warnings: 0,
       skipped: 0,
       skippedList: null,
+      laterOnDrive: (choice?.later ?? []).map((l) => ({ shipmentId: l.id, seq: l.seq!, label: l.label ?? '' })),
       ...extra,
     });
     const current = state?.applied[state.applied.length - 1];
