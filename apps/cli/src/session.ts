@@ -8,11 +8,13 @@ import type { Context } from './context.js';
 
 /**
  * Opens the engine on `ctx.home` (else BRICKPOST_HOME, else the default
- * home), runs `fn` and closes the engine. Rethrows whatever `fn` or
- * Engine.open throws.
+ * home), runs `fn` and closes the engine. With `create: false` (commands
+ * that only read: verify, report, custody, label) a home that does not
+ * exist yet is not created: the engine works on an empty catalog in memory.
+ * Rethrows whatever `fn` or Engine.open throws.
  */
-export async function withEngine<T>(ctx: Context, fn: (engine: Engine) => Promise<T> | T): Promise<T> {
-  const engine = Engine.open(ctx.home !== undefined ? { home: ctx.home } : {});
+export async function withEngine<T>(ctx: Context, fn: (engine: Engine) => Promise<T> | T, opts: { create?: boolean } = {}): Promise<T> {
+  const engine = Engine.open({ ...(ctx.home !== undefined ? { home: ctx.home } : {}), ...(opts.create === false ? { create: false } : {}) });
   try {
     return await fn(engine);
   } finally {

@@ -50,12 +50,26 @@ export interface VerifyReport {
   dataset: string;
   seq: number;
   label: string;
-  publisher: { keyId: string; name: string | null; trusted: boolean };
+  /** The signer; `publicKey` (RW…) is given for an untrusted signer whose signature checks out against the key the drive names. */
+  publisher: { keyId: string; name: string | null; trusted: boolean; publicKey?: string };
   signature: 'valid' | 'invalid' | 'missing';
   fixity: 'ok' | 'failed' | 'skipped';
   deep: 'ok' | 'failed' | 'skipped';
+  /** Files on the drive whose SHA-256 was checked (packs, manifest, set and recovery files): drive files, not the dataset's. */
   filesChecked: number;
   bytesChecked: number;
+  /** Files and bytes of the dataset the shipment carries (signed bag-info), when the shipment could be opened. */
+  datasetFiles?: number;
+  datasetBytes?: number;
+  /** When the publisher packed it (signed bag-info, ISO 8601 UTC). */
+  created?: string;
+  /**
+   * Where this verify's `verified` custody event went: on the drive (and this
+   * home's catalog), the catalog only (read-only drive), nowhere (no custody
+   * chain, or it is broken: a warning says which), or nowhere because this
+   * home has no identity to sign it.
+   */
+  custody: 'drive' | 'catalog' | 'none' | 'no-identity';
   /** Chunk refs checked by `deep`: packed refs decoded and id-checked, delta frames decoded to their length. */
   chunksChecked: number;
   /** Held refs seen by `deep`: not on the drive (the recipient's base tree holds them), so not checked. */

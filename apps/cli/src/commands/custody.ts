@@ -9,7 +9,7 @@ import { withEngine } from '../session.js';
 export const run: CommandRun = async (ctx, inv) => {
   const drive = inv.positionals[0]!;
   const shipment = str(inv, 'shipment');
-  const r = await withEngine(ctx, (engine) => engine.custody({ drive, ...(shipment ? { shipment } : {}) }));
+  const r = await withEngine(ctx, (engine) => engine.custody({ drive, ...(shipment ? { shipment } : {}) }), { create: false });
   if (ctx.json) {
     await ctx.out.document(r);
     return r.ok ? 0 : 1;

@@ -19,7 +19,7 @@ export const run: CommandRun = async (ctx, inv) => {
   const pdf = str(inv, 'pdf');
   const shipment = str(inv, 'shipment');
   const browser = pdf !== undefined ? await findBrowser() : undefined;
-  const sheet = await withEngine(ctx, (engine) => engine.label({ drive, ...(shipment !== undefined ? { shipment } : {}) }));
+  const sheet = await withEngine(ctx, (engine) => engine.label({ drive, ...(shipment !== undefined ? { shipment } : {}) }), { create: false });
   if (html !== undefined) await writeFile(html, sheet.html);
   if (pdf !== undefined) await printPdf(sheet.html, resolve(pdf), ctx.signal, browser);
   const files = { html: html !== undefined ? resolve(html) : null, pdf: pdf !== undefined ? resolve(pdf) : null };

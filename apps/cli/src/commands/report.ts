@@ -27,8 +27,8 @@ export const run: CommandRun = async (ctx, inv) => {
   const browser = pdf !== undefined ? await findBrowser() : undefined;
   const opts = { target, deep: flag(inv, 'deep'), ...(shipment !== undefined ? { shipment } : {}) };
   const report = ctx.json
-    ? await withEngine(ctx, (engine) => engine.report(opts, (ev) => (ev.type === 'warning' ? ctx.out.warn(ev.message, ev.path) : undefined), ctx.signal))
-    : (await runJob(ctx, (sink, signal) => withEngine(ctx, (engine) => engine.report(opts, sink, signal)))).result;
+    ? await withEngine(ctx, (engine) => engine.report(opts, (ev) => (ev.type === 'warning' ? ctx.out.warn(ev.message, ev.path) : undefined), ctx.signal), { create: false })
+    : (await runJob(ctx, (sink, signal) => withEngine(ctx, (engine) => engine.report(opts, sink, signal), { create: false }))).result;
   const written: string[] = [];
   if (html !== undefined || pdf !== undefined) {
     const page = renderReportHtml(report);

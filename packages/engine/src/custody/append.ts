@@ -22,6 +22,16 @@ export interface CustodyTarget {
   log: string | null;
 }
 
+/**
+ * Where an event was recorded: on the drive (and in the catalog), in the
+ * catalog only, nowhere (a broken or absent chain, a failure: a warning said
+ * why), or nowhere because this home has no identity to sign it with.
+ */
+export interface CustodyRecord {
+  event: CustodyEventLine | null;
+  where: 'drive' | 'catalog' | 'none' | 'no-identity';
+}
+
 /** Warning code: the event could not be written to the drive and is in this home's catalog only. */
 export const CATALOG_ONLY = 'CUSTODY_CATALOG_ONLY';
 /** Warning code: the event was not recorded at all (a broken chain, or a failure). */
@@ -43,9 +53,9 @@ function sameStart(a: string[], b: string[]): boolean {
  * to (a shipment packed before custody logs). Never throws: a failure is a
  * warning, and the operation that acted goes on.
  */
-export async function appendCustody(ctx: Context, t: CustodyTarget, type: CustodyType, details: CustodyDetails, onEvent: EventSink): Promise<CustodyEventLine | null> {
+export async function appendCustody(ctx: Context, t: CustodyTarget, type: CustodyType, details: CustodyDetails, onEvent: EventSink): Promise<CustodyRecord> {
   try {
-    if (!hasIdentity(ctx.home)) return null;
+    if (!hasIdentity(ctx.home)) return { event: null, where: 'no-identity' };
     const me = ctx.identity();
     let onDrive: string[] = [];
     let writable = t.log !== null;
@@ -67,13 +77,13 @@ export async function appendCustody(ctx: Context, t: CustodyTarget, type: Custod
       writable = false;
       onEvent({ type: 'warning', code: CATALOG_ONLY, message: `the custody log on the drive differs from this home's record of shipment ${t.shipment}; the ${type} event is recorded in this home's catalog only ('brickpost custody' shows where they part)`, ...(t.log ? { path: t.log } : {}) });
     }
-    if (base.length === 0) return null;
+    if (base.length === 0) return { event: null, where: 'none' };
     // A broken chain is evidence: it is neither extended nor copied.
     const broken = checkCustodyChain(base, { shipment: t.shipment, drive: t.drive });
     if (broken.brokenAt !== null) {
       const why = broken.events[broken.brokenAt - 1]!.problem!.message;
       onEvent({ type: 'warning', code: NOT_RECORDED, message: `the custody log of shipment ${t.shipment} is broken (${why}); it is left as it is and the ${type} event is not recorded ('brickpost custody' shows the chain)`, ...(t.log ? { path: t.log } : {}) });
-      return null;
+      return { event: null, where: 'none' };
     }
     const prev = custodyLineHash(base[base.length - 1]!);
     const event = formatCustodyEvent({ n: base.length + 1, type, at: new Date().toISOString(), shipment: t.shipment, drive: t.drive, actor: actorOf(me), details, prev }, me.signingKey);
@@ -88,10 +98,10 @@ export async function appendCustody(ctx: Context, t: CustodyTarget, type: Custod
     }
     if (onDrive.length > 0) storeEvents(ctx.catalog, t.shipment, t.drive, onDrive, true);
     storeEvents(ctx.catalog, t.shipment, t.drive, [...base, event.line], written);
-    return event;
+    return { event, where: written ? 'drive' : 'catalog' };
   } catch (e) {
     onEvent({ type: 'warning', code: NOT_RECORDED, message: `the ${type} event of shipment ${t.shipment} was not recorded: ${(e as Error).message}` });
-    return null;
+    return { event: null, where: 'none' };
   }
 }
 

@@ -5,7 +5,7 @@ import type { EventSink } from '../api.js';
 import type { Context } from '../context.js';
 import type { OpenedShipment } from '../drive/open.js';
 import { TAG_MANIFEST } from '../drive/seal.js';
-import { appendCustody } from './append.js';
+import { appendCustody, type CustodyRecord } from './append.js';
 import { custodyLogOf } from './locate.js';
 import { driveOf, readBagCustody } from './read.js';
 import { storedDrives, storeEvents } from './store.js';
@@ -32,11 +32,11 @@ export async function recordSealed(ctx: Context, shipment: string, bags: string[
   }
 }
 
-/** verify: a `verified` event on the drive verified. */
-export async function recordVerified(ctx: Context, s: OpenedShipment, r: { deep: boolean; ok: boolean; problems: number }, onEvent: EventSink): Promise<void> {
+/** verify: a `verified` event on the drive verified; returns where it was recorded. */
+export async function recordVerified(ctx: Context, s: OpenedShipment, r: { deep: boolean; ok: boolean; problems: number }, onEvent: EventSink): Promise<CustodyRecord['where']> {
   const tm = await readFile(join(s.dir, TAG_MANIFEST)).catch(() => null);
   const tagManifest = tm ? createHash('sha256').update(tm).digest('hex') : null;
-  await appendCustody(ctx, target(s), 'verified', { level: r.deep ? 'deep' : 'keyless', ok: r.ok, problems: r.problems, tagManifest }, onEvent);
+  return (await appendCustody(ctx, target(s), 'verified', { level: r.deep ? 'deep' : 'keyless', ok: r.ok, problems: r.problems, tagManifest }, onEvent)).where;
 }
 
 /**

@@ -45,7 +45,7 @@ export async function wipe(ctx: Context, opts: WipeOptions, onEvent: EventSink):
   // A wipe that died after recording its event only has the folder left to remove.
   const done = !place.bag && /"type":"wiped"/.test((await readCustodyLog(place.log).catch(() => null))?.at(-1) ?? '');
   const event = drive && !done
-    ? await appendCustody(ctx, { shipment: place.id, drive, bag: wiping, log: place.log }, 'wiped', { removed: `brickpost/${place.id}`, files, bytes }, onEvent)
+    ? (await appendCustody(ctx, { shipment: place.id, drive, bag: wiping, log: place.log }, 'wiped', { removed: `brickpost/${place.id}`, files, bytes }, onEvent)).event
     : null;
   try {
     await rm(wiping, { recursive: true, force: true });

@@ -8,6 +8,7 @@ import {
   minisign,
   MAX_SET_FILE,
   packPath,
+  parseCustodyEvent,
   parseSetFile,
   parseShipmentInfo,
   quote,
@@ -19,7 +20,7 @@ import {
 import type { VerifyProblem } from '../api.js';
 import { windowOfPath } from '../recovery/index.js';
 import { readLimited } from './read-limited.js';
-import { SIGNATURE_FILE, TAG_MANIFEST } from './seal.js';
+import { CUSTODY_TAG_FILE, SIGNATURE_FILE, TAG_MANIFEST } from './seal.js';
 
 const MAX_TAG_FILE = 1 << 20;
 const MAX_PAYLOAD_MANIFEST = 64 << 20;
@@ -41,7 +42,7 @@ export interface OpenedShipment {
   /** Where each pack's file is, for a set read from several drives; else every pack is in `dir`. */
   packDirs?: { bags: string[]; of: Uint16Array };
   signature: 'valid' | 'invalid' | 'missing';
-  signer: { keyId: string; name: string | null; trusted: boolean };
+  signer: Signer;
   /** Authenticity and tag-file problems found (lenient mode only; otherwise thrown). */
   problems: VerifyProblem[];
 }
@@ -50,7 +51,19 @@ export interface OpenedShipment {
 export interface LenientFindings {
   problems: VerifyProblem[];
   signature: 'valid' | 'invalid' | 'missing';
-  signer: { keyId: string; name: string | null; trusted: boolean };
+  signer: Signer;
+}
+
+/**
+ * Who signed: the key id, its name in the trust store and whether it is
+ * trusted. `publicKey` is set for an untrusted signer whose signature checks
+ * out against the key its custody events name (the drive's own claim).
+ */
+export interface Signer {
+  keyId: string;
+  name: string | null;
+  trusted: boolean;
+  publicKey?: string;
 }
 
 export interface TrustedSigner {
@@ -78,7 +91,7 @@ export async function openShipment(id: string, dir: string, trusted: TrustedSign
 
   const tagManifestBytes = await readLimited(join(dir, TAG_MANIFEST), MAX_TAG_FILE, 'tag manifest');
   let signature: OpenedShipment['signature'] = 'missing';
-  let signer: OpenedShipment['signer'] = { keyId: '', name: null, trusted: false };
+  let signer: Signer = { keyId: '', name: null, trusted: false };
   let signedComment: string | null = null;
   try {
     const sigText = await readLimited(join(dir, SIGNATURE_FILE), minisign.MAX_SIGNATURE_FILE_BYTES, 'signature');
@@ -92,7 +105,35 @@ export async function openShipment(id: string, dir: string, trusted: TrustedSign
   } catch (e) {
     if (!isBrickpostError(e)) throw e;
     if (e.code === 'FILE_MISSING') soft(new BrickpostError('UNSIGNED', `shipment ${quote(id)} has no signature (${SIGNATURE_FILE} is missing)`, { path: join(dir, SIGNATURE_FILE) }));
-    else if (e.code === 'UNTRUSTED_PUBLISHER') soft(e);
+    else if (e.code === 'UNTRUSTED_PUBLISHER') {
+      // The signature may still check out against the key the publisher's custody events name:
+      // that says the drive is intact as signed, not that the signer is who you expect.
+      const own = await publisherKeyOnDrive(dir, signer.keyId);
+      if (own) {
+        try {
+          const v = minisign.verifySignature(await readLimited(join(dir, SIGNATURE_FILE), minisign.MAX_SIGNATURE_FILE_BYTES, 'signature'), tagManifestBytes, [own]);
+          signature = 'valid';
+          signedComment = v.trustedComment;
+          signer.publicKey = own.line;
+        } catch {
+          // Left 'invalid': the signature does not check out against that key either.
+        }
+      }
+      soft(
+        new BrickpostError(
+          'UNTRUSTED_PUBLISHER',
+          signature === 'valid'
+            ? `shipment ${quote(id)} is validly signed by key ${signer.keyId}, which is not trusted here`
+            : `shipment ${quote(id)} is signed by key ${signer.keyId}, which is not trusted here`,
+          {
+            path: join(dir, SIGNATURE_FILE),
+            hint: own
+              ? `if ${signer.keyId} is your publisher's key (compare it with the key id they gave you), trust it: brickpost trust add ${own.line}`
+              : `trust your publisher's public key (key id ${signer.keyId}) first: brickpost trust add RW… (their whoami prints it)`,
+          },
+        ),
+      );
+    }
     else soft(new BrickpostError('SIGNATURE_INVALID', `signature of shipment ${quote(id)} is invalid: ${e.message}`, { cause: e, path: join(dir, SIGNATURE_FILE) }));
   }
 
@@ -183,4 +224,24 @@ function checkPayloadList(id: string, dir: string, info: ShipmentInfo, payload: 
     const missing = [...expected.keys()].filter((p) => !payload.has(p));
     throw new BrickpostError('MALFORMED', `manifest-sha256.txt of shipment ${quote(id)} does not list ${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ` and ${missing.length - 3} more` : ''}`, where);
   }
+}
+
+/**
+ * The public key with id `keyId` that the publisher's custody events in a
+ * bag name (custody.ndjson, FORMAT.md §custody), or null. Read before the
+ * bag is trusted: it only offers a key to check the signature against.
+ */
+async function publisherKeyOnDrive(dir: string, keyId: string): Promise<(minisign.TrustedKey & { line: string }) | null> {
+  const text = await readLimited(join(dir, CUSTODY_TAG_FILE), MAX_TAG_FILE, 'custody tag file').catch(() => null);
+  for (const line of text?.toString('utf8').split('\n') ?? []) {
+    try {
+      const a = parseCustodyEvent(line).actor;
+      if (a.keyId !== keyId) continue;
+      const pk = minisign.parsePublicKey(a.publicKey);
+      return { keyId: pk.keyId, publicKey: pk.publicKey, line: pk.line };
+    } catch {
+      // Not an event, or not this key: the next line may be.
+    }
+  }
+  return null;
 }

@@ -49,6 +49,7 @@ export async function verify(ctx: Context, opts: VerifyOptions, onEvent: EventSi
     bytesChecked: 0,
     chunksChecked: 0,
     problems,
+    custody: 'none',
     seconds: 0,
   };
   let opened;
@@ -62,10 +63,13 @@ export async function verify(ctx: Context, opts: VerifyOptions, onEvent: EventSi
   }
   if (opened) {
     Object.assign(report, {
+      datasetFiles: opened.info.files,
+      datasetBytes: opened.info.bytes,
+      created: opened.info.created,
       dataset: opened.info.dataset,
       seq: opened.info.seq,
       label: opened.info.label,
-      publisher: { keyId: opened.signer.keyId || opened.info.publisherKey, name: opened.signer.name, trusted: opened.signer.trusted },
+      publisher: { keyId: opened.signer.keyId || opened.info.publisherKey, name: opened.signer.name, trusted: opened.signer.trusted, ...(opened.signer.publicKey ? { publicKey: opened.signer.publicKey } : {}) },
       signature: opened.signature,
     });
     const fx = await checkFixity(opened, progress, signal);
@@ -124,7 +128,7 @@ export async function verify(ctx: Context, opts: VerifyOptions, onEvent: EventSi
   }
   progress.emit();
   report.ok = problems.length === 0;
-  if (opened) await recordVerified(ctx, opened, { deep: opts.deep === true, ok: report.ok, problems: problems.length }, onEvent);
+  if (opened) report.custody = await recordVerified(ctx, opened, { deep: opts.deep === true, ok: report.ok, problems: problems.length }, onEvent);
   report.seconds = (performance.now() - started) / 1000;
   return report;
 }
