@@ -2,21 +2,17 @@
  * Human formatting of numbers, sizes, rates, durations, file modes and times
  * for the CLI's text output. Pure functions, no I/O.
  */
-import { quote } from '@brickpost/engine/api';
+import { humanByteRate, humanSize, quote } from '@brickpost/engine/api';
 import type { ListEntry } from '@brickpost/engine/api';
 
-const BINARY_UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB', 'EiB'];
-
-/** A byte count in binary units with two decimals: `512 B`, `2.00 GiB`. */
+/**
+ * A byte count in SI units, as drives are sold and as the planner, reports
+ * and the desktop app show them: `512 B`, `2.15 GB`. One formatter for all
+ * (plan/units in the engine).
+ */
 export function formatBytes(n: number): string {
   if (!Number.isFinite(n) || n < 0) return '? B';
-  let i = 0;
-  let v = n;
-  while (v >= 1024 && i < BINARY_UNITS.length - 1) {
-    v /= 1024;
-    i++;
-  }
-  return i === 0 ? `${n} B` : `${v.toFixed(2)} ${BINARY_UNITS[i]}`;
+  return humanSize(n);
 }
 
 /** An integer with thousands separators: `1,234,567`. */
@@ -24,11 +20,10 @@ export function formatCount(n: number): string {
   return Math.round(n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 
-/** A rate in decimal megabytes per second, as drive makers quote them: `312 MB/s`. */
+/** A rate in SI bytes per second, as drive makers quote them: `312 MB/s`. */
 export function formatRate(bytesPerSecond: number): string {
   if (!Number.isFinite(bytesPerSecond) || bytesPerSecond < 0) return '? MB/s';
-  const mb = bytesPerSecond / 1e6;
-  return `${mb >= 100 ? mb.toFixed(0) : mb >= 10 ? mb.toFixed(1) : mb.toFixed(2)} MB/s`;
+  return humanByteRate(bytesPerSecond);
 }
 
 /** Average rate of `bytes` over `seconds`, guarding against a zero duration. */
@@ -103,4 +98,18 @@ export function printable(s: string): string {
 /** One `ls` line: `-rw-r--r--          1234  2026-01-02 03:04  path`, sizes right-aligned to 12 columns. */
 export function entryLine(e: ListEntry): string {
   return `${formatMode(e.type, e.mode)}  ${String(e.size).padStart(12)}  ${formatMtime(e.mtimeNs)}  ${printable(e.path)}`;
+}
+
+/**
+ * One argument of a command as a POSIX shell reads it: as is when it holds
+ * only characters no shell treats specially, else in single quotes. Hints
+ * print commands this way so that they work when pasted.
+ */
+export function shellArg(s: string): string {
+  return /^[A-Za-z0-9_./:=@%+,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/** A command line, `brickpost verify /media/my drive` → `brickpost verify '/media/my drive'`. */
+export function commandLine(args: readonly string[]): string {
+  return ['brickpost', ...args.map(shellArg)].join(' ');
 }

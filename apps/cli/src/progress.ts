@@ -1,6 +1,6 @@
 /**
  * Progress: the one-line status of a long job on a terminal's stderr, e.g.
- * `pack  1.20 GiB / 2.00 GiB  60%  312 MB/s  ETA 0:42  1,234/5,678 files`,
+ * `pack  1.29 GB / 2.15 GB  60%  312 MB/s  ETA 0:42  1,234/5,678 files`,
  * rewritten in place at most `intervalMs` apart and erased at the end.
  */
 import type { ProgressEvent } from '@brickpost/engine/api';
@@ -27,7 +27,7 @@ export function renderProgress(ev: ProgressEvent): string {
   return parts.join('  ');
 }
 
-/** Each drive of a set in a few characters: `d2 1.10 GiB 95.0 MB/s ETA 3:12`. */
+/** Each drive of a set in a few characters: `d2 1.18 GB 95 MB/s ETA 3:12`. */
 export function renderDrives(drives: ReadonlyMap<string, ProgressEvent>): string {
   return [...drives.values()]
     .map((ev, i) => {

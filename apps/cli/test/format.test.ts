@@ -3,12 +3,13 @@ import assert from 'node:assert/strict';
 import { entryLine, formatBytes, formatCount, formatDuration, formatMode, formatMtime, formatRate, plural, printable } from '../src/format.js';
 import { renderProgress } from '../src/progress.js';
 
-test('sizes in binary units, counts with separators, rates in MB/s', () => {
+test('sizes and rates in SI units (as the planner, reports and the desktop app), counts with separators', () => {
   assert.equal(formatBytes(0), '0 B');
-  assert.equal(formatBytes(1023), '1023 B');
-  assert.equal(formatBytes(1024), '1.00 KiB');
-  assert.equal(formatBytes(2 * 1024 ** 3), '2.00 GiB');
-  assert.equal(formatBytes(1.4 * 1024 ** 4), '1.40 TiB');
+  assert.equal(formatBytes(999), '999 B');
+  assert.equal(formatBytes(1024), '1.02 kB');
+  assert.equal(formatBytes(2e9), '2 GB');
+  assert.equal(formatBytes(2 * 1024 ** 3), '2.15 GB');
+  assert.equal(formatBytes(1.4e12), '1.4 TB');
   assert.equal(formatCount(1234), '1,234');
   assert.equal(formatCount(1234567), '1,234,567');
   assert.equal(formatCount(999), '999');
@@ -60,6 +61,6 @@ test('progress line', () => {
     type: 'progress', phase: 'pack', bytesDone: 1.2 * 1024 ** 3, bytesTotal: 2 * 1024 ** 3,
     filesDone: 1234, filesTotal: 5678, rate: 312e6, etaSeconds: 42,
   });
-  assert.equal(line, 'pack    1.20 GiB / 2.00 GiB   60%  312 MB/s  ETA 42s  1,234/5,678 files');
+  assert.equal(line, 'pack    1.29 GB / 2.15 GB   60%  312 MB/s  ETA 42s  1,234/5,678 files');
   assert.equal(renderProgress({ type: 'progress', phase: 'scan', bytesDone: 0, filesDone: 10, rate: 0 }), 'scan    0 B  10 files');
 });

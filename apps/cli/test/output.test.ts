@@ -80,5 +80,5 @@ test('progress of a drive set: each drive after the job line, drive events never
   now = 300;
   p.update(drive('/media/b', 3 << 20));
   const last = err.text().split('\r').pop()!;
-  assert.match(last, /^pack +5\.00 MiB .*\|\| {2}d1 1\.00 MiB 2\.00 MB\/s ETA 1:30 \| d2 3\.00 MiB 2\.00 MB\/s ETA 1:30/);
+  assert.match(last, /^pack +5\.24 MB .*\|\| {2}d1 1\.05 MB 2 MB\/s ETA 1:30 \| d2 3\.15 MB 2 MB\/s ETA 1:30/);
 });

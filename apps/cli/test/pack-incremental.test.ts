@@ -34,7 +34,7 @@ test('the incremental summary line says what was read, held and sent as deltas',
     deltaFrameBytes: 2 ** 20,
     bytesOnDrive: 112 * 2 ** 20,
   } as PackSummary;
-  assert.equal(incrementalLine(s), 'incremental over seq 3: 41 files read, 2,310 unchanged (not re-read), 1.50 GiB held, 10.00 MiB as 1.00 MiB of deltas, 112.00 MiB on the drive');
+  assert.equal(incrementalLine(s), 'incremental over seq 3: 41 files read, 2,310 unchanged (not re-read), 1.61 GB held, 10.5 MB as 1.05 MB of deltas, 117 MB on the drive');
   const against = { ...s, bases: [], against: 'ab'.repeat(32), filesUnchanged: 0, chunksDelta: 0 };
-  assert.equal(incrementalLine(against), `built against signature file ${'ab'.repeat(6)}…: 41 files read, 1.50 GiB held, 112.00 MiB on the drive`);
+  assert.equal(incrementalLine(against), `built against signature file ${'ab'.repeat(6)}…: 41 files read, 1.61 GB held, 117 MB on the drive`);
 });

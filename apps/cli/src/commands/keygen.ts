@@ -2,6 +2,7 @@
 import { BrickpostError, isBrickpostError } from '@brickpost/engine/api';
 import type { CommandRun } from '../context.js';
 import { flag, str } from '../context.js';
+import { commandLine } from '../format.js';
 import { printIdentity } from '../identity.js';
 import { withEngine } from '../session.js';
 
@@ -23,7 +24,8 @@ export const run: CommandRun = async (ctx, inv) => {
   ctx.out.info(`created a new identity in ${who.home}`);
   await printIdentity(ctx, who);
   if (!ctx.json && !ctx.quiet) {
-    ctx.out.hint('give your recipient (age1…) to those who send you drives, and your public key (RW…) to those who receive them');
+    const whoami = commandLine([...(ctx.home !== undefined ? ['--home', ctx.home] : []), 'whoami', '--contact']);
+    ctx.out.hint(`send those you exchange drives with your contact text (your recipient age1… for those who send you drives, your public key RW… for those who receive them); this prints it: ${whoami}`);
   }
   return 0;
 };

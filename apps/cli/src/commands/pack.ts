@@ -36,8 +36,8 @@ export const run: CommandRun = async (ctx, inv) => {
 
 /**
  * What an incremental shipment carries, in one line: "incremental over seq 3:
- * 41 files read, 2,310 unchanged (not re-read), 1.12 GiB held, 9.80 MiB as
- * 1.20 MiB of deltas, 112.00 MiB on the drive".
+ * 41 files read, 2,310 unchanged (not re-read), 1.2 GB held, 10.3 MB as
+ * 1.26 MB of deltas, 117 MB on the drive".
  */
 export function incrementalLine(s: PackSummary): string {
   const over = s.against !== null ? `built against signature file ${s.against.slice(0, 12)}…` : `incremental over seq ${s.bases.map((b) => b.seq).join(', ')}`;

@@ -3,6 +3,7 @@
  * untrusted text, number and date formats, and the page shell with its
  * inline style. No Node imports: the desktop renderer uses these too.
  */
+import { humanByteRate, humanSize } from '../plan/units.js';
 
 /**
  * Characters shown as a visible `⟨U+XXXX⟩` instead of themselves: controls
@@ -26,22 +27,14 @@ export function count(n: number): string {
   return String(Math.trunc(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 
-/** Bytes in decimal units (MB = 10^6 bytes), with the exact count for small ones. */
+/** Bytes in SI units (MB = 10^6 bytes), as everywhere in brickpost's output. */
 export function bytes(n: number): string {
-  if (n < 1000) return `${n} B`;
-  const units = ['kB', 'MB', 'GB', 'TB', 'PB'];
-  let v = n;
-  let u = -1;
-  while (v >= 1000 && u < units.length - 1) {
-    v /= 1000;
-    u++;
-  }
-  return `${v.toFixed(v < 10 ? 2 : 1)} ${units[u]}`;
+  return humanSize(n);
 }
 
-/** A rate in MB/s. */
+/** A rate in SI units: `45.2 MB/s`. */
 export function rate(bytesPerSecond: number): string {
-  return `${(bytesPerSecond / 1e6).toFixed(1)} MB/s`;
+  return humanByteRate(bytesPerSecond);
 }
 
 /** Seconds, to the millisecond below 10 s. */
