@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dirs = process.env.BRICKPOST_TEST_ONLY
   ? process.env.BRICKPOST_TEST_ONLY.split(',')
-  : ['packages/manifest/dist/test', 'packages/engine/dist/test', 'apps/cli/dist/test', 'test/dist'];
+  : ['packages/manifest/dist/test', 'packages/posix/dist/test', 'packages/engine/dist/test', 'apps/cli/dist/test', 'test/dist'];
 const targets = dirs.map((d) => join(root, d)).filter((d) => existsSync(d));
 // A test that hangs fails after 10 minutes instead of stalling the run.
 const args = ['--test', '--test-concurrency=2', '--test-timeout=600000', ...process.argv.slice(2), ...targets];
