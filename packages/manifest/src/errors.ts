@@ -57,6 +57,10 @@ export const ERROR_CODES = {
   PERMISSION: 'environment',
   IO: 'environment',
   DEPENDENCY: 'environment',
+  /** pack --strict: part of the source could not be shipped (unreadable, vanished). */
+  SOURCE_INCOMPLETE: 'environment',
+  /** The destination's file system cannot hold names the shipment carries apart (case or normalisation collisions). */
+  NAME_COLLISION: 'environment',
   // chain: the shipment does not apply to this destination
   CHAIN_REPLAY: 'chain',
   CHAIN_GAP: 'chain',
@@ -120,11 +124,13 @@ export function isBrickpostError(e: unknown, code?: ErrorCode): e is BrickpostEr
 /**
  * Quotes a value taken from untrusted input for use in a message: JSON string
  * escaping, so control characters and lone surrogates are visible and a
- * crafted name cannot forge terminal output. Long values are shortened.
+ * crafted name cannot forge terminal output. A byte of a name that is not
+ * UTF-8 (held as U+DC80–U+DCFF, records/bytes.ts) shows as `\xNN`. Long
+ * values are shortened.
  */
 export function quote(value: string, max = 200): string {
   const s = value.length > max ? value.slice(0, max) + '…' : value;
-  return JSON.stringify(s).replace(/[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) =>
-    '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'),
-  );
+  return JSON.stringify(s)
+    .replace(/[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'))
+    .replace(/(\\+)udc([89a-f][0-9a-f])/g, (m, slashes: string, byte: string) => (slashes.length % 2 === 1 ? `${slashes.slice(1)}\\x${byte}` : m));
 }

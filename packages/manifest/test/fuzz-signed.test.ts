@@ -103,7 +103,12 @@ test('fuzz strict JSON: parseStrictJson agrees with JSON.parse whenever it accep
 const SECRET = randomBytes(32).toString('base64');
 const id = (n: number): string => hex64(n);
 
-/** A valid manifest written by ManifestWriter: dirs, files with packed, held and delta refs, more records, packs, end. */
+/**
+ * A valid v2 manifest written by ManifestWriter: dirs, files with packed,
+ * held and delta refs and a hole, more records, a symbolic link, a hard
+ * link, a FIFO, names differing only in case, a name that is not UTF-8,
+ * attributes, packs, end.
+ */
 function manifestText(relative: boolean): string {
   const w = new ManifestWriter();
   const recs: ManifestRecord[] = [
@@ -112,17 +117,22 @@ function manifestText(relative: boolean): string {
       bases: relative ? [['S1', 1]] : [], against: null, label: 'march', created: '2026-03-01T12:00:00.000Z', publisher: 'E2E2BEF2840CF832',
       secret: SECRET, chunker: 'fastcdc-v1',
     },
-    { t: 'dir', p: 'a', mode: 0o755, mtime: '1700000000000000000' },
+    { t: 'dir', p: 'a', mode: 0o2775, mtime: '1700000000000000000', x: [['user.a', 'YQ==']], o: [1000, 1000, 'ana', null], acl: { a: 'user::rwx,user:7:r-x,group::r-x,mask::r-x,other::---', d: 'user::rwx,group::r-x,other::---' } },
     { t: 'file', p: 'a/B.txt', size: 10, mode: 0o644, mtime: '-5', c: [[id(1), 0, 0, 19, 10]] },
+    { t: 'file', p: 'a/b.txt', size: 4106, mode: 0o644, mtime: '-5', c: [[4096], [id(1), 0, 0, 19, 10]] },
     { t: 'file', p: 'a/c', size: 6000, mode: 0o600, mtime: '0', c: relative ? [[id(2), 0, 19, 3009, 3000], [id(3), 2000]] : [[id(2), 0, 19, 3009, 5000]] },
     { t: 'more', c: [[id(4), 0, 3028, 1009, 1000]] },
+    { t: 'hard', p: 'a/c-too', to: 'a/c' },
+    { t: 'special', p: 'a/fifo', kind: 'fifo', mode: 0o600, mtime: '4' },
+    { t: 'link', p: 'a/link', target: '../caf\u00e9/empty', mtime: '5', o: [0, 0, 'root', 'root'] },
+    { t: 'file', p: 'bad-\udcff', size: 0, mode: 0o644, mtime: '6', c: [] },
     { t: 'dir', p: 'caf\u00e9', mode: 0o700, mtime: '1' },
     { t: 'file', p: 'caf\u00e9/empty', size: 0, mode: 0o644, mtime: '2', c: [] },
   ];
   if (relative) recs.push({ t: 'file', p: 'd', size: 300, mode: 0o644, mtime: '3', c: [[id(5), 0, 4037, 60, 300, 50]], b: ['old/d', 290, 256] });
   recs.push({ t: 'pack', i: 0, path: packPath(0), size: 5000, plain: 4200, chunks: relative ? 4 : 3 });
   const t = w.totals;
-  recs.push({ t: 'end', dirs: 2, files: relative ? 4 : 3, bytes: relative ? 6310 : 6010, chunks: relative ? 5 : 3, packs: 1 });
+  recs.push({ t: 'end', dirs: 2, files: relative ? 6 : 5, links: 1, hard: 1, specials: 1, bytes: relative ? 10416 : 10116, chunks: relative ? 6 : 4, packs: 1 });
   const out = recs.map((r) => w.line(r)).join('');
   assert.equal(t.packs, 1);
   return out;

@@ -5,8 +5,11 @@
  * - entry: a `dir` or `file` record; a file lists its chunks as chunk refs.
  * - chunk ref: where a chunk's frame is in which pack, and its keyed id.
  * - manifest order: depth-first, siblings ascending by fold key then bytes.
- * - path grammar: the allow-list every entry path must satisfy.
+ * - path grammar: the rules every entry path must satisfy (v1: portable
+ *   names only; v2: any byte-string name).
+ * - byte string: a name or link target as bytes, which need not be UTF-8.
  */
+export * from './bytes.js';
 export * from './json.js';
 export * from './fields.js';
 export * from './path.js';

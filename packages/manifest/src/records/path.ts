@@ -1,20 +1,28 @@
 import { BrickpostError, quote } from '../errors.js';
+import { isEscapedString, toBytes } from './bytes.js';
 
 /**
- * Entry paths (FORMAT.md §paths). A path is relative, `/`-separated, and made
- * of components that are safe to create on Linux, macOS and Windows alike.
- * The grammar is an allow-list of rules checked on every path read from a
- * drive before it is used for anything.
+ * Entry paths (FORMAT.md §paths). A path is relative and `/`-separated;
+ * it is checked on every read from a drive before it is used for anything.
+ *
+ * - v1 (manifests written before v2): an allow-list of names safe to create
+ *   on Linux, macOS and Windows alike, in NFC, without controls.
+ * - v2: any name the source file system can hold (bytes.ts): no empty name,
+ *   `.`, `..`, `/` or NUL, within the length limits. Whether a destination
+ *   can hold a name (case, normalisation, Windows rules) is decided at
+ *   ingest, for that destination.
  */
 
 /** Limits of the path grammar, normative. */
 export const PATH_LIMITS = {
-  /** UTF-8 bytes in one component. */
+  /** Bytes in one component. */
   componentBytes: 255,
-  /** UTF-8 bytes in a whole path. */
+  /** Bytes in a whole path. */
   pathBytes: 4096,
-  /** Components in a path (nesting depth). */
+  /** Components in a path (nesting depth): v1. */
   depth: 128,
+  /** Components in a path: v2. */
+  depthV2: 1024,
 } as const;
 
 // Control characters (C0, DEL, C1), and characters no portable file system
@@ -23,8 +31,25 @@ const FORBIDDEN = /[\u0000-\u001f\u007f-\u009f\\]/;
 const DRIVE_LETTER = /^[A-Za-z]:/;
 
 /**
- * Why `name` is not an acceptable path component, or null when it is.
- * Used by the publisher to skip unportable names with a warning.
+ * Why `name` is not a name a v2 manifest can carry, or null when it is: an
+ * empty name, `.`, `..`, one holding `/` or NUL, one longer than 255 bytes,
+ * or a string that is not an escaped byte string.
+ */
+export function nameProblem(name: string): string | null {
+  if (name.length === 0) return 'empty component';
+  if (name === '.' || name === '..') return 'dot component';
+  if (name.includes('/')) return 'slash in name';
+  if (name.includes('\u0000')) return 'NUL in name';
+  if (!isEscapedString(name)) return 'not a byte string (lone surrogate)';
+  if (toBytes(name).length > PATH_LIMITS.componentBytes) return 'component longer than 255 bytes';
+  return null;
+}
+
+/**
+ * Why `name` is not a portable name (the v1 grammar, and pack --portable's
+ * rule), or null when it is: on top of nameProblem, a control character or
+ * backslash, a drive-letter prefix, bytes that are not UTF-8, or a name not
+ * in Unicode normalisation form C.
  */
 export function componentProblem(name: string): string | null {
   if (name.length === 0) return 'empty component';
@@ -32,33 +57,46 @@ export function componentProblem(name: string): string | null {
   if (name.includes('/')) return 'slash in name';
   if (FORBIDDEN.test(name)) return 'control character or backslash in name';
   if (DRIVE_LETTER.test(name)) return 'drive letter prefix';
-  if (!name.isWellFormed()) return 'lone surrogate (name is not valid unicode)';
+  if (!name.isWellFormed()) return 'name is not valid UTF-8';
   if (Buffer.byteLength(name, 'utf8') > PATH_LIMITS.componentBytes) return 'component longer than 255 bytes';
   if (name !== name.normalize('NFC')) return 'name is not in unicode normalisation form C';
   return null;
 }
 
 /**
- * Checks a manifest path against the grammar.
+ * Checks a manifest path against the grammar of manifest version `version`
+ * (1: the portable allow-list; 2: any byte-string names). Returns its
+ * components.
  * @throws BrickpostError UNSAFE_PATH naming the path and the rule it breaks.
  */
-export function checkPath(path: string, where = 'manifest'): string[] {
+export function checkPath(path: string, where = 'manifest', version: 1 | 2 = 1): string[] {
   if (typeof path !== 'string' || path.length === 0) {
     throw new BrickpostError('UNSAFE_PATH', `${where}: empty path`);
   }
-  if (Buffer.byteLength(path, 'utf8') > PATH_LIMITS.pathBytes) {
+  if ((version === 1 ? Buffer.byteLength(path, 'utf8') : toBytes(path).length) > PATH_LIMITS.pathBytes) {
     throw new BrickpostError('UNSAFE_PATH', `${where}: path longer than ${PATH_LIMITS.pathBytes} bytes: ${quote(path)}`);
   }
   if (path.startsWith('/')) throw new BrickpostError('UNSAFE_PATH', `${where}: absolute path ${quote(path)}`);
   const parts = path.split('/');
-  if (parts.length > PATH_LIMITS.depth) {
-    throw new BrickpostError('UNSAFE_PATH', `${where}: path nested deeper than ${PATH_LIMITS.depth}: ${quote(path)}`);
+  const depth = version === 1 ? PATH_LIMITS.depth : PATH_LIMITS.depthV2;
+  if (parts.length > depth) {
+    throw new BrickpostError('UNSAFE_PATH', `${where}: path nested deeper than ${depth}: ${quote(path)}`);
   }
   for (const part of parts) {
-    const problem = componentProblem(part);
+    const problem = version === 1 ? componentProblem(part) : nameProblem(part);
     if (problem) throw new BrickpostError('UNSAFE_PATH', `${where}: unsafe path ${quote(path)}: ${problem}`);
   }
   return parts;
+}
+
+/**
+ * Checks a path from any manifest before it is used on a destination: the
+ * v2 rules, which every v1 path also meets (so a check at the point of use
+ * needs no version).
+ * @throws BrickpostError UNSAFE_PATH
+ */
+export function checkEntryPath(path: string, where = 'manifest'): string[] {
+  return checkPath(path, where, 2);
 }
 
 // Windows (FORMAT.md §paths, Windows destinations): device names, with any
@@ -124,7 +162,22 @@ export function compareNames(a: string, b: string): number {
   return compareFolded(foldKey(a), a, foldKey(b), b);
 }
 
-/** compareNames for names whose fold keys are known already. */
+/** compareNames for names whose fold keys are known already (escaped bytes compare as the bytes they stand for). */
 export function compareFolded(aKey: string, a: string, bKey: string, b: string): number {
-  return Buffer.compare(Buffer.from(aKey, 'utf8'), Buffer.from(bKey, 'utf8')) || Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+  return Buffer.compare(toBytes(aKey), toBytes(bKey)) || Buffer.compare(toBytes(a), toBytes(b));
+}
+
+/**
+ * Compares two entry paths in manifest order (negative when `a` comes
+ * first): component by component by compareNames, a folder before what is
+ * inside it.
+ */
+export function comparePaths(a: string, b: string): number {
+  const pa = a.split('/');
+  const pb = b.split('/');
+  for (let i = 0; i < Math.min(pa.length, pb.length); i++) {
+    const c = compareNames(pa[i]!, pb[i]!);
+    if (c !== 0) return c;
+  }
+  return pa.length - pb.length;
 }

@@ -1,13 +1,13 @@
 import { BrickpostError, quote } from '../errors.js';
 import { parseStrictJson } from './json.js';
-import { checkPath, compareFolded, foldKey } from './path.js';
+import { checkPath, compareFolded, comparePaths, foldKey } from './path.js';
 import {
   checkRecord,
+  manifestVersion,
   RECORD_LIMITS,
   type ChunkRef,
-  type DirRecord,
   type EndRecord,
-  type FileRecord,
+  type EntryRecord,
   type ManifestRecord,
   type PackRecord,
   type ShipmentRecord,
@@ -21,6 +21,22 @@ export interface ManifestExpectations {
 }
 
 /**
+ * Siblings whose names differ only in case or Unicode normalisation (equal
+ * fold keys, FORMAT.md §order): a v2 manifest may hold them; a destination
+ * that cannot tell them apart must refuse the shipment (ingest decides).
+ */
+export interface NameCollision {
+  /** The folder holding them ('' for the top). */
+  parent: string;
+  /** The names, in manifest order (at most MAX_COLLISION_NAMES). */
+  names: string[];
+}
+
+/** Collision groups a reader keeps (the rest are counted), and names per group. */
+export const MAX_COLLISIONS = 1000;
+export const MAX_COLLISION_NAMES = 16;
+
+/**
  * Validates a manifest one line at a time, in bounded memory: record shapes,
  * record order, the tree rules (every entry's parent declared before it,
  * siblings strictly ascending in manifest order, which also rules out
@@ -32,14 +48,19 @@ export class ManifestReader {
   private line = 0;
   private header: ShipmentRecord | null = null;
   private end: EndRecord | null = null;
-  /** Open directories from the root down: their path and the last child name seen. */
-  private stack: Array<{ path: string; last: string | null; lastKey: string }> = [{ path: '', last: null, lastKey: '' }];
-  private file: { path: string; size: number; seen: number; basis: boolean } | null = null;
+  /** Open directories from the root down: their path, the last child name seen, and the group of children sharing its fold key. */
+  private stack: Level[] = [{ path: '', last: null, lastKey: '', group: null }];
+  private file: { path: string; size: number; seen: number; basis: boolean; hole: boolean } | null = null;
   /** Whether refs to chunks the destination holds are allowed (the shipment has bases or is built against a signature). */
   private relative = false;
   private phase: 'header' | 'tree' | 'packs' | 'done' = 'header';
   private packsSeen = 0;
-  readonly totals = { dirs: 0, files: 0, bytes: 0, chunks: 0, packs: 0 };
+  /** The manifest format version, from the header (1 until it is read). */
+  version: 1 | 2 = 1;
+  readonly totals = { dirs: 0, files: 0, links: 0, hard: 0, specials: 0, bytes: 0, chunks: 0, packs: 0 };
+  /** Name collisions seen so far (v2), at most MAX_COLLISIONS; `collisionCount` counts them all. */
+  readonly collisions: NameCollision[] = [];
+  collisionCount = 0;
 
   constructor(
     private readonly where = 'manifest',
@@ -60,11 +81,12 @@ export class ManifestReader {
     this.line++;
     const where = `${this.where} line ${this.line}`;
     if (text.length > RECORD_LIMITS.lineBytes) throw new BrickpostError('LIMIT_EXCEEDED', `${where}: line longer than ${RECORD_LIMITS.lineBytes} bytes`);
-    const r = checkRecord(parseStrictJson(text, { where, maxDepth: 4 }), where);
+    const r = checkRecord(parseStrictJson(text, { where, maxDepth: 4 }), where, this.version);
     if (this.phase === 'done') throw new BrickpostError('MALFORMED', `${where}: data after the end record`);
     if (this.phase === 'header') {
       if (r.t !== 'shipment') throw new BrickpostError('MALFORMED', `${where}: first record must be the shipment header, found ${quote(r.t)}`);
       this.header = r;
+      this.version = manifestVersion(r.format)!;
       this.relative = r.bases.length > 0 || r.against !== null;
       if (r.bases.some(([, seq]) => seq >= r.seq)) throw new BrickpostError('MALFORMED', `${where}: a base's sequence number is not below the shipment's ${r.seq}`);
       this.phase = 'tree';
@@ -76,6 +98,9 @@ export class ManifestReader {
         throw new BrickpostError('MALFORMED', `${where}: second shipment header`);
       case 'dir':
       case 'file':
+      case 'link':
+      case 'hard':
+      case 'special':
         if (this.phase !== 'tree') throw new BrickpostError('MALFORMED', `${where}: tree entry after the pack index`);
         this.entry(r, where);
         return r;
@@ -102,11 +127,11 @@ export class ManifestReader {
     return this.end;
   }
 
-  private entry(r: DirRecord | FileRecord, where: string): void {
-    const parts = checkPath(r.p, where);
+  private entry(r: EntryRecord, where: string): void {
+    const parts = checkPath(r.p, where, this.version);
     const name = parts[parts.length - 1]!;
     const parent = parts.slice(0, -1).join('/');
-    while (this.stack.length > 1 && this.stack[this.stack.length - 1]!.path !== parent) this.stack.pop();
+    while (this.stack.length > 1 && this.stack[this.stack.length - 1]!.path !== parent) this.closeLevel(this.stack.pop()!);
     const top = this.stack[this.stack.length - 1]!;
     const key = foldKey(name);
     if (parent === '' && key === RESERVED_ROOT_NAME) {
@@ -116,31 +141,63 @@ export class ManifestReader {
       throw new BrickpostError('MALFORMED', `${where}: entry ${quote(r.p)} comes before or without its parent directory`);
     }
     if (top.last !== null) {
-      if (top.lastKey === key) {
+      if (top.lastKey === key && (this.version === 1 || top.last === name)) {
         throw new BrickpostError('UNSAFE_PATH', `${where}: ${quote(r.p)} collides with ${quote(top.last)} on case-insensitive file systems (or is a duplicate)`);
       }
       if (compareFolded(top.lastKey, top.last, key, name) >= 0) {
         throw new BrickpostError('MALFORMED', `${where}: entry ${quote(r.p)} is out of order`);
       }
+      if (top.lastKey === key) {
+        top.group ??= [top.last];
+        if (top.group.length < MAX_COLLISION_NAMES) top.group.push(name);
+      } else this.closeGroup(top);
     }
     top.last = name;
     top.lastKey = key;
-    if (this.totals.dirs + this.totals.files >= (this.expect.entries ?? Infinity)) {
+    const t = this.totals;
+    if (t.dirs + t.files + t.links + t.hard + t.specials >= (this.expect.entries ?? Infinity)) {
       throw new BrickpostError('LIMIT_EXCEEDED', `${where}: more entries than the ${this.expect.entries} the signed bag-info declares`);
     }
-    if (r.t === 'dir') {
-      this.totals.dirs++;
-      this.stack.push({ path: r.p, last: null, lastKey: '' });
-    } else {
-      this.totals.files++;
-      this.totals.bytes += r.size;
-      this.file = { path: r.p, size: r.size, seen: 0, basis: r.b !== undefined };
-      if (r.b) {
-        if (!this.relative) throw new BrickpostError('MALFORMED', `${where}: ${quote(r.p)} has a delta basis but the shipment names no base`);
-        checkPath(r.b[0], `${where}: basis (field b) of ${quote(r.p)}`);
-      }
-      this.chunks(r.c, where);
+    switch (r.t) {
+      case 'dir':
+        t.dirs++;
+        this.stack.push({ path: r.p, last: null, lastKey: '', group: null });
+        break;
+      case 'file':
+        t.files++;
+        t.bytes += r.size;
+        this.file = { path: r.p, size: r.size, seen: 0, basis: r.b !== undefined, hole: false };
+        if (r.b) {
+          if (!this.relative) throw new BrickpostError('MALFORMED', `${where}: ${quote(r.p)} has a delta basis but the shipment names no base`);
+          checkPath(r.b[0], `${where}: basis (field b) of ${quote(r.p)}`, this.version);
+        }
+        this.chunks(r.c, where);
+        break;
+      case 'link':
+        t.links++;
+        break;
+      case 'hard':
+        t.hard++;
+        checkPath(r.to, `${where}: target (field to) of hard link ${quote(r.p)}`, 2);
+        // Bounded memory: order is checked here; that `to` is a file record is checked where it is looked up.
+        if (comparePaths(r.to, r.p) >= 0) throw new BrickpostError('MALFORMED', `${where}: hard link ${quote(r.p)} names ${quote(r.to)}, which is not an earlier entry`);
+        break;
+      case 'special':
+        t.specials++;
+        break;
     }
+  }
+
+  /** A folder's listing ended: its last group of colliding names is complete. */
+  private closeLevel(level: Level): void {
+    this.closeGroup(level);
+  }
+
+  private closeGroup(level: Level): void {
+    if (!level.group) return;
+    this.collisionCount++;
+    if (this.collisions.length < MAX_COLLISIONS) this.collisions.push({ parent: level.path, names: level.group });
+    level.group = null;
   }
 
   private chunks(c: ChunkRef[], where: string): void {
@@ -149,6 +206,12 @@ export class ManifestReader {
       const len = refLength(ref);
       if (len === 0) throw new BrickpostError('MALFORMED', `${where}: empty chunk in ${quote(f.path)}`);
       f.seen += len;
+      if (ref.length === 1) {
+        if (f.hole) throw new BrickpostError('MALFORMED', `${where}: two holes in a row in ${quote(f.path)} (writers merge them)`);
+        f.hole = true;
+        continue;
+      }
+      f.hole = false;
       if (ref.length === 2) {
         if (!this.relative) throw new BrickpostError('MALFORMED', `${where}: ${quote(f.path)} refers to a chunk the destination holds, but the shipment names no base`);
         continue;
@@ -162,7 +225,7 @@ export class ManifestReader {
         throw new BrickpostError('MALFORMED', `${where}: chunk in pack ${ref[1]} but the shipment has ${this.expect.packs} packs`);
       }
     }
-    this.totals.chunks += c.length;
+    this.totals.chunks += c.reduce((n, ref) => n + (ref.length === 1 ? 0 : 1), 0);
     if (f.seen > f.size) throw new BrickpostError('MALFORMED', `${where}: chunks of ${quote(f.path)} add up to more than its size ${f.size}`);
   }
 
@@ -185,15 +248,26 @@ export class ManifestReader {
 
   private finishWith(r: EndRecord, where: string): void {
     const t = this.totals;
-    for (const k of ['dirs', 'files', 'bytes', 'chunks', 'packs'] as const) {
+    const counts = this.version === 2 ? (['dirs', 'files', 'links', 'hard', 'specials', 'bytes', 'chunks', 'packs'] as const) : (['dirs', 'files', 'bytes', 'chunks', 'packs'] as const);
+    for (const k of counts) {
       if (r[k] !== t[k]) throw new BrickpostError('MALFORMED', `${where}: end record says ${r[k]} ${k}, the manifest has ${t[k]}`);
     }
+    while (this.stack.length > 0) this.closeLevel(this.stack.pop()!);
     if (this.expect.packs !== undefined && t.packs !== this.expect.packs) {
       throw new BrickpostError('MALFORMED', `${where}: manifest lists ${t.packs} packs, the signed bag-info declares ${this.expect.packs}`);
     }
     this.end = r;
     this.phase = 'done';
   }
+}
+
+/** One open folder of the reader's stack. */
+interface Level {
+  path: string;
+  last: string | null;
+  lastKey: string;
+  /** Children so far that share the last child's fold key (two or more), or null. */
+  group: string[] | null;
 }
 
 /** The shortest zstd frame: magic, frame header, one block header. */

@@ -1,16 +1,36 @@
 import { BrickpostError, quote } from '../errors.js';
+import { fromField, toBytes, toField } from './bytes.js';
 import { checkKeys as keys, checkStr as str, checkUint as uint, malformed as fail } from './fields.js';
 import type { Json } from './json.js';
 
 /**
  * Manifest records (FORMAT.md §manifest). The manifest is NDJSON: one record
  * per line, in this order: one `shipment` header, the tree entries (`dir`,
- * `file` and its `more` continuations) in manifest order, the `pack` index,
- * one `end` trailer. Field names are short because a 10-million-file
- * manifest repeats them 10 million times.
+ * `file` and its `more` continuations, and in v2 `link`, `hard` and
+ * `special`) in manifest order, the `pack` index, one `end` trailer. Field
+ * names are short because a 10-million-file manifest repeats them 10
+ * million times.
+ *
+ * Version 2 carries a tree exactly as the source holds it: names as bytes
+ * (bytes.ts), symbolic links, hard links, holes, special files, extended
+ * attributes, ACLs and owners. Version 1 manifests (drives written before)
+ * are read with their stricter name rules. In memory, paths and targets are
+ * escaped strings (bytes.ts) whatever the version; the field form is only on
+ * the line.
  */
 
-export const MANIFEST_FORMAT = 'brickpost-manifest/v1';
+/** The manifest format writers write. */
+export const MANIFEST_FORMAT = 'brickpost-manifest/v2';
+/** The format of manifests written before version 2; readers still read it. */
+export const MANIFEST_FORMAT_V1 = 'brickpost-manifest/v1';
+/** Every manifest format a reader reads, oldest first. */
+export const MANIFEST_FORMATS = [MANIFEST_FORMAT_V1, MANIFEST_FORMAT] as const;
+export type ManifestFormat = (typeof MANIFEST_FORMATS)[number];
+
+/** 1 or 2, from a format string; undefined for one this version does not read. */
+export function manifestVersion(format: string): 1 | 2 | undefined {
+  return format === MANIFEST_FORMAT ? 2 : format === MANIFEST_FORMAT_V1 ? 1 : undefined;
+}
 
 /** Chunks listed in one `file` or `more` record at most. */
 export const CHUNKS_PER_RECORD = 1024;
@@ -18,7 +38,7 @@ export const CHUNKS_PER_RECORD = 1024;
 /** The shipment header, first record. */
 export interface ShipmentRecord {
   t: 'shipment';
-  format: typeof MANIFEST_FORMAT;
+  format: ManifestFormat;
   shipment: string;
   dataset: string;
   datasetId: string;
@@ -57,11 +77,19 @@ export type HeldRef = [string, number];
  */
 export type DeltaRef = [string, number, number, number, number, number];
 
-export type ChunkRef = PackedRef | HeldRef | DeltaRef;
+/** A hole of a sparse file (v2): `length` bytes of zeros that are neither stored nor written. */
+export type HoleRef = [number];
 
-/** The chunk length of any kind of ref. */
+export type ChunkRef = PackedRef | HeldRef | DeltaRef | HoleRef;
+
+/** The length in the file of any kind of ref. */
 export function refLength(ref: ChunkRef): number {
-  return ref.length === 2 ? ref[1] : ref[4];
+  return ref.length === 1 ? ref[0] : ref.length === 2 ? ref[1] : ref[4];
+}
+
+/** Whether a ref is a hole (no chunk). */
+export function isHole(ref: ChunkRef): ref is HoleRef {
+  return ref.length === 1;
 }
 
 /**
@@ -70,14 +98,34 @@ export function refLength(ref: ChunkRef): number {
  */
 export type Basis = [string, number, number];
 
-export interface DirRecord {
+/** An extended attribute (v2): [name (escaped string), value in padded base64]. */
+export type Xattr = [string, string];
+
+/** Owner (v2): [uid, gid, user name or null, group name or null], as the source had them. */
+export type Owner = [number, number, string | null, string | null];
+
+/** POSIX ACLs (v2) beyond what the mode says, in text form (FORMAT.md §acl): `a` access, `d` default (folders). */
+export interface Acl {
+  a?: string;
+  d?: string;
+}
+
+/** Attributes any v2 entry but a hard link may carry. */
+export interface EntryAttributes {
+  /** Extended attributes, names ascending by bytes. */
+  x?: Xattr[];
+  o?: Owner;
+  acl?: Acl;
+}
+
+export interface DirRecord extends EntryAttributes {
   t: 'dir';
   p: string;
   mode: number;
   mtime: string;
 }
 
-export interface FileRecord {
+export interface FileRecord extends EntryAttributes {
   t: 'file';
   p: string;
   size: number;
@@ -87,6 +135,37 @@ export interface FileRecord {
   /** Present when the file has delta refs: what they apply to. */
   b?: Basis;
 }
+
+/** A symbolic link (v2): `target` as the link holds it (escaped string), never resolved by a reader. */
+export interface LinkRecord {
+  t: 'link';
+  p: string;
+  target: string;
+  mtime: string;
+  o?: Owner;
+}
+
+/** A hard link (v2): another name of the file an earlier `file` record at path `to` describes. */
+export interface HardRecord {
+  t: 'hard';
+  p: string;
+  to: string;
+}
+
+export type SpecialKind = 'fifo' | 'socket' | 'char' | 'block';
+
+/** A FIFO, socket or device (v2); `dev` is [major, minor] for a device. */
+export interface SpecialRecord extends EntryAttributes {
+  t: 'special';
+  p: string;
+  kind: SpecialKind;
+  mode: number;
+  mtime: string;
+  dev?: [number, number];
+}
+
+/** A tree entry: what has a path. */
+export type EntryRecord = DirRecord | FileRecord | LinkRecord | HardRecord | SpecialRecord;
 
 /** More chunks of the file record just before it. */
 export interface MoreRecord {
@@ -109,12 +188,21 @@ export interface EndRecord {
   t: 'end';
   dirs: number;
   files: number;
+  /** v2: `link`, `hard` and `special` records. */
+  links?: number;
+  hard?: number;
+  specials?: number;
   bytes: number;
   chunks: number;
   packs: number;
 }
 
-export type ManifestRecord = ShipmentRecord | DirRecord | FileRecord | MoreRecord | PackRecord | EndRecord;
+export type ManifestRecord = ShipmentRecord | EntryRecord | MoreRecord | PackRecord | EndRecord;
+
+/** Entries an end record counts: dirs, files and (v2) links, hard links and special files. */
+export function entriesOf(e: Pick<EndRecord, 'dirs' | 'files' | 'links' | 'hard' | 'specials'>): number {
+  return e.dirs + e.files + (e.links ?? 0) + (e.hard ?? 0) + (e.specials ?? 0);
+}
 
 /** Limits on values in records, normative (FORMAT.md §limits). */
 export const RECORD_LIMITS = {
@@ -129,6 +217,19 @@ export const RECORD_LIMITS = {
   maxDeltaLength: (4 << 20) + 65536,
   /** Shipments one shipment may name as bases. */
   maxBases: 16,
+  /** v2: bytes of a link target. */
+  targetBytes: 4095,
+  /** v2: extended attributes of one entry, bytes of a name, of a value, and of all values. */
+  xattrs: 128,
+  xattrNameBytes: 255,
+  xattrValueBytes: 65536,
+  xattrTotalBytes: 262144,
+  /** v2: UTF-16 code units of an owner or group name. */
+  ownerName: 255,
+  /** v2: characters of an ACL in text form. */
+  aclChars: 65536,
+  /** v2: a hole's length (any file size). */
+  maxHole: Number.MAX_SAFE_INTEGER,
 } as const;
 
 const HEX64 = /^[0-9a-f]{64}$/;
@@ -137,12 +238,17 @@ const HEX64 = /^[0-9a-f]{64}$/;
 const PATH_FIELD_MAX = RECORD_LIMITS.lineBytes;
 const NS = /^-?[0-9]{1,20}$/;
 
-function refs(v: Json | undefined, where: string): ChunkRef[] {
+function refs(v: Json | undefined, where: string, version: 1 | 2): ChunkRef[] {
   if (!Array.isArray(v) || v.length > CHUNKS_PER_RECORD) fail(where, `field c must be a list of at most ${CHUNKS_PER_RECORD} chunks`);
   return v.map((r, k) => {
     const w = `${where} chunk ${k}`;
+    if (version === 2 && Array.isArray(r) && r.length === 1) {
+      const len = uint(r[0], w, 'hole length', RECORD_LIMITS.maxHole);
+      if (len === 0) fail(w, 'a hole must be at least one byte long');
+      return [len] as HoleRef;
+    }
     if (!Array.isArray(r) || (r.length !== 2 && r.length !== 5 && r.length !== 6)) {
-      fail(w, 'chunk must be [id, length], [id, pack, offset, frame length, length] or [id, pack, offset, frame length, length, delta length]');
+      fail(w, `chunk must be [id, length], [id, pack, offset, frame length, length] or [id, pack, offset, frame length, length, delta length]${version === 2 ? ', or a hole [length]' : ''}`);
     }
     const id = r[0];
     if (typeof id !== 'string' || !HEX64.test(id)) fail(w, 'chunk id must be 64 lower-case hex digits');
@@ -159,11 +265,17 @@ function refs(v: Json | undefined, where: string): ChunkRef[] {
   });
 }
 
-function basis(v: Json | undefined, where: string): Basis {
+/** A path-valued field: a string (v1), or a string or its U+0000 base64 form (v2), as an escaped string. */
+function pathField(v: Json | undefined, where: string, field: string, version: 1 | 2): string {
+  const text = str(v, where, field, PATH_FIELD_MAX);
+  return version === 2 ? fromField(text, where, field) : text;
+}
+
+function basis(v: Json | undefined, where: string, version: 1 | 2): Basis {
   if (!Array.isArray(v) || v.length !== 3) fail(where, 'field b must be [path, size, block size]');
   const bs = uint(v[2], where, 'b block size', 1 << 20);
   if (bs < 256 || (bs & (bs - 1)) !== 0) fail(where, 'field b block size must be a power of two in 256..1048576');
-  return [str(v[0], where, 'b path', PATH_FIELD_MAX), uint(v[1], where, 'b size'), bs];
+  return [pathField(v[0], where, 'b path', version), uint(v[1], where, 'b size'), bs];
 }
 
 function bases(v: Json | undefined, where: string): Array<[string, number]> {
@@ -174,20 +286,139 @@ function bases(v: Json | undefined, where: string): Array<[string, number]> {
   });
 }
 
+/** Exactly the fields `required`, and any of `optional`. */
+function keysWith(o: Record<string, Json>, required: readonly string[], optional: readonly string[], where: string): void {
+  keys(o, [...required, ...optional.filter((k) => k in o)], where);
+}
+
+const B64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+
+function xattrs(v: Json | undefined, where: string): Xattr[] {
+  if (!Array.isArray(v) || v.length === 0 || v.length > RECORD_LIMITS.xattrs) fail(where, `field x must be a list of 1 to ${RECORD_LIMITS.xattrs} [name, value] pairs`);
+  let total = 0;
+  let last: Buffer | null = null;
+  return v.map((pair, k) => {
+    const w = `${where} attribute ${k}`;
+    if (!Array.isArray(pair) || pair.length !== 2) fail(w, 'an extended attribute must be [name, base64 value]');
+    const name = pathField(pair[0], w, 'name', 2);
+    const nameBytes = toBytes(name);
+    if (nameBytes.length === 0 || nameBytes.length > RECORD_LIMITS.xattrNameBytes || nameBytes.includes(0)) {
+      fail(w, `attribute name ${quote(name)} must be 1 to ${RECORD_LIMITS.xattrNameBytes} bytes without NUL`);
+    }
+    if (last && Buffer.compare(last, nameBytes) >= 0) fail(w, `attribute ${quote(name)} is out of order or repeated (names ascend by bytes)`);
+    last = nameBytes;
+    const value = str(pair[1], w, 'value', Math.ceil(RECORD_LIMITS.xattrValueBytes / 3) * 4);
+    if (!B64.test(value)) fail(w, `value of attribute ${quote(name)} is not padded base64`);
+    const bytes = Buffer.from(value, 'base64');
+    if (bytes.toString('base64') !== value) fail(w, `value of attribute ${quote(name)} is not canonical base64`);
+    if (bytes.length > RECORD_LIMITS.xattrValueBytes) fail(w, `value of attribute ${quote(name)} is longer than ${RECORD_LIMITS.xattrValueBytes} bytes`);
+    total += bytes.length;
+    if (total > RECORD_LIMITS.xattrTotalBytes) {
+      throw new BrickpostError('LIMIT_EXCEEDED', `${where}: extended attributes hold more than ${RECORD_LIMITS.xattrTotalBytes} bytes`);
+    }
+    return [name, value] as Xattr;
+  });
+}
+
+function ownerName(v: Json | undefined, where: string, field: string): string | null {
+  if (v === null) return null;
+  const n = str(v, where, field, RECORD_LIMITS.ownerName);
+  if (n === '' || CONTROL.test(n) || !n.isWellFormed()) fail(where, `${field} name ${quote(n)} must be non-empty text without control characters`);
+  return n;
+}
+
+function owner(v: Json | undefined, where: string): Owner {
+  if (!Array.isArray(v) || v.length !== 4) fail(where, 'field o must be [uid, gid, user name or null, group name or null]');
+  return [uint(v[0], where, 'o uid', 0xffffffff), uint(v[1], where, 'o gid', 0xffffffff), ownerName(v[2], where, 'user'), ownerName(v[3], where, 'group')];
+}
+
+function acl(v: Json | undefined, where: string, dir: boolean): Acl {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) fail(where, 'field acl must be an object');
+  const o = v as Record<string, Json>;
+  keysWith(o, [], dir ? ['a', 'd'] : ['a'], where);
+  if (!('a' in o) && !('d' in o)) fail(where, 'field acl holds neither a nor d');
+  const out: Acl = {};
+  if ('a' in o) out.a = checkAclText(str(o.a, where, 'acl a', RECORD_LIMITS.aclChars), `${where} access ACL`, false);
+  if ('d' in o) out.d = checkAclText(str(o.d, where, 'acl d', RECORD_LIMITS.aclChars), `${where} default ACL`, true);
+  return out;
+}
+
+const ACL_ENTRY = /^(user|group|mask|other):(0|[1-9][0-9]{0,9})?:([r-][w-][x-])$/;
+
 /**
- * Checks the shape of one parsed record: known type, exactly the fields of
- * that type, values of the right kind and range. Order and tree rules are
- * the ManifestReader's.
+ * Checks an ACL in text form (FORMAT.md §acl): `tag:qualifier:perms`
+ * entries joined by commas in canonical order (user::, user:ID ascending,
+ * group::, group:ID ascending, mask::, other::), a mask exactly when there
+ * are named entries, and for an access ACL more than the three entries the
+ * mode already says (a default ACL may be minimal: it still says something).
+ * A mask without named entries is allowed (setfacl -x leaves one).
  * @throws BrickpostError MALFORMED
  */
-export function checkRecord(v: Json, where: string): ManifestRecord {
+export function checkAclText(text: string, where: string, isDefault: boolean): string {
+  const rank = { user: 0, group: 2, mask: 4, other: 5 } as const;
+  let prev = -1;
+  let prevId = -1;
+  let named = 0;
+  let mask = false;
+  const seen = new Set<string>();
+  for (const e of text.split(',')) {
+    const m = ACL_ENTRY.exec(e);
+    if (!m) fail(where, `entry ${quote(e)} is not tag:qualifier:rwx`);
+    const tag = m[1] as keyof typeof rank;
+    const id = m[2] === undefined ? -1 : Number(m[2]);
+    if (id > 0xffffffff) fail(where, `entry ${quote(e)} names an id past 2^32 - 1`);
+    if (id >= 0 && tag !== 'user' && tag !== 'group') fail(where, `entry ${quote(e)}: only user and group entries name an id`);
+    const r = rank[tag] + (id >= 0 ? 1 : 0);
+    if (r < prev || (r === prev && (id < 0 || id <= prevId))) fail(where, `entry ${quote(e)} is out of order or repeated`);
+    prev = r;
+    prevId = id;
+    if (id >= 0) named++;
+    if (tag === 'mask') mask = true;
+    if (id < 0) seen.add(tag);
+  }
+  for (const t of ['user', 'group', 'other']) if (!seen.has(t)) fail(where, `no ${t}:: entry`);
+  if (named > 0 && !mask) fail(where, 'named entries without a mask:: entry');
+  if (named === 0 && !mask && !isDefault) fail(where, 'holds only what the mode says (a minimal access ACL is not recorded)');
+  return text;
+}
+
+const ATTRS = ['x', 'o', 'acl'] as const;
+
+function attributes(o: Record<string, Json>, where: string, dir: boolean): EntryAttributes {
+  const a: EntryAttributes = {};
+  if ('x' in o) a.x = xattrs(o.x, where);
+  if ('o' in o) a.o = owner(o.o, where);
+  if ('acl' in o) a.acl = acl(o.acl, where, dir);
+  return a;
+}
+
+function mtime(v: Json | undefined, where: string): string {
+  const t = str(v, where, 'mtime', 21);
+  if (!NS.test(t)) fail(where, 'field mtime must be decimal nanoseconds');
+  return t;
+}
+
+const SPECIAL_KINDS: readonly SpecialKind[] = ['fifo', 'socket', 'char', 'block'];
+
+/**
+ * Checks the shape of one parsed record: known type, exactly the fields of
+ * that type, values of the right kind and range; for a v2 record also the
+ * kinds and fields v2 adds. Paths and targets come back as escaped strings.
+ * Order and tree rules are the ManifestReader's.
+ * @throws BrickpostError MALFORMED, LIMIT_EXCEEDED, UNSUPPORTED_VERSION (a shipment header of another format)
+ */
+export function checkRecord(v: Json, where: string, version: 1 | 2 = 1): ManifestRecord {
   if (v === null || typeof v !== 'object' || Array.isArray(v)) fail(where, 'record must be an object');
   const o = v as Record<string, Json>;
+  const v2only = (): void => {
+    if (version !== 2) fail(where, `record type ${quote(String(o.t))} needs manifest format ${MANIFEST_FORMAT}`);
+  };
   switch (o.t) {
     case 'shipment':
       keys(o, ['t', 'format', 'shipment', 'dataset', 'datasetId', 'seq', 'parent', 'bases', 'against', 'label', 'created', 'publisher', 'secret', 'chunker'], where);
-      if (o.format !== MANIFEST_FORMAT) {
-        throw new BrickpostError('UNSUPPORTED_VERSION', `${where}: manifest format ${quote(String(o.format))} is not ${MANIFEST_FORMAT}`, {
+      if (typeof o.format !== 'string' || manifestVersion(o.format) === undefined) {
+        throw new BrickpostError('UNSUPPORTED_VERSION', `${where}: manifest format ${quote(String(o.format))} is not one this version reads (${MANIFEST_FORMATS.join(', ')})`, {
           hint: 'this drive was written by a newer brickpost; upgrade to read it',
         });
       }
@@ -204,24 +435,51 @@ export function checkRecord(v: Json, where: string): ManifestRecord {
       if (o.chunker !== 'fastcdc-v1') fail(where, `unknown chunker ${quote(String(o.chunker))}`);
       return { ...(o as unknown as ShipmentRecord), bases: bases(o.bases, where) };
     case 'dir':
-      keys(o, ['t', 'p', 'mode', 'mtime'], where);
-      str(o.p, where, 'p', PATH_FIELD_MAX);
-      uint(o.mode, where, 'mode', 0o7777);
-      if (!NS.test(str(o.mtime, where, 'mtime', 21))) fail(where, 'field mtime must be decimal nanoseconds');
-      return o as unknown as DirRecord;
+      keysWith(o, ['t', 'p', 'mode', 'mtime'], version === 2 ? ATTRS : [], where);
+      return { t: 'dir', p: pathField(o.p, where, 'p', version), mode: uint(o.mode, where, 'mode', 0o7777), mtime: mtime(o.mtime, where), ...attributes(o, where, true) };
     case 'file': {
-      keys(o, 'b' in o ? ['t', 'p', 'size', 'mode', 'mtime', 'c', 'b'] : ['t', 'p', 'size', 'mode', 'mtime', 'c'], where);
-      str(o.p, where, 'p', PATH_FIELD_MAX);
-      uint(o.size, where, 'size');
-      uint(o.mode, where, 'mode', 0o7777);
-      if (!NS.test(str(o.mtime, where, 'mtime', 21))) fail(where, 'field mtime must be decimal nanoseconds');
-      const f: FileRecord = { ...(o as unknown as FileRecord), c: refs(o.c, where) };
-      if ('b' in o) f.b = basis(o.b, where);
-      return f;
+      keysWith(o, ['t', 'p', 'size', 'mode', 'mtime', 'c'], version === 2 ? ['b', ...ATTRS] : ['b'], where);
+      const f: FileRecord = {
+        t: 'file',
+        p: pathField(o.p, where, 'p', version),
+        size: uint(o.size, where, 'size'),
+        mode: uint(o.mode, where, 'mode', 0o7777),
+        mtime: mtime(o.mtime, where),
+        c: refs(o.c, where, version),
+      };
+      if ('b' in o) f.b = basis(o.b, where, version);
+      return Object.assign(f, attributes(o, where, false));
+    }
+    case 'link': {
+      v2only();
+      keysWith(o, ['t', 'p', 'target', 'mtime'], ['o'], where);
+      const target = pathField(o.target, where, 'target', 2);
+      const bytes = toBytes(target);
+      if (bytes.length === 0 || bytes.includes(0) || bytes.length > RECORD_LIMITS.targetBytes) fail(where, `link target must be 1 to ${RECORD_LIMITS.targetBytes} bytes without NUL`);
+      const l: LinkRecord = { t: 'link', p: pathField(o.p, where, 'p', 2), target, mtime: mtime(o.mtime, where) };
+      if ('o' in o) l.o = owner(o.o, where);
+      return l;
+    }
+    case 'hard':
+      v2only();
+      keys(o, ['t', 'p', 'to'], where);
+      return { t: 'hard', p: pathField(o.p, where, 'p', 2), to: pathField(o.to, where, 'to', 2) };
+    case 'special': {
+      v2only();
+      const kind = o.kind as SpecialKind;
+      if (!SPECIAL_KINDS.includes(kind)) fail(where, `special kind ${quote(String(o.kind))} is not fifo, socket, char or block`);
+      const device = kind === 'char' || kind === 'block';
+      keysWith(o, device ? ['t', 'p', 'kind', 'mode', 'mtime', 'dev'] : ['t', 'p', 'kind', 'mode', 'mtime'], ATTRS, where);
+      const r: SpecialRecord = { t: 'special', p: pathField(o.p, where, 'p', 2), kind, mode: uint(o.mode, where, 'mode', 0o7777), mtime: mtime(o.mtime, where) };
+      if (device) {
+        if (!Array.isArray(o.dev) || o.dev.length !== 2) fail(where, 'field dev must be [major, minor]');
+        r.dev = [uint(o.dev[0], where, 'dev major', 0xffffffff), uint(o.dev[1], where, 'dev minor', 0xffffffff)];
+      }
+      return Object.assign(r, attributes(o, where, false));
     }
     case 'more':
       keys(o, ['t', 'c'], where);
-      return { t: 'more', c: refs(o.c, where) };
+      return { t: 'more', c: refs(o.c, where, version) };
     case 'pack':
       keys(o, ['t', 'i', 'path', 'size', 'plain', 'chunks'], where);
       uint(o.i, where, 'i');
@@ -230,11 +488,44 @@ export function checkRecord(v: Json, where: string): ManifestRecord {
       uint(o.plain, where, 'plain', RECORD_LIMITS.maxPackPlain);
       uint(o.chunks, where, 'chunks');
       return o as unknown as PackRecord;
-    case 'end':
-      keys(o, ['t', 'dirs', 'files', 'bytes', 'chunks', 'packs'], where);
-      for (const k of ['dirs', 'files', 'bytes', 'chunks', 'packs']) uint(o[k], where, k);
+    case 'end': {
+      const counts = version === 2 ? ['dirs', 'files', 'links', 'hard', 'specials', 'bytes', 'chunks', 'packs'] : ['dirs', 'files', 'bytes', 'chunks', 'packs'];
+      keys(o, ['t', ...counts], where);
+      for (const k of counts) uint(o[k], where, k);
       return o as unknown as EndRecord;
+    }
     default:
       return fail(where, `unknown record type ${quote(String(o.t))}`);
   }
+}
+
+/**
+ * A record as its line holds it: for a v2 manifest, paths, targets and
+ * attribute names in field form (bytes.ts). Members keep the order of the
+ * FORMAT.md tables.
+ */
+export function recordToJson(r: ManifestRecord, version: 1 | 2): unknown {
+  if (version === 1) return r;
+  switch (r.t) {
+    case 'dir':
+      return { t: 'dir', p: toField(r.p), mode: r.mode, mtime: r.mtime, ...attributesToJson(r) };
+    case 'file':
+      return { t: 'file', p: toField(r.p), size: r.size, mode: r.mode, mtime: r.mtime, c: r.c, ...(r.b ? { b: [toField(r.b[0]), r.b[1], r.b[2]] } : {}), ...attributesToJson(r) };
+    case 'link':
+      return { t: 'link', p: toField(r.p), target: toField(r.target), mtime: r.mtime, ...(r.o ? { o: r.o } : {}) };
+    case 'hard':
+      return { t: 'hard', p: toField(r.p), to: toField(r.to) };
+    case 'special':
+      return { t: 'special', p: toField(r.p), kind: r.kind, mode: r.mode, mtime: r.mtime, ...(r.dev ? { dev: r.dev } : {}), ...attributesToJson(r) };
+    default:
+      return r;
+  }
+}
+
+function attributesToJson(a: EntryAttributes): Record<string, unknown> {
+  return {
+    ...(a.x ? { x: a.x.map(([n, v]) => [toField(n), v]) } : {}),
+    ...(a.o ? { o: a.o } : {}),
+    ...(a.acl ? { acl: a.acl } : {}),
+  };
 }
