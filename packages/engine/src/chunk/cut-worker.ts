@@ -6,6 +6,7 @@
  * the last batch. Not imported by anything else.
  */
 import { closeSync, openSync } from 'node:fs';
+import { fsPath } from '../io/fs-path.js';
 import { parentPort } from 'node:worker_threads';
 import { BrickpostError } from '@brickpost/manifest/errors';
 import { SignatureBuilder } from '../delta/signature.js';
@@ -55,7 +56,7 @@ parentPort!.on('message', (req: CutRequest) => {
       size = req.size;
       sig = req.signature ? new SignatureBuilder(req.signature) : null;
       try {
-        fd = openSync(path, 'r');
+        fd = openSync(fsPath(path), 'r');
       } catch (e) {
         throw toFileError(e, path);
       }

@@ -1,4 +1,5 @@
 import { closeSync, fstatSync, openSync, read, readSync } from 'node:fs';
+import { fsPath } from '../io/fs-path.js';
 import { BrickpostError, quote } from '@brickpost/manifest/errors';
 import { findCut } from './cut.js';
 import { CHUNK_PARAMS_V1 } from './params.js';
@@ -34,7 +35,7 @@ const SYNC_BELOW = 1024 * 1024;
  */
 export async function* chunkFile(path: string, opts: ChunkFileOptions = {}): AsyncGenerator<Buffer> {
   const block = Math.max(1 << 20, opts.blockSize ?? DEFAULT_BLOCK);
-  const fd = io(path, () => openSync(path, 'r'));
+  const fd = io(path, () => openSync(fsPath(path), 'r'));
   let pending: Promise<number> | null = null;
   try {
     const size = io(path, () => fstatSync(fd).size);

@@ -1,4 +1,5 @@
 import { closeSync, openSync, readSync } from 'node:fs';
+import { fsPath } from '../io/fs-path.js';
 import { SignatureBuilder } from '../delta/signature.js';
 import { toFileError } from './file.js';
 import { findCut } from './cut.js';
@@ -19,7 +20,7 @@ export function readWholeFile(path: string, size: number, signatureBlock = 0): {
   let got = 0;
   let fd: number;
   try {
-    fd = openSync(path, 'r');
+    fd = openSync(fsPath(path), 'r');
   } catch (e) {
     throw toFileError(e, path);
   }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Statement } from 'better-sqlite3';
 import { createHash } from 'node:crypto';
+import { toField } from '@brickpost/manifest';
 import type { Context } from '../context.js';
 import type { SourceEntry } from '../scan/index.js';
 import { pruneTrees, type ChainPlan } from './chain.js';
@@ -120,7 +121,7 @@ export class ShipmentRows {
       const content = createHash('sha256').update(chunks).digest();
       sigId = (this.sigByContent.get(content) as number | undefined) ?? Number(this.sigInsert.run(content, sig.blockSize, sig.length, sig.sig).lastInsertRowid);
     }
-    this.treeFile.run(this.id, e.path, e.size, e.mode, e.mtimeNs.toString(), e.ctimeNs.toString(), e.ino.toString(), chunks, sigId);
+    this.treeFile.run(this.id, toField(e.path), e.size, e.mode, e.mtimeNs.toString(), e.ctimeNs.toString(), e.ino.toString(), chunks, sigId);
     this.tick();
     return sigId;
   }

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { CHUNKS_PER_RECORD, quote, type ChunkRef } from '@brickpost/manifest';
+import { CHUNKS_PER_RECORD, isBrickpostError, quote, type ChunkRef, type EntryAttributes } from '@brickpost/manifest';
 import { WHOLE_FILE_MAX, type ChunkPipeline, type Cutter, type EncodedChunk } from '../chunk/index.js';
 import { blockSizeFor } from '../delta/block-size.js';
 import type { Progress } from '../io/progress.js';
@@ -7,7 +7,8 @@ import type { SourceEntry } from '../scan/index.js';
 import type { ShipmentRows } from './catalog-rows.js';
 import type { ManifestOut } from './manifest-out.js';
 import type { ChunkStore, ReadChunk } from './store.js';
-import { chunkEntry, heldRefs, chunkIds, type Basis, type TreeLookup, type TreeRow } from './tree.js';
+import { dataRegions, sparsePieces } from './sparse.js';
+import { chunkEntry, heldRefs, holeEntry, chunkIds, type Basis, type TreeLookup, type TreeRow } from './tree.js';
 
 /**
  * Files from this size on get a signature when read, so a later shipment can
@@ -34,7 +35,9 @@ interface FileState {
 
 type Item =
   | { kind: 'dir'; entry: SourceEntry }
+  | { kind: 'entry'; entry: SourceEntry }
   | { kind: 'chunk'; file: FileState; length: number; job: Promise<ReadChunk> }
+  | { kind: 'hole'; file: FileState; length: number }
   | { kind: 'whole'; file: FileState; job: Promise<{ chunks: ReadChunk[]; changed?: string; signature?: Buffer }> }
   | { kind: 'held'; file: FileState; row: TreeRow }
   | { kind: 'end'; file: FileState };
@@ -53,6 +56,8 @@ export interface EntryPackerParts {
   warn: (code: string, message: string, path?: string) => void;
   /** Compute each chunk's SHA-256 (a held set of plain digests needs it). */
   sha: boolean;
+  /** A file that could not be read (gone, or permission denied): left out of the shipment, with its reason. */
+  notShipped: (path: string, reason: string) => void;
 }
 
 /**
@@ -68,6 +73,9 @@ export interface EntryPackerParts {
 export class EntryPacker {
   filesUnchanged = 0;
   filesRead = 0;
+  /** Files with holes, and the bytes of their holes. */
+  sparseFiles = 0;
+  holeBytes = 0;
   /** Bytes of the files shipped, and of those read from the source. */
   bytesIn = 0;
   bytesRead = 0;
@@ -79,19 +87,62 @@ export class EntryPacker {
     this.sigBytes = p.db.prepare('SELECT sig FROM sigs WHERE id = ?').pluck();
   }
 
+  /** Files left out because they could not be read; a hard link naming one is shipped as that file instead. */
+  private readonly dropped = new Map<string, SourceEntry>();
+  /** The entry a later hard link of a dropped file names instead. */
+  private readonly renamed = new Map<string, string>();
+
   /** Queues one entry; writes what is done. @throws what reading, the workers and the drive throw */
   async add(entry: SourceEntry): Promise<void> {
-    const p = this.p;
     if (entry.type === 'dir') {
       this.queue.push({ kind: 'dir', entry });
       return this.drain(MAX_QUEUE);
     }
+    if (entry.type === 'hard') {
+      const to = this.renamed.get(entry.to!) ?? entry.to!;
+      const gone = this.dropped.get(to);
+      if (!gone) {
+        this.queue.push({ kind: 'entry', entry: { ...entry, to } });
+        return this.drain(MAX_QUEUE);
+      }
+      // The file this name shares could not be read as its first name: try it as this one.
+      this.dropped.delete(to);
+      this.renamed.set(to, entry.path);
+      entry = { ...gone, path: entry.path, abs: entry.abs, type: 'file' };
+    }
+    if (entry.type !== 'file') {
+      this.queue.push({ kind: 'entry', entry });
+      return this.drain(MAX_QUEUE);
+    }
+    try {
+      await this.addFile(entry);
+    } catch (e) {
+      // Opening it failed before anything of it was written (a read on a worker reports at drain: dropFile).
+      if (!this.dropFile(entry, e)) throw e;
+    }
+  }
+
+  /**
+   * Leaves out a file that vanished or cannot be read, says so and counts
+   * it; true when `e` is such a failure (nothing of the file was written).
+   */
+  private dropFile(entry: SourceEntry, e: unknown): boolean {
+    if (!(isBrickpostError(e) && (e.code === 'NOT_FOUND' || e.code === 'PERMISSION') && e.path !== undefined)) return false;
+    this.dropped.set(entry.path, entry);
+    this.p.notShipped(entry.path, e.code === 'NOT_FOUND' ? 'vanished while packing' : 'cannot be read (permission denied)');
+    return true;
+  }
+
+  private async addFile(entry: SourceEntry): Promise<void> {
+    const p = this.p;
     const file: FileState = { entry, refs: [], emitted: false, basis: null, list: [], signature: null };
     const row = p.store.held.any ? p.lookup.unchanged(entry) : null;
     if (row && this.allHeld(row.chunks)) {
       this.queue.push({ kind: 'held', file, row });
       return this.drain(MAX_QUEUE);
     }
+    const regions = entry.sparse ? dataRegions(entry.abs, entry.size) : null;
+    if (regions) return this.addSparse(file, regions);
     file.basis = p.lookup.basis(entry.path);
     const signature = entry.size >= SIGNATURE_MIN ? blockSizeFor(entry.size) : 0;
     const keep = file.basis !== null;
@@ -108,6 +159,32 @@ export class EntryPacker {
     for await (const raw of p.cutter.chunks(entry.abs, entry.size, changed, signature, (s) => (file.signature = s))) {
       const length = raw.length;
       const job = p.pipeline.encode(raw, { keep, sha: p.sha }).then((c) => this.speculate(file, c, keep ? raw : undefined));
+      job.catch(() => undefined);
+      this.queue.push({ kind: 'chunk', file, length, job });
+      this.queuedBytes += length;
+      await this.drain(MAX_QUEUE);
+    }
+    this.queue.push({ kind: 'end', file });
+    return this.drain(MAX_QUEUE);
+  }
+
+  /**
+   * A file with holes: its data regions are read and cut on this thread
+   * (sparse files are few), each chunk encoded on the workers; holes go into
+   * the refs as they come. No signature: a later change to it ships whole
+   * chunks, not deltas.
+   */
+  private async addSparse(file: FileState, regions: Array<[number, number]>): Promise<void> {
+    const p = this.p;
+    this.sparseFiles++;
+    for (const piece of sparsePieces(file.entry.abs, file.entry.size, regions)) {
+      if (!Buffer.isBuffer(piece)) {
+        this.holeBytes += piece.hole;
+        this.queue.push({ kind: 'hole', file, length: piece.hole });
+        continue;
+      }
+      const length = piece.length;
+      const job = p.pipeline.encode(piece, { sha: p.sha }).then((c) => this.speculate(file, c, undefined));
       job.catch(() => undefined);
       this.queue.push({ kind: 'chunk', file, length, job });
       this.queuedBytes += length;
@@ -146,15 +223,29 @@ export class EntryPacker {
       const item = this.queue.shift()!;
       if (item.kind === 'dir') {
         const e = item.entry;
-        await p.manifest.add({ t: 'dir', p: e.path, mode: e.mode, mtime: e.mtimeNs.toString() });
+        await p.manifest.add({ t: 'dir', p: e.path, mode: e.mode, mtime: e.mtimeNs.toString(), ...e.attrs });
         p.progress.add(0, 0);
+      } else if (item.kind === 'entry') {
+        await this.addOther(item.entry);
+      } else if (item.kind === 'hole') {
+        item.file.refs.push([item.length]);
+        item.file.list.push(holeEntry(item.length));
+        this.bytesIn += item.length;
+        p.progress.add(item.length);
+        await this.flushRefs(item.file, false);
       } else if (item.kind === 'chunk') {
         const c = await item.job;
         this.queuedBytes -= item.length;
         await this.storeChunk(item.file, c);
       } else if (item.kind === 'whole') {
         this.queuedBytes -= item.file.entry.size;
-        const r = await item.job;
+        let r: Awaited<typeof item.job>;
+        try {
+          r = await item.job;
+        } catch (e) {
+          if (this.dropFile(item.file.entry, e)) continue;
+          throw e;
+        }
         if (r.changed) p.warn('CHANGED', `${quote(item.file.entry.path)} ${r.changed}`, item.file.entry.path);
         item.file.signature = r.signature ?? null;
         for (const c of r.chunks) await this.storeChunk(item.file, c);
@@ -165,6 +256,20 @@ export class EntryPacker {
         await this.endFile(item.file, item.file.signature);
       }
     }
+  }
+
+  /** A symbolic link, hard link or special file: one record, nothing to read. */
+  private async addOther(e: SourceEntry): Promise<void> {
+    const m = this.p.manifest;
+    const mtime = e.mtimeNs.toString();
+    if (e.type === 'link') await m.add({ t: 'link', p: e.path, target: e.target!, mtime, ...(e.attrs.o ? { o: e.attrs.o } : {}) });
+    else if (e.type === 'hard') {
+      // Its file turned out unreadable after this name was queued.
+      if (this.dropped.has(e.to!)) return this.p.notShipped(e.path, 'a hard link of a file that could not be read');
+      await m.add({ t: 'hard', p: e.path, to: e.to! });
+    }
+    else await m.add({ t: 'special', p: e.path, kind: e.kind!, mode: e.mode, mtime, ...(e.dev ? { dev: e.dev } : {}), ...e.attrs });
+    this.p.progress.add(0, 0);
   }
 
   private async storeChunk(f: FileState, c: ReadChunk): Promise<void> {
@@ -179,9 +284,12 @@ export class EntryPacker {
 
   /** A stat-cache hit: the kept chunk list as held refs, and the kept signature. */
   private async storeHeld(f: FileState, row: TreeRow): Promise<void> {
-    for (const [id, len] of heldRefs(row.chunks)) {
-      f.refs.push(this.p.store.heldRef(id, len));
-      this.p.rows.addTreeChunk(Buffer.from(id, 'hex'));
+    for (const ref of heldRefs(row.chunks)) {
+      if (ref.length === 1) f.refs.push(ref);
+      else {
+        f.refs.push(this.p.store.heldRef(ref[0], ref[1]));
+        this.p.rows.addTreeChunk(Buffer.from(ref[0], 'hex'));
+      }
       await this.flushRefs(f, false);
     }
     await this.flushRefs(f, true);
@@ -205,13 +313,17 @@ export class EntryPacker {
     if (!f.emitted) {
       const e = f.entry;
       const b = f.basis;
-      await this.p.manifest.add({ t: 'file', p: e.path, size: e.size, mode: e.mode, mtime: e.mtimeNs.toString(), c: f.refs, ...(b ? { b: [b.path, b.size, b.blockSize] } : {}) });
+      await this.p.manifest.add({ t: 'file', p: e.path, size: e.size, mode: e.mode, mtime: e.mtimeNs.toString(), c: f.refs, ...(b ? { b: [b.path, b.size, b.blockSize] } : {}), ...attrsOf(e.attrs) });
       f.emitted = true;
     } else if (f.refs.length > 0) {
       await this.p.manifest.add({ t: 'more', c: f.refs });
     }
     f.refs = [];
   }
+}
+
+function attrsOf(a: EntryAttributes): EntryAttributes {
+  return a;
 }
 
 // Work in flight is bounded by count (many small files) and by bytes (large files).

@@ -34,6 +34,11 @@ export class ManifestOut {
     return this.lines.totals;
   }
 
+  /** Siblings whose names differ only in case or Unicode form, among the records so far. */
+  get collisions(): ManifestWriter['collisions'] {
+    return this.lines.collisions;
+  }
+
   /** Adds one record. @throws BrickpostError if it breaks a manifest rule. */
   async add(record: ManifestRecord): Promise<void> {
     await this.blocks.add(this.lines.line(record));

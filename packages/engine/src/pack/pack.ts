@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { realpath, rm, stat } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
-import { age, BrickpostError, FORMAT_VERSION, isBrickpostError, quote } from '@brickpost/manifest';
-import type { EventSink, PackOptions, PackSummary } from '../api.js';
+import { readFile } from 'node:fs/promises';
+import { age, BrickpostError, componentProblem, displayName, FORMAT_VERSION, isBrickpostError, MANIFEST_FORMAT, quote, windowsNameProblem } from '@brickpost/manifest';
+import type { EventSink, PackEntryCounts, PackOptions, PackSummary } from '../api.js';
 import { chunkKey, createChunkPipeline, Cutter } from '../chunk/index.js';
 import type { Context } from '../context.js';
 import { recordSealed } from '../custody/index.js';
@@ -14,7 +15,7 @@ import { bytesPerDrive, CapacityError, checkCapacity, planDrives } from './drive
 import type { PackInfo } from './pack-writer.js';
 import { checkLayout, findInterrupted, keepPacks } from './resume.js';
 import { ShipmentWriter } from './set-writer.js';
-import { measure, walk } from '../scan/index.js';
+import { compileExcludes, measure, parseExcludeFile, walk, type Excluder, type SourceEntry } from '../scan/index.js';
 import { loadAgainst } from './against.js';
 import { planChain, type ChainPlan } from './chain.js';
 import { EntryPacker } from './entries.js';
@@ -85,6 +86,7 @@ async function packLocked(ctx: Context, opts: PackOptions & { packTarget?: numbe
     onEvent({ type: 'warning', code, message, ...(path ? { path } : {}) });
   };
 
+  const exclude = await excluder(opts);
   const datasetName = opts.dataset ?? basename(source);
   const dataset = openDataset(ctx, datasetName, me.keyId);
   const db = ctx.catalog.db;
@@ -141,7 +143,7 @@ async function packLocked(ctx: Context, opts: PackOptions & { packTarget?: numbe
   }
   // The totals (for the ETA and the space check) are measured while packing starts.
   let measured: Error | null = null;
-  const measuring = measure(source).then(
+  const measuring = measure(source, { exclude, excludeCaches: opts.excludeCaches === true }).then(
     (t) => {
       progress.bytesTotal = t.bytes;
       progress.filesTotal = t.files;
@@ -157,12 +159,18 @@ async function packLocked(ctx: Context, opts: PackOptions & { packTarget?: numbe
   const pipeline = createChunkPipeline({ key, level: opts.level ?? 3 });
   const cutter = new Cutter();
   const manifest = out.manifest;
-  const entries = new EntryPacker({ db, manifest, store, rows, lookup, pipeline, cutter, progress, warn, sha: against?.ids === 'sha256' });
+  const counts: PackEntryCounts = { files: 0, dirs: 0, links: 0, hardLinks: 0, specials: 0, sparseFiles: 0, holeBytes: 0, withXattrs: 0, withAcls: 0, excluded: 0, notShipped: {} };
+  const notShipped = (path: string, reason: string): void => {
+    counts.notShipped[reason] = (counts.notShipped[reason] ?? 0) + 1;
+    warn('NOT_SHIPPED', `not shipped: ${quote(path)}: ${reason}`, path);
+  };
+  const portability = new Portability(opts.portable === true);
+  const entries = new EntryPacker({ db, manifest, store, rows, lookup, pipeline, cutter, progress, warn, sha: against?.ids === 'sha256', notShipped });
   const bases = plan.bases;
   try {
     await manifest.add({
       t: 'shipment',
-      format: 'brickpost-manifest/v1',
+      format: MANIFEST_FORMAT,
       shipment: shipmentId,
       dataset: datasetName,
       datasetId: dataset.id,
@@ -176,20 +184,38 @@ async function packLocked(ctx: Context, opts: PackOptions & { packTarget?: numbe
       secret: dataset.secret.toString('base64'),
       chunker: 'fastcdc-v1',
     });
-    for await (const entry of walk(source, (s) => warn('SKIPPED', `skipped ${quote(s.path)}: ${s.reason}`, s.path))) {
+    const skipped = (sk: { path: string; reason: string; kind: string }): void => {
+      if (sk.kind === 'excluded' || sk.kind === 'cache') counts.excluded++;
+      else notShipped(sk.path, sk.reason);
+    };
+    const walkWarn = (message: string, path: string): void => warn('ATTRIBUTES', message, path);
+    for await (const entry of walk(source, skipped, { exclude, excludeCaches: opts.excludeCaches === true, warn: walkWarn })) {
       if (signal?.aborted) throw new BrickpostError('CANCELLED', 'pack cancelled');
       if (measured) throw measured;
+      count(counts, entry);
+      portability.check(entry.path);
       await entries.add(entry);
     }
     await entries.finish();
     await measuring;
     if (measured) throw measured;
+    counts.sparseFiles = entries.sparseFiles;
+    counts.holeBytes = entries.holeBytes;
+    const missed = Object.entries(counts.notShipped);
+    if (opts.strict && missed.length > 0) {
+      throw new BrickpostError('SOURCE_INCOMPLETE', `pack --strict: ${missed.map(([why, n]) => `${n} ${n === 1 ? 'entry' : 'entries'} ${why}`).join(', ')}; nothing was shipped`, {
+        hint: 'the warnings above name each entry; fix their permissions (or exclude them with --exclude), or pack without --strict to ship the rest',
+      });
+    }
     const packs = await store.finish();
     progress.phase = 'seal';
     progress.emit();
     for (const p of packs) await manifest.add({ t: 'pack', i: p.index, path: p.path, size: p.size, plain: p.plain, chunks: p.chunks });
     const t = manifest.totals;
-    await manifest.add({ t: 'end', dirs: t.dirs, files: t.files, bytes: t.bytes, chunks: t.chunks, packs: t.packs });
+    Object.assign(counts, { files: t.files, dirs: t.dirs, links: t.links, hardLinks: t.hard, specials: t.specials });
+    await manifest.add({ t: 'end', dirs: t.dirs, files: t.files, links: t.links, hard: t.hard, specials: t.specials, bytes: t.bytes, chunks: t.chunks, packs: t.packs });
+    // Groups of names that differ only in case are complete once the manifest is: nothing is sealed yet.
+    portability.finish(manifest.collisions);
     const m = await manifest.close();
     const sealed = await out.seal(
       {
@@ -204,7 +230,7 @@ async function packLocked(ctx: Context, opts: PackOptions & { packTarget?: numbe
         publisherKey: me.keyId,
         created: rows.created,
         ...(opts.expiresIn !== undefined ? { expires: new Date(Date.parse(rows.created) + opts.expiresIn * 1000).toISOString() } : {}),
-        entries: t.dirs + t.files,
+        entries: t.dirs + t.files + t.links + t.hard + t.specials,
         files: t.files,
         bytes: t.bytes,
       },
@@ -252,12 +278,13 @@ async function packLocked(ctx: Context, opts: PackOptions & { packTarget?: numbe
       bytesDelta: c.bytesDelta,
       deltaFrameBytes: c.deltaFrameBytes,
       notes: plan.notes,
+      entries: counts,
     };
   } catch (e) {
     const err = isBrickpostError(e) ? e : toEnvironmentError(e, 'pack failed');
     await store.abort();
     // A drive that filled up or failed: keep what is written for --resume.
-    const resumable = err.category === 'environment' && !(err instanceof CapacityError);
+    const resumable = err.category === 'environment' && !(err instanceof CapacityError) && err.code !== 'SOURCE_INCOMPLETE';
     await out.abort(resumable);
     if (!resumable) {
       rows.failed();
@@ -282,4 +309,63 @@ async function discard(ctx: Context, id: string, roots: string[], warn: (code: s
   // Folders first: a kill in between leaves a row that the next pack drops again, never an unknown folder.
   for (const r of roots) await rm(bagDir(r, id) + PART_SUFFIX, { recursive: true, force: true });
   ctx.catalog.db.prepare('DELETE FROM shipments WHERE id = ?').run(id);
+}
+
+/**
+ * The exclude patterns of --exclude and --exclude-from, or undefined.
+ * @throws BrickpostError USAGE (a pattern that cannot be read, an exclude file that cannot be read)
+ */
+async function excluder(opts: PackOptions): Promise<Excluder | undefined> {
+  const patterns = [...(opts.exclude ?? [])];
+  for (const f of opts.excludeFrom ?? []) {
+    let text: string;
+    try {
+      text = await readFile(f, 'utf8');
+    } catch (e) {
+      throw new BrickpostError('USAGE', `cannot read exclude file ${quote(f)}: ${(e as Error).message}`, { hint: 'give a file of patterns, one per line' });
+    }
+    patterns.push(...parseExcludeFile(text));
+  }
+  return patterns.length > 0 ? compileExcludes(patterns) : undefined;
+}
+
+/** Counts the attributes of one entry of the source (its kind is counted from the manifest). */
+function count(c: PackEntryCounts, e: SourceEntry): void {
+  if (e.attrs.x) c.withXattrs++;
+  if (e.attrs.acl) c.withAcls++;
+}
+
+/**
+ * pack --portable: names some systems cannot hold (not UTF-8 or not NFC,
+ * controls or a backslash, Windows' reserved names and characters) and
+ * names that differ only in case or Unicode form, collected while packing
+ * and refused before the shipment is sealed.
+ */
+class Portability {
+  private readonly problems: string[] = [];
+  private count = 0;
+
+  constructor(private readonly on: boolean) {}
+
+  check(path: string): void {
+    if (!this.on) return;
+    const name = path.slice(path.lastIndexOf('/') + 1);
+    const why = componentProblem(name) ?? windowsNameProblem(name);
+    if (why) this.add(`${displayName(path)}: ${why}`);
+  }
+
+  /** @throws BrickpostError UNSAFE_PATH listing what is not portable */
+  finish(collisions: ReadonlyArray<{ parent: string; names: string[] }>): void {
+    if (!this.on) return;
+    for (const c of collisions) this.add(`${c.names.map((n) => quote(displayName(c.parent ? `${c.parent}/${n}` : n))).join(' and ')} differ only in case or Unicode form`);
+    if (this.count === 0) return;
+    throw new BrickpostError('UNSAFE_PATH', `pack --portable: ${this.count} ${this.count === 1 ? 'name is' : 'names are'} not portable: ${this.problems.slice(0, 20).join('; ')}${this.count > 20 ? '; …' : ''}`, {
+      hint: 'rename them (or exclude them with --exclude), or pack without --portable: then only destinations that cannot hold them refuse the shipment',
+    });
+  }
+
+  private add(problem: string): void {
+    this.count++;
+    if (this.problems.length < 20) this.problems.push(problem);
+  }
 }

@@ -1,15 +1,18 @@
 import type Database from 'better-sqlite3';
 import type { Statement } from 'better-sqlite3';
-import type { HeldRef } from '@brickpost/manifest';
+import { toField, type ChunkRef } from '@brickpost/manifest';
 import type { SourceEntry } from '../scan/index.js';
 
 /**
  * Trees of published shipments, as the catalog keeps them (migration 002):
  *
  * - tree row: one file of a shipment's tree, with its stat fields (size,
- *   mtime, ctime, inode) and its chunk list.
+ *   mtime, ctime, inode) and its chunk list. Paths are stored in their
+ *   manifest field form (a name that is not UTF-8 as U+0000 and base64), so
+ *   SQLite's UTF-8 text never alters one.
  * - chunk list: per chunk, the 32-byte id then the length as a 4-byte
- *   big-endian integer.
+ *   big-endian integer; a hole of a sparse file is an all-zero id with the
+ *   hole's length (split in pieces below 2^32, merged again when read).
  * - content key: the SHA-256 of a chunk list; two file versions with the same
  *   key have the same bytes. Signatures (sigs) are stored by content key.
  * - reference tree: the newest tree in the catalog, the stat cache: a file
@@ -44,18 +47,36 @@ export function chunkEntry(id: Buffer, length: number): Buffer {
   return e;
 }
 
-/** The held refs of a chunk list, in order. */
-export function heldRefs(chunks: Buffer): HeldRef[] {
-  const refs: HeldRef[] = [];
+const HOLE_ID = Buffer.alloc(32);
+const MAX_PIECE = 0xffffffff;
+
+/** The chunk list entries of a hole of `length` bytes. */
+export function holeEntry(length: number): Buffer {
+  const parts: Buffer[] = [];
+  for (let left = length; left > 0; left -= MAX_PIECE) parts.push(chunkEntry(HOLE_ID, Math.min(left, MAX_PIECE)));
+  return Buffer.concat(parts);
+}
+
+/** The refs of a chunk list, in order: held refs, and holes. */
+export function heldRefs(chunks: Buffer): ChunkRef[] {
+  const refs: ChunkRef[] = [];
   for (let at = 0; at + CHUNK_ENTRY <= chunks.length; at += CHUNK_ENTRY) {
-    refs.push([chunks.toString('hex', at, at + 32), chunks.readUInt32BE(at + 32)]);
+    const len = chunks.readUInt32BE(at + 32);
+    if (chunks.subarray(at, at + 32).equals(HOLE_ID)) {
+      const last = refs[refs.length - 1];
+      if (last?.length === 1) last[0] += len;
+      else refs.push([len]);
+    } else refs.push([chunks.toString('hex', at, at + 32), len]);
   }
   return refs;
 }
 
-/** The chunk ids of a chunk list. */
+/** The chunk ids of a chunk list (holes left out). */
 export function* chunkIds(chunks: Buffer): Generator<Buffer> {
-  for (let at = 0; at + CHUNK_ENTRY <= chunks.length; at += CHUNK_ENTRY) yield chunks.subarray(at, at + 32);
+  for (let at = 0; at + CHUNK_ENTRY <= chunks.length; at += CHUNK_ENTRY) {
+    const id = chunks.subarray(at, at + 32);
+    if (!id.equals(HOLE_ID)) yield id;
+  }
 }
 
 /**
@@ -92,7 +113,7 @@ export class TreeLookup {
   /** The reference tree's row of `e` when its path, size, mtime, ctime and inode are unchanged; else null. */
   unchanged(e: SourceEntry): TreeRow | null {
     if (!this.reference) return null;
-    const r = this.row.get(this.reference, e.path) as (TreeRow & { mtimeNs: string; ctimeNs: string; ino: string }) | undefined;
+    const r = this.row.get(this.reference, toField(e.path)) as (TreeRow & { mtimeNs: string; ctimeNs: string; ino: string }) | undefined;
     if (!r || r.size !== e.size || r.mtimeNs !== e.mtimeNs.toString() || r.ctimeNs !== e.ctimeNs.toString() || r.ino !== e.ino.toString()) return null;
     return { size: r.size, chunks: r.chunks, sigId: r.sigId };
   }
@@ -102,7 +123,7 @@ export class TreeLookup {
     if (this.bases.length === 0) return null;
     let found: { size: number; sigId: number } | null = null;
     for (const b of this.bases) {
-      const r = this.row.get(b, path) as TreeRow | undefined;
+      const r = this.row.get(b, toField(path)) as TreeRow | undefined;
       if (!r || r.sigId === null || (found && found.sigId !== r.sigId)) return null;
       found = { size: r.size, sigId: r.sigId };
     }

@@ -1,39 +1,79 @@
-import { lstatSync, readdirSync, type BigIntStats } from 'node:fs';
+import { lstatSync, readdirSync, readFileSync, readlinkSync, type BigIntStats } from 'node:fs';
 import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { compareNames, componentProblem, foldKey, BrickpostError, quote, RESERVED_ROOT_NAME } from '@brickpost/manifest';
+import * as posix from '@brickpost/posix';
+import { compareNames, foldKey, fromBytes, nameProblem, quote, RESERVED_ROOT_NAME, type EntryAttributes, type SpecialKind } from '@brickpost/manifest';
 import { toEnvironmentError } from '../io/errors.js';
+import { fsPath } from '../io/fs-path.js';
+import { AttributeReader } from './attributes.js';
+import type { Excluder } from './exclude.js';
 
 /** A source entry in manifest order. */
 export interface SourceEntry {
-  type: 'dir' | 'file';
-  /** Manifest path: relative, `/`-separated. */
+  type: 'dir' | 'file' | 'link' | 'hard' | 'special';
+  /** Manifest path: relative, `/`-separated, an escaped string (names need not be UTF-8). */
   path: string;
-  /** Absolute path on this machine. */
+  /** Absolute path on this machine, an escaped string: give it to fs calls through fsPath. */
   abs: string;
+  /** Bytes of a file (its apparent size, holes included); 0 for other entries. */
   size: number;
+  /** Permission bits as the source has them, setuid, setgid and sticky included (st_mode & 0o7777). */
   mode: number;
   mtimeNs: bigint;
   ino: bigint;
   ctimeNs: bigint;
+  /** A file that may have holes: fewer 512-byte blocks allocated than its size needs. */
+  sparse?: boolean;
+  /** A symbolic link's target, as it holds it (an escaped string). */
+  target?: string;
+  /** A hard link: the path of the earlier entry naming the same file. */
+  to?: string;
+  /** A special file's kind, and a device's [major, minor]. */
+  kind?: SpecialKind;
+  dev?: [number, number];
+  /** Extended attributes, ACLs and owner (empty when the walk was asked not to read them). */
+  attrs: EntryAttributes;
 }
+
+/** Why an entry was not shipped (pack's summary counts them by kind). */
+export type SkipKind = 'excluded' | 'cache' | 'unreadable' | 'vanished' | 'reserved' | 'name';
 
 export interface SkippedEntry {
   path: string;
   reason: string;
+  kind: SkipKind;
 }
+
+export interface WalkOptions {
+  /** Entries left out on purpose (pack --exclude, --exclude-from). */
+  exclude?: Excluder;
+  /** Leave out folders tagged as caches (a CACHEDIR.TAG file with the standard signature). */
+  excludeCaches?: boolean;
+  /** Read extended attributes, ACLs and owner names (pack does; measuring does not need them). */
+  attributes?: boolean;
+  /** Attribute problems that do not stop the walk. */
+  warn?: (message: string, path: string) => void;
+}
+
+/** The start of a CACHEDIR.TAG file (https://bford.info/cachedir/). */
+const CACHEDIR_SIGNATURE = 'Signature: 8a477f597d28d172789f06886806bc55';
 
 /**
  * Walks a source tree depth-first in manifest order (siblings by fold key,
- * then bytes), yielding directories before their contents. Symlinks, special
- * files and names that break the path grammar are reported to `skip` and
- * left out. Two siblings whose names collide on a case-insensitive file
- * system are refused: shipping both would lose one at some receivers.
- * Memory holds one directory listing per level.
- * @throws BrickpostError UNSAFE_ENTRY, NOT_FOUND, PERMISSION, IO
+ * then bytes), yielding folders before their contents, and every kind of
+ * entry: files, folders, symbolic links, special files, and each further
+ * name of a file with several hard links as a `hard` entry naming the first
+ * (first in manifest order). Names are taken as bytes. What is not shipped
+ * is reported to `skip` with its reason: entries excluded on purpose, a
+ * folder that cannot be read (its contents), an entry that vanished while
+ * scanning, a top-level `.brickpost`. Memory holds one directory listing
+ * per level, and one record per file whose other hard links are still to
+ * come.
+ * @throws BrickpostError NOT_FOUND, PERMISSION, IO (the source folder itself)
  */
-export async function* walk(root: string, skip: (s: SkippedEntry) => void): AsyncGenerator<SourceEntry> {
-  yield* walkDir(root, '', skip);
+export async function* walk(root: string, skip: (s: SkippedEntry) => void, opts: WalkOptions = {}): AsyncGenerator<SourceEntry> {
+  const w = new Walker(skip, opts);
+  yield* w.dir(root, '', true);
 }
 
 /** Entries stat'ed at once within one directory. */
@@ -48,82 +88,137 @@ const STAT_BATCH = 64;
  * lets the event loop turn, so a walk whose consumer awaits nothing (measure)
  * does not hold the thread for the whole tree.
  */
-async function* walkDir(abs: string, rel: string, skip: (s: SkippedEntry) => void): AsyncGenerator<SourceEntry> {
-  const names: string[] = [];
-  await nextTurn();
-  try {
-    for (const raw of readdirSync(abs, { encoding: 'buffer' })) {
-      const name = raw.toString('utf8');
+class Walker {
+  private readonly attrs: AttributeReader | null;
+  /** Files with more hard links to come: dev:ino → the first path and the links still expected. */
+  private readonly links = new Map<string, { path: string; left: bigint }>();
+
+  constructor(
+    private readonly skip: (s: SkippedEntry) => void,
+    private readonly opts: WalkOptions,
+  ) {
+    this.attrs = opts.attributes === false ? null : new AttributeReader(opts.warn ?? (() => undefined));
+  }
+
+  async *dir(abs: string, rel: string, top = false): AsyncGenerator<SourceEntry> {
+    await nextTurn();
+    let raw: Buffer[];
+    try {
+      raw = readdirSync(fsPath(abs), { encoding: 'buffer' });
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (top || (code !== 'EACCES' && code !== 'EPERM' && code !== 'ENOENT')) throw toEnvironmentError(e, `cannot read directory ${quote(abs)}`);
+      this.skip({ path: rel, reason: code === 'ENOENT' ? 'vanished while scanning' : 'its contents cannot be read (permission denied)', kind: code === 'ENOENT' ? 'vanished' : 'unreadable' });
+      return;
+    }
+    const names: string[] = [];
+    for (const b of raw) {
+      const name = fromBytes(b);
       const relName = rel ? `${rel}/${name}` : name;
-      if (!Buffer.from(name, 'utf8').equals(raw)) {
-        skip({ path: rel ? `${rel}/${raw.toString('latin1')}` : raw.toString('latin1'), reason: 'name is not valid UTF-8' });
-        continue;
-      }
       if (rel === '' && foldKey(name) === RESERVED_ROOT_NAME) {
-        skip({ path: name, reason: 'reserved name (a brickpost destination state folder)' });
+        this.skip({ path: name, reason: 'reserved name (a brickpost destination state folder)', kind: 'reserved' });
         continue;
       }
-      const problem = componentProblem(name);
+      const problem = nameProblem(name);
       if (problem) {
-        skip({ path: relName, reason: problem });
+        this.skip({ path: relName, reason: problem, kind: 'name' });
         continue;
       }
       names.push(name);
     }
-  } catch (e) {
-    throw toEnvironmentError(e, `cannot read directory ${quote(abs)}`);
-  }
-  names.sort(compareNames);
-  for (let i = 1; i < names.length; i++) {
-    if (foldKey(names[i - 1]!) === foldKey(names[i]!)) {
-      throw new BrickpostError('UNSAFE_ENTRY', `${quote(join(rel, names[i - 1]!))} and ${quote(join(rel, names[i]!))} differ only in case or unicode form`, {
-        hint: 'rename one of them: they would overwrite each other on case-insensitive file systems (Windows, macOS)',
-      });
-    }
-  }
-  for (let b = 0; b < names.length; b += STAT_BATCH) {
-    const batch = names.slice(b, b + STAT_BATCH);
-    if (b > 0) await nextTurn();
-    const stats = batch.map((name) => statOrError(join(abs, name)));
-    for (let k = 0; k < batch.length; k++) {
-      const name = batch[k]!;
-      const childAbs = join(abs, name);
-      const childRel = rel ? `${rel}/${name}` : name;
-      const st = stats[k]!;
-      if (st instanceof Error) {
-        if (st.code === 'ENOENT') {
-          skip({ path: childRel, reason: 'vanished while scanning' });
+    names.sort(compareNames);
+    for (let b = 0; b < names.length; b += STAT_BATCH) {
+      const batch = names.slice(b, b + STAT_BATCH);
+      if (b > 0) await nextTurn();
+      const stats = batch.map((name) => statOrError(join(abs, name)));
+      for (let k = 0; k < batch.length; k++) {
+        const name = batch[k]!;
+        const childAbs = join(abs, name);
+        const childRel = rel ? `${rel}/${name}` : name;
+        const st = stats[k]!;
+        if (st instanceof Error) {
+          if (st.code === 'ENOENT') {
+            this.skip({ path: childRel, reason: 'vanished while scanning', kind: 'vanished' });
+            continue;
+          }
+          throw toEnvironmentError(st, 'cannot stat');
+        }
+        const isDir = st.isDirectory();
+        if (this.opts.exclude?.excludes(childRel, isDir)) {
+          this.skip({ path: childRel, reason: 'excluded', kind: 'excluded' });
           continue;
         }
-        throw toEnvironmentError(st, 'cannot stat');
-      }
-      const base = { path: childRel, abs: childAbs, mode: Number(st.mode & 0o777n), mtimeNs: st.mtimeNs, ino: st.ino, ctimeNs: st.ctimeNs };
-      if (st.isDirectory()) {
-        yield { type: 'dir', size: 0, ...base };
-        yield* walkDir(childAbs, childRel, skip);
-      } else if (st.isFile()) {
-        yield { type: 'file', size: Number(st.size), ...base };
-      } else {
-        skip({ path: childRel, reason: st.isSymbolicLink() ? 'symbolic link (not shipped)' : 'special file (not shipped)' });
+        if (isDir && this.opts.excludeCaches && isCache(childAbs)) {
+          this.skip({ path: childRel, reason: 'a cache folder (it holds a CACHEDIR.TAG)', kind: 'cache' });
+          continue;
+        }
+        const entry = this.entry(st, childAbs, childRel);
+        if (!entry) continue;
+        yield entry;
+        if (isDir) yield* this.dir(childAbs, childRel);
       }
     }
+  }
+
+  private entry(st: BigIntStats, abs: string, path: string): SourceEntry | null {
+    const base = { path, abs, size: 0, mode: Number(st.mode & 0o7777n), mtimeNs: st.mtimeNs, ino: st.ino, ctimeNs: st.ctimeNs };
+    const attrs = (kind: 'dir' | 'file' | 'link' | 'special'): EntryAttributes => this.attrs?.read(abs, path, Number(st.uid), Number(st.gid), kind) ?? {};
+    if (st.isDirectory()) return { type: 'dir', ...base, attrs: attrs('dir') };
+    if (st.isFile()) {
+      if (st.nlink > 1n) {
+        const key = `${st.dev}:${st.ino}`;
+        const first = this.links.get(key);
+        if (first) {
+          if (--first.left <= 0n) this.links.delete(key);
+          return { type: 'hard', ...base, to: first.path, attrs: {} };
+        }
+        this.links.set(key, { path, left: st.nlink - 1n });
+      }
+      const size = Number(st.size);
+      return { type: 'file', ...base, size, ...(st.blocks * 512n < st.size ? { sparse: true } : {}), attrs: attrs('file') };
+    }
+    if (st.isSymbolicLink()) {
+      let target: string;
+      try {
+        target = fromBytes(readlinkSync(fsPath(abs), { encoding: 'buffer' }));
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
+          this.skip({ path, reason: 'vanished while scanning', kind: 'vanished' });
+          return null;
+        }
+        throw toEnvironmentError(e, `cannot read symbolic link ${quote(abs)}`);
+      }
+      return { type: 'link', ...base, target, attrs: attrs('link') };
+    }
+    const kind: SpecialKind = st.isFIFO() ? 'fifo' : st.isSocket() ? 'socket' : st.isCharacterDevice() ? 'char' : 'block';
+    const dev: [number, number] | undefined = kind === 'char' || kind === 'block' ? [posix.major(st.rdev), posix.minor(st.rdev)] : undefined;
+    return { type: 'special', ...base, kind, ...(dev ? { dev } : {}), attrs: attrs('special') };
+  }
+}
+
+function isCache(dir: string): boolean {
+  try {
+    return readFileSync(fsPath(join(dir, 'CACHEDIR.TAG'))).subarray(0, CACHEDIR_SIGNATURE.length).toString('latin1') === CACHEDIR_SIGNATURE;
+  } catch {
+    return false;
   }
 }
 
 function statOrError(path: string): BigIntStats | NodeJS.ErrnoException {
   try {
-    return lstatSync(path, { bigint: true });
+    return lstatSync(fsPath(path), { bigint: true });
   } catch (e) {
     return e as NodeJS.ErrnoException;
   }
 }
 
-/** Totals of a source tree, for progress and free-space checks. */
-export async function measure(root: string): Promise<{ files: number; dirs: number; bytes: number }> {
-  const t = { files: 0, dirs: 0, bytes: 0 };
-  for await (const e of walk(root, () => undefined)) {
+/** Totals of a source tree, for progress and free-space checks: files and their bytes, folders, and every other entry. */
+export async function measure(root: string, opts: Pick<WalkOptions, 'exclude' | 'excludeCaches'> = {}): Promise<{ files: number; dirs: number; bytes: number; others: number }> {
+  const t = { files: 0, dirs: 0, bytes: 0, others: 0 };
+  for await (const e of walk(root, () => undefined, { ...opts, attributes: false })) {
     if (e.type === 'dir') t.dirs++;
-    else (t.files++, (t.bytes += e.size));
+    else if (e.type === 'file') (t.files++, (t.bytes += e.size));
+    else t.others++;
   }
   return t;
 }

@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { BrickpostError } from '@brickpost/manifest';
+import { BrickpostError, componentProblem } from '@brickpost/manifest';
 import { deserializeError, WORKER_LIMITS } from '../chunk/messages.js';
 import { walk, type SkippedEntry } from '../scan/index.js';
 import type { ScanInit, ScanJob, ScanReply } from './scan-worker.js';
@@ -110,7 +110,7 @@ export async function* scanFolder(root: string, opts: ScanFolderOptions = {}): A
     const q = queue.shift()!;
     const r = await q.done;
     if (q.pending.skipped) {
-      opts.onSkip?.({ path: q.p, reason: 'vanished while scanning' });
+      opts.onSkip?.({ path: q.p, reason: 'vanished while scanning', kind: 'vanished' });
       return null;
     }
     const ids = Buffer.from(r.ids.buffer, r.ids.byteOffset, r.ids.byteLength);
@@ -120,9 +120,17 @@ export async function* scanFolder(root: string, opts: ScanFolderOptions = {}): A
 
   try {
     const window = WINDOW_PER_WORKER * count;
-    for await (const e of walk(root, (s) => opts.onSkip?.(s))) {
+    for await (const e of walk(root, (s) => opts.onSkip?.(s), { attributes: false })) {
       if (opts.signal?.aborted) throw new BrickpostError('CANCELLED', 'scan cancelled');
+      // A hard link's data is listed under its first name; links and special files hold none.
+      if (e.type === 'link' || e.type === 'special') opts.onSkip?.({ path: e.path, reason: e.type === 'link' ? 'symbolic link (holds no data to list)' : 'special file', kind: 'name' });
       if (e.type !== 'file') continue;
+      // Signature files name paths by the portable rules (FORMAT.md §signature-file).
+      const problem = e.path.split('/').map(componentProblem).find((x) => x !== null);
+      if (problem) {
+        opts.onSkip?.({ path: e.path, reason: `not listed: ${problem}`, kind: 'name' });
+        continue;
+      }
       queue.push({ p: e.path, size: e.size, ...submit(e.abs, e.size, e.mtimeNs) });
       while (queue.length >= window) {
         const f = await take();
