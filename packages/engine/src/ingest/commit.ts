@@ -1,26 +1,47 @@
-import { lstatSync, mkdirSync, renameSync, rmdirSync, type Stats } from 'node:fs';
+import { linkSync, lstatSync, mkdirSync, readlinkSync, renameSync, rmdirSync, symlinkSync, type Stats } from 'node:fs';
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { quote, type DirRecord, type ManifestRecord } from '@brickpost/manifest';
+import * as posix from '@brickpost/posix';
+import { fromBytes, quote, toBytes, type DirRecord, type EntryAttributes, type ManifestRecord } from '@brickpost/manifest';
 import { toEnvironmentError } from '../io/errors.js';
 import { failpoint } from '../io/failpoint.js';
+import { fsPath } from '../io/fs-path.js';
+import { setTimesPath } from '../io/times.js';
 import { CAN_SYNC_FS, syncDir, syncFilesystem } from '../io/sync.js';
-import type { DestDb, JournalRow } from './dest-db.js';
+import type { AttrApplier } from './attrs.js';
+import { pathFromDb, type DestDb, type JournalRow } from './dest-db.js';
 import { FolderChain } from './folder-chain.js';
 import { setMeta, swapped } from './meta.js';
+import { modeUnder, type ApplyPolicy } from './policy.js';
 import type { DestFolder, DestState } from './state.js';
 
 /** How many applied shipments keep their undo area by default (rollback reaches back that far). */
 export const UNDO_KEEP = 3;
 
+type OpKind = 'retire' | 'mkdir' | 'install' | 'meta' | 'hardlink' | 'symlink' | 'special' | 'lmeta';
+
 interface OpRow {
   n: number;
-  kind: 'retire' | 'mkdir' | 'install' | 'meta';
+  kind: OpKind;
   path: string;
   mode: number | null;
   mtime: string | null;
   old_mode: number | null;
   old_mtime: string | null;
+  target: string | null;
+  attrs: string | null;
+  old_attrs: string | null;
+}
+
+/** Ops of the links phase: after every file and folder is in place. */
+const LINK_OPS = "('hardlink', 'symlink', 'special', 'lmeta')";
+
+/** The ops of a shipment from the journal, paths as escaped strings. */
+function readOps(db: DestDb, shipment: string, where: string, order: 'ASC' | 'DESC' = 'ASC'): OpRow[] {
+  return (db.db.prepare(`SELECT n, kind, path, mode, mtime, old_mode, old_mtime, target, attrs, old_attrs FROM ops WHERE shipment = ? ${where} ORDER BY n ${order}`).all(shipment) as OpRow[]).map((o) => ({
+    ...o,
+    path: pathFromDb(o.path),
+  }));
 }
 
 /**
@@ -30,10 +51,15 @@ interface OpRow {
  *   retire   DEST's entries that are replaced or deleted move into
  *            undo/ID/N (one rename each; a folder moves whole);
  *   install  new folders are created, staged files move in by rename,
- *            entries kept in place get their new mode and mtime
- *            (through a handle that does not follow links: meta.ts);
- *   dirs     every folder gets the mode and mtime the manifest gives
- *            (deepest first, as the renames above touched them).
+ *            entries kept in place get their new mode, mtime and
+ *            attributes (through a handle that does not follow links:
+ *            meta.ts);
+ *   links    hard links, symbolic links and special files are made, once
+ *            every file and folder is in place: nothing is written
+ *            through a link the shipment made (GNU tar's delayed links);
+ *   dirs     every folder gets the mode, mtime and attributes the
+ *            manifest gives (deepest first, as the renames above touched
+ *            them).
  *
  * Every step is idempotent (a rename whose source is gone was done), so a
  * run after a crash repeats the phase it was in. The file system is synced
@@ -42,34 +68,38 @@ interface OpRow {
  * journal cleared.
  * @throws BrickpostError PERMISSION, IO
  */
-export async function runApply(folder: DestFolder, db: DestDb, j: JournalRow, dirs: () => AsyncIterable<ManifestRecord>, keep: number): Promise<void> {
+export async function runApply(folder: DestFolder, db: DestDb, j: JournalRow, dirs: () => AsyncIterable<ManifestRecord>, keep: number, applier: AttrApplier): Promise<void> {
   const staged = folder.staging(j.shipment);
   const undo = folder.undo(j.shipment);
-  const ops = (phase: 'retire' | 'install'): OpRow[] =>
-    db.db
-      .prepare(`SELECT n, kind, path, mode, mtime, old_mode, old_mtime FROM ops WHERE shipment = ? AND kind ${phase === 'retire' ? "= 'retire'" : "!= 'retire'"} ORDER BY n`)
-      .all(j.shipment) as OpRow[];
+  const policy = j.policy;
   try {
     if (j.phase === 'retire') {
       await mkdir(undo, { recursive: true, mode: 0o700 });
-      for (const o of ops('retire')) {
+      for (const o of readOps(db, j.shipment, "AND kind = 'retire'")) {
         moveIfPresent(join(folder.dest, o.path), join(undo, String(o.n)));
         failpoint('apply-retire');
       }
       j = await advance(folder, db, j, 'install');
     }
     if (j.phase === 'install') {
-      for (const o of ops('install')) {
+      for (const o of readOps(db, j.shipment, `AND kind != 'retire' AND kind NOT IN ${LINK_OPS}`)) {
         const target = join(folder.dest, o.path);
         if (o.kind === 'mkdir') mkdirIfAbsent(target);
         else if (o.kind === 'install') moveIfPresent(join(staged, String(o.n)), target);
-        else setMeta(target, o.mode!, o.mtime!, 'file');
+        else setMeta(target, modeUnder(policy, o.mode!), o.mtime!, isSpecial(target) ? 'special' : 'file', { attrs: attrsOf(o.attrs), applier, replace: true });
         failpoint('apply-install');
+      }
+      j = await advance(folder, db, j, 'links');
+    }
+    if (j.phase === 'links') {
+      for (const o of readOps(db, j.shipment, `AND kind IN ${LINK_OPS}`)) {
+        makeLink(folder.dest, o, policy, applier);
+        failpoint('apply-links');
       }
       j = await advance(folder, db, j, 'dirs');
     }
     failpoint('apply-dirs');
-    await applyDirMeta(db, folder.dest, dirs());
+    await applyDirMeta(db, folder.dest, dirs(), { policy, applier });
     failpoint('apply-state');
     await finish(folder, db, j, keep);
   } catch (e) {
@@ -88,19 +118,20 @@ export async function runApply(folder: DestFolder, db: DestDb, j: JournalRow, di
  *   dirs     folders get the mode and mtime of the tree rolled back to.
  * @throws BrickpostError PERMISSION, IO
  */
-export async function runRollback(folder: DestFolder, db: DestDb, j: JournalRow, dirs: () => AsyncIterable<ManifestRecord>, keep: number): Promise<void> {
+export async function runRollback(folder: DestFolder, db: DestDb, j: JournalRow, dirs: () => AsyncIterable<ManifestRecord>, keep: number, applier: AttrApplier): Promise<void> {
   const undo = folder.undo(j.shipment);
   const out = join(undo, 'out');
-  const ops = db.db.prepare('SELECT n, kind, path, mode, mtime, old_mode, old_mtime FROM ops WHERE shipment = ? ORDER BY n DESC').all(j.shipment) as OpRow[];
+  const ops = readOps(db, j.shipment, '', 'DESC');
+  const policy = j.policy;
   try {
     if (j.phase === 'unstage') {
       await mkdir(out, { recursive: true, mode: 0o700 });
       for (const o of ops) {
         const target = join(folder.dest, o.path);
-        if (o.kind === 'install') moveIfPresent(target, join(out, String(o.n)));
+        if (o.kind === 'install' || o.kind === 'hardlink' || o.kind === 'symlink' || o.kind === 'special') moveIfPresent(target, join(out, String(o.n)));
         else if (o.kind === 'mkdir') removeDir(target, join(out, String(o.n)));
         // An entry changed locally since (a link, a folder) is left as it is: never followed.
-        else if (o.kind === 'meta') setMeta(target, o.old_mode!, o.old_mtime!, 'file', true);
+        else if (o.kind === 'meta' && o.old_mode !== null) setMeta(target, modeUnder(policy, o.old_mode), o.old_mtime!, isSpecial(target) ? 'special' : 'file', { lenient: true, attrs: attrsOf(o.old_attrs), applier, replace: true });
         failpoint('rollback-unstage');
       }
       j = await advance(folder, db, j, 'restore');
@@ -110,13 +141,13 @@ export async function runRollback(folder: DestFolder, db: DestDb, j: JournalRow,
         if (o.kind !== 'retire') continue;
         const target = join(folder.dest, o.path);
         const from = join(undo, String(o.n));
-        if (moveIfPresent(from, target) && o.old_mode !== null && o.old_mtime !== null) setMeta(target, o.old_mode, o.old_mtime, 'file', true);
+        if (moveIfPresent(from, target) && o.old_mode !== null && o.old_mtime !== null) setMeta(target, modeUnder(policy, o.old_mode), o.old_mtime, 'file', { lenient: true });
         failpoint('rollback-restore');
       }
       j = await advance(folder, db, j, 'dirs');
     }
     // What rollback put back is DEST's own (a link where the tree has a folder, say): left as it is.
-    await applyDirMeta(db, folder.dest, dirs(), true);
+    await applyDirMeta(db, folder.dest, dirs(), { policy, applier, lenient: true });
     await rm(undo, { recursive: true, force: true });
     db.dropOps(j.shipment);
     await finish(folder, db, j, keep);
@@ -144,7 +175,7 @@ async function finish(folder: DestFolder, db: DestDb, j: JournalRow, keep: numbe
 /** Renames from → to when from exists; false when it was already moved. */
 function moveIfPresent(from: string, to: string): boolean {
   try {
-    renameSync(from, to);
+    renameSync(fsPath(from), fsPath(to));
     return true;
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return false;
@@ -154,26 +185,86 @@ function moveIfPresent(from: string, to: string): boolean {
 
 function lstatIfPresent(p: string): Stats | null {
   try {
-    return lstatSync(p);
+    return lstatSync(fsPath(p));
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw e;
   }
 }
 
+function isSpecial(p: string): boolean {
+  const st = lstatIfPresent(p);
+  return st !== null && (st.isFIFO() || st.isCharacterDevice() || st.isBlockDevice());
+}
+
+function attrsOf(json: string | null): EntryAttributes {
+  return json ? (JSON.parse(json) as EntryAttributes) : {};
+}
+
 function mkdirIfAbsent(p: string): void {
   try {
-    mkdirSync(p, { mode: 0o700 });
+    mkdirSync(fsPath(p), { mode: 0o700 });
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-    if (!lstatSync(p).isDirectory()) throw toEnvironmentError(e, `${quote(p)} is in the way of a folder`);
+    if (!lstatSync(fsPath(p)).isDirectory()) throw toEnvironmentError(e, `${quote(p)} is in the way of a folder`);
   }
+}
+
+/**
+ * Makes one entry of the links phase. Each is created where nothing is
+ * (the retire phase cleared its path), never through a link; an entry
+ * already there as the op would make it is a resumed commit's work. A
+ * hard link whose file is not there (left out by --skip-damaged) is left
+ * out too.
+ * @throws BrickpostError UNSAFE_ENTRY (something else in the way); Node errors otherwise
+ */
+function makeLink(dest: string, o: OpRow, policy: ApplyPolicy, applier: AttrApplier): void {
+  const at = join(dest, o.path);
+  const attrs = attrsOf(o.attrs);
+  if (o.kind === 'lmeta') {
+    if (!lstatIfPresent(at)?.isSymbolicLink()) return;
+    applier.toLink(at, o.path, attrs);
+    setTimesPath(at, o.mtime!);
+    return;
+  }
+  if (o.kind === 'hardlink') {
+    const from = join(dest, pathFromDb(o.target!));
+    const src = lstatIfPresent(from);
+    if (!src) return applier.miss('hard links to files left out', o.path);
+    try {
+      linkSync(fsPath(from), fsPath(at));
+    } catch (e) {
+      const now = (e as NodeJS.ErrnoException).code === 'EEXIST' ? lstatIfPresent(at) : null;
+      if (!now || now.ino !== src.ino || now.dev !== src.dev) throw e;
+    }
+    return;
+  }
+  if (o.kind === 'symlink') {
+    const target = toBytes(pathFromDb(o.target!));
+    try {
+      symlinkSync(target, fsPath(at));
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || !lstatIfPresent(at)?.isSymbolicLink() || !readlinkSync(fsPath(at), { encoding: 'buffer' }).equals(target)) throw e;
+    }
+    applier.toLink(at, o.path, attrs);
+    setTimesPath(at, o.mtime!);
+    return;
+  }
+  const [kind, dev] = JSON.parse(o.target!) as ['fifo' | 'char' | 'block', [number, number] | null];
+  const mode = modeUnder(policy, o.mode!);
+  try {
+    if (kind === 'fifo') posix.mkfifo(fsPath(at), 0o600);
+    else posix.mknod(fsPath(at), (kind === 'char' ? 0o020000 : 0o060000) | 0o600, dev![0], dev![1]);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || !isSpecial(at)) throw e;
+  }
+  setMeta(at, mode, o.mtime!, 'special', { attrs, applier });
 }
 
 /** Removes a folder a shipment created; one holding other entries (added locally) moves out whole instead. */
 function removeDir(p: string, outPath: string): void {
   try {
-    rmdirSync(p);
+    rmdirSync(fsPath(p));
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return;
@@ -183,16 +274,17 @@ function removeDir(p: string, outPath: string): void {
 }
 
 /**
- * Gives every folder of a tree its mode and mtime, deepest first, so a
- * folder without owner write or search permission is set after everything
- * below it. An entry that is not a folder is refused (UNSAFE_ENTRY), or
- * with `lenient` left alone; it is never followed, and neither is anything
- * below it (FolderChain).
+ * Gives every folder of a tree its mode, mtime and attributes (as the
+ * policy allows), deepest first, so a folder without owner write or search
+ * permission is set after everything below it. An entry that is not a
+ * folder is refused (UNSAFE_ENTRY), or with `lenient` left alone; it is
+ * never followed, and neither is anything below it (FolderChain).
  */
-export async function applyDirMeta(db: DestDb, dest: string, records: AsyncIterable<ManifestRecord>, lenient = false): Promise<void> {
+export async function applyDirMeta(db: DestDb, dest: string, records: AsyncIterable<ManifestRecord>, opts: { policy: ApplyPolicy; applier: AttrApplier; lenient?: boolean }): Promise<void> {
+  const lenient = opts.lenient === true;
   const sql = db.db;
-  sql.exec('CREATE TEMP TABLE IF NOT EXISTS dirmeta (path TEXT PRIMARY KEY, mode INTEGER, mtime TEXT) WITHOUT ROWID; DELETE FROM dirmeta;');
-  const put = sql.prepare('INSERT OR REPLACE INTO dirmeta (path, mode, mtime) VALUES (?, ?, ?)');
+  sql.exec('CREATE TEMP TABLE IF NOT EXISTS dirmeta (path TEXT PRIMARY KEY, mode INTEGER, mtime TEXT, attrs TEXT) WITHOUT ROWID; DELETE FROM dirmeta;');
+  const put = sql.prepare('INSERT OR REPLACE INTO dirmeta (path, mode, mtime, attrs) VALUES (?, ?, ?, ?)');
   sql.exec('BEGIN');
   try {
     const chain = new FolderChain();
@@ -201,7 +293,8 @@ export async function applyDirMeta(db: DestDb, dest: string, records: AsyncItera
       const p = (r as DirRecord).p;
       const st = chain.parentReal(p) ? lstatIfPresent(join(dest, p)) : null;
       chain.enter(p, st?.isDirectory() === true);
-      if (st?.isDirectory()) put.run(p, r.mode, r.mtime);
+      const d = r as DirRecord;
+      if (st?.isDirectory()) put.run(toBytes(p).toString('latin1'), r.mode, r.mtime, d.x || d.o || d.acl ? JSON.stringify({ x: d.x, o: d.o, acl: d.acl }) : null);
       else if (st && !lenient) throw swapped(join(dest, p), 'dir');
     }
     sql.exec('COMMIT');
@@ -209,8 +302,10 @@ export async function applyDirMeta(db: DestDb, dest: string, records: AsyncItera
     if (sql.inTransaction) sql.exec('ROLLBACK');
     throw e;
   }
-  for (const d of sql.prepare('SELECT path, mode, mtime FROM dirmeta ORDER BY path DESC').iterate() as IterableIterator<{ path: string; mode: number; mtime: string }>) {
-    setMeta(join(dest, d.path), d.mode, d.mtime, 'dir', lenient);
+  // Paths are keyed by their bytes (as latin1 text), so DESC order puts every folder after what it holds.
+  for (const d of sql.prepare('SELECT path, mode, mtime, attrs FROM dirmeta ORDER BY path DESC').iterate() as IterableIterator<{ path: string; mode: number; mtime: string; attrs: string | null }>) {
+    const attrs = d.attrs ? (JSON.parse(d.attrs) as EntryAttributes) : undefined;
+    setMeta(join(dest, fromBytes(Buffer.from(d.path, 'latin1'))), modeUnder(opts.policy, d.mode), d.mtime, 'dir', { lenient, ...(attrs ? { attrs, applier: opts.applier } : {}) });
   }
   sql.exec('DELETE FROM dirmeta');
 }

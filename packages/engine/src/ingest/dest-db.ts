@@ -1,20 +1,25 @@
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { BrickpostError, quote } from '@brickpost/manifest';
+import { BrickpostError, fromField, quote, toField } from '@brickpost/manifest';
+import { DEFAULT_POLICY, type ApplyPolicy } from './policy.js';
 
 /**
  * A destination's journal: one SQLite file in its state folder,
  * DEST/.brickpost/journal.sqlite, so it travels with DEST. It holds
  *
  * - `ops`: what each applied shipment did to DEST, in order (kept while the
- *   shipment's undo area is kept: rollback replays them backwards);
+ *   shipment's undo area is kept: rollback replays them backwards): retire,
+ *   mkdir, install and meta, then (after every file is in place) hardlink,
+ *   symlink, special and lmeta;
  * - `journal`: the one apply or rollback in progress and its phase, so a
  *   crash at any point is finished by the next run;
  * - `old`, `new`, `held`: scratch tables of the ingest being planned (the
  *   tree DEST holds, the shipment's tree, and where DEST holds each chunk),
  *   on disk so memory does not grow with the dataset.
  *
- * Synchronous FULL: a phase change is durable once its transaction commits.
+ * Paths are stored in their manifest field form (dbPath), so a name that
+ * is not UTF-8 survives SQLite's UTF-8 text. Synchronous FULL: a phase
+ * change is durable once its transaction commits.
  */
 export class DestDb {
   readonly db: Database.Database;
@@ -27,6 +32,12 @@ export class DestDb {
       this.db.pragma('synchronous = FULL');
       this.db.pragma('busy_timeout = 5000');
       this.db.exec(SCHEMA);
+      // Journals written before v2 manifests lack these columns.
+      addColumns(this.db, 'ops', ['target TEXT', 'attrs TEXT', 'old_attrs TEXT']);
+      addColumns(this.db, 'journal', ['policy TEXT']);
+      addColumns(this.db, 'old', ['attrs TEXT']);
+      addColumns(this.db, 'new', ['parent TEXT', 'fkey TEXT']);
+      this.db.exec('CREATE INDEX IF NOT EXISTS new_fkey ON new (parent, fkey) WHERE fkey IS NOT NULL');
     } catch (e) {
       throw new BrickpostError('IO', `cannot open the destination journal ${quote(file)}: ${(e as Error).message}`, { cause: e });
     }
@@ -38,13 +49,15 @@ export class DestDb {
 
   /** The apply or rollback in progress, if any. */
   pending(): JournalRow | null {
-    return (this.db.prepare('SELECT shipment, kind, phase, state FROM journal').get() as JournalRow | undefined) ?? null;
+    const r = this.db.prepare('SELECT shipment, kind, phase, state, policy FROM journal').get() as (Omit<JournalRow, 'policy'> & { policy: string | null }) | undefined;
+    if (!r) return null;
+    return { ...r, policy: r.policy ? (JSON.parse(r.policy) as ApplyPolicy) : DEFAULT_POLICY };
   }
 
   setJournal(row: JournalRow | null): void {
     this.tx(() => {
       this.db.prepare('DELETE FROM journal').run();
-      if (row) this.db.prepare('INSERT INTO journal (shipment, kind, phase, state) VALUES (?, ?, ?, ?)').run(row.shipment, row.kind, row.phase, row.state);
+      if (row) this.db.prepare('INSERT INTO journal (shipment, kind, phase, state, policy) VALUES (?, ?, ?, ?, ?)').run(row.shipment, row.kind, row.phase, row.state, JSON.stringify(row.policy));
     });
   }
 
@@ -65,29 +78,37 @@ export class DestDb {
 export interface JournalRow {
   shipment: string;
   kind: 'apply' | 'rollback';
-  /** apply: retire, install, dirs; rollback: unstage, restore, dirs. */
+  /** apply: retire, install, links, dirs; rollback: unstage, restore, dirs. */
   phase: string;
   /** JSON: the DestState to write when done. */
   state: string;
+  /** What the commit applies of the recorded attributes (the options of the ingest that planned it). */
+  policy: ApplyPolicy;
 }
 
-/** Kinds of ops, in the order a commit runs them. */
-export type OpKind =
-  /** Move DEST's entry at path (if any) into undo (phase retire). */
-  | 'retire'
-  /** Create a new directory (phase install). */
-  | 'mkdir'
-  /** Move the staged file `n` to path (phase install). */
-  | 'install'
-  /** Set mode and mtime of an entry kept in place; old values kept for rollback (phase install). */
-  | 'meta';
+/** A path as the journal's tables store it (its manifest field form: UTF-8 text whatever its bytes). */
+export function dbPath(p: string): string {
+  return toField(p);
+}
+
+/** A path read back from the journal's tables. */
+export function pathFromDb(p: string): string {
+  return fromField(p, 'destination journal', 'path');
+}
+
+/** Adds columns a table lacks (a journal from an earlier version). */
+function addColumns(db: Database.Database, table: string, columns: string[]): void {
+  const have = new Set((db.prepare(`PRAGMA table_info(${table})`).all() as Array<{ name: string }>).map((c) => c.name));
+  for (const c of columns) if (!have.has(c.split(' ')[0]!)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${c}`);
+}
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS journal (
   shipment TEXT PRIMARY KEY,
   kind TEXT NOT NULL,
   phase TEXT NOT NULL,
-  state TEXT NOT NULL
+  state TEXT NOT NULL,
+  policy TEXT
 );
 CREATE TABLE IF NOT EXISTS ops (
   shipment TEXT NOT NULL,
@@ -98,6 +119,9 @@ CREATE TABLE IF NOT EXISTS ops (
   mtime TEXT,
   old_mode INTEGER,
   old_mtime TEXT,
+  target TEXT,
+  attrs TEXT,
+  old_attrs TEXT,
   PRIMARY KEY (shipment, n)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS old (
@@ -107,7 +131,8 @@ CREATE TABLE IF NOT EXISTS old (
   mode INTEGER NOT NULL,
   mtime TEXT NOT NULL,
   digest BLOB,
-  ok INTEGER NOT NULL
+  ok INTEGER NOT NULL,
+  attrs TEXT
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS old_digest ON old (digest);
 CREATE TABLE IF NOT EXISTS new (
@@ -115,7 +140,9 @@ CREATE TABLE IF NOT EXISTS new (
   type TEXT NOT NULL,
   action TEXT NOT NULL,
   n INTEGER,
-  digest BLOB
+  digest BLOB,
+  parent TEXT,
+  fkey TEXT
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS held (
   id BLOB PRIMARY KEY,

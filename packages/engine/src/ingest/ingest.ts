@@ -1,6 +1,6 @@
 import { lstat, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { age, BrickpostError, MANIFEST_PATH, quote, type ShipmentRecord } from '@brickpost/manifest';
+import { age, BrickpostError, MANIFEST_PATH, quote, toField, type ShipmentRecord } from '@brickpost/manifest';
 import type { EventSink, IngestOptions, IngestSummary } from '../api.js';
 import { chunkKey } from '../chunk/index.js';
 import type { Context } from '../context.js';
@@ -24,8 +24,10 @@ import { checkNotExpired } from './expiry.js';
 import { runApply, runRollback, UNDO_KEEP } from './commit.js';
 import { DestDb, type JournalRow } from './dest-db.js';
 import { withGathered } from './gather.js';
-import { windowsNameRules } from './name-rules.js';
 import { loadOldTree, missingError, oldFilesFromManifest, planApply, type Missing, type OldFile } from './plan.js';
+import { AttrApplier } from './attrs.js';
+import { collisionError, probeDest } from './dest-caps.js';
+import { policyOf } from './policy.js';
 import { writeRequest } from './request.js';
 import { scanOldTree } from './seed.js';
 import { StagingWriter } from './stage.js';
@@ -69,11 +71,13 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
   if (opts.keepUndo !== undefined && (!Number.isSafeInteger(opts.keepUndo) || opts.keepUndo < 0 || opts.keepUndo > 1000)) {
     throw new BrickpostError('USAGE', `--keep-undo ${String(opts.keepUndo)} must be a whole number from 0 to 1000`);
   }
+  const policy = policyOf(opts);
   const dest = await prepareDest(opts.dest);
   const folder = new DestFolder(dest);
   await folder.ensure();
   const unlock = await folder.lock();
   const db = new DestDb(folder.state);
+  let caps: IngestSummary['destination'] | null = null;
   try {
     const members = await withGathered(given, folder.state, opts.gather === true, trusted, onEvent);
     await resumePending(folder, db, identities, onEvent);
@@ -114,6 +118,12 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
       skipped: 0,
       skippedList: null,
       laterOnDrive: (choice?.later ?? []).map((l) => ({ shipmentId: l.id, seq: l.seq!, label: l.label ?? '' })),
+      links: 0,
+      hardLinks: 0,
+      specials: 0,
+      notApplied: {},
+      notAppliedList: null,
+      destination: caps ?? { caseInsensitive: false, normalizationInsensitive: false, windowsNames: false },
       ...extra,
     });
     const current = state?.applied[state.applied.length - 1];
@@ -127,7 +137,9 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
     const oldTree = (): AsyncIterable<OldFile> =>
       current ? oldFilesFromManifest(dest, readManifestFile(folder.manifest(current.shipment), identities)) : scanOldTree(dest, key, signal);
     await loadOldTree(db, oldTree());
-    const plan = await planApply(db, dest, s.id, readManifest(s, identities), { windowsNames: await windowsNameRules(dest, opts.windowsNames === true) });
+    caps = await probeDest(dest, folder.state, opts.windowsNames === true);
+    const plan = await planApply(db, dest, s.id, readManifest(s, identities), { caps, policy });
+    if (plan.collisionCount > 0) throw collisionError(dest, caps, plan.collisions, plan.collisionCount);
     if (plan.missing.length > 0) {
       throw await refuse(ctx, folder, s, h, state, plan.missing, opts.requestOut, oldTree);
     }
@@ -148,7 +160,8 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
     const staging = folder.staging(s.id);
     await rm(staging, { recursive: true, force: true });
     await mkdir(staging, { recursive: true, mode: 0o700 });
-    const writer = new StagingWriter(staging, !CAN_SYNC_FS);
+    const applier = new AttrApplier(policy, (message, path) => onEvent({ type: 'warning', code: 'NOT_APPLIED', message, path }));
+    const writer = new StagingWriter(staging, !CAN_SYNC_FS, policy, applier);
     const progress = new Progress(onEvent, 'ingest');
     progress.bytesTotal = plan.bytesToStage;
     progress.filesTotal = plan.filesStaged;
@@ -194,6 +207,7 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
       datasetId: s.info.datasetId,
       dataset: s.info.dataset,
       keepUndo: keep,
+      policy,
       applied: [...(state?.applied ?? []), applied],
     };
     // The encrypted manifest stays with the destination: it says what each file holds.
@@ -201,9 +215,10 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
     await rename(incoming, folder.manifest(s.id));
     progress.phase = 'commit';
     progress.emit();
-    const j: JournalRow = { shipment: s.id, kind: 'apply', phase: 'retire', state: JSON.stringify(next) };
+    const notAppliedList = plan.notAppliedList.length > 0 ? await writeNotApplied(folder.state, s.id, plan.notAppliedList) : null;
+    const j: JournalRow = { shipment: s.id, kind: 'apply', phase: 'retire', state: JSON.stringify(next), policy };
     db.setJournal(j);
-    await runApply(folder, db, j, () => readManifestFile(folder.manifest(s.id), identities), keep);
+    await runApply(folder, db, j, () => readManifestFile(folder.manifest(s.id), identities), keep, applier);
     recordIngest(ctx, s, dest, s.info.files, writer.bytes, h.secret);
     await recordIngested(ctx, [...given.members.values()], dest, s.info.files, s.info.bytes, onEvent);
     await rm(rebuilt, { recursive: true, force: true });
@@ -222,6 +237,11 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
       chunksFromDelta: stager.deltas,
       skipped: skipped.size,
       skippedList,
+      links: plan.links,
+      hardLinks: plan.hardLinks,
+      specials: plan.specials,
+      notApplied: merge(plan.notApplied, applier.notApplied),
+      notAppliedList,
     });
   } finally {
     await rm(join(folder.state, 'incoming'), { recursive: true, force: true });
@@ -239,13 +259,14 @@ export async function resumePending(folder: DestFolder, db: DestDb, identities: 
   if (!j) return;
   const state = JSON.parse(j.state) as DestState;
   const keep = state.keepUndo ?? UNDO_KEEP;
+  const applier = new AttrApplier(j.policy, (message, path) => onEvent({ type: 'warning', code: 'NOT_APPLIED', message, path }));
   if (j.kind === 'apply') {
     onEvent({ type: 'warning', code: 'RESUMED', message: `finishing the interrupted commit of shipment ${j.shipment}` });
-    await runApply(folder, db, j, () => readManifestFile(folder.manifest(j.shipment), identities), keep);
+    await runApply(folder, db, j, () => readManifestFile(folder.manifest(j.shipment), identities), keep, applier);
   } else {
     onEvent({ type: 'warning', code: 'RESUMED', message: `finishing the interrupted rollback of shipment ${j.shipment}` });
     const to = state.applied[state.applied.length - 1]!;
-    await runRollback(folder, db, j, () => readManifestFile(folder.manifest(to.shipment), identities), keep);
+    await runRollback(folder, db, j, () => readManifestFile(folder.manifest(to.shipment), identities), keep, applier);
   }
 }
 
@@ -312,6 +333,21 @@ function recordIngest(ctx: Context, s: OpenedShipment, dest: string, files: numb
   ).run(s.id, s.info.datasetId, s.info.publisherKey, s.info.seq, dest, now, now, files, bytes);
 }
 
+
+/** Counts by reason, added up. */
+function merge(a: Record<string, number>, b: Record<string, number>): Record<string, number> {
+  const out = { ...a };
+  for (const [k, n] of Object.entries(b)) out[k] = (out[k] ?? 0) + n;
+  return out;
+}
+
+/** Lists what the shipment records that this ingest did not create or apply, one JSON object per line, in DEST/.brickpost/not-applied/ID.txt. */
+async function writeNotApplied(state: string, id: string, list: Array<{ path: string; reason: string }>): Promise<string> {
+  const file = join(state, 'not-applied', `${id}.txt`);
+  await mkdir(dirname(file), { recursive: true, mode: 0o700 });
+  await writeFile(file, list.map((x) => JSON.stringify({ path: toField(x.path), reason: x.reason })).join('\n') + '\n');
+  return file;
+}
 
 /** Lists the files --skip-damaged left out, one JSON string per line, in DEST/.brickpost/skipped/ID.txt; warns for each (the first 100). */
 async function writeSkipped(state: string, id: string, skipped: Set<string>, onEvent: EventSink): Promise<string> {

@@ -1,31 +1,47 @@
-import { createHash } from 'node:crypto';
-import { lstatSync, readdirSync, type BigIntStats } from 'node:fs';
-import { join } from 'node:path';
-import { BrickpostError, checkPath, checkWindowsPath, quote, refLength, type ChunkRef, type FileRecord, type ManifestRecord } from '@brickpost/manifest';
+import { readdirSync, readlinkSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import * as posix from '@brickpost/posix';
+import {
+  BrickpostError,
+  checkEntryPath,
+  checkWindowsPath,
+  foldKey,
+  fromBytes,
+  quote,
+  RESERVED_ROOT_NAME,
+  toBytes,
+  type ChunkRef,
+  type EntryAttributes,
+  type FileRecord,
+  type HardRecord,
+  type LinkRecord,
+  type ManifestRecord,
+  type SpecialRecord,
+} from '@brickpost/manifest';
 import { toEnvironmentError } from '../io/errors.js';
-import type { DestDb } from './dest-db.js';
+import { fsPath } from '../io/fs-path.js';
+import { NOT_APPLIED } from './attrs.js';
+import type { DestCaps } from './dest-caps.js';
+import { dbPath, pathFromDb, type DestDb } from './dest-db.js';
 import { FolderChain } from './folder-chain.js';
+import { attrsKey, ChunkListDigest, lstatOrNull } from './old-tree.js';
+import type { ApplyPolicy } from './policy.js';
 import { STATE_DIR } from './state.js';
 
-/** A file of DEST's current tree, as the planner sees it. */
-export interface OldFile {
-  path: string;
-  size: number;
-  mode: number;
-  mtime: string;
-  /** SHA-256 of the file's chunk list (ids and lengths): equal digests, equal content. */
-  digest: Buffer;
-  /** Chunks with their offsets in the file. */
-  chunks: Array<{ id: Buffer; offset: number; len: number }>;
-  /** DEST's file still is what the tree says (type, size, mtime); only then is its data used. */
-  ok: boolean;
-}
+export { ChunkListDigest, loadOldTree, oldFilesFromManifest, statMatches, type OldFile } from './old-tree.js';
 
 /** What a shipment's tree needs that DEST cannot give. */
 export interface Missing {
   path: string;
   reason: string;
 }
+
+/** Reasons of IngestSummary.notApplied decided while planning. */
+export const NOT_CREATED = {
+  outsideLink: 'symbolic links pointing outside the tree (--outside-links)',
+  special: 'FIFOs and devices (--specials, as root)',
+  socket: 'sockets (never created: the program that listens on one makes it)',
+} as const;
 
 /** The outcome of planning: ops are in the journal's ops table, scratch tables filled. */
 export interface Plan {
@@ -34,130 +50,21 @@ export interface Plan {
   bytesToStage: number;
   /** Entries of DEST moved to the undo area (replaced, deleted, or not part of the shipment). */
   retired: number;
+  links: number;
+  hardLinks: number;
+  specials: number;
   missing: Missing[];
+  /** What the shipment records that this ingest will not create or apply, by reason, and the first entries. */
+  notApplied: Record<string, number>;
+  notAppliedList: Array<{ path: string; reason: string }>;
+  /** Groups of names the destination cannot hold apart (DestCaps), the first ones, and how many there are. */
+  collisions: Array<{ parent: string; names: string[] }>;
+  collisionCount: number;
 }
 
-/** The digest of a chunk list: SHA-256 over each chunk's 32-byte id and 4-byte big-endian length. */
-export class ChunkListDigest {
-  private readonly h = createHash('sha256');
-  private readonly len = Buffer.alloc(4);
-  add(id: Buffer | string, length: number): void {
-    this.h.update(typeof id === 'string' ? Buffer.from(id, 'hex') : id);
-    this.len.writeUInt32BE(length);
-    this.h.update(this.len);
-  }
-  digest(): Buffer {
-    return this.h.digest();
-  }
-}
-
-/**
- * Loads DEST's current tree into the scratch tables: each file with its
- * digest and whether DEST's file still matches it (lstat: regular file,
- * size and mtime to the nanosecond), and, for files that match, where each
- * chunk is (the `held` index). The tree comes from the stored manifest of
- * the last shipment applied, or from a scan of a folder brickpost never
- * wrote (seeding).
- */
-export async function loadOldTree(db: DestDb, files: AsyncIterable<OldFile>): Promise<{ files: number; ok: number }> {
-  db.resetScratch();
-  const putOld = db.db.prepare('INSERT OR REPLACE INTO old (path, type, size, mode, mtime, digest, ok) VALUES (?, ?, ?, ?, ?, ?, ?)');
-  const putHeld = db.db.prepare('INSERT OR IGNORE INTO held (id, path, offset, len) VALUES (?, ?, ?, ?)');
-  let n = 0;
-  let ok = 0;
-  let inTx = 0;
-  db.db.exec('BEGIN');
-  try {
-    for await (const f of files) {
-      putOld.run(f.path, 'file', f.size, f.mode, f.mtime, f.digest, f.ok ? 1 : 0);
-      n++;
-      if (f.ok) {
-        ok++;
-        for (const c of f.chunks) putHeld.run(c.id, f.path, c.offset, c.len);
-      }
-      inTx += 1 + f.chunks.length;
-      if (inTx > 20000) db.db.exec('COMMIT; BEGIN'), (inTx = 0);
-    }
-    db.db.exec('COMMIT');
-  } catch (e) {
-    if (db.db.inTransaction) db.db.exec('ROLLBACK');
-    throw e;
-  }
-  return { files: n, ok };
-}
-
-/**
- * The files of a stored manifest, each checked against DEST with lstat; a
- * file below a folder that is no longer a real folder of DEST (a symbolic
- * link, say) does not match, so nothing is read through it.
- */
-export async function* oldFilesFromManifest(dest: string, records: AsyncIterable<ManifestRecord>): AsyncGenerator<OldFile> {
-  const chain = new FolderChain();
-  let cur: OldFile | null = null;
-  let dig: ChunkListDigest | null = null;
-  let at = 0;
-  const take = (refs: ChunkRef[]): void => {
-    for (const ref of refs) {
-      const len = refLength(ref);
-      const id = Buffer.from(ref[0], 'hex');
-      dig!.add(id, len);
-      cur!.chunks.push({ id, offset: at, len });
-      at += len;
-    }
-  };
-  const done = (): OldFile | null => {
-    if (!cur) return null;
-    const f = cur;
-    f.digest = dig!.digest();
-    cur = null;
-    return f;
-  };
-  for await (const r of records) {
-    if (r.t === 'more') {
-      if (cur) take(r.c);
-      continue;
-    }
-    const f = done();
-    if (f) yield f;
-    if (r.t === 'dir') {
-      chain.enter(r.p, chain.parentReal(r.p) && lstatOrNull(join(dest, r.p))?.isDirectory() === true);
-    } else if (r.t === 'file') {
-      cur = { path: r.p, size: r.size, mode: r.mode, mtime: r.mtime, digest: Buffer.alloc(0), chunks: [], ok: chain.parentReal(r.p) && statMatches(dest, r) };
-      dig = new ChunkListDigest();
-      at = 0;
-      take(r.c);
-    }
-  }
-  const f = done();
-  if (f) yield f;
-}
-
-/** Whether DEST's entry at r.p is still the file the tree says: a regular file of that size and mtime. */
-export function statMatches(dest: string, r: { p: string; size: number; mtime: string }): boolean {
-  const st = lstatOrNull(join(dest, r.p));
-  if (st === null || !st.isFile() || st.size !== BigInt(r.size)) return false;
-  const d = st.mtimeNs - BigInt(r.mtime);
-  // utimes takes seconds as a double: a time set through it may be off by about a microsecond.
-  return d >= -MTIME_SLACK_NS && d <= MTIME_SLACK_NS;
-}
-
-/** Whether DEST's entry at p is a regular file with other hard links (its inode shared with files elsewhere). */
-function multiplyLinked(p: string): boolean {
-  const st = lstatOrNull(p);
-  return st !== null && st.isFile() && st.nlink > 1n;
-}
-
-/** How far a file's mtime may be from the manifest's and still count as the same (see statMatches). */
-const MTIME_SLACK_NS = 4000n;
-
-function lstatOrNull(p: string): BigIntStats | null {
-  try {
-    return lstatSync(p, { bigint: true });
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
-    throw toEnvironmentError(e, `cannot examine ${quote(p)}`);
-  }
+export interface PlanOptions {
+  caps: DestCaps;
+  policy: ApplyPolicy;
 }
 
 /**
@@ -165,10 +72,10 @@ function lstatOrNull(p: string): BigIntStats | null {
  * manifest order), writing the ops of the commit into the journal:
  *
  * - a file whose content (digest) is unchanged and whose DEST copy still
- *   matches stays in place (a `meta` op when its mode or mtime changed),
- *   unless its mode or mtime changed and it has other hard links: then it
- *   is staged (a copy) like a changed file, so the inode it shares with
- *   files elsewhere keeps its mode and time;
+ *   matches stays in place (a `meta` op when its mode, mtime or attributes
+ *   changed), unless its mode or mtime changed and it has other hard links:
+ *   then it is staged (a copy) like a changed file, so the inode it shares
+ *   with files elsewhere keeps its mode and time;
  * - any other file is staged: built in the staging area from the drive, from
  *   chunks DEST holds (held refs) and from deltas against basis files, then
  *   installed by rename after DEST's entry at that path is retired to undo;
@@ -176,36 +83,60 @@ function lstatOrNull(p: string): BigIntStats | null {
  *   a folder of DEST that is not a real folder (a symbolic link to one, say)
  *   is retired like a file, and nothing below it is examined or used: it is
  *   created anew with the shipment's entries (FolderChain);
+ * - a symbolic link, hard link or special file already in place as the
+ *   record says stays; any other is created after every file and folder is
+ *   in place (`symlink`, `hardlink`, `special`), so nothing is ever written
+ *   through a link the shipment makes; links pointing out of DEST, FIFOs
+ *   and devices only as the policy allows, else they are counted and
+ *   listed;
  * - whatever DEST has that the tree lacks is retired (deleted files and
  *   folders, and entries nobody shipped), whole folders at once.
  *
- * Held and delta chunks of staged files whose data DEST lacks are collected
- * in `missing`: the caller refuses the shipment before anything changes.
- * With `windowsNames`, every path must also pass the Windows name rules.
- * @throws BrickpostError UNSAFE_PATH
+ * On a destination that cannot tell names apart by case or normalisation
+ * (DestCaps) an entry counts as present only under its exact name, and the
+ * groups of names it could not hold apart are returned (the caller refuses
+ * the shipment). Held and delta chunks of staged files whose data DEST lacks
+ * are collected in `missing`: the caller refuses the shipment before
+ * anything changes. With the Windows name rules, every path must pass them.
+ * @throws BrickpostError UNSAFE_PATH, MALFORMED (a hard link to a path that is not a file of the shipment)
  */
-export async function planApply(db: DestDb, dest: string, shipment: string, records: AsyncIterable<ManifestRecord>, opts: { windowsNames?: boolean } = {}): Promise<Plan> {
+export async function planApply(db: DestDb, dest: string, shipment: string, records: AsyncIterable<ManifestRecord>, opts: PlanOptions): Promise<Plan> {
+  const { caps, policy } = opts;
   const check = (p: string): void => {
-    checkPath(p);
-    if (opts.windowsNames) checkWindowsPath(p);
+    checkEntryPath(p);
+    if (caps.windowsNames) checkWindowsPath(p);
   };
-  const plan: Plan = { filesKept: 0, filesStaged: 0, bytesToStage: 0, retired: 0, missing: [] };
+  const plan: Plan = { filesKept: 0, filesStaged: 0, bytesToStage: 0, retired: 0, links: 0, hardLinks: 0, specials: 0, missing: [], notApplied: {}, notAppliedList: [], collisions: [], collisionCount: 0 };
   const sql = db.db;
   db.dropOps(shipment);
   let n = 0;
-  const putOp = sql.prepare('INSERT INTO ops (shipment, n, kind, path, mode, mtime, old_mode, old_mtime) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
-  const op = (kind: string, path: string, mode: number | null = null, mtime: string | null = null, oldMode: number | null = null, oldMtime: string | null = null): number => {
-    putOp.run(shipment, ++n, kind, path, mode, mtime, oldMode, oldMtime);
+  const putOp = sql.prepare('INSERT INTO ops (shipment, n, kind, path, mode, mtime, old_mode, old_mtime, target, attrs, old_attrs) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+  const op = (kind: string, path: string, o: { mode?: number; mtime?: string; oldMode?: number | null; oldMtime?: string | null; target?: string; attrs?: EntryAttributes; oldAttrs?: string | null } = {}): number => {
+    putOp.run(shipment, ++n, kind, dbPath(path), o.mode ?? null, o.mtime ?? null, o.oldMode ?? null, o.oldMtime ?? null, o.target ?? null, o.attrs ? attrsKey(o.attrs) : null, o.oldAttrs ?? null);
     return n;
   };
-  const putNew = sql.prepare('INSERT INTO new (path, type, action, n, digest) VALUES (?, ?, ?, ?, ?)');
-  const getOld = sql.prepare('SELECT size, mode, mtime, digest, ok FROM old WHERE path = ?');
+  const keyOf = (name: string): string | null => (caps.caseInsensitive ? foldKey(name) : caps.normalizationInsensitive ? name.normalize('NFC') : null);
+  const putNew = sql.prepare('INSERT INTO new (path, type, action, n, digest, parent, fkey) VALUES (?, ?, ?, ?, ?, ?, ?)');
+  const addNew = (p: string, type: string, action: string, k: number | null = null, digest: Buffer | null = null): void => {
+    const slash = p.lastIndexOf('/');
+    const key = keyOf(p.slice(slash + 1));
+    putNew.run(dbPath(p), type, action, k, digest, slash < 0 ? '' : dbPath(p.slice(0, slash)), key === null ? null : dbPath(key));
+  };
+  const getNew = sql.prepare('SELECT type, action FROM new WHERE path = ?');
+  const getOld = sql.prepare('SELECT size, mode, mtime, digest, ok, attrs FROM old WHERE path = ?');
   const getHeld = sql.prepare('SELECT 1 FROM held WHERE id = ?').pluck();
   const addMissing = (path: string, reason: string): void => {
     if (plan.missing.length < 10000) plan.missing.push({ path, reason });
   };
-
+  const notApplied = (path: string, reason: string): void => {
+    plan.notApplied[reason] = (plan.notApplied[reason] ?? 0) + 1;
+    if (plan.notAppliedList.length < 100000) plan.notAppliedList.push({ path, reason });
+  };
+  const names = new ExactNames(dest, caps);
   const chain = new FolderChain();
+  /** DEST's entry at p, when the folders above it are real and it has exactly that name. */
+  const present = (p: string): ReturnType<typeof lstatOrNull> => (chain.parentReal(p) ? names.lstat(p) : null);
+
   let file: FileRecord | null = null;
   /** Whether the folder holding `file` is a real folder of DEST (else its path holds nothing yet). */
   let fileInPlace = true;
@@ -218,13 +149,15 @@ export async function planApply(db: DestDb, dest: string, shipment: string, reco
     if (!r) return;
     file = null;
     const digest = dig!.digest();
-    const old = getOld.get(r.p) as { size: number; mode: number; mtime: string; digest: Buffer; ok: number } | undefined;
-    if (fileInPlace && old && old.ok === 1 && old.digest.equals(digest)) {
+    const old = getOld.get(dbPath(r.p)) as { size: number; mode: number; mtime: string; digest: Buffer; ok: number; attrs: string | null } | undefined;
+    const st = fileInPlace ? names.lstat(r.p) : null;
+    if (st?.isFile() && old && old.ok === 1 && old.digest.equals(digest)) {
       const metaChanged = old.mode !== r.mode || old.mtime !== r.mtime;
-      if (!metaChanged || !multiplyLinked(join(dest, r.p))) {
+      const attrsChanged = old.attrs !== attrsKey(r);
+      if (!metaChanged || st.nlink <= 1n) {
         plan.filesKept++;
-        if (metaChanged) op('meta', r.p, r.mode, r.mtime, old.mode, old.mtime);
-        putNew.run(r.p, 'file', 'keep', null, null);
+        if (metaChanged || attrsChanged) op('meta', r.p, { mode: r.mode, mtime: r.mtime, oldMode: old.mode, oldMtime: old.mtime, attrs: r, oldAttrs: old.attrs });
+        addNew(r.p, 'file', 'keep');
         return;
       }
     }
@@ -232,17 +165,60 @@ export async function planApply(db: DestDb, dest: string, shipment: string, reco
     if (basisProblem) addMissing(r.p, basisProblem);
     plan.filesStaged++;
     plan.bytesToStage += r.size;
-    const st = fileInPlace ? lstatOrNull(join(dest, r.p)) : null;
-    if (st) op('retire', r.p, null, null, old ? old.mode : null, old ? old.mtime : null), plan.retired++;
-    const k = op('install', r.p, r.mode, r.mtime);
-    putNew.run(r.p, 'file', 'stage', k, digest);
+    if (st) op('retire', r.p, { oldMode: old ? old.mode : null, oldMtime: old ? old.mtime : null }), plan.retired++;
+    const k = op('install', r.p, { mode: r.mode, mtime: r.mtime, attrs: r });
+    addNew(r.p, 'file', 'stage', k, digest);
   };
 
   const takeRefs = (refs: ChunkRef[]): void => {
     for (const ref of refs) {
-      dig!.add(ref[0], refLength(ref));
+      dig!.addRef(ref);
       if (ref.length === 2 && !getHeld.get(Buffer.from(ref[0], 'hex'))) heldMissing++;
     }
+  };
+
+  /** Retires what is at p unless `keep` says it already is the entry; returns whether it stays. */
+  const replace = (p: string, keep: (st: NonNullable<ReturnType<typeof lstatOrNull>>) => boolean): boolean => {
+    const st = present(p);
+    if (st && keep(st)) return true;
+    if (st) op('retire', p), plan.retired++;
+    return false;
+  };
+
+  const link = (r: LinkRecord): void => {
+    plan.links++;
+    const kept = replace(r.p, (st) => st.isSymbolicLink() && readlinkSync(fsPath(join(dest, r.p)), { encoding: 'buffer' }).equals(toBytes(r.target)));
+    addNew(r.p, 'link', kept ? 'keep' : 'create');
+    if (kept) {
+      op('lmeta', r.p, { mtime: r.mtime, attrs: r.o ? { o: r.o } : {} });
+    } else if (leavesDest(r.p, r.target) && !policy.outsideLinks) {
+      notApplied(r.p, NOT_CREATED.outsideLink);
+    } else {
+      op('symlink', r.p, { mtime: r.mtime, target: dbPath(r.target), attrs: r.o ? { o: r.o } : {} });
+    }
+  };
+
+  const hard = (r: HardRecord): void => {
+    plan.hardLinks++;
+    const to = getNew.get(dbPath(r.to)) as { type: string; action: string } | undefined;
+    if (to?.type !== 'file') throw new BrickpostError('MALFORMED', `manifest: hard link ${quote(r.p)} names ${quote(r.to)}, which is not a file of the shipment`);
+    const target = to.action === 'keep' ? names.lstat(r.to) : null;
+    const kept = replace(r.p, (st) => target !== null && st.isFile() && st.ino === target.ino && st.dev === target.dev);
+    addNew(r.p, 'hard', kept ? 'keep' : 'create');
+    if (!kept) op('hardlink', r.p, { target: dbPath(r.to) });
+  };
+
+  const special = (r: SpecialRecord): void => {
+    plan.specials++;
+    const rdev = r.dev ? BigInt(posix.makedev(r.dev[0], r.dev[1])) : 0n;
+    const same = (st: NonNullable<ReturnType<typeof lstatOrNull>>): boolean =>
+      r.kind === 'fifo' ? st.isFIFO() : r.kind === 'socket' ? st.isSocket() : (r.kind === 'char' ? st.isCharacterDevice() : st.isBlockDevice()) && st.rdev === rdev;
+    const kept = replace(r.p, same);
+    addNew(r.p, 'special', kept ? 'keep' : 'create');
+    if (kept) op('meta', r.p, { mode: r.mode, mtime: r.mtime, attrs: r });
+    else if (r.kind === 'socket') notApplied(r.p, NOT_CREATED.socket);
+    else if (!policy.specials) notApplied(r.p, NOT_CREATED.special);
+    else op('special', r.p, { mode: r.mode, mtime: r.mtime, target: JSON.stringify([r.kind, r.dev ?? null]), attrs: r });
   };
 
   let inTx = 0;
@@ -254,63 +230,144 @@ export async function planApply(db: DestDb, dest: string, shipment: string, reco
         continue;
       }
       finishFile();
-      if (r.t === 'dir') {
-        check(r.p);
-        const st = chain.parentReal(r.p) ? lstatOrNull(join(dest, r.p)) : null;
-        if (st?.isDirectory()) {
-          putNew.run(r.p, 'dir', 'keep', null, null);
-        } else {
-          if (st) op('retire', r.p), plan.retired++;
-          op('mkdir', r.p, r.mode, r.mtime);
-          putNew.run(r.p, 'dir', 'mkdir', null, null);
+      if ((r.t === 'dir' || r.t === 'file' || r.t === 'special') && (r.mode & 0o6000) !== 0 && !policy.setid) notApplied(r.p, NOT_APPLIED.setid);
+      switch (r.t) {
+        case 'dir': {
+          check(r.p);
+          const st = present(r.p);
+          if (st?.isDirectory()) addNew(r.p, 'dir', 'keep');
+          else {
+            if (st) op('retire', r.p), plan.retired++;
+            op('mkdir', r.p, { mode: r.mode, mtime: r.mtime });
+            addNew(r.p, 'dir', 'mkdir');
+          }
+          chain.enter(r.p, st?.isDirectory() === true);
+          break;
         }
-        chain.enter(r.p, st?.isDirectory() === true);
-      } else if (r.t === 'file') {
-        check(r.p);
-        file = r;
-        fileInPlace = chain.parentReal(r.p);
-        dig = new ChunkListDigest();
-        heldMissing = 0;
-        basisProblem = null;
-        if (r.b) {
-          const b = getOld.get(r.b[0]) as { size: number; ok: number } | undefined;
-          if (!b) basisProblem = `its delta applies to ${quote(r.b[0])}, which the destination does not have`;
-          else if (b.ok !== 1) basisProblem = `its delta applies to ${quote(r.b[0])}, which was changed locally`;
-          else if (b.size !== r.b[1]) basisProblem = `its delta applies to ${quote(r.b[0])} of ${r.b[1]} bytes; the destination's has ${b.size}`;
-        }
-        takeRefs(r.c);
+        case 'file':
+          check(r.p);
+          file = r;
+          fileInPlace = chain.parentReal(r.p);
+          dig = new ChunkListDigest();
+          heldMissing = 0;
+          basisProblem = null;
+          if (r.b) {
+            const b = getOld.get(dbPath(r.b[0])) as { size: number; ok: number } | undefined;
+            if (!b) basisProblem = `its delta applies to ${quote(r.b[0])}, which the destination does not have`;
+            else if (b.ok !== 1) basisProblem = `its delta applies to ${quote(r.b[0])}, which was changed locally`;
+            else if (b.size !== r.b[1]) basisProblem = `its delta applies to ${quote(r.b[0])} of ${r.b[1]} bytes; the destination's has ${b.size}`;
+          }
+          takeRefs(r.c);
+          break;
+        case 'link':
+          check(r.p);
+          link(r);
+          break;
+        case 'hard':
+          check(r.p);
+          hard(r);
+          break;
+        case 'special':
+          check(r.p);
+          special(r);
+          break;
       }
       if (++inTx > 20000) sql.exec('COMMIT; BEGIN'), (inTx = 0);
     }
     finishFile();
-    // Anything DEST has that the new tree lacks is retired, whole folders at once.
-    const getNew = sql.prepare('SELECT type, action FROM new WHERE path = ?');
-    const sweep = (rel: string): void => {
-      let names: import('node:fs').Dirent[];
-      try {
-        names = readdirSync(rel ? join(dest, rel) : dest, { withFileTypes: true });
-      } catch (e) {
-        throw toEnvironmentError(e, `cannot list ${quote(rel || dest)}`);
-      }
-      for (const d of names) {
-        if (!rel && d.name === STATE_DIR) continue;
-        const p = rel ? `${rel}/${d.name}` : d.name;
-        const t = getNew.get(p) as { type: string; action: string } | undefined;
-        if (t === undefined) {
-          op('retire', p);
-          plan.retired++;
-        } else if (t.type === 'dir' && t.action === 'keep' && d.isDirectory()) {
-          sweep(p);
-        }
-      }
-    };
-    sweep('');
+    sweep(dest, sql, (p) => (op('retire', p), plan.retired++));
+    collisions(sql, plan);
     sql.exec('COMMIT');
   } catch (e) {
     if (sql.inTransaction) sql.exec('ROLLBACK');
     throw e;
   }
   return plan;
+}
+
+/** Anything DEST has that the new tree lacks is retired, whole folders at once. */
+function sweep(dest: string, sql: DestDb['db'], retire: (p: string) => void): void {
+  const getNew = sql.prepare('SELECT type, action FROM new WHERE path = ?');
+  const visit = (rel: string): void => {
+    let entries: import('node:fs').Dirent<Buffer>[];
+    try {
+      entries = readdirSync(fsPath(rel ? join(dest, rel) : dest), { withFileTypes: true, encoding: 'buffer' });
+    } catch (e) {
+      throw toEnvironmentError(e, `cannot list ${quote(rel || dest)}`);
+    }
+    for (const d of entries) {
+      const name = fromBytes(d.name);
+      if (!rel && name === STATE_DIR) continue;
+      const p = rel ? `${rel}/${name}` : name;
+      const t = getNew.get(dbPath(p)) as { type: string; action: string } | undefined;
+      if (t === undefined) retire(p);
+      else if (t.type === 'dir' && t.action === 'keep' && d.isDirectory()) visit(p);
+    }
+  };
+  visit('');
+}
+
+/** The groups of names DEST cannot hold apart (new.fkey is set only on such a destination). */
+function collisions(sql: DestDb['db'], plan: Plan): void {
+  const groups = sql.prepare('SELECT parent, fkey FROM new WHERE fkey IS NOT NULL GROUP BY parent, fkey HAVING COUNT(*) > 1');
+  const members = sql.prepare('SELECT path FROM new WHERE parent = ? AND fkey = ? ORDER BY path LIMIT 16').pluck();
+  for (const g of groups.iterate() as IterableIterator<{ parent: string; fkey: string }>) {
+    plan.collisionCount++;
+    if (plan.collisions.length >= 100) continue;
+    const parent = pathFromDb(g.parent);
+    plan.collisions.push({ parent, names: (members.all(g.parent, g.fkey) as string[]).map((p) => pathFromDb(p).slice(parent ? parent.length + 1 : 0)) });
+  }
+}
+
+/**
+ * Whether a symbolic link at `p` with `target` points outside DEST, read
+ * lexically from the link's folder (as the issue of links asks, never by
+ * following other links): an absolute target, one that climbs above DEST
+ * with `..`, or one that leads into DEST's state folder.
+ */
+export function leavesDest(p: string, target: string): boolean {
+  if (target.startsWith('/')) return true;
+  const at = p.includes('/') ? dirname(p).split('/') : [];
+  for (const c of target.split('/')) {
+    if (c === '' || c === '.') continue;
+    if (c === '..') {
+      if (at.length === 0) return true;
+      at.pop();
+    } else at.push(c);
+  }
+  return at.length > 0 && foldKey(at[0]!) === RESERVED_ROOT_NAME;
+}
+
+/**
+ * lstat of DEST's entries by their exact names. On a file system that folds
+ * case or normalisation, lstat of `readme` finds `README`; there an entry
+ * counts only when its folder lists it under exactly that name (the last
+ * few folder listings are kept).
+ */
+class ExactNames {
+  private readonly listings = new Map<string, Set<string>>();
+
+  constructor(
+    private readonly dest: string,
+    private readonly caps: DestCaps,
+  ) {}
+
+  lstat(p: string): ReturnType<typeof lstatOrNull> {
+    const st = lstatOrNull(join(this.dest, p));
+    if (!st || (!this.caps.caseInsensitive && !this.caps.normalizationInsensitive)) return st;
+    const slash = p.lastIndexOf('/');
+    return this.listing(slash < 0 ? '' : p.slice(0, slash)).has(p.slice(slash + 1)) ? st : null;
+  }
+
+  private listing(folder: string): Set<string> {
+    let names = this.listings.get(folder);
+    if (!names) {
+      names = new Set(readdirSync(fsPath(folder ? join(this.dest, folder) : this.dest), { encoding: 'buffer' }).map(fromBytes));
+      if (this.listings.size >= 64) this.listings.delete(this.listings.keys().next().value!);
+      this.listings.set(folder, names);
+    }
+    return names;
+  }
 }
 
 /** Refuses a shipment whose held or delta data DEST lacks, naming the first files. */

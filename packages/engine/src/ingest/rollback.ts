@@ -4,7 +4,9 @@ import type { EventSink, RollbackOptions, RollbackSummary } from '../api.js';
 import type { Context } from '../context.js';
 import { readManifestFile } from '../verify/manifest-stream.js';
 import { runRollback, UNDO_KEEP } from './commit.js';
+import { AttrApplier } from './attrs.js';
 import { DestDb } from './dest-db.js';
+import { policyOf } from './policy.js';
 import { resumePending } from './ingest.js';
 import { openDest, type DestState } from './state.js';
 
@@ -44,9 +46,10 @@ export async function rollback(ctx: Context, opts: RollbackOptions, onEvent: Eve
     for (const a of undo) {
       const next: DestState = { ...state, applied: state.applied.slice(0, state.applied.indexOf(a)) };
       const prev = next.applied[next.applied.length - 1]!;
-      const j = { shipment: a.shipment, kind: 'rollback' as const, phase: 'unstage', state: JSON.stringify(next) };
+      const j = { shipment: a.shipment, kind: 'rollback' as const, phase: 'unstage', state: JSON.stringify(next), policy: state.policy ?? policyOf({}) };
       db.setJournal(j);
-      await runRollback(folder, db, j, () => readManifestFile(folder.manifest(prev.shipment), identities), keep);
+      const applier = new AttrApplier(j.policy, (message, path) => onEvent({ type: 'warning', code: 'NOT_APPLIED', message, path }));
+      await runRollback(folder, db, j, () => readManifestFile(folder.manifest(prev.shipment), identities), keep, applier);
       state = next;
     }
     return {

@@ -1,36 +1,31 @@
 import { constants } from 'node:fs';
-import { chmodSync, closeSync, fchmodSync, fdatasyncSync, futimesSync, openSync, utimesSync, writeSync } from 'node:fs';
+import { closeSync, fchmodSync, fdatasyncSync, ftruncateSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { BrickpostError, checkPath, quote, type FileRecord } from '@brickpost/manifest';
+import { BrickpostError, checkEntryPath, quote, type FileRecord } from '@brickpost/manifest';
 import { toEnvironmentError } from '../io/errors.js';
 import { failpointError, fsError } from '../io/failpoint.js';
-
-/**
- * Permission bits a received entry may have: no setuid, setgid or sticky
- * bit, and no write bit for group or other, so a drive gives a file at most
- * 0644 (0755 when executable) and a folder at most 0755.
- */
-export const MODE_MASK = 0o755;
+import { setTimesFd } from '../io/times.js';
+import type { AttrApplier } from './attrs.js';
+import { setMeta } from './meta.js';
+import { modeUnder, type ApplyPolicy } from './policy.js';
 
 const CREATE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
-
-/** Seconds since the epoch, as utimes takes them, from decimal nanoseconds. */
-export function nsToSeconds(ns: string): number {
-  const n = BigInt(ns);
-  return Number(n / 1_000_000_000n) + Number(n % 1_000_000_000n) / 1e9;
-}
 
 /**
  * Writes the files a shipment changes into the staging folder, one flat file
  * per install op (staging/ID/N), created exclusively and without following
- * links, with masked permission bits and the manifest's mtime; content is
- * synced before commit (per file, or by one file-system sync). File system
- * calls are synchronous: for many small files one thread-pool round trip per
- * call costs more than the call itself.
+ * links; holes of sparse files are skipped (the file system keeps them
+ * unallocated); then the attributes, the mode and the mtime of the manifest
+ * as the apply policy allows; content is synced before commit (per file, or
+ * by one file-system sync). File system calls are synchronous: for many
+ * small files one thread-pool round trip per call costs more than the call
+ * itself.
  */
 export class StagingWriter {
   private fd = -1;
   private fileAt = 0;
+  /** Where the last write of the current file ended (less than its size when it ends in a hole). */
+  private dataEnd = 0;
   files = 0;
   bytes = 0;
 
@@ -38,6 +33,8 @@ export class StagingWriter {
   constructor(
     readonly root: string,
     private readonly syncEach: boolean,
+    private readonly policy: ApplyPolicy,
+    private readonly applier: AttrApplier,
   ) {}
 
   /** The staged file of install op n. */
@@ -46,7 +43,7 @@ export class StagingWriter {
   }
 
   start(n: number, r: FileRecord): void {
-    checkPath(r.p);
+    checkEntryPath(r.p);
     try {
       this.fd = openSync(this.pathOf(n), CREATE, 0o600);
     } catch (e) {
@@ -54,6 +51,7 @@ export class StagingWriter {
       throw toEnvironmentError(e, 'cannot create a staged file');
     }
     this.fileAt = 0;
+    this.dataEnd = 0;
   }
 
   write(data: Buffer): void {
@@ -65,16 +63,24 @@ export class StagingWriter {
       throw toEnvironmentError(e, 'cannot write a staged file');
     }
     this.fileAt += data.length;
+    this.dataEnd = this.fileAt;
     this.bytes += data.length;
+  }
+
+  /** A hole of `length` bytes: nothing written, the next data lands after it. */
+  skip(length: number): void {
+    this.fileAt += length;
   }
 
   end(r: FileRecord): void {
     const fd = this.fd;
     this.fd = -1;
     try {
-      fchmodSync(fd, r.mode & MODE_MASK);
-      const t = nsToSeconds(r.mtime);
-      futimesSync(fd, t, t);
+      // A file that ends in a hole gets its length here.
+      if (this.dataEnd < r.size) ftruncateSync(fd, r.size);
+      this.applier.toFd(fd, r.p, r, false);
+      fchmodSync(fd, modeUnder(this.policy, r.mode));
+      setTimesFd(fd, r.mtime);
       if (this.syncEach) fdatasyncSync(fd);
     } catch (e) {
       throw toEnvironmentError(e, 'cannot finish a staged file');
@@ -84,12 +90,10 @@ export class StagingWriter {
     this.files++;
   }
 
-  /** Gives a file staged another way (a copy of a retired file) its mode and mtime. */
+  /** Gives a file staged another way (a copy of a retired file) its attributes, mode and mtime. */
   finishLinked(n: number, r: FileRecord): void {
     try {
-      chmodSync(this.pathOf(n), r.mode & MODE_MASK);
-      const t = nsToSeconds(r.mtime);
-      utimesSync(this.pathOf(n), t, t);
+      setMeta(this.pathOf(n), modeUnder(this.policy, r.mode), r.mtime, 'file', { attrs: r, applier: this.applier });
       if (this.syncEach) {
         const fd = openSync(this.pathOf(n), constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
         try {

@@ -5,7 +5,8 @@ import { chunkId } from '../chunk/index.js';
 import { applyDelta, decodeDelta } from '../delta/index.js';
 import { failpoint } from '../io/failpoint.js';
 import type { ShipmentVisitor } from '../verify/walk-shipment.js';
-import type { DestDb } from './dest-db.js';
+import { fsPath } from '../io/fs-path.js';
+import { dbPath, pathFromDb, type DestDb } from './dest-db.js';
 import type { StagingWriter } from './stage.js';
 
 /**
@@ -50,10 +51,11 @@ export class Stager implements ShipmentVisitor {
 
   wants(r: FileRecord): boolean {
     if (this.skip.has(r.p)) return false;
-    const row = this.getNew.get(r.p) as { action: string; n: number | null; digest: Buffer | null } | undefined;
+    const row = this.getNew.get(dbPath(r.p)) as { action: string; n: number | null; digest: Buffer | null } | undefined;
     if (!row || row.action !== 'stage') return false;
     if (r.size > 0 && row.digest) {
-      const from = this.findMove.pluck().get(row.digest) as string | undefined;
+      const found = this.findMove.pluck().get(row.digest) as string | undefined;
+      const from = found === undefined ? undefined : pathFromDb(found);
       if (from !== undefined && copyRetired(join(this.dest, from), this.writer.pathOf(row.n!), r.size)) {
         this.writer.finishLinked(row.n!, r);
         this.linked++;
@@ -76,9 +78,14 @@ export class Stager implements ShipmentVisitor {
     this.writer.write(data);
   }
 
+  hole(length: number): void {
+    this.writer.skip(length);
+  }
+
   held(ref: HeldRef): void {
     const row = this.getHeld.get(Buffer.from(ref[0], 'hex')) as { path: string; offset: number; len: number } | undefined;
     if (!row || row.len !== ref[1]) throw this.basisMissing(this.file!.p, `a chunk it reuses is no longer in the destination`);
+    row.path = pathFromDb(row.path);
     const data = this.read(row.path, row.offset, row.len);
     if (!chunkId(this.key, data).equals(Buffer.from(ref[0], 'hex'))) {
       throw this.basisMissing(row.path, `${quote(row.path)} no longer holds the data ${quote(this.file!.p)} reuses (changed locally without its size or mtime changing)`);
@@ -137,7 +144,7 @@ export class Stager implements ShipmentVisitor {
         this.fds.delete(k);
       }
       try {
-        fd = openSync(join(this.dest, rel), constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+        fd = openSync(fsPath(join(this.dest, rel)), constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
       } catch (e) {
         throw this.basisMissing(rel, `cannot read ${quote(rel)} in the destination: ${(e as Error).message}`);
       }
@@ -168,7 +175,7 @@ function copyRetired(from: string, to: string, size: number): boolean {
   const before = lstatOrNull(from);
   if (!before?.isFile() || before.size !== BigInt(size)) return false;
   try {
-    copyFileSync(from, to, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
+    copyFileSync(fsPath(from), to, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
     const after = lstatOrNull(from);
     const copy = lstatOrNull(to);
     if (after && copy?.isFile() && copy.size === before.size && same(before, after)) return true;
@@ -185,7 +192,7 @@ function same(a: BigIntStats, b: BigIntStats): boolean {
 
 function lstatOrNull(p: string): BigIntStats | null {
   try {
-    return lstatSync(p, { bigint: true });
+    return lstatSync(fsPath(p), { bigint: true });
   } catch {
     return null;
   }

@@ -4,6 +4,7 @@ import { BrickpostError, parseStrictJson, quote } from '@brickpost/manifest';
 import { toEnvironmentError } from '../io/errors.js';
 import { pidLock } from '../io/lock.js';
 import { writeAtomic } from '../io/sync.js';
+import type { ApplyPolicy } from './policy.js';
 
 /**
  * A destination's state folder, DEST/.brickpost/ (FORMAT.md §destination):
@@ -39,6 +40,8 @@ export interface DestState {
   dataset: string;
   /** How many applied shipments keep their undo area (rollback reach); default 3. */
   keepUndo?: number;
+  /** What the last ingest applied of recorded attributes (ingest's options); rollback applies the same. */
+  policy?: ApplyPolicy;
   applied: AppliedShipment[];
 }
 

@@ -13,16 +13,21 @@ const MAX_HEADER = 4096;
 
 /**
  * Takes off the skippable frame that opens a brickpost stream (`FORMAT\n`:
- * a manifest's plaintext, a signature file), checking it names `format`,
- * as the stream's pieces arrive; what follows it goes on to the decoder.
+ * a manifest's plaintext, a signature file), checking it names `format`
+ * (or one of the formats given), as the stream's pieces arrive; what
+ * follows it goes on to the decoder. `seen` is the format it named.
  */
 export class HeaderFrame {
   private head: Buffer | null = Buffer.alloc(0);
+  private readonly formats: readonly string[];
+  seen: string | null = null;
 
   constructor(
-    private readonly format: string,
+    format: string | readonly string[],
     private readonly where: string,
-  ) {}
+  ) {
+    this.formats = typeof format === 'string' ? [format] : format;
+  }
 
   /**
    * The bytes of `piece` after the header frame: empty while the frame is
@@ -40,9 +45,12 @@ export class HeaderFrame {
     }
     if (head.length < need) return Buffer.alloc(0);
     const f = frame.readSkippableFrame(head);
-    if (f.magicNibble !== HEADER_FRAME_NIBBLE || f.payload.toString('utf8') !== `${this.format}\n`) {
-      throw new BrickpostError('UNSUPPORTED_VERSION', `${this.where} is not ${this.format}`, { hint: 'it may be from a newer brickpost' });
+    const named = f.payload.toString('utf8');
+    const format = this.formats.find((x) => named === `${x}\n`);
+    if (f.magicNibble !== HEADER_FRAME_NIBBLE || format === undefined) {
+      throw new BrickpostError('UNSUPPORTED_VERSION', `${this.where} is not ${this.formats.join(' or ')}`, { hint: 'it may be from a newer brickpost' });
     }
+    this.seen = format;
     this.head = null;
     return head.subarray(f.length);
   }

@@ -1,11 +1,13 @@
 import { createHmac } from 'node:crypto';
-import { lstat, open, type FileHandle } from 'node:fs/promises';
+import { lstat, open, readlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { age, BrickpostError, quote, RECORD_LIMITS, refLength, type ChunkRef } from '@brickpost/manifest';
+import { age, BrickpostError, quote, RECORD_LIMITS, refLength, toBytes, type ChunkRef } from '@brickpost/manifest';
+import { fsPath } from '../io/fs-path.js';
 import type { ReceiptVerification, VerifyProblem } from '../api.js';
 import { chunkKey } from '../chunk/index.js';
 import type { Progress } from '../io/progress.js';
 import { readManifestFile } from '../verify/manifest-stream.js';
+import { leavesDest } from '../ingest/plan.js';
 import { RECEIPT_LIMITS } from './schema.js';
 
 /**
@@ -19,9 +21,12 @@ export const MTIME_SLACK_NS = 2000n;
  * Checks a destination against the manifest of its current shipment
  * (`manifest`: DEST/.brickpost/manifests/ID.age), entry by entry in
  * manifest order, in bounded memory. Level 'stat': every entry exists with
- * its type, and every file with its size and mtime (folders' mtimes are not
- * compared: adding a file changes them and takes nothing away). Level
- * 'deep': also re-reads every file and checks each chunk's keyed id.
+ * its type, every file with its size and mtime (folders' mtimes are not
+ * compared: adding a file changes them and takes nothing away), every
+ * symbolic link with its target, every hard link as the same file as its
+ * first name (links pointing out of DEST and special files that ingest did
+ * not create are not required). Level 'deep': also re-reads every file and
+ * checks each chunk's keyed id, and that holes read as zeros.
  * Problems carry the entry's path relative to DEST; at most 100 are kept.
  * @throws BrickpostError NO_MATCHING_KEY, PAYLOAD_CORRUPT, MALFORMED, TRUNCATED (the kept manifest), CANCELLED
  */
@@ -54,6 +59,23 @@ export async function checkDest(
     if (!file?.fh) return;
     for (const ref of c) {
       const len = refLength(ref);
+      if (ref.length === 1) {
+        // A hole reads as zeros; read it in pieces of at most one chunk.
+        for (let done = 0; done < len; ) {
+          const n = Math.min(len - done, buf.length);
+          const { bytesRead } = await file.fh.read(buf, 0, n, file.at + done);
+          if (bytesRead !== n || buf.subarray(0, n).some((b) => b !== 0)) {
+            problem('CHUNK_MISMATCH', `${quote(file.p)} differs from shipment's content in a hole at byte ${file.at + done}`, file.p);
+            await file.fh.close();
+            file.fh = null;
+            return;
+          }
+          done += n;
+        }
+        file.at += len;
+        progress.add(len);
+        continue;
+      }
       const { bytesRead } = await file.fh.read(buf, 0, len, file.at);
       const id = createHmac('sha256', key!).update(buf.subarray(0, bytesRead)).digest('hex');
       if (bytesRead !== len || id !== ref[0]) {
@@ -79,11 +101,29 @@ export async function checkDest(
         continue;
       }
       await closeFile();
-      if (r.t !== 'dir' && r.t !== 'file') continue;
+      if (r.t === 'pack' || r.t === 'end') continue;
       if (badDir !== null && r.p.startsWith(`${badDir}/`)) continue;
       badDir = null;
-      const abs = join(dest, ...r.p.split('/'));
+      const abs = fsPath(join(dest, r.p));
       const st = await lstat(abs, { bigint: true }).catch((e: NodeJS.ErrnoException) => e);
+      if (r.t === 'link') {
+        if (st instanceof Error) {
+          if (st.code !== 'ENOENT' || !leavesDest(r.p, r.target)) problem(st.code === 'ENOENT' ? 'FILE_MISSING' : 'IO', `symbolic link ${quote(r.p)} is ${st.code === 'ENOENT' ? 'missing' : `unreadable: ${st.message}`}`, r.p);
+        } else if (!st.isSymbolicLink() || !(await readlink(abs, { encoding: 'buffer' })).equals(toBytes(r.target))) problem('UNEXPECTED_FILE', `${quote(r.p)} is not the symbolic link to ${quote(r.target)} the shipment has`, r.p);
+        continue;
+      }
+      if (r.t === 'hard') {
+        const to = await lstat(fsPath(join(dest, r.to)), { bigint: true }).catch(() => null);
+        if (st instanceof Error || !st.isFile() || !to || st.ino !== to.ino || st.dev !== to.dev) problem('UNEXPECTED_FILE', `${quote(r.p)} is not a hard link of ${quote(r.to)}`, r.p);
+        continue;
+      }
+      if (r.t === 'special') {
+        // Created only on request (ingest --specials, as root): one that is there must be of its kind.
+        if (!(st instanceof Error) && (r.kind === 'fifo' ? !st.isFIFO() : r.kind === 'socket' ? !st.isSocket() : r.kind === 'char' ? !st.isCharacterDevice() : !st.isBlockDevice())) {
+          problem('UNEXPECTED_FILE', `${quote(r.p)} is not the ${r.kind} the shipment has`, r.p);
+        }
+        continue;
+      }
       if (r.t === 'dir') {
         if (st instanceof Error) problem(st.code === 'ENOENT' ? 'FILE_MISSING' : 'IO', `folder ${quote(r.p)} is ${st.code === 'ENOENT' ? 'missing' : `unreadable: ${st.message}`}`, r.p);
         else if (!st.isDirectory()) problem('UNEXPECTED_FILE', `${quote(r.p)} is not a folder`, r.p);

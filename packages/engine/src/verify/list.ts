@@ -1,3 +1,4 @@
+import type { ManifestRecord } from '@brickpost/manifest';
 import type { ListEntry } from '../api.js';
 import type { Context } from '../context.js';
 import { findShipment } from '../drive/layout.js';
@@ -15,7 +16,29 @@ export async function* list(ctx: Context, opts: { drive: string; shipment?: stri
   const found = await findShipment(opts.drive, opts.shipment);
   const s = await openShipment(found.id, found.dir, trustedVerifiers(ctx.catalog));
   for await (const r of readManifest(s, ids)) {
-    if (r.t === 'dir') yield { type: 'dir', path: r.p, size: 0, mode: r.mode, mtimeNs: r.mtime };
-    else if (r.t === 'file') yield { type: 'file', path: r.p, size: r.size, mode: r.mode, mtimeNs: r.mtime };
+    const e = listEntry(r);
+    if (e) yield e;
   }
+}
+
+/** The listing of one record, or null for records that are not entries. */
+export function listEntry(r: ManifestRecord): ListEntry | null {
+  switch (r.t) {
+    case 'dir':
+      return { type: 'dir', path: r.p, size: 0, mode: r.mode, mtimeNs: r.mtime, ...owner(r.o) };
+    case 'file':
+      return { type: 'file', path: r.p, size: r.size, mode: r.mode, mtimeNs: r.mtime, ...(r.c.some((c) => c.length === 1) ? { sparse: true } : {}), ...owner(r.o) };
+    case 'link':
+      return { type: 'link', path: r.p, size: 0, mode: 0o777, mtimeNs: r.mtime, target: r.target, ...owner(r.o) };
+    case 'hard':
+      return { type: 'hard', path: r.p, size: 0, mode: 0, mtimeNs: '0', to: r.to };
+    case 'special':
+      return { type: 'special', path: r.p, size: 0, mode: r.mode, mtimeNs: r.mtime, kind: r.kind, ...(r.dev ? { dev: r.dev } : {}), ...owner(r.o) };
+    default:
+      return null;
+  }
+}
+
+function owner(o: [number, number, string | null, string | null] | undefined): Pick<ListEntry, 'owner'> {
+  return o ? { owner: { uid: o[0], gid: o[1], user: o[2], group: o[3] } } : {};
 }

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { openDriveFile } from '../drive/read-limited.js';
 import { DecompressStream } from 'zstd-napi';
-import { age, BrickpostError, MANIFEST_FORMAT, MANIFEST_PATH, ManifestReader, quote, RECORD_LIMITS, type ManifestExpectations, type ManifestRecord } from '@brickpost/manifest';
+import { age, BrickpostError, entriesOf, MANIFEST_FORMATS, MANIFEST_PATH, ManifestReader, quote, RECORD_LIMITS, type ManifestExpectations, type ManifestRecord } from '@brickpost/manifest';
 import type { OpenedShipment } from '../drive/open.js';
 import { payloadBound } from '../drive/payload-bound.js';
 import { sha256File } from './fixity.js';
@@ -32,8 +32,8 @@ export async function* readManifest(s: OpenedShipment, identities: age.Identity[
     if (first) checkHeader(s, r), (first = false);
     if (r.t === 'end') {
       const i = s.info;
-      if (r.files !== i.files || r.bytes !== i.bytes || r.files + r.dirs !== i.entries) {
-        throw new BrickpostError('MALFORMED', `${MANIFEST_PATH}: holds ${r.files} files, ${r.dirs} folders, ${r.bytes} bytes; the signed bag-info declares ${i.files} files, ${i.entries} entries, ${i.bytes} bytes`);
+      if (r.files !== i.files || r.bytes !== i.bytes || entriesOf(r) !== i.entries) {
+        throw new BrickpostError('MALFORMED', `${MANIFEST_PATH}: holds ${r.files} files, ${entriesOf(r)} entries, ${r.bytes} bytes; the signed bag-info declares ${i.files} files, ${i.entries} entries, ${i.bytes} bytes`);
       }
     }
     yield r;
@@ -55,9 +55,17 @@ export async function* readManifestFile(
   const where = opts.where ?? path;
   const reader = new ManifestReader(where, opts.expect ?? {});
   const unz = new DecompressStream({ windowLogMax: MAX_WINDOW_LOG });
-  const feeding = feed(path, identities, unz, where).catch((e) => unz.destroy(e));
+  // The plaintext opens with a skippable frame naming the format; the header record must name the same.
+  const header = new HeaderFrame(MANIFEST_FORMATS, where);
+  const feeding = feed(path, identities, unz, where, header).catch((e) => unz.destroy(e));
   try {
-    for await (const line of textLines(unz, where, RECORD_LIMITS.lineBytes)) yield reader.push(line);
+    for await (const line of textLines(unz, where, RECORD_LIMITS.lineBytes)) {
+      const r = reader.push(line);
+      if (r.t === 'shipment' && r.format !== header.seen) {
+        throw new BrickpostError('MALFORMED', `${where}: the header record says ${quote(r.format)}, the header frame ${quote(header.seen ?? '')}`);
+      }
+      yield r;
+    }
     await feeding;
     reader.finish();
   } finally {
@@ -72,13 +80,11 @@ function checkHeader(s: OpenedShipment, r: ManifestRecord): void {
   if (!same) throw new BrickpostError('MALFORMED', `${MANIFEST_PATH}: header does not match the signed bag-info (shipment ${quote(r.shipment)}, seq ${r.seq})`);
 }
 
-async function feed(path: string, identities: age.Identity[], unz: DecompressStream, where: string): Promise<void> {
+async function feed(path: string, identities: age.Identity[], unz: DecompressStream, where: string, header: HeaderFrame): Promise<void> {
   const fh = await openDriveFile(path, where);
   try {
     const { size, fileKey, nonce, payloadStart: start } = await openAgeHandle(fh, where, identities);
     const dec = new age.PayloadDecryptor(fileKey, nonce);
-    // The plaintext opens with a skippable frame naming the format.
-    const header = new HeaderFrame(MANIFEST_FORMAT, where);
     const push = async (plain: Buffer[]): Promise<void> => {
       for (const piece of plain) {
         const p = header.take(piece);

@@ -1,4 +1,4 @@
-import { age, BrickpostError, packPath, quote, type ChunkRef, type DeltaRef, type DirRecord, type FileRecord, type HeldRef, type ShipmentRecord } from '@brickpost/manifest';
+import { age, BrickpostError, packPath, quote, type ChunkRef, type DeltaRef, type DirRecord, type FileRecord, type HardRecord, type HeldRef, type LinkRecord, type ShipmentRecord, type SpecialRecord } from '@brickpost/manifest';
 import { chunkKey } from '../chunk/index.js';
 import type { OpenedShipment } from '../drive/open.js';
 import type { Progress } from '../io/progress.js';
@@ -20,7 +20,11 @@ export interface ShipmentVisitor {
    * deltaLength bytes of bpdelta1, not yet applied (so its id is unchecked).
    */
   delta?(ref: DeltaRef, delta: Buffer): Promise<void> | void;
+  /** The file's next `length` bytes are a hole (v2): zeros that are not stored. */
+  hole?(length: number): Promise<void> | void;
   fileEnd?(r: FileRecord): Promise<void> | void;
+  /** A symbolic link, a hard link or a special file (v2), in manifest order. */
+  entry?(r: LinkRecord | HardRecord | SpecialRecord): Promise<void> | void;
   /**
    * Whether to read this file's chunks; when false, none of its refs is read
    * and fileStart and fileEnd are not called for it (its packs are still
@@ -42,6 +46,8 @@ type Item =
   | { kind: 'file'; r: FileRecord }
   | { kind: 'chunk'; batch: Batch; i: number; delta?: DeltaRef }
   | { kind: 'held'; ref: HeldRef }
+  | { kind: 'hole'; length: number }
+  | { kind: 'entry'; r: LinkRecord | HardRecord | SpecialRecord }
   | { kind: 'end'; r: FileRecord };
 
 const BATCH_BYTES = 2 << 20;
@@ -100,6 +106,10 @@ export async function walkShipment(
   };
 
   const addRef = (ref: ChunkRef): void => {
+    if (ref.length === 1) {
+      queue.push({ kind: 'hole', length: ref[0] });
+      return;
+    }
     totals.chunks++;
     if (ref.length === 2) {
       totals.held++;
@@ -150,7 +160,11 @@ export async function walkShipment(
       if (it.kind === 'held') {
         progress.add(it.ref[1]);
         await visit.held?.(it.ref);
-      } else if (it.kind === 'dir') await visit.dir?.(it.r);
+      } else if (it.kind === 'hole') {
+        progress.add(it.length);
+        await visit.hole?.(it.length);
+      } else if (it.kind === 'entry') await visit.entry?.(it.r);
+      else if (it.kind === 'dir') await visit.dir?.(it.r);
       else if (it.kind === 'file') await visit.fileStart?.(it.r);
       else {
         await visit.fileEnd?.(it.r);
@@ -192,6 +206,12 @@ export async function walkShipment(
           break;
         case 'more':
           if (!skipping) for (const ref of r.c) addRef(ref);
+          break;
+        case 'link':
+        case 'hard':
+        case 'special':
+          endFile();
+          queue.push({ kind: 'entry', r });
           break;
         case 'pack': {
           endFile();

@@ -1,0 +1,154 @@
+import { createHash } from 'node:crypto';
+import { lstatSync, type BigIntStats } from 'node:fs';
+import { join } from 'node:path';
+import { quote, refLength, type ChunkRef, type EntryAttributes, type ManifestRecord } from '@brickpost/manifest';
+import { toEnvironmentError } from '../io/errors.js';
+import { fsPath } from '../io/fs-path.js';
+import { dbPath, type DestDb } from './dest-db.js';
+import { FolderChain } from './folder-chain.js';
+
+/** A file of DEST's current tree, as the planner sees it. */
+export interface OldFile {
+  path: string;
+  size: number;
+  mode: number;
+  mtime: string;
+  /** SHA-256 of the file's chunk list (ids and lengths, holes included): equal digests, equal content. */
+  digest: Buffer;
+  /** Chunks with their offsets in the file (holes left out). */
+  chunks: Array<{ id: Buffer; offset: number; len: number }>;
+  /** DEST's file still is what the tree says (type, size, mtime); only then is its data used. */
+  ok: boolean;
+  /** The attributes its record carried (a seeded tree has none known). */
+  attrs?: EntryAttributes;
+}
+
+const HOLE = Buffer.alloc(32);
+
+/** The digest of a chunk list: SHA-256 over each chunk's 32-byte id and 4-byte big-endian length; a hole is an all-zero id and its length in pieces below 2^32. */
+export class ChunkListDigest {
+  private readonly h = createHash('sha256');
+  private readonly len = Buffer.alloc(4);
+  add(id: Buffer | string, length: number): void {
+    this.h.update(typeof id === 'string' ? Buffer.from(id, 'hex') : id);
+    this.len.writeUInt32BE(length);
+    this.h.update(this.len);
+  }
+  addRef(ref: ChunkRef): void {
+    if (ref.length !== 1) return this.add(ref[0], refLength(ref));
+    for (let left = ref[0]; left > 0; left -= 0xffffffff) this.add(HOLE, Math.min(left, 0xffffffff));
+  }
+  digest(): Buffer {
+    return this.h.digest();
+  }
+}
+
+/** The attributes of a record as the journal keeps and compares them: JSON of {x, o, acl} in that order, or null for none. */
+export function attrsKey(a: EntryAttributes): string | null {
+  return a.x || a.o || a.acl ? JSON.stringify({ ...(a.x ? { x: a.x } : {}), ...(a.o ? { o: a.o } : {}), ...(a.acl ? { acl: a.acl } : {}) }) : null;
+}
+
+/**
+ * Loads DEST's current tree into the scratch tables: each file with its
+ * digest and whether DEST's file still matches it (lstat: regular file,
+ * size and mtime to the nanosecond), and, for files that match, where each
+ * chunk is (the `held` index). The tree comes from the stored manifest of
+ * the last shipment applied, or from a scan of a folder brickpost never
+ * wrote (seeding).
+ */
+export async function loadOldTree(db: DestDb, files: AsyncIterable<OldFile>): Promise<{ files: number; ok: number }> {
+  db.resetScratch();
+  const putOld = db.db.prepare('INSERT OR REPLACE INTO old (path, type, size, mode, mtime, digest, ok, attrs) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+  const putHeld = db.db.prepare('INSERT OR IGNORE INTO held (id, path, offset, len) VALUES (?, ?, ?, ?)');
+  let n = 0;
+  let ok = 0;
+  let inTx = 0;
+  db.db.exec('BEGIN');
+  try {
+    for await (const f of files) {
+      const path = dbPath(f.path);
+      putOld.run(path, 'file', f.size, f.mode, f.mtime, f.digest, f.ok ? 1 : 0, f.attrs ? attrsKey(f.attrs) : null);
+      n++;
+      if (f.ok) {
+        ok++;
+        for (const c of f.chunks) putHeld.run(c.id, path, c.offset, c.len);
+      }
+      inTx += 1 + f.chunks.length;
+      if (inTx > 20000) db.db.exec('COMMIT; BEGIN'), (inTx = 0);
+    }
+    db.db.exec('COMMIT');
+  } catch (e) {
+    if (db.db.inTransaction) db.db.exec('ROLLBACK');
+    throw e;
+  }
+  return { files: n, ok };
+}
+
+/**
+ * The files of a stored manifest, each checked against DEST with lstat; a
+ * file below a folder that is no longer a real folder of DEST (a symbolic
+ * link, say) does not match, so nothing is read through it.
+ */
+export async function* oldFilesFromManifest(dest: string, records: AsyncIterable<ManifestRecord>): AsyncGenerator<OldFile> {
+  const chain = new FolderChain();
+  let cur: OldFile | null = null;
+  let dig: ChunkListDigest | null = null;
+  let at = 0;
+  const take = (refs: ChunkRef[]): void => {
+    for (const ref of refs) {
+      const len = refLength(ref);
+      dig!.addRef(ref);
+      if (ref.length !== 1) cur!.chunks.push({ id: Buffer.from(ref[0], 'hex'), offset: at, len });
+      at += len;
+    }
+  };
+  const done = (): OldFile | null => {
+    if (!cur) return null;
+    const f = cur;
+    f.digest = dig!.digest();
+    cur = null;
+    return f;
+  };
+  for await (const r of records) {
+    if (r.t === 'more') {
+      if (cur) take(r.c);
+      continue;
+    }
+    const f = done();
+    if (f) yield f;
+    if (r.t === 'dir') {
+      chain.enter(r.p, chain.parentReal(r.p) && lstatOrNull(join(dest, r.p))?.isDirectory() === true);
+    } else if (r.t === 'file') {
+      const attrs: EntryAttributes = { ...(r.x ? { x: r.x } : {}), ...(r.o ? { o: r.o } : {}), ...(r.acl ? { acl: r.acl } : {}) };
+      cur = { path: r.p, size: r.size, mode: r.mode, mtime: r.mtime, digest: Buffer.alloc(0), chunks: [], ok: chain.parentReal(r.p) && statMatches(dest, r), attrs };
+      dig = new ChunkListDigest();
+      at = 0;
+      take(r.c);
+    }
+  }
+  const f = done();
+  if (f) yield f;
+}
+
+/** Whether DEST's entry at r.p is still the file the tree says: a regular file of that size and mtime. */
+export function statMatches(dest: string, r: { p: string; size: number; mtime: string }): boolean {
+  const st = lstatOrNull(join(dest, r.p));
+  if (st === null || !st.isFile() || st.size !== BigInt(r.size)) return false;
+  const d = st.mtimeNs - BigInt(r.mtime);
+  // utimes takes seconds as a double: a time set through it may be off by about a microsecond.
+  return d >= -MTIME_SLACK_NS && d <= MTIME_SLACK_NS;
+}
+
+/** How far a file's mtime may be from the manifest's and still count as the same (see statMatches). */
+export const MTIME_SLACK_NS = 4000n;
+
+/** lstat of a DEST path (an escaped string), or null when nothing is there. */
+export function lstatOrNull(p: string): BigIntStats | null {
+  try {
+    return lstatSync(fsPath(p), { bigint: true });
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
+    throw toEnvironmentError(e, `cannot examine ${quote(p)}`);
+  }
+}
