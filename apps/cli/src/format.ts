@@ -47,11 +47,14 @@ export function plural(n: number, one: string, many = one + 's'): string {
   return `${formatCount(n)} ${n === 1 ? one : many}`;
 }
 
+const TYPE_CHAR: Record<string, string> = { file: '-', dir: 'd', link: 'l', hard: 'h', fifo: 'p', socket: 's', char: 'c', block: 'b' };
+
 /**
- * A file mode in `ls -l` form, `drwxr-xr-x` / `-rw-r--r--`, from the entry
- * type and the permission bits (setuid, setgid and sticky shown as s/S, t/T).
+ * A file mode in `ls -l` form, `drwxr-xr-x` / `-rw-r--r--` / `lrwxrwxrwx`,
+ * from the entry type (a special file's kind) and the permission bits
+ * (setuid, setgid and sticky shown as s/S, t/T). A hard link shows `h`.
  */
-export function formatMode(type: 'file' | 'dir', mode: number): string {
+export function formatMode(type: string, mode: number): string {
   const p = mode & 0o7777;
   const rwx = (bits: number, special: boolean, ch: string): string => {
     const x = (bits & 1) !== 0;
@@ -59,7 +62,7 @@ export function formatMode(type: 'file' | 'dir', mode: number): string {
     return ((bits & 4) !== 0 ? 'r' : '-') + ((bits & 2) !== 0 ? 'w' : '-') + last;
   };
   return (
-    (type === 'dir' ? 'd' : '-') +
+    (TYPE_CHAR[type] ?? '?') +
     rwx((p >> 6) & 7, (p & 0o4000) !== 0, 's') +
     rwx((p >> 3) & 7, (p & 0o2000) !== 0, 's') +
     rwx(p & 7, (p & 0o1000) !== 0, 't')
@@ -88,7 +91,8 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 /**
  * A name or path from a drive, printable on a terminal: shown as is when it
  * holds only safe characters, else JSON-quoted (see `quote`) so control
- * characters, bidi overrides and edge spaces are visible and cannot forge output.
+ * characters, bidi overrides and edge spaces are visible and cannot forge
+ * output; bytes of a name that is not UTF-8 show as `\xNN`.
  */
 export function printable(s: string): string {
   const safe = s !== '' && s.trim() === s && !UNSAFE_CHARS.test(s) && !LONE_SURROGATE.test(s);
@@ -98,6 +102,19 @@ export function printable(s: string): string {
 /** One `ls` line: `-rw-r--r--          1234  2026-01-02 03:04  path`, sizes right-aligned to 12 columns. */
 export function entryLine(e: ListEntry): string {
   return `${formatMode(e.type, e.mode)}  ${String(e.size).padStart(12)}  ${formatMtime(e.mtimeNs)}  ${printable(e.path)}`;
+}
+
+/**
+ * One `ls -l` line: type and mode, owner, size (a device's major, minor),
+ * mtime, path, and `-> target` for a symbolic link or `=> file` for a hard
+ * link: `lrwxrwxrwx  root:root  0  2026-01-02 03:04  bin -> usr/bin`.
+ */
+export function longLine(e: ListEntry): string {
+  const who = e.owner ? `${e.owner.user ?? e.owner.uid}:${e.owner.group ?? e.owner.gid}` : '-';
+  const size = e.dev ? `${e.dev[0]}, ${e.dev[1]}` : String(e.size);
+  const type = e.type === 'special' ? e.kind! : e.type;
+  const tail = e.type === 'link' ? ` -> ${printable(e.target!)}` : e.type === 'hard' ? ` => ${printable(e.to!)}` : e.sparse ? '  (sparse)' : '';
+  return `${formatMode(type, e.mode)}  ${printable(who).padEnd(17)}  ${size.padStart(12)}  ${e.type === 'hard' ? ''.padEnd(16) : formatMtime(e.mtimeNs)}  ${printable(e.path)}${tail}`;
 }
 
 /**

@@ -120,7 +120,12 @@ export class Output {
     this.stderr.write(line + '\n');
   }
 
-  private write(s: string): Promise<void> {
+  /** Writes raw bytes to stdout (`cat`); resolves when it may be written again. */
+  bytes(b: Buffer): Promise<void> {
+    return this.write(b);
+  }
+
+  private write(s: string | Buffer): Promise<void> {
     if (this.stdoutClosed) return Promise.resolve();
     if (this.stdout.write(s)) return Promise.resolve();
     return new Promise((resolve) => {

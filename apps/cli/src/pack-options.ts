@@ -54,6 +54,13 @@ export async function packOptions(inv: Invocation, trusted?: TrustedKeys): Promi
     if (seconds === undefined || seconds < 1) throw usageError(`--expires must be a duration such as 90d, 12h or 2w, not ${JSON.stringify(expires)}`, 'pack');
     opts.expiresIn = seconds;
   }
+  const exclude = list(inv, 'exclude');
+  if (exclude.length > 0) opts.exclude = exclude;
+  const excludeFrom = list(inv, 'exclude-from');
+  if (excludeFrom.length > 0) opts.excludeFrom = excludeFrom;
+  if (flag(inv, 'exclude-caches')) opts.excludeCaches = true;
+  if (flag(inv, 'strict')) opts.strict = true;
+  if (flag(inv, 'portable')) opts.portable = true;
   return opts;
 }
 

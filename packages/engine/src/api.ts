@@ -116,6 +116,38 @@ export interface PackOptions {
   against?: string;
   /** Seconds after packing at which subscribers refuse the shipment (signed Brickpost-Expires); default never. */
   expiresIn?: number;
+  /** Patterns of entries to leave out (README "What a shipment carries": restic's and rsync's rules). */
+  exclude?: string[];
+  /** Files of such patterns, one per line (# comments and blank lines ignored). */
+  excludeFrom?: string[];
+  /** Leave out folders tagged as caches (CACHEDIR.TAG). */
+  excludeCaches?: boolean;
+  /** Fail (SOURCE_INCOMPLETE) when anything of the source was not shipped, other than what was excluded on purpose. */
+  strict?: boolean;
+  /** Refuse (UNSAFE_PATH) names some systems cannot hold: names differing only in case or Unicode form, Windows' reserved names and characters, names that are not UTF-8 or not NFC. */
+  portable?: boolean;
+}
+
+/** What a shipment carries of a source tree, and what it left out. */
+export interface PackEntryCounts {
+  files: number;
+  dirs: number;
+  /** Symbolic links. */
+  links: number;
+  /** Further names of files with several hard links (each shipped once). */
+  hardLinks: number;
+  /** FIFOs, sockets and devices (recorded; created at ingest only on request). */
+  specials: number;
+  /** Files with holes, and the bytes of their holes (neither read nor stored). */
+  sparseFiles: number;
+  holeBytes: number;
+  /** Entries with extended attributes, with ACLs. */
+  withXattrs: number;
+  withAcls: number;
+  /** Entries left out on purpose (--exclude, --exclude-from) and cache folders (--exclude-caches). */
+  excluded: number;
+  /** Entries not shipped for another reason, by reason (`vanished while scanning`, `cannot be read (permission denied)`…). */
+  notShipped: Record<string, number>;
 }
 
 export interface PackSummary {
@@ -165,6 +197,8 @@ export interface PackSummary {
   deltaFrameBytes: number;
   /** Why the shipment is self-contained, or how recipients at different states were served. */
   notes: string[];
+  /** What the shipment carries of the source, and what it left out. */
+  entries: PackEntryCounts;
 }
 
 export interface IngestOptions {
@@ -187,6 +221,20 @@ export interface IngestOptions {
   keepUndo?: number;
   /** Apply the Windows name rules (refuse reserved device names, a trailing dot or space, < > : " | ? *) to any destination; they always apply on Windows and on FAT, exFAT and NTFS. */
   windowsNames?: boolean;
+  /** Permission bits as the source had them, without the umask (always so for root). */
+  samePermissions?: boolean;
+  /** Keep setuid and setgid bits (root only). */
+  setid?: boolean;
+  /** Give entries the owner and group the source had: by name where the name exists here, else by number (root only). */
+  owners?: boolean;
+  /** Apply the POSIX ACLs the source had. */
+  acls?: boolean;
+  /** Do not apply user extended attributes (applied by default). */
+  noXattrs?: boolean;
+  /** Create FIFOs and devices (root only); sockets are never created (a socket is made by the program that listens on it). */
+  specials?: boolean;
+  /** Create symbolic links whose target lies outside DEST (absolute, or escaping with ..) as they are; by default they are listed, not created. */
+  outsideLinks?: boolean;
 }
 
 export interface IngestSummary {
@@ -219,8 +267,54 @@ export interface IngestSummary {
   skippedList: string | null;
   /** Shipments on the drive that apply after this one, oldest first (run ingest again for each); empty when none or a shipment was named. */
   laterOnDrive: Array<{ shipmentId: string; seq: number; label: string }>;
+  /** The shipment's entries by kind (v2 carries links, hard links and special files). */
+  links: number;
+  hardLinks: number;
+  specials: number;
+  /** What the shipment recorded but this ingest did not apply, by reason (`link outside DEST`, `owner`, `setuid/setgid bits`…). */
+  notApplied: Record<string, number>;
+  /** The list of them (DEST/.brickpost/not-applied/ID.txt, one JSON object per line), or null. */
+  notAppliedList: string | null;
+  /** What ingest found the destination's file system can hold apart. */
+  destination: { caseInsensitive: boolean; normalizationInsensitive: boolean; windowsNames: boolean };
   seconds: number;
   warnings: number;
+}
+
+/** What to take off a drive with Engine.extract; the apply options are ingest's. */
+export interface ExtractOptions extends Pick<IngestOptions, 'samePermissions' | 'setid' | 'owners' | 'acls' | 'noXattrs' | 'specials' | 'outsideLinks'> {
+  drive: string;
+  /** More drives of the same drive set. */
+  drives?: string[];
+  shipment?: string;
+  /** Paths relative to the shipment's root (a folder takes what is below it; `\xNN` for a byte of a name that is not UTF-8); none takes everything. */
+  paths: string[];
+  /** The folder to write into (created when absent); nothing in it is replaced. */
+  to: string;
+}
+
+export interface ExtractSummary {
+  shipmentId: string;
+  /** The folder written into. */
+  to: string;
+  files: number;
+  dirs: number;
+  links: number;
+  hardLinks: number;
+  specials: number;
+  bytesWritten: number;
+  /** What the shipment recorded but extract did not create or apply, by reason (as IngestSummary.notApplied). */
+  notApplied: Record<string, number>;
+  seconds: number;
+}
+
+/** What to write out with Engine.cat: one file of a shipment. */
+export interface CatOptions {
+  drive: string;
+  drives?: string[];
+  shipment?: string;
+  /** The file's path relative to the shipment's root (a hard link names its file; `\xNN` for a byte that is not UTF-8). */
+  path: string;
 }
 
 export interface RollbackOptions {
@@ -267,12 +361,25 @@ export interface ShipmentChoice {
 }
 
 export interface ListEntry {
-  type: 'file' | 'dir';
+  /** A folder, a file, a symbolic link, a further name of a hard-linked file, or a FIFO, socket or device. */
+  type: 'file' | 'dir' | 'link' | 'hard' | 'special';
+  /** The path; a name that is not UTF-8 holds its bytes 0x80–0xFF as U+DC80–U+DCFF (README "Names"). */
   path: string;
   size: number;
+  /** Permission bits as the source had them (0 for a hard link, which shares its file's). */
   mode: number;
   /** Modification time, nanoseconds since the epoch, as a decimal string. */
   mtimeNs: string;
+  /** A symbolic link's target. */
+  target?: string;
+  /** A hard link: the path of the file it is another name of. */
+  to?: string;
+  /** A special file's kind, and a device's [major, minor]. */
+  kind?: 'fifo' | 'socket' | 'char' | 'block';
+  dev?: [number, number];
+  /** A file with holes. */
+  sparse?: boolean;
+  owner?: { uid: number; gid: number; user: string | null; group: string | null };
 }
 
 /** One shipment applied to a destination. */

@@ -1,10 +1,11 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { DestHistory, DriveShipment, EventSink, IngestOptions, IngestSummary, ListEntry, PackOptions, PackSummary, RollbackOptions, RollbackSummary, ShipmentChoice, TrustedKey, VerifyOptions, VerifyReport, WhoAmI } from './api.js';
+import type { CatOptions, DestHistory, DriveShipment, EventSink, ExtractOptions, ExtractSummary, IngestOptions, IngestSummary, ListEntry, PackOptions, PackSummary, RollbackOptions, RollbackSummary, ShipmentChoice, TrustedKey, VerifyOptions, VerifyReport, WhoAmI } from './api.js';
 import { Catalog } from './catalog/index.js';
 import { Context } from './context.js';
 import { shipmentsOn } from './drive/layout.js';
+import { cat, extract } from './extract/index.js';
 import { chooseShipment } from './ingest/choose.js';
 import { history } from './ingest/history.js';
 import { ingest } from './ingest/ingest.js';
@@ -148,6 +149,23 @@ export class Engine {
    */
   nextShipment(drive: string, dest: string): Promise<ShipmentChoice | null> {
     return chooseShipment(drive, dest);
+  }
+
+  /**
+   * Takes the named files and folders of a shipment (all when none) into a
+   * folder, without a destination state; reads only their chunks.
+   * @throws BrickpostError NOT_FOUND, USAGE, BASIS_MISSING, NO_SPACE, and what verifying the drive throws
+   */
+  extract(opts: ExtractOptions, onEvent: EventSink, signal?: AbortSignal): Promise<ExtractSummary> {
+    return extract(this.ctx, opts, onEvent, signal);
+  }
+
+  /**
+   * Writes one file of a shipment through `write` (holes as zeros).
+   * @throws BrickpostError NOT_FOUND, USAGE (not a file), BASIS_MISSING, and what verifying the drive throws
+   */
+  cat(opts: CatOptions, write: (b: Buffer) => Promise<void>, onEvent: EventSink = () => undefined, signal?: AbortSignal): Promise<{ shipmentId: string; path: string; bytes: number }> {
+    return cat(this.ctx, opts, write, onEvent, signal);
   }
 
   list(opts: { drive: string; shipment?: string }): AsyncIterable<ListEntry> {

@@ -21,7 +21,7 @@ export interface OptionSpec {
 }
 
 /** What a command prints with --json. */
-export type JsonMode = 'document' | 'events' | 'entries';
+export type JsonMode = 'document' | 'events' | 'entries' | 'none';
 
 /** One runnable command. */
 export interface CommandSpec {
@@ -42,6 +42,16 @@ export interface CommandSpec {
 }
 
 const json = (what: string): OptionSpec => ({ name: 'json', type: 'boolean', help: what });
+/** What ingest and extract apply of what a shipment recorded (README "What a shipment carries"). */
+const APPLY: OptionSpec[] = [
+  { name: 'outside-links', type: 'boolean', help: 'create symbolic links that point outside the target folder as they are (by default they are listed, not created)' },
+  { name: 'same-permissions', type: 'boolean', help: 'permission bits as the source had them, without your umask (always so for root)' },
+  { name: 'setid', type: 'boolean', help: 'keep setuid and setgid bits (root only)' },
+  { name: 'owners', type: 'boolean', help: 'give entries the owner and group the source had, by name where it exists here, else by number (root only)' },
+  { name: 'acls', type: 'boolean', help: 'apply the POSIX ACLs the source had' },
+  { name: 'no-xattrs', type: 'boolean', help: 'do not apply the extended attributes (user.*) the source had' },
+  { name: 'specials', type: 'boolean', help: 'create FIFOs and devices the source had (root only)' },
+];
 const shipment: OptionSpec = {
   name: 'shipment',
   type: 'string',
@@ -146,6 +156,11 @@ export const COMMANDS: CommandSpec[] = [
       { name: 'drive-size', type: 'string', value: 'SIZE', help: 'use at most SIZE of each drive (e.g. 500G, 4T)' },
       { name: 'resume', type: 'boolean', help: "continue this dataset's interrupted shipment, keeping the packs already written" },
       { name: 'expires', type: 'string', value: 'DURATION', help: 'subscribers refuse the shipment this long after packing (e.g. 90d, 12w; signed in bag-info; default never)' },
+      { name: 'exclude', type: 'string', multiple: true, value: 'PATTERN', help: "leave out entries matching PATTERN ('*.tmp', 'build/', '/top-only'; restic's and rsync's rules); repeatable" },
+      { name: 'exclude-from', type: 'string', multiple: true, value: 'FILE', help: 'leave out entries matching the patterns in FILE, one per line (# comments); repeatable' },
+      { name: 'exclude-caches', type: 'boolean', help: 'leave out folders holding a CACHEDIR.TAG file' },
+      { name: 'strict', type: 'boolean', help: 'fail (exit 5, nothing shipped) when anything but what you excluded cannot be shipped' },
+      { name: 'portable', type: 'boolean', help: 'refuse names not every system can hold (case or Unicode-form twins, Windows-reserved names and characters, names not UTF-8)' },
       json('print NDJSON events'),
     ],
     json: 'events',
@@ -184,6 +199,7 @@ export const COMMANDS: CommandSpec[] = [
       { name: 'windows-names', type: 'boolean', help: 'refuse names Windows cannot create (CON, nul.txt, a trailing dot or space, < > : " | ? *) on any destination (always on Windows and on FAT, exFAT and NTFS)' },
       { name: 'request-out', type: 'string', value: 'FILE', help: 'where to write the request file if the shipment is refused for missing data (default DEST/.brickpost/requests/ID.bpsig)' },
       { name: 'keep-undo', type: 'string', value: 'N', help: 'how many shipments stay undoable by rollback (default 3, 0 keeps none); remembered by DEST' },
+      ...APPLY,
       json('print NDJSON events'),
     ],
     json: 'events',
@@ -196,11 +212,47 @@ export const COMMANDS: CommandSpec[] = [
     summary: 'list the files of a shipment on a drive',
     args: ['DRIVE-DIR'],
     min: 1,
-    options: [shipment, json('print NDJSON: one JSON object per entry, one per line')],
+    options: [
+      shipment,
+      { name: 'long', short: 'l', type: 'boolean', help: 'also the owner, link targets, hard links and devices: `ls -l` style' },
+      json('print NDJSON: one JSON object per entry, one per line'),
+    ],
     json: 'entries',
     details:
-      'Text output: one line per entry, `MODE  SIZE  YYYY-MM-DD hh:mm  PATH`, times in\nUTC; unusual names are shown JSON-quoted. --json prints NDJSON (one entry per\nline: {type, path, size, mode, mtimeNs}) so huge listings stream; an error ends\nthe stream with an error event.',
+      'Text output: one line per entry, `MODE  SIZE  YYYY-MM-DD hh:mm  PATH`, times in\nUTC; unusual names are shown JSON-quoted, bytes of names that are not UTF-8 as\n\\xNN. --long adds the owner and `-> TARGET` for a symbolic link, `=> FILE` for\na hard link. --json prints NDJSON (one entry per line: {type, path, size, mode,\nmtimeNs, and target, to, kind, dev, sparse, owner where they apply}) so huge\nlistings stream; an error ends the stream with an error event.',
     load: () => import('./ls.js'),
+  },
+  {
+    name: 'extract',
+    summary: 'take files or folders off a drive into a folder, without ingesting the shipment',
+    args: ['DRIVE-DIR', '[PATH...]'],
+    min: 1,
+    max: 100000,
+    options: [
+      { name: 'to', type: 'string', required: true, value: 'DIR', help: 'the folder to write into (created when absent; nothing in it is replaced)' },
+      shipment,
+      { name: 'drive', type: 'string', multiple: true, value: 'DRIVE-DIR', help: 'another drive of the same set (a missing data drive is rebuilt from the parity); repeatable' },
+      ...APPLY,
+      json('print NDJSON events'),
+    ],
+    json: 'events',
+    details:
+      "PATH is relative to the shipment's root, as 'brickpost ls' prints it (\\xNN for a\nbyte of a name that is not UTF-8); a folder takes everything below it; no PATH\ntakes the whole shipment. Entries keep their paths under DIR. Only the chunks of\nthe files taken are read, each checked against its id. Nothing is written until\nevery PATH is found and nothing is in the way in DIR. A file of an incremental\nshipment that reuses data the drive does not carry cannot be extracted (exit 6).",
+    load: () => import('./extract.js'),
+  },
+  {
+    name: 'cat',
+    summary: "write one file of a shipment to standard output",
+    args: ['DRIVE-DIR', 'PATH'],
+    min: 2,
+    max: 2,
+    options: [
+      shipment,
+      { name: 'drive', type: 'string', multiple: true, value: 'DRIVE-DIR', help: 'another drive of the same set; repeatable' },
+    ],
+    json: 'none',
+    details: "PATH as 'brickpost ls' prints it. Holes of a sparse file come out as zeros. Only\nthe file's chunks are read, each checked against its id.",
+    load: () => import('./cat.js'),
   },
   {
     name: 'history',

@@ -1,7 +1,8 @@
 /** `brickpost ingest`: verify a shipment and apply it to a destination folder. */
 import type { CommandRun } from '../context.js';
 import { flag, str } from '../context.js';
-import { averageRate, commandLine, formatBytes, formatRate, plural, printable } from '../format.js';
+import { averageRate, commandLine, formatBytes, formatCount, formatRate, plural, printable } from '../format.js';
+import { applyOptions } from '../apply-options.js';
 import { printSummary, runJob } from '../job.js';
 import { withEngine } from '../session.js';
 
@@ -22,6 +23,7 @@ export const run: CommandRun = async (ctx, inv) => {
     ...(flag(inv, 'allow-older') ? { allowOlder: true } : {}),
     ...(flag(inv, 'windows-names') ? { windowsNames: true } : {}),
     ...(flag(inv, 'allow-expired') ? { allowExpired: true } : {}),
+    ...applyOptions(inv),
     dest,
     ...(shipment !== undefined ? { shipment } : {}),
     ...(requestOut !== undefined ? { requestOut } : {}),
@@ -57,6 +59,10 @@ export const run: CommandRun = async (ctx, inv) => {
       `the drive holds ${plural(s.laterOnDrive.length, 'later shipment')} for this destination (next: #${next.seq} ${next.shipmentId}${next.label ? ` ${printable(next.label)}` : ''}); ` +
         `apply ${s.laterOnDrive.length === 1 ? 'it' : 'them one by one'} with: ${commandLine(ctx.argv)}`,
     );
+  }
+  const notApplied = Object.entries(s.notApplied);
+  if (!ctx.json && notApplied.length > 0) {
+    ctx.out.info(`recorded but not applied: ${notApplied.map(([why, n]) => `${formatCount(n)} ${why}`).join('; ')}${s.notAppliedList ? `; listed in ${s.notAppliedList}` : ''}`);
   }
   if (!ctx.json && s.skipped > 0) ctx.out.warn(`${plural(s.skipped, 'damaged file')} left out; listed in ${s.skippedList}`);
   if (!ctx.json && s.warnings > 0) ctx.out.warn(`${plural(s.warnings, 'warning')} while ingesting; see above`);

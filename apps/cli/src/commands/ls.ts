@@ -1,8 +1,8 @@
 /** `brickpost ls`: list the entries of a shipment, streaming. */
 import { BrickpostError } from '@brickpost/engine/api';
 import type { CommandRun } from '../context.js';
-import { str } from '../context.js';
-import { commandLine, entryLine } from '../format.js';
+import { flag, str } from '../context.js';
+import { commandLine, entryLine, longLine } from '../format.js';
 import { withEngine } from '../session.js';
 
 /**
@@ -13,6 +13,7 @@ import { withEngine } from '../session.js';
 export const run: CommandRun = async (ctx, inv) => {
   const drive = inv.positionals[0]!;
   const named = str(inv, 'shipment');
+  const long = flag(inv, 'long');
   await withEngine(ctx, async (engine) => {
     let shipment = named;
     if (shipment === undefined) {
@@ -26,7 +27,7 @@ export const run: CommandRun = async (ctx, inv) => {
     for await (const e of engine.list(shipment !== undefined ? { drive, shipment } : { drive })) {
       if (ctx.out.closed) break;
       if (ctx.signal.aborted) throw new BrickpostError('CANCELLED', 'listing interrupted');
-      await (ctx.json ? ctx.out.ndjson(e) : ctx.out.line(entryLine(e)));
+      await (ctx.json ? ctx.out.ndjson(e) : ctx.out.line(long ? longLine(e) : entryLine(e)));
     }
   });
   return 0;

@@ -28,11 +28,29 @@ export const run: CommandRun = async (ctx, inv) => {
       `${formatCount(s.chunks)} chunks (${formatCount(s.chunksDeduplicated)} deduplicated) in ${plural(s.packs, 'pack')}, ` +
         `encrypted to ${plural(s.recipients.length, 'recipient')}`,
     );
+    ctx.out.info(entriesLine(s));
+    const missed = Object.entries(s.entries.notShipped);
+    if (missed.length > 0) ctx.out.warn(`not shipped: ${missed.map(([why, n]) => `${formatCount(n)} ${why}`).join('; ')} (each named above; --strict makes this an error)`);
     for (const n of s.notes) ctx.out.info(printable(n));
     if (s.warnings > 0) ctx.out.warn(`${plural(s.warnings, 'warning')} while packing; see above`);
   }
   return 0;
 };
+
+/**
+ * What the shipment carries of the source, in one line: "carries 51 files,
+ * 12 folders, 9 symbolic links, 4 hard links, 1 special file; 3 sparse files
+ * (57.3 MB of holes not stored); 120 entries excluded".
+ */
+export function entriesLine(s: PackSummary): string {
+  const e = s.entries;
+  const kinds = [plural(e.files, 'file'), plural(e.dirs, 'folder'), plural(e.links, 'symbolic link'), plural(e.hardLinks, 'hard link'), plural(e.specials, 'special file')];
+  const parts = [`carries ${kinds.join(', ')}`];
+  if (e.sparseFiles > 0) parts.push(`${plural(e.sparseFiles, 'sparse file')} (${formatBytes(e.holeBytes)} of holes not stored)`);
+  if (e.withXattrs + e.withAcls > 0) parts.push(`${plural(e.withXattrs, 'entry', 'entries')} with extended attributes, ${formatCount(e.withAcls)} with ACLs`);
+  if (e.excluded > 0) parts.push(`${plural(e.excluded, 'entry', 'entries')} excluded`);
+  return parts.join('; ');
+}
 
 /**
  * What an incremental shipment carries, in one line: "incremental over seq 3:

@@ -72,7 +72,7 @@ export async function driveReport(ctx: Context, opts: ReportOptions, onEvent: Ev
     },
     publisher: vr.publisher,
     // A signature by a key not in the trust store cannot be checked: verify calls it invalid, with UNTRUSTED_PUBLISHER.
-    signature: vr.signature === 'invalid' && !vr.publisher.trusted && vr.problems.some((p) => p.code === 'UNTRUSTED_PUBLISHER') ? 'unknown-key' : vr.signature,
+    signature: vr.signature !== 'missing' && !vr.publisher.trusted && vr.problems.some((p) => p.code === 'UNTRUSTED_PUBLISHER') ? 'unknown-key' : vr.signature,
     drives,
     check: {
       level: opts.deep ? 'deep' : 'fixity',

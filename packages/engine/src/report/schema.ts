@@ -97,7 +97,7 @@ export const REPORT_SCHEMA: Schema = {
       dataDrives: uint,
       parityDrives: uint,
     }),
-    publisher: obj({ keyId, name: nullable(str), trusted: { type: 'boolean' } }),
+    publisher: obj({ keyId, name: nullable(str), trusted: { type: 'boolean' }, publicKey: str }, ['publicKey']),
     signature: enm('valid', 'invalid', 'missing', 'unknown-key', 'not-checked'),
     drives: {
       type: 'array',
