@@ -1,13 +1,14 @@
 /**
- * What pack does with sources and options it cannot ship as they are:
- * symlinks and special files are skipped with a warning, names that collide
- * on case-insensitive file systems are refused, bad labels and missing
- * drives are usage errors, and a failed pack leaves nothing on the drive.
+ * What pack does with unusual sources and options: symbolic links and
+ * FIFOs are shipped (and recreated, a FIFO only on request), names that
+ * differ only in case ship unless --portable refuses them, bad labels and
+ * missing drives are usage errors, and a failed pack leaves nothing on the
+ * drive.
  */
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readlinkSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { brickpost, lastEvent, tempDir } from '../support.js';
 
@@ -19,7 +20,7 @@ describe('pack edge cases', () => {
     assert.equal(brickpost(home, ['keygen']).code, 0);
   });
 
-  test('symlinks and fifos are skipped with a warning and not recreated', () => {
+  test('symbolic links and FIFOs are shipped; ingest recreates the link, and the FIFO only with --specials (as root)', () => {
     const src = join(root, 'links');
     mkdirSync(src);
     writeFileSync(join(src, 'real.txt'), 'real\n');
@@ -29,12 +30,20 @@ describe('pack edge cases', () => {
     mkdirSync(drive);
     const r = brickpost(home, ['pack', src, '--to', drive, '--dataset', 'links', '--json']);
     assert.equal(r.code, 0, r.stderr);
-    const warnings = r.stdout.split('\n').filter((l) => l.includes('"type":"warning"')).map((l) => JSON.parse(l));
-    assert.ok(warnings.some((w) => w.path === 'link.txt' && /symbolic link/.test(w.message)));
-    assert.equal(lastEvent(r).result.files, 1);
+    assert.equal(r.stdout.split('\n').filter((l) => l.includes('"type":"warning"')).length, 0, 'nothing is skipped');
+    const s = lastEvent(r).result;
+    assert.deepEqual([s.files, s.entries.links, s.entries.specials], [1, 1, 1]);
     const dest = join(root, 'dest1');
-    assert.equal(brickpost(home, ['ingest', drive, dest]).code, 0);
-    assert.deepEqual(readdirSync(dest).sort(), ['.brickpost', 'real.txt']);
+    const plain = brickpost(home, ['ingest', drive, dest]);
+    assert.equal(plain.code, 0, plain.stderr);
+    assert.match(plain.stderr, /recorded but not applied: 1 FIFOs and devices \(--specials, as root\)/);
+    assert.deepEqual(readdirSync(dest).sort(), ['.brickpost', 'link.txt', 'real.txt']);
+    assert.equal(readlinkSync(join(dest, 'link.txt')), 'real.txt');
+    if (process.getuid?.() === 0) {
+      const dest2 = join(root, 'dest1-specials');
+      assert.equal(brickpost(home, ['ingest', drive, dest2, '--specials']).code, 0);
+      assert.ok(lstatSync(join(dest2, 'pipe')).isFIFO());
+    }
   });
 
   test('a read-only folder keeps its mode after ingest', () => {
@@ -52,18 +61,23 @@ describe('pack edge cases', () => {
     chmodSync(join(src, 'locked'), 0o755);
   });
 
-  test('names that differ only in case are refused, and nothing is left on the drive', () => {
+  test('names that differ only in case ship; pack --portable refuses them, and nothing is left on the drive', () => {
     const src = join(root, 'case');
     mkdirSync(src);
     writeFileSync(join(src, 'Report.txt'), 'a');
     writeFileSync(join(src, 'report.txt'), 'b');
     const drive = join(root, 'd2');
     mkdirSync(drive);
-    const r = brickpost(home, ['pack', src, '--to', drive, '--dataset', 'links', '--json']);
+    const r = brickpost(home, ['pack', src, '--to', drive, '--dataset', 'links', '--portable', '--json']);
     assert.equal(r.code, 4, r.stdout);
-    assert.equal(lastEvent(r).code, 'UNSAFE_ENTRY');
-    assert.match(lastEvent(r).message, /Report\.txt/);
+    assert.equal(lastEvent(r).code, 'UNSAFE_PATH');
+    assert.match(lastEvent(r).message, /"Report\.txt" and "report\.txt" differ only in case or Unicode form/);
     assert.deepEqual(readdirSync(join(drive, 'brickpost')), [], 'no .part folder left behind');
+    const ok = brickpost(home, ['pack', src, '--to', drive, '--dataset', 'case', '--json']);
+    assert.equal(ok.code, 0, ok.stderr);
+    const dest = join(root, 'dest-case');
+    assert.equal(brickpost(home, ['ingest', drive, dest]).code, 0);
+    assert.deepEqual(readdirSync(dest).sort(), ['.brickpost', 'Report.txt', 'report.txt']);
   });
 
   test('a label with control characters and a missing drive are usage errors', () => {

@@ -59,7 +59,7 @@ describe('interop with age, zstd, minisign and bagit.py', { skip }, () => {
     const text = sh('zstd', ['-d', '-c'], { input: plain }).toString('utf8');
     manifestLines = text.trim().split('\n').map((l) => JSON.parse(l));
     assert.equal(manifestLines[0].t, 'shipment');
-    assert.equal(manifestLines[0].format, 'brickpost-manifest/v1');
+    assert.equal(manifestLines[0].format, 'brickpost-manifest/v2');
     assert.equal(manifestLines[manifestLines.length - 1].t, 'end');
   });
 

@@ -6,7 +6,7 @@
  * nothing but DEST/.brickpost after a refusal are checked.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, lstatSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, lstatSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -93,11 +93,11 @@ function assertTree(dest: string, expected: ExpectedEntry[]): void {
       if (rel === '.brickpost') continue;
       const st = lstatSync(p);
       if (st.isDirectory()) got.push(`${rel}/`), walk(p);
-      else got.push(`${rel} ${st.isFile() ? readFileSync(p).toString('hex') : 'not a file'}`);
+      else got.push(`${rel} ${st.isFile() ? readFileSync(p).toString('hex') : st.isSymbolicLink() ? `-> ${readlinkSync(p)}` : 'not a file'}`);
     }
   };
   walk(dest);
-  const want = expected.map((e) => (e.type === 'dir' ? `${e.path}/` : `${e.path} ${e.data!.toString('hex')}`)).sort();
+  const want = expected.map((e) => (e.type === 'dir' ? `${e.path}/` : e.type === 'link' ? `${e.path} -> ${e.target}` : `${e.path} ${e.data!.toString('hex')}`)).sort();
   assert.deepEqual(got.sort(), want, 'DEST does not hold exactly the shipped tree');
 }
 
@@ -126,7 +126,7 @@ async function runVector(v: Vector): Promise<void> {
   cpSync(selfHome, home, { recursive: true });
   const built = await buildVector(v.body, parties, drive, scratch);
   const before = snapshot(work, [dest, home]);
-  const r = await brickpost(home, args(v, drive, dest));
+  const r = await brickpost(home, [...args(v, drive, dest), ...v.args]);
   assert.equal(r.code, v.exit, `exit code\n${show(r)}`);
   const ev = events(r);
   const last = ev[ev.length - 1];

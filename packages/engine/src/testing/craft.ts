@@ -6,6 +6,7 @@ import {
   FORMAT_VERSION,
   frame,
   MANIFEST_FORMAT,
+  MANIFEST_FORMAT_V1,
   MANIFEST_PATH,
   minisign,
   packPath,
@@ -88,6 +89,8 @@ export interface CraftOptions {
   manifestFrames?: (text: Buffer) => Buffer;
   /** Text of the manifest plaintext's header frame; default `brickpost-manifest/v1\n`. */
   manifestFormat?: string;
+  /** Manifest format version of the header record (and, unless manifestFormat, of the header frame); default 1, as vectors were written. */
+  manifestVersion?: 1 | 2;
   /** Overrides of the typed bag-info values passed to sealBag. */
   info?: Partial<ShipmentInfo>;
   /** Raw bag-info.txt field overrides (null removes a field), written after sealing and re-signed. */
@@ -158,7 +161,7 @@ export async function craftShipment(opts: CraftOptions): Promise<CraftedShipment
 
   const header: ShipmentRecord = {
     t: 'shipment',
-    format: MANIFEST_FORMAT,
+    format: opts.manifestVersion === 2 ? MANIFEST_FORMAT : MANIFEST_FORMAT_V1,
     shipment: id,
     dataset,
     datasetId,
@@ -176,7 +179,7 @@ export async function craftShipment(opts: CraftOptions): Promise<CraftedShipment
   const lines = opts.manifest(layout);
   const bytes = Buffer.isBuffer(lines) ? lines : Buffer.from(typeof lines === 'string' ? lines : lines.map((l) => l + '\n').join(''), 'utf8');
   const text = bytes.toString('utf8');
-  const format = opts.manifestFormat ?? `${MANIFEST_FORMAT}\n`;
+  const format = opts.manifestFormat ?? `${header.format}\n`;
   const compress = opts.manifestFrames ?? ((b: Buffer): Buffer => {
     const zstd = new Compressor();
     zstd.setParameters({ compressionLevel: 6, contentSizeFlag: true });
@@ -237,7 +240,7 @@ function countEntries(text: string): { entries: number; files: number; bytes: nu
     } catch {
       continue;
     }
-    if (r?.t === 'dir') out.entries++;
+    if (r?.t === 'dir' || r?.t === 'link' || r?.t === 'hard' || r?.t === 'special') out.entries++;
     if (r?.t === 'file') {
       out.entries++;
       out.files++;

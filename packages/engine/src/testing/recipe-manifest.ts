@@ -1,12 +1,15 @@
-import type { PackedRef } from '@brickpost/manifest';
+import type { ChunkRef } from '@brickpost/manifest';
+import { leavesDest } from '../ingest/plan.js';
 import type { CraftLayout } from './craft.js';
 import { word, type RecipeLine } from './recipe-parse.js';
 
 /** An entry an ok ingest must produce, in manifest order. */
 export interface ExpectedEntry {
   path: string;
-  type: 'dir' | 'file';
+  type: 'dir' | 'file' | 'link';
   data?: Buffer;
+  /** A symbolic link's target. */
+  target?: string;
 }
 
 /** Default mtime of crafted entries, decimal nanoseconds. */
@@ -19,15 +22,20 @@ const MTIME = '1700000000000000000';
 export function manifestLines(cmds: RecipeLine[], layout: CraftLayout): { lines: Array<string | Buffer>; expected: ExpectedEntry[] } {
   const lines: Array<string | Buffer> = [];
   const expected: ExpectedEntry[] = [];
-  const t = { dirs: 0, files: 0, bytes: 0, chunks: 0, packs: 0 };
-  const refsOf = (l: RecipeLine, from: number): { refs: PackedRef[]; data: Buffer } => {
+  const v2 = layout.header.format === 'brickpost-manifest/v2';
+  const t = v2 ? { dirs: 0, files: 0, links: 0, hard: 0, specials: 0, bytes: 0, chunks: 0, packs: 0 } : { dirs: 0, files: 0, bytes: 0, chunks: 0, packs: 0 };
+  const count = (k: 'links' | 'hard' | 'specials'): void => void ((t as Record<string, number>)[k]! += 1);
+  // `hole:N` in a chunk list is a hole of N bytes (v2).
+  const refsOf = (l: RecipeLine, from: number): { refs: ChunkRef[]; data: Buffer; chunks: number } => {
     const names = l.words.slice(from).map((w) => w.text);
-    const refs = names.map((n) => {
+    const refs = names.map((n): ChunkRef => {
+      if (n.startsWith('hole:')) return [Number(n.slice(5))];
       const r = layout.refs.get(n);
       if (!r) throw new Error(`recipe line ${l.n}: no chunk ${n}`);
       return r;
     });
-    return { refs, data: Buffer.concat(names.map((n) => layout.data.get(n)!)) };
+    const data = Buffer.concat(names.map((n) => (n.startsWith('hole:') ? Buffer.alloc(Number(n.slice(5))) : layout.data.get(n)!)));
+    return { refs, data, chunks: names.filter((n) => !n.startsWith('hole:')).length };
   };
   cmds.forEach((l, k) => {
     const emit = (base: Record<string, unknown>): Record<string, unknown> => {
@@ -52,18 +60,35 @@ export function manifestLines(cmds: RecipeLine[], layout: CraftLayout): { lines:
         const r = emit({ t: 'file', p: word(l, 0), size, mode: 0o644, mtime: MTIME, c: refs });
         t.files++;
         t.bytes += Number(r.size);
-        t.chunks += (r.c as unknown[]).length;
+        t.chunks += refsOf(l, 1).chunks;
         expected.push({ path: word(l, 0), type: 'file', data });
         break;
       }
       case 'more': {
-        const { refs, data } = refsOf(l, 0);
-        const r = emit({ t: 'more', c: refs });
-        t.chunks += (r.c as unknown[]).length;
+        const { refs, data, chunks } = refsOf(l, 0);
+        emit({ t: 'more', c: refs });
+        t.chunks += chunks;
         const last = expected[expected.length - 1];
         if (last?.data) last.data = Buffer.concat([last.data, data]);
         break;
       }
+      case 'link': {
+        const r = emit({ t: 'link', p: word(l, 0), target: word(l, 1), mtime: MTIME });
+        count('links');
+        if (!leavesDest(String(r.p), String(r.target))) expected.push({ path: word(l, 0), type: 'link', target: word(l, 1) });
+        break;
+      }
+      case 'hard': {
+        emit({ t: 'hard', p: word(l, 0), to: word(l, 1) });
+        count('hard');
+        const to = expected.find((e) => e.path === word(l, 1));
+        if (to?.data) expected.push({ path: word(l, 0), type: 'file', data: to.data });
+        break;
+      }
+      case 'special':
+        emit({ t: 'special', p: word(l, 0), kind: word(l, 1), mode: 0o644, mtime: MTIME });
+        count('specials');
+        break;
       case 'packs':
         for (const p of layout.packs) emit({ ...p });
         t.packs += layout.packs.length;

@@ -35,6 +35,7 @@ export async function buildVector(body: string, parties: Parties, drive: string,
   let recipients = [parties.self.recipient];
   let signer = parties.self;
   let manifestFormat: string | undefined;
+  let manifestVersion: 1 | 2 | undefined;
   let windowLog: number | undefined;
   let packCount: number | undefined;
   let finalNewline = true;
@@ -65,6 +66,9 @@ export async function buildVector(body: string, parties: Parties, drive: string,
       case 'manifest-format':
         manifestFormat = word(l, 0);
         break;
+      case 'manifest-version':
+        manifestVersion = int(l, 0) === 2 ? 2 : 1;
+        break;
       case 'manifest-window':
         windowLog = int(l, 0);
         break;
@@ -84,6 +88,9 @@ export async function buildVector(body: string, parties: Parties, drive: string,
       case 'header':
       case 'dir':
       case 'file':
+      case 'link':
+      case 'hard':
+      case 'special':
       case 'more':
       case 'packs':
       case 'end':
@@ -114,6 +121,7 @@ export async function buildVector(body: string, parties: Parties, drive: string,
     chunks: [...chunks],
     ...(packCount !== undefined ? { packCount } : {}),
     ...(manifestFormat !== undefined ? { manifestFormat } : {}),
+    ...(manifestVersion !== undefined ? { manifestVersion } : {}),
     packHeader: (i, id) => {
       const h = headers.get(i);
       return packHeaderFrame(String(h?.shipment ?? id), Number(h?.pack ?? i));

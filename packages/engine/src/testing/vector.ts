@@ -20,6 +20,8 @@ export interface Vector {
   comment: string;
   /** A string the error message must contain (the offending object), if any. */
   quote?: string;
+  /** Options added to the command line (`args: --same-permissions`). */
+  args: string[];
   /** The recipe. */
   body: string;
 }
@@ -36,7 +38,7 @@ export function parseVector(name: string, text: string): Vector {
     const m = /^([a-z]+): ?(.*)$/.exec(line);
     if (!m) throw new Error(`${name}: bad header line ${JSON.stringify(line)}`);
     const [, key, value] = m as unknown as [string, string, string];
-    if (!['expect', 'exit', 'command', 'comment', 'quote'].includes(key)) throw new Error(`${name}: unknown header ${key}`);
+    if (!['expect', 'exit', 'command', 'comment', 'quote', 'args'].includes(key)) throw new Error(`${name}: unknown header ${key}`);
     fields.set(key, fields.has(key) && key === 'comment' ? `${fields.get(key)} ${value}` : value);
   }
   const need = (k: string): string => {
@@ -56,6 +58,7 @@ export function parseVector(name: string, text: string): Vector {
     command,
     comment: fields.get('comment') ?? '',
     ...(q !== undefined ? { quote: q } : {}),
+    args: (fields.get('args') ?? '').split(' ').filter((a) => a !== ''),
     body: text.slice(blank + 2),
   };
 }
