@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, lstatSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, lstatSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -84,7 +84,8 @@ export function makeDataset(target: string, size: string, seed = 1): void {
 }
 
 export interface Node {
-  type: 'file' | 'dir' | 'other';
+  /** A symbolic link's target is its `sha256`, so snapshots compare it. */
+  type: 'file' | 'dir' | 'link' | 'other';
   size: number;
   mode: number;
   mtimeMs: number;
@@ -106,6 +107,8 @@ export function snapshot(root: string): Map<string, Node> {
         walk(p, r);
       } else if (st.isFile()) {
         out.set(r, { type: 'file', ...base, sha256: createHash('sha256').update(readFileSync(p)).digest('hex') });
+      } else if (st.isSymbolicLink()) {
+        out.set(r, { type: 'link', ...base, mode: 0, sha256: readlinkSync(p) });
       } else out.set(r, { type: 'other', ...base });
     }
   };

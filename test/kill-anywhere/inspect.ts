@@ -5,7 +5,8 @@
  *
  * - a destination shows no partial file under a final name: every entry
  *   outside `.brickpost/` is a path of the old or the new tree, and every
- *   regular file is byte-identical to that path's file in one of them;
+ *   regular file is byte-identical to that path's file in one of them (and
+ *   every symbolic link points where one of them says);
  * - a SQLite file passes `PRAGMA integrity_check` (opened read-only);
  * - a drive holds complete shipments and `.part` ones, and nothing else.
  */
@@ -30,7 +31,8 @@ export function partialFiles(seen: Map<string, Node>, old: Map<string, Node>, ne
     const a = old.get(path);
     const b = next.get(path);
     if (!a && !b) out.push(`${path} (${node.type}) is in neither tree`);
-    else if (node.type === 'other') out.push(`${path} is neither a file nor a folder`);
+    else if (node.type === 'other') out.push(`${path} is neither a file, a folder nor a symbolic link`);
+    else if (node.type === 'link' && node.sha256 !== a?.sha256 && node.sha256 !== b?.sha256) out.push(`${path} is a link to ${node.sha256}, in neither tree`);
     else if (node.type === 'dir' && a?.type !== 'dir' && b?.type !== 'dir') out.push(`${path} is a folder, a file in the trees`);
     else if (node.type === 'file' && node.sha256 !== a?.sha256 && node.sha256 !== b?.sha256) {
       out.push(`${path} is visible but matches neither tree (${node.size} bytes; old ${a?.size ?? '-'}, new ${b?.size ?? '-'})`);

@@ -11,7 +11,7 @@
  * check it.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { linkSync, lutimesSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { brickpost, diffSnapshots, makeDataset, MAKE_DATASET, sh, snapshot, type Node } from '../support.js';
 import { ENV } from './run.js';
@@ -64,6 +64,21 @@ export function packArgs(w: World, drives: string[]): string[] {
   return ['pack', w.src, ...drives.flatMap((d) => ['--to', d]), '--recipient', w.recipient, '--dataset', DATASET];
 }
 
+/**
+ * Symbolic links and a hard-link pair beside the generated files, so that
+ * the links phase of a commit is killed too; fixed times, so the world is
+ * the same every run.
+ */
+function addLinks(src: string): void {
+  const d = join(src, 'links');
+  mkdirSync(d);
+  writeFileSync(join(d, 'hard-a'), 'one file, two names\n');
+  linkSync(join(d, 'hard-a'), join(d, 'hard-b'));
+  symlinkSync('../links/hard-b', join(d, 'to-file'));
+  symlinkSync('..', join(d, 'to-parent'));
+  for (const n of ['hard-a', 'to-file', 'to-parent', '.']) lutimesSync(join(d, n), 1700000000, 1700000000);
+}
+
 /** Builds the world under `root` from a dataset of `size` (make_dataset.py's SIZE). @throws AssertionError when a setup step fails */
 export function buildWorld(root: string, size: string): World {
   const src = join(root, 'src');
@@ -74,6 +89,7 @@ export function buildWorld(root: string, size: string): World {
     assert.equal(r.code, 0, `setup: brickpost ${args.join(' ')}: ${r.stdout.slice(-1000)} ${r.stderr}`);
   };
   makeDataset(src, size, 11);
+  addLinks(src);
   ok(pub, ['keygen', '--name', 'pub']);
   ok(sub, ['keygen', '--name', 'sub']);
   ok(sub, ['trust', 'add', join(pub, 'minisign.pub'), '--name', 'pub']);
@@ -94,6 +110,11 @@ export function buildWorld(root: string, size: string): World {
   assert.deepEqual(diffSnapshots(v1, snapshot(base)), [], 'setup: the version 1 destination');
 
   sh('python3', [MAKE_DATASET, src, '--mutate', '5', '--seed', '2', '-q']);
+  // A retargeted link and a new hard link: the commit's links phase has work in the second shipment too.
+  rmSync(join(src, 'links', 'to-file'));
+  symlinkSync('hard-a', join(src, 'links', 'to-file'));
+  linkSync(join(src, 'links', 'hard-a'), join(src, 'links', 'hard-c'));
+  for (const n of ['to-file', '.']) lutimesSync(join(src, 'links', n), 1700000100, 1700000100);
   const v2 = snapshot(src);
   const d2 = join(root, 'drive-v2');
   mkdirSync(d2);

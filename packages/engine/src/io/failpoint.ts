@@ -7,9 +7,10 @@ import { join } from 'node:path';
  * behind. Set BRICKPOST_FAILPOINT=NAME[@K] to die at the K-th time (default 1)
  * NAME is reached. Unset, a failpoint costs one property read.
  *
- * Names: `stage` (after a file is staged), `apply-retire` and
- * `apply-install` (after an op of that phase), `apply-dirs` (before folder
- * modes are set), `apply-state` (before the new state is recorded),
+ * Names: `stage` (after a file is staged), `apply-retire`,
+ * `apply-install` and `apply-links` (after an op of that phase),
+ * `apply-dirs` (before folder modes are set), `apply-state` (before the
+ * new state is recorded),
  * `rollback-unstage`, `rollback-restore`, `pack-close` (after a pack of a
  * shipment is closed).
  *
