@@ -129,9 +129,11 @@ function install(): void {
     listFolder: (o) => call('listFolder', o),
     sourceInfo: (o) => call('sourceInfo', o),
     plan: (o) => call('plan', o),
+    shipmentFolder: (o) => call('shipmentFolder', o),
     pack: (id, o, on) => job('pack', id, o, on),
     verify: (id, o, on) => job('verify', id, o, on),
     ingest: (id, o, on) => job('ingest', id, o, on),
+    extract: (id, o, on) => job('extract', id, o, on),
     cancel: async (id) => {
       await post(`/api/job/${encodeURIComponent(id)}/cancel`, {});
     },

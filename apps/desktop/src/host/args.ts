@@ -33,6 +33,14 @@ export function stringField(method: string, o: Opts, key: string, optional = fal
   return v;
 }
 
+/** A list of strings (each checked as stringField does; empty when absent). @throws BrickpostError USAGE */
+export function stringListField(method: string, o: Opts, key: string): string[] {
+  const v = o[key];
+  if (v === undefined) return [];
+  if (!Array.isArray(v)) throw new BrickpostError('USAGE', `${method}: ${key} must be a list of strings`);
+  return v.map((x, i) => stringField(method, { [`${key}[${i}]`]: x }, `${key}[${i}]`));
+}
+
 /** A boolean field, false when absent. @throws BrickpostError USAGE */
 export function boolField(method: string, o: Opts, key: string): boolean {
   const v = o[key];

@@ -6,7 +6,7 @@
  */
 import { lstat, opendir, readdir, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, resolve, sep } from 'node:path';
 import { BrickpostError, quote } from '@brickpost/engine/api';
 import type { FolderListing, SourceInfo } from '../shared/api.js';
 
@@ -49,12 +49,15 @@ export async function sourceInfo(path: string, signal?: AbortSignal): Promise<So
   const root = resolve(path);
   await requireDirectory(root, 'source folder');
   const info: SourceInfo = { path: root, files: 0, dirs: 0, bytes: 0 };
-  const pending = [root];
+  // Names as bytes: a name that is not UTF-8 would come back altered as a string and name nothing.
+  const pending = [Buffer.from(root)];
+  const slash = Buffer.from(sep);
   while (pending.length > 0) {
     if (signal?.aborted) throw new BrickpostError('CANCELLED', `counting ${quote(root)} was cancelled`);
     const dir = pending.pop()!;
-    for await (const e of await opendir(dir, { bufferSize: 256 })) {
-      const p = join(dir, e.name);
+    for await (const e of await opendir(dir, { bufferSize: 256, encoding: 'buffer' as BufferEncoding })) {
+      const name = e.name as unknown as Buffer;
+      const p = Buffer.concat([dir, slash, name]);
       if (e.isDirectory()) {
         info.dirs++;
         pending.push(p);

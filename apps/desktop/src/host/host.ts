@@ -7,12 +7,13 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { Engine } from '@brickpost/engine';
-import { BrickpostError, isBrickpostError, quote, renderReportHtml } from '@brickpost/engine/api';
+import { BrickpostError, isBrickpostError, quote, renderReportHtml, type ExtractOptions } from '@brickpost/engine/api';
 import type { JobListener } from '../shared/api.js';
 import { isJobMethod, isQuickMethod, type JobMethod, type QuickMethod } from '../shared/methods.js';
-import { boolField, jobIdArg, objectArg, stringField } from './args.js';
+import { boolField, jobIdArg, objectArg, stringField, stringListField, type Opts } from './args.js';
 import { detectDrives } from './drives.js';
 import { listFolder, sourceInfo } from './folders.js';
+import { shipmentFolder } from './shipment-folder.js';
 
 /** What a transport needs of a host, in process or in a child process. */
 export interface HostPort {
@@ -88,6 +89,12 @@ export class DesktopHost implements HostPort {
       }
       case 'plan':
         return e.plan(objectArg(method, args) as never);
+      case 'shipmentFolder': {
+        const o = objectArg(method, args);
+        const shipment = stringField(method, o, 'shipment', true);
+        const folder = o.folder === '' ? '' : stringField(method, o, 'folder');
+        return shipmentFolder(e, { drive: stringField(method, o, 'drive'), folder, ...(shipment !== undefined ? { shipment } : {}) });
+      }
       case 'custody': {
         const o = objectArg(method, args);
         const shipment = stringField(method, o, 'shipment', true);
@@ -104,6 +111,8 @@ export class DesktopHost implements HostPort {
         const shipment = stringField(method, o, 'shipment', true);
         return e.label({ drive: stringField(method, o, 'drive'), ...(shipment !== undefined ? { shipment } : {}) });
       }
+      default:
+        return unhandled(method);
     }
   }
 
@@ -131,6 +140,10 @@ export class DesktopHost implements HostPort {
           return e.verify(opts as never, sink, signal);
         case 'ingest':
           return e.ingest(opts as never, sink, signal);
+        case 'extract':
+          return e.extract(extractOptions(opts), sink, signal);
+        default:
+          return unhandled(method);
       }
     };
     const done = run();
@@ -177,6 +190,25 @@ export class DesktopHost implements HostPort {
     const summary = await this.engine.receipt({ dest, out: resolve(out), deep: boolField('receipt', o, 'deep') });
     return { ...summary, text: await readFile(summary.out, 'utf8') };
   }
+}
+
+/** A method in the lists of methods.ts that a switch above does not carry out: a compile error, and USAGE if it ever runs. */
+function unhandled(method: never): never {
+  throw new BrickpostError('USAGE', `method ${quote(String(method))} is not carried out by this host`);
+}
+
+const APPLY_FLAGS = ['samePermissions', 'setid', 'owners', 'acls', 'noXattrs', 'specials', 'outsideLinks'] as const;
+
+/** ExtractOptions from the renderer's object: only the fields extract takes, each checked. @throws BrickpostError USAGE */
+function extractOptions(o: Opts): ExtractOptions {
+  const m = 'extract';
+  const shipment = stringField(m, o, 'shipment', true);
+  const drives = stringListField(m, o, 'drives');
+  const x: ExtractOptions = { drive: stringField(m, o, 'drive'), paths: stringListField(m, o, 'paths'), to: stringField(m, o, 'to') };
+  if (shipment !== undefined) x.shipment = shipment;
+  if (drives.length > 0) x.drives = drives;
+  for (const f of APPLY_FLAGS) if (boolField(m, o, f)) x[f] = true;
+  return x;
 }
 
 function cancelled(jobId: string): BrickpostError {

@@ -13,8 +13,11 @@
 import type {
   CustodyReport,
   DestHistory,
+  ExtractOptions,
+  ExtractSummary,
   IngestOptions,
   IngestSummary,
+  ListEntry,
   PackOptions,
   PackSummary,
   PlanOptions,
@@ -71,6 +74,23 @@ export interface SourceInfo {
   bytes: number;
 }
 
+/**
+ * One folder of a shipment, as the browse view shows it: its direct
+ * children, at most a fixed number of them (the rest are counted).
+ */
+export interface ShipmentFolder {
+  /** The folder listed: '' for the shipment's root, else its path as ListEntry paths are written. */
+  folder: string;
+  /** Its direct children in manifest order (by name), at most `limit`. */
+  entries: ListEntry[];
+  /** How many children are listed at most. */
+  limit: number;
+  /** Children past the limit: counted, not listed. */
+  more: number;
+  /** A sentence saying what was not listed and how to take it, or null when every child is listed. */
+  note: string | null;
+}
+
 /** Receives a long job's events. */
 export type JobListener = (event: ProgressEvent | WarningEvent) => void;
 
@@ -98,6 +118,12 @@ export interface DesktopApi {
   listFolder(opts: { path?: string }): Promise<FolderListing>;
   sourceInfo(opts: { path: string }): Promise<SourceInfo>;
   plan(opts: PlanOptions): Promise<PlanResult>;
+  /**
+   * The direct children of one folder of a shipment (`folder` '' for its
+   * root), read from its manifest as it streams: memory stays bounded
+   * whatever the shipment holds. Needs this home's key and a trusted publisher.
+   */
+  shipmentFolder(opts: { drive: string; shipment?: string; folder: string }): Promise<ShipmentFolder>;
 
   /**
    * Long jobs. `jobId` is chosen by the renderer (unique per call); events
@@ -107,6 +133,8 @@ export interface DesktopApi {
   pack(jobId: string, opts: PackOptions, onEvent: JobListener): Promise<PackSummary>;
   verify(jobId: string, opts: VerifyOptions, onEvent: JobListener): Promise<VerifyReport>;
   ingest(jobId: string, opts: IngestOptions, onEvent: JobListener): Promise<IngestSummary>;
+  /** Takes the named files and folders of a shipment into a folder, without ingesting it. */
+  extract(jobId: string, opts: ExtractOptions, onEvent: JobListener): Promise<ExtractSummary>;
   cancel(jobId: string): Promise<void>;
 
   /** Writes a signed receipt of DEST to `out` (default: the home's receipts folder) and returns it with its text. */

@@ -19,6 +19,7 @@ export const QUICK_METHODS = [
   'listFolder',
   'sourceInfo',
   'plan',
+  'shipmentFolder',
   'receipt',
   'history',
   'rollback',
@@ -28,7 +29,7 @@ export const QUICK_METHODS = [
 ] as const satisfies ReadonlyArray<keyof DesktopApi>;
 
 /** Long jobs: `method(jobId, opts, onEvent)`; `cancel(jobId)` stops one. */
-export const JOB_METHODS = ['pack', 'verify', 'ingest'] as const satisfies ReadonlyArray<keyof DesktopApi>;
+export const JOB_METHODS = ['pack', 'verify', 'ingest', 'extract'] as const satisfies ReadonlyArray<keyof DesktopApi>;
 
 export type QuickMethod = (typeof QUICK_METHODS)[number];
 export type JobMethod = (typeof JOB_METHODS)[number];

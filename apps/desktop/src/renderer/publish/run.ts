@@ -17,6 +17,9 @@ export function packOptions(s: PublishState): PackOptions {
     ...(s.dataset ? { dataset: s.dataset } : {}),
     ...(s.label ? { label: s.label } : {}),
     ...(s.parity !== null ? { parity: s.parity } : {}),
+    ...(s.exclude.length ? { exclude: s.exclude } : {}),
+    ...(s.excludeCaches ? { excludeCaches: true } : {}),
+    ...(s.portable ? { portable: true } : {}),
   };
 }
 

@@ -16,9 +16,15 @@ export interface PublishState {
   /** Parity drives, or null for the engine's default. */
   parity: number | null;
   recovery: number;
+  /** Patterns of entries to leave out, one per line as typed. */
+  exclude: string[];
+  /** Leave out folders tagged as caches (CACHEDIR.TAG). */
+  excludeCaches: boolean;
+  /** Refuse names not every system can hold. */
+  portable: boolean;
   summary: PackSummary | null;
 }
 
 export function newPublishState(): PublishState {
-  return { source: '', info: null, drives: [], recipients: [], self: true, dataset: '', label: '', parity: null, recovery: 2, summary: null };
+  return { source: '', info: null, drives: [], recipients: [], self: true, dataset: '', label: '', parity: null, recovery: 2, exclude: [], excludeCaches: false, portable: false, summary: null };
 }

@@ -35,7 +35,7 @@ function problemList(r: VerifyReport): HTMLElement | null {
 export const checkStep: Step<ReceiveState> = {
   id: 'verdict',
   title: 'Check result',
-  render({ state, next, back }) {
+  render({ state, next, back, goto }) {
     const r = state.report;
     const v = state.verdict!;
     const deepSlot = h('div', { class: 'deep' });
@@ -60,8 +60,19 @@ export const checkStep: Step<ReceiveState> = {
         showDeep(state.deep);
       }, 'The deep check could not run');
     });
-    const go = primary('Next: choose destination', next);
+    const go = primary('Next: choose destination', () => {
+      state.mode = 'ingest';
+      next();
+    });
     if (v !== 'intact') go.disabled = true;
+    // Browsing reads the manifest with this home's key: offered for a genuine, intact drive only.
+    const browse =
+      v === 'intact'
+        ? secondary('Browse and take files', () => {
+            state.mode = 'take';
+            goto('browse');
+          })
+        : null;
     return h(
       'div',
       {},
@@ -70,7 +81,8 @@ export const checkStep: Step<ReceiveState> = {
       r ? problemList(r) : null,
       v === 'untrusted' ? h('p', {}, h('a', { href: '#/trust' }, 'Open Trust'), ' to add the publisher\'s key, then check again.') : null,
       v === 'intact' ? h('div', {}, h('p', { class: 'help' }, 'Optional: the deep check decrypts and re-hashes every chunk with your key. Ingest does this anyway as it copies.'), actions(deepBtn), deepSlot) : null,
-      actions(secondary(v === 'intact' ? 'Back' : 'Check another drive', back), go),
+      v === 'intact' ? h('p', { class: 'help' }, 'Ingest writes the whole shipment into a destination folder. To take only some files or folders off the drive into any folder, without ingesting, browse it first.') : null,
+      actions(secondary(v === 'intact' ? 'Back' : 'Check another drive', back), browse, go),
     );
   },
 };

@@ -3,6 +3,7 @@ import { api } from '../api.js';
 import { facts, h, replace } from '../ui/dom.js';
 import { bytes, count, duration } from '../ui/format.js';
 import { documentFrame } from '../ui/frame.js';
+import { notAppliedNote } from '../ui/not-applied.js';
 import { actions, busy, primary, secondary, type Step } from '../ui/wizard.js';
 import type { ReceiveState } from './state.js';
 
@@ -35,12 +36,14 @@ export const receivedStep: Step<ReceiveState> = {
       h('p', { class: 'banner ok', role: 'status' }, s.alreadyApplied ? `Shipment ${s.seq} was already applied to this folder; nothing changed.` : `Shipment ${s.seq} of "${s.dataset}" is in ${s.dest}.`),
       facts([
         ['Files', `${count(s.files, 'file')}: ${s.filesWritten} written, ${s.filesUnchanged} unchanged${s.filesLinked ? `, ${s.filesLinked} moved` : ''}`],
+        ['Links and special files', `${count(s.links, 'symbolic link')}, ${count(s.hardLinks, 'hard link')}, ${count(s.specials, 'special file')}`],
         ['Read from the drive', bytes(s.bytesFromDrive)],
         ...(s.bytesReused ? ([['Reused from the folder', bytes(s.bytesReused)]] as Array<[string, string]>) : []),
         ['Kind', s.incremental ? 'incremental update' : 'complete shipment'],
         ['Took', duration(s.seconds)],
       ]),
       s.skipped ? h('p', { class: 'banner warn' }, `${s.skipped} damaged file(s) were left out; their list is in ${s.skippedList ?? 'the destination'}.`) : null,
+      notAppliedNote(s.notApplied, s.notAppliedList),
       actions(receiptBtn, reportBtn, h('a', { href: `#/history?dest=${encodeURIComponent(s.dest)}`, class: 'button secondary' }, 'History of this folder')),
       receiptSlot,
       reportSlot,

@@ -6,7 +6,7 @@ import { errorBanner, note } from '../ui/errors.js';
 import { folderField } from '../ui/folder-field.js';
 import { progressPanel } from '../ui/progress.js';
 import { actions, busy, primary, secondary, type Step } from '../ui/wizard.js';
-import type { ReceiveState } from './state.js';
+import { resetDrive, type ReceiveState } from './state.js';
 import { verdictOf, verdictOfError } from './verdict.js';
 
 export const driveStep: Step<ReceiveState> = {
@@ -54,7 +54,7 @@ export const driveStep: Step<ReceiveState> = {
       const panel = progressPanel('Checking progress');
       replace(slot, panel.el);
       void busy(go, slot, async () => {
-        Object.assign(state, { drive, report: null, deep: null, error: null, verdict: null, summary: null });
+        resetDrive(state, drive);
         try {
           const id = shipment?.drive === drive ? shipment.id : undefined;
           state.report = await api().verify(jobId(), { drive, ...(id ? { shipment: id } : {}) }, panel.update);

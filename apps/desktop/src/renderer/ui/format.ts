@@ -47,3 +47,16 @@ export function fingerprint(keyId: string): string {
 export function count(n: number, one: string, many = `${one}s`): string {
   return `${n.toLocaleString()} ${n === 1 ? one : many}`;
 }
+
+/** A modification time in nanoseconds since the epoch (a decimal string) as the local date and time; '—' when there is none. */
+export function mtime(ns: string): string {
+  let ms: number;
+  try {
+    ms = Number(BigInt(ns) / 1_000_000n);
+  } catch {
+    return '—';
+  }
+  if (ms === 0) return '—';
+  const d = new Date(ms);
+  return Number.isNaN(d.getTime()) ? '—' : d.toLocaleString();
+}

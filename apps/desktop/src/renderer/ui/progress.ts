@@ -13,6 +13,7 @@ const PHASES: Record<string, string> = {
   verify: 'Checking',
   'deep-verify': 'Checking every chunk',
   ingest: 'Copying into the destination',
+  extract: 'Taking files off the drive',
   commit: 'Finishing',
   write: 'Writing',
   rebuild: 'Rebuilding from the other drives',

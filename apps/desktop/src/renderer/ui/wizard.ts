@@ -1,7 +1,9 @@
 /**
  * A wizard: numbered steps, one shown at a time under its own heading. Steps
  * share a state object and move on with `next()`; the heading takes focus on
- * every move so keyboard and screen-reader users land on the new step.
+ * every move so keyboard and screen-reader users land on the new step. A
+ * wizard whose path forks takes its steps as a function of the state: the
+ * list is read again on every move.
  */
 import { h, replace, type Child } from './dom.js';
 import { errorBanner } from './errors.js';
@@ -22,7 +24,8 @@ export interface Step<S> {
 }
 
 /** Builds a wizard element; `name` becomes its data-wizard attribute. */
-export function wizard<S>(name: string, title: string, steps: Step<S>[], state: S): HTMLElement {
+export function wizard<S>(name: string, title: string, stepsOf: Step<S>[] | ((state: S) => Step<S>[]), state: S): HTMLElement {
+  const current = (): Step<S>[] => (typeof stepsOf === 'function' ? stepsOf(state) : stepsOf);
   const list = h('ol', { class: 'steps' });
   const body = h('div', { class: 'step-body' });
   const heading = h('h2', { tabindex: -1, class: 'step-heading' });
@@ -33,14 +36,15 @@ export function wizard<S>(name: string, title: string, steps: Step<S>[], state: 
 
   const ctx: StepContext<S> = {
     state,
-    next: () => show(Math.min(index + 1, steps.length - 1)),
+    next: () => show(Math.min(index + 1, current().length - 1)),
     back: () => show(Math.max(index - 1, 0)),
-    goto: (id) => show(Math.max(0, steps.findIndex((s) => s.id === id))),
+    goto: (id) => show(Math.max(0, current().findIndex((s) => s.id === id))),
   };
 
   async function show(i: number): Promise<void> {
     index = i;
     const gen = ++generation;
+    const steps = current();
     const step = steps[i]!;
     replace(list, ...steps.map((s) => h('li', { 'aria-current': s === step ? 'step' : null, class: steps.indexOf(s) < i ? 'done' : null }, s.title)));
     section.setAttribute('data-step', step.id);
