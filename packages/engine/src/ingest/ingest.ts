@@ -226,7 +226,7 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
     progress.emit();
     return summary({
       files: s.info.files,
-      dirs: s.info.entries - s.info.files,
+      dirs: s.info.entries - s.info.files - plan.links - plan.hardLinks - plan.specials,
       bytesWritten: writer.bytes,
       filesUnchanged: plan.filesKept,
       filesWritten: writer.files - stager.linked,
