@@ -20,6 +20,7 @@ export interface Addon {
   fGetXattr(fd: number, name: Path): Buffer | null;
   fSetXattr(fd: number, name: Path, value: Buffer): void;
   fRemoveXattr(fd: number, name: Path): void;
+  tryLock(fd: number): boolean;
   mknod(path: Path, mode: number, major: number, minor: number): void;
   mkfifo(path: Path, mode: number): void;
   major(rdev: number | bigint): number;

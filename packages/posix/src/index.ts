@@ -7,7 +7,8 @@
  *   {@link getXattr}, {@link setXattr}, {@link removeXattr} and the f* variants;
  * - special files: {@link mknod}, {@link mkfifo}, {@link major}, {@link minor}, {@link makedev};
  * - owners by name: {@link userName}, {@link groupName}, {@link userId}, {@link groupId};
- * - timestamps to the nanosecond: {@link lutimesNs}, {@link futimesNs}.
+ * - timestamps to the nanosecond: {@link lutimesNs}, {@link futimesNs};
+ * - locks the kernel drops when their holder dies: {@link tryLock}.
  *
  * A small N-API addon in C (src/*.c) built by node-gyp at install. Paths are
  * strings or Buffers; Buffers go to the system byte for byte, since names need
@@ -22,3 +23,4 @@ export { listXattrs, getXattr, setXattr, removeXattr, fListXattrs, fGetXattr, fS
 export { mknod, mkfifo, major, minor, makedev } from './nodes.js';
 export { userName, groupName, userId, groupId } from './owners.js';
 export { lutimesNs, futimesNs } from './times.js';
+export { tryLock } from './lock.js';
