@@ -12,7 +12,7 @@
  */
 import Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { snapshot, type Node } from '../support.js';
 
@@ -65,12 +65,19 @@ export function integrity(file: string): string[] {
 /** What the state folder of a destination holds once an ingest succeeded (state.ts); `undo/` holds anything. */
 const STATE_FILES = /^(state\.json|journal\.sqlite(-wal|-shm)?|manifests\/[^/]+\.age|undo\/.+)$/;
 
-/** Files in DEST/.brickpost that no successful ingest should leave: staged or rebuilt files, temporary files, a lock. */
+/**
+ * Files in DEST/.brickpost that no successful ingest should leave: staged
+ * or rebuilt files, temporary files, the in-progress marker, a lock file
+ * that still names a holder (the file itself stays, emptied on release).
+ */
 export function leftovers(dest: string): string[] {
   const state = join(dest, '.brickpost');
   if (!existsSync(state)) return [];
   const files = readdirSync(state, { recursive: true, withFileTypes: true }).filter((e) => !e.isDirectory());
-  return files.map((e) => relative(state, join(e.parentPath, e.name))).filter((p) => !STATE_FILES.test(p)).sort();
+  return files
+    .map((e) => relative(state, join(e.parentPath, e.name)))
+    .filter((p) => !STATE_FILES.test(p) && !(p === 'lock' && statSync(join(state, p)).size === 0))
+    .sort();
 }
 
 /** True when the destination journal has an apply or rollback in progress (to be finished by the next run). */

@@ -2,7 +2,7 @@ import { lstat, mkdir, readdir, readFile, realpath, rm } from 'node:fs/promises'
 import { basename, join, resolve } from 'node:path';
 import { BrickpostError, parseStrictJson, quote } from '@brickpost/manifest';
 import { toEnvironmentError } from '../io/errors.js';
-import { pidLock } from '../io/lock.js';
+import { lockHolder, takeLock, type LockHolder } from '../io/lock.js';
 import { writeAtomic } from '../io/sync.js';
 import type { ApplyPolicy } from './policy.js';
 
@@ -12,7 +12,8 @@ import type { ApplyPolicy } from './policy.js';
  *     state.json     the dataset held and the shipments applied, in order
  *     journal.sqlite the ops of the applied shipments (for rollback) and the
  *                    apply or rollback in progress (see dest-db.ts)
- *     lock           the pid of the brickpost working on DEST
+ *     lock           locked (by the kernel) by the brickpost working on DEST,
+ *                    and naming it: pid, command, since when
  *     staging/ID/N   the file op N of shipment ID installs, before commit
  *     undo/ID/N      what op N of shipment ID retired, for rollback
  *     requests/ID.bpsig  request files written when shipment ID was refused
@@ -109,17 +110,27 @@ export class DestFolder {
     }
   }
 
+  get lockFile(): string {
+    return join(this.state, 'lock');
+  }
+
   /**
-   * Locks DEST for this process, and removes what a killed one left of
-   * writing state.json (its temporary file, never renamed into place).
-   * @throws BrickpostError LOCKED, PERMISSION, IO
+   * Locks DEST for this process (running `command`, as others are told),
+   * and removes what a killed one left of writing state.json (its
+   * temporary file, never renamed into place).
+   * @throws BrickpostError LOCKED (naming the holder), PERMISSION, IO
    */
-  async lock(): Promise<() => Promise<void>> {
-    const release = await pidLock(join(this.state, 'lock'), (pid) => `destination ${quote(this.dest)} is in use by brickpost process ${pid}`);
+  async lock(command: string): Promise<() => Promise<void>> {
+    const release = await takeLock(this.lockFile, { what: `destination ${quote(this.dest)} is in use by`, command, inspect: `brickpost status ${this.dest}` });
     for (const n of await readdir(this.state).catch(() => [] as string[])) {
       if (n.startsWith(`${basename(this.stateFile)}.tmp-`)) await rm(join(this.state, n), { force: true });
     }
     return release;
+  }
+
+  /** The process working on DEST now, or null. @throws BrickpostError PERMISSION, IO */
+  holder(): LockHolder | null {
+    return lockHolder(this.lockFile);
   }
 
   async readState(): Promise<DestState | null> {

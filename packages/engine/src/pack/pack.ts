@@ -8,7 +8,7 @@ import { chunkKey, createChunkPipeline, Cutter } from '../chunk/index.js';
 import type { Context } from '../context.js';
 import { recordSealed } from '../custody/index.js';
 import { toEnvironmentError } from '../io/errors.js';
-import { pidLock } from '../io/lock.js';
+import { takeLock } from '../io/lock.js';
 import { Progress } from '../io/progress.js';
 import { bagDir, newShipmentId, PART_SUFFIX } from '../drive/layout.js';
 import { bytesPerDrive, CapacityError, checkCapacity, planDrives } from './drives.js';
@@ -51,7 +51,7 @@ export const PACK_TARGET = Number(process.env.BRICKPOST_PACK_TARGET) || 256 << 2
  */
 export async function pack(ctx: Context, opts: PackOptions & { packTarget?: number }, onEvent: EventSink, signal?: AbortSignal): Promise<PackSummary> {
   // One pack at a time per home: a second one would wait on the catalog and then fail half-way.
-  const unlock = await pidLock(join(ctx.home, 'pack.lock'), (pid) => `home ${quote(ctx.home)} is packing in brickpost process ${pid}`);
+  const unlock = await takeLock(join(ctx.home, 'pack.lock'), { what: `home ${quote(ctx.home)} is packing in`, command: 'pack' });
   try {
     return await packLocked(ctx, opts, onEvent, signal);
   } finally {
