@@ -11,6 +11,8 @@ export { computePlan, PLAN_DEFAULTS } from './plan/plan.js';
 export { humanBitRate, humanByteRate, humanDuration, humanSize, parseAmount, parseBitRate, parseByteRate, parseDuration, parseSize } from './plan/units.js';
 export type * from './api-custody.js';
 export type * from './api-report.js';
+export type * from './api-dest.js';
+export { inProgressLines } from './api-dest.js';
 export { renderReportHtml } from './report/html.js';
 export { renderLabelsHtml } from './report/label-html.js';
 export { REPORT_SCHEMA } from './report/schema.js';
@@ -398,6 +400,8 @@ export interface AppliedShipmentInfo {
 }
 
 /** What a destination holds: its dataset and the shipments applied, oldest first. */
+import type { DestInProgress } from './api-dest.js';
+
 export interface DestHistory {
   dest: string;
   dataset: string;
@@ -406,7 +410,14 @@ export interface DestHistory {
   /** How many shipments keep their undo area. */
   keepUndo: number;
   shipments: AppliedShipmentInfo[];
+  /**
+   * An ingest or rollback under way or interrupted: until it finishes, DEST
+   * may hold entries of two trees, and `shipments` ends with the last one
+   * recorded whole.
+   */
+  inProgress: DestInProgress | null;
 }
+
 
 /** Options of Engine.signature. */
 export interface SignatureOptions {

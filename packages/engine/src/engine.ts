@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { CatOptions, DestHistory, DriveShipment, EventSink, ExtractOptions, ExtractSummary, IngestOptions, IngestSummary, ListEntry, PackOptions, PackSummary, RollbackOptions, RollbackSummary, ShipmentChoice, TrustedKey, VerifyOptions, VerifyReport, WhoAmI } from './api.js';
+import type { CatOptions, DestHistory, DestStatus, DriveShipment, EventSink, ExtractOptions, ExtractSummary, IngestOptions, IngestSummary, ListEntry, PackOptions, PackSummary, ResumeSummary, RollbackOptions, RollbackSummary, ShipmentChoice, TrustedKey, VerifyOptions, VerifyReport, WhoAmI } from './api.js';
 import { Catalog } from './catalog/index.js';
 import { Context } from './context.js';
 import { shipmentsOn } from './drive/layout.js';
@@ -10,6 +10,8 @@ import { chooseShipment } from './ingest/choose.js';
 import { history } from './ingest/history.js';
 import { ingest } from './ingest/ingest.js';
 import { rollback } from './ingest/rollback.js';
+import { resume } from './ingest/settle.js';
+import { destStatus } from './ingest/status.js';
 import { toEnvironmentError } from './io/errors.js';
 import { addTrust, createIdentity, fillRecipient, hasIdentity, listTrust, removeTrust, type Identity } from './keys/index.js';
 import { pack } from './pack/pack.js';
@@ -177,7 +179,21 @@ export class Engine {
     return repair(this.ctx, opts, onEvent, signal);
   }
 
-  /** Returns a destination to the tree of an earlier shipment. @throws NOT_FOUND, USAGE, LOCKED */
+  /**
+   * What a destination holds and is doing: its shipment, the brickpost
+   * working on it, an ingest or rollback under way or interrupted. Reads
+   * only. @throws NOT_FOUND, UNSAFE_ENTRY, PERMISSION, IO
+   */
+  status(dest: string): Promise<DestStatus> {
+    return destStatus(dest);
+  }
+
+  /** Finishes an interrupted ingest or rollback of a destination. @throws NOT_FOUND, LOCKED, UNFINISHED, PERMISSION, IO */
+  resume(dest: string, onEvent: EventSink): Promise<ResumeSummary> {
+    return resume(this.ctx.identity().ageIdentities, dest, onEvent);
+  }
+
+  /** Returns a destination to the tree of an earlier shipment. @throws NOT_FOUND, USAGE, LOCKED, UNFINISHED */
   rollback(opts: RollbackOptions, onEvent: EventSink): Promise<RollbackSummary> {
     return rollback(this.ctx, opts, onEvent);
   }

@@ -70,6 +70,8 @@ export const ERROR_CODES = {
   EXPIRED: 'chain',
   // busy
   LOCKED: 'busy',
+  /** The destination holds an interrupted ingest or rollback that this command cannot finish (`brickpost resume DEST` does). */
+  UNFINISHED: 'busy',
   // incomplete: more drives of a drive set are needed
   SET_INCOMPLETE: 'incomplete',
   // interrupted

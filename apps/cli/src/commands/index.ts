@@ -204,7 +204,7 @@ export const COMMANDS: CommandSpec[] = [
     ],
     json: 'events',
     details:
-      'Give every drive of a drive set you have before DEST (any N-M of them): packs\nof missing drives are rebuilt from the parity. With one drive slot, run ingest\n--gather once per drive: each run copies its drive into DEST/.brickpost, and the\nrun that completes the set ingests.\n\nDEST becomes the shipment\'s tree. A first, self-contained shipment needs an empty\nfolder; a later one applies on top of what DEST holds: unchanged files are left\nin place, changed files are rebuilt from the drive, from DEST\'s own data and\nfrom deltas, moved files are moved, deleted files are deleted. Shipments apply\nin order: a replayed, skipped (gap) or forked shipment is refused (exit 6).\nIf DEST lacks data the shipment builds on (a file edited locally), nothing is\nchanged, and a request file is written for the publisher to pack --against.\nReplaced and deleted files stay in DEST/.brickpost/undo for rollback. A commit\ninterrupted by a crash is finished by running ingest again.',
+      'Give every drive of a drive set you have before DEST (any N-M of them): packs\nof missing drives are rebuilt from the parity. With one drive slot, run ingest\n--gather once per drive: each run copies its drive into DEST/.brickpost, and the\nrun that completes the set ingests.\n\nDEST becomes the shipment\'s tree. A first, self-contained shipment needs an empty\nfolder; a later one applies on top of what DEST holds: unchanged files are left\nin place, changed files are rebuilt from the drive, from DEST\'s own data and\nfrom deltas, moved files are moved, deleted files are deleted. Shipments apply\nin order: a replayed, skipped (gap) or forked shipment is refused (exit 6).\nIf DEST lacks data the shipment builds on (a file edited locally), nothing is\nchanged, and a request file is written for the publisher to pack --against.\nReplaced and deleted files stay in DEST/.brickpost/undo for rollback. A commit\ninterrupted by a crash is finished by \'brickpost resume DEST\', or by any\nbrickpost command on DEST.',
     load: () => import('./ingest.js'),
   },
   {
@@ -259,10 +259,32 @@ export const COMMANDS: CommandSpec[] = [
     summary: 'list the shipments applied to a destination folder',
     args: ['DEST-DIR'],
     min: 1,
-    options: [json('print {dest, dataset, datasetId, publisherKeyId, keepUndo, shipments: [{shipmentId, seq, parent, label, appliedAt, files, bytes, bytesFromDrive, undoable}]}')],
+    options: [json('print {dest, dataset, datasetId, publisherKeyId, keepUndo, shipments: [{shipmentId, seq, parent, label, appliedAt, files, bytes, bytesFromDrive, undoable}], inProgress}')],
     json: 'document',
-    details: 'Reads the destination\'s state folder (DEST/.brickpost); needs no key. A shipment\nmarked "undoable" can be rolled back (rollback --to the one before it).',
+    details: 'Reads the destination\'s state folder (DEST/.brickpost); needs no key and changes\nnothing. A shipment marked "undoable" can be rolled back (rollback --to the one\nbefore it). An ingest or rollback under way or interrupted is named after the\nlist (see \'brickpost status\').',
     load: () => import('./history.js'),
+  },
+  {
+    name: 'status',
+    summary: 'say what a destination holds and whether an ingest or rollback is under way or interrupted',
+    args: ['DEST-DIR'],
+    min: 1,
+    options: [json('print {dest, brickpost, dataset, datasetId, publisherKeyId, current, shipments, lock, inProgress, next}')],
+    json: 'document',
+    details:
+      "Reads only: needs no key, takes no lock, and answers while another brickpost\nworks on DEST. While an ingest or rollback changes DEST, the file\nDEST/.brickpost/IN-PROGRESS exists and DEST may hold some entries of the old\ntree and some of the new one. If no brickpost is running, 'brickpost resume\nDEST' finishes it (so does any other brickpost command on DEST). Exit 0 when\nDEST is settled, 7 when a job is under way or interrupted.",
+    load: () => import('./status.js'),
+  },
+  {
+    name: 'resume',
+    summary: 'finish an ingest or rollback of a destination that was interrupted',
+    args: ['DEST-DIR'],
+    min: 1,
+    options: [json('print NDJSON events')],
+    json: 'events',
+    details:
+      'Finishes what a crash, a kill or a full disk interrupted: the commit of an\ningest (DEST gets the new tree) or a rollback (down to the shipment it was\nasked for). Needs no drive; needs the key that ingested DEST. Nothing to do\nis not an error.',
+    load: () => import('./resume.js'),
   },
   {
     name: 'signature',
@@ -316,7 +338,7 @@ export const COMMANDS: CommandSpec[] = [
     ],
     json: 'events',
     details:
-      'Undoes the shipments applied after the given one, newest first, from the undo\narea in DEST/.brickpost (the last 3 shipments by default; see ingest\n--keep-undo). Journaled like ingest: if interrupted, run it again.',
+      'Undoes the shipments applied after the given one, newest first, from the undo\narea in DEST/.brickpost (the last 3 shipments by default; see ingest\n--keep-undo). Journaled like ingest: if interrupted, \'brickpost resume DEST\'\n(or any brickpost command on DEST) finishes it.',
     load: () => import('./rollback.js'),
   },
   {

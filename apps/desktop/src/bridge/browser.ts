@@ -140,6 +140,7 @@ function install(): void {
     receipt: (o) => call('receipt', o),
     history: (o) => call('history', o),
     rollback: (o) => call('rollback', o),
+    resume: (o) => call('resume', o),
     report: (o) => call('report', o),
     label: (o) => call('label', o),
     custody: (o) => call('custody', o),

@@ -87,6 +87,8 @@ export class DesktopHost implements HostPort {
         const o = objectArg(method, args);
         return e.rollback({ dest: stringField(method, o, 'dest'), to: stringField(method, o, 'to') }, () => undefined);
       }
+      case 'resume':
+        return e.resume(stringField(method, objectArg(method, args), 'dest'), () => undefined);
       case 'plan':
         return e.plan(objectArg(method, args) as never);
       case 'shipmentFolder': {

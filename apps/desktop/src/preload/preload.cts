@@ -61,6 +61,7 @@ const api: DesktopApi = {
   receipt: (o) => invoke('receipt', o),
   history: (o) => invoke('history', o),
   rollback: (o) => invoke('rollback', o),
+  resume: (o) => invoke('resume', o),
   report: (o) => invoke('report', o),
   label: (o) => invoke('label', o),
   custody: (o) => invoke('custody', o),

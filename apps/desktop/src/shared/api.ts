@@ -24,6 +24,7 @@ import type {
   PlanResult,
   ProgressEvent,
   ReceiptSummary,
+  ResumeSummary,
   RollbackSummary,
   ShipmentReport,
   TrustedKey,
@@ -141,6 +142,8 @@ export interface DesktopApi {
   receipt(opts: { dest: string; out?: string; deep?: boolean }): Promise<ReceiptSummary & { text: string }>;
   history(opts: { dest: string }): Promise<DestHistory>;
   rollback(opts: { dest: string; to: string }): Promise<RollbackSummary>;
+  /** Finishes an interrupted ingest or rollback of DEST (DestHistory.inProgress). */
+  resume(opts: { dest: string }): Promise<ResumeSummary>;
 
   /** The verification report of a drive or destination: its data and its standalone HTML. */
   report(opts: { target: string; shipment?: string; deep?: boolean }): Promise<{ report: ShipmentReport; html: string }>;

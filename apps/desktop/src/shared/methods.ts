@@ -23,6 +23,7 @@ export const QUICK_METHODS = [
   'receipt',
   'history',
   'rollback',
+  'resume',
   'report',
   'label',
   'custody',

@@ -2,10 +2,13 @@ import { stat } from 'node:fs/promises';
 import type { DestHistory } from '../api.js';
 import { UNDO_KEEP } from './commit.js';
 import { openDest } from './state.js';
+import { underWay } from './status.js';
 
 /**
  * The shipments applied to a destination, oldest first, from its state
- * folder (no key or catalog needed), with which of them rollback can undo.
+ * folder (no key or catalog needed), with which of them rollback can undo,
+ * and an ingest or rollback under way or interrupted (reported, not
+ * finished: history changes nothing).
  * @throws BrickpostError NOT_FOUND when DEST is not a brickpost destination.
  */
 export async function history(destPath: string): Promise<DestHistory> {
@@ -27,5 +30,6 @@ export async function history(destPath: string): Promise<DestHistory> {
       undoable,
     });
   }
-  return { dest, dataset: state.dataset, datasetId: state.datasetId, publisherKeyId: state.publisher, keepUndo: keep, shipments };
+  const inProgress = await underWay(folder, folder.holder() !== null);
+  return { dest, dataset: state.dataset, datasetId: state.datasetId, publisherKeyId: state.publisher, keepUndo: keep, shipments, inProgress };
 }

@@ -21,7 +21,9 @@ import { walkShipment } from '../verify/walk-shipment.js';
 import { checkChain, checkNotOlder } from './chain.js';
 import { chooseShipment } from './choose.js';
 import { checkNotExpired } from './expiry.js';
-import { runApply, runRollback, UNDO_KEEP } from './commit.js';
+import { runApply, UNDO_KEEP } from './commit.js';
+import { removeMarker, writeMarker } from './marker.js';
+import { settle } from './settle.js';
 import { DestDb, type JournalRow } from './dest-db.js';
 import { withGathered } from './gather.js';
 import { loadOldTree, missingError, oldFilesFromManifest, planApply, type Missing, type OldFile } from './plan.js';
@@ -75,12 +77,12 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
   const dest = await prepareDest(opts.dest);
   const folder = new DestFolder(dest);
   await folder.ensure();
-  const unlock = await folder.lock();
+  const unlock = await folder.lock('ingest');
   const db = new DestDb(folder.state);
   let caps: IngestSummary['destination'] | null = null;
   try {
     const members = await withGathered(given, folder.state, opts.gather === true, trusted, onEvent);
-    await resumePending(folder, db, identities, onEvent);
+    await settle(folder, db, identities, onEvent);
     // Staged files of an ingest that died before its commit are of no use.
     await rm(join(folder.state, 'staging'), { recursive: true, force: true });
     const state = await folder.readState();
@@ -217,8 +219,10 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
     progress.emit();
     const notAppliedList = plan.notAppliedList.length > 0 ? await writeNotApplied(folder.state, s.id, plan.notAppliedList) : null;
     const j: JournalRow = { shipment: s.id, kind: 'apply', phase: 'retire', state: JSON.stringify(next), policy };
+    await writeMarker(folder, { kind: 'ingest', shipment: s.id, seq: s.info.seq, from: current ? { shipment: current.shipment, seq: current.seq } : null });
     db.setJournal(j);
     await runApply(folder, db, j, () => readManifestFile(folder.manifest(s.id), identities), keep, applier);
+    await removeMarker(folder);
     recordIngest(ctx, s, dest, s.info.files, writer.bytes, h.secret);
     await recordIngested(ctx, [...given.members.values()], dest, s.info.files, s.info.bytes, onEvent);
     await rm(rebuilt, { recursive: true, force: true });
@@ -247,26 +251,6 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
     await rm(join(folder.state, 'incoming'), { recursive: true, force: true });
     db.close();
     await unlock();
-  }
-}
-
-/**
- * Finishes an apply or rollback a crash interrupted (DEST's journal says
- * which, and its phase). Needs no drive: everything is in DEST's state folder.
- */
-export async function resumePending(folder: DestFolder, db: DestDb, identities: age.Identity[], onEvent: EventSink): Promise<void> {
-  const j = db.pending();
-  if (!j) return;
-  const state = JSON.parse(j.state) as DestState;
-  const keep = state.keepUndo ?? UNDO_KEEP;
-  const applier = new AttrApplier(j.policy, (message, path) => onEvent({ type: 'warning', code: 'NOT_APPLIED', message, path }));
-  if (j.kind === 'apply') {
-    onEvent({ type: 'warning', code: 'RESUMED', message: `finishing the interrupted commit of shipment ${j.shipment}` });
-    await runApply(folder, db, j, () => readManifestFile(folder.manifest(j.shipment), identities), keep, applier);
-  } else {
-    onEvent({ type: 'warning', code: 'RESUMED', message: `finishing the interrupted rollback of shipment ${j.shipment}` });
-    const to = state.applied[state.applied.length - 1]!;
-    await runRollback(folder, db, j, () => readManifestFile(folder.manifest(to.shipment), identities), keep, applier);
   }
 }
 

@@ -11,7 +11,8 @@ import { join } from 'node:path';
  * `apply-install` and `apply-links` (after an op of that phase),
  * `apply-dirs` (before folder modes are set), `apply-state` (before the
  * new state is recorded),
- * `rollback-unstage`, `rollback-restore`, `pack-close` (after a pack of a
+ * `rollback-unstage`, `rollback-restore`, `rollback-step` (after each
+ * shipment a rollback undoes), `pack-close` (after a pack of a
  * shipment is closed).
  *
  * `failpointError` makes the K-th pass raise an error instead (the

@@ -4,7 +4,7 @@ import { BrickpostError, quote } from '@brickpost/manifest';
 import type { EventSink, Receipt, ReceiptOptions, ReceiptSummary } from '../api.js';
 import type { Context } from '../context.js';
 import { recordReceipt } from '../custody/index.js';
-import { openDest } from '../ingest/state.js';
+import { openSettled } from '../ingest/settle.js';
 import { Progress } from '../io/progress.js';
 import { writeAtomic } from '../io/sync.js';
 import { hashFile, signDetached } from '../sigfile/detached.js';
@@ -15,21 +15,24 @@ import { formatReceipt, RECEIPT_FORMAT, receiptTrustedComment } from './schema.j
  * `brickpost receipt`: checks a destination against its current shipment
  * (checkDest, level 'stat' or 'deep') and writes a receipt saying what it
  * holds, signed with this home's key in FILE.minisig, for the publisher to
- * import. The destination is locked while it is checked. A receipt is
+ * import. The destination is locked while it is checked, and an ingest
+ * or rollback a crash interrupted is finished first (settle.ts). A receipt is
  * written even when the check finds problems: it then says ok: false.
- * @throws BrickpostError NOT_FOUND (not a destination, no kept manifest), NO_IDENTITY, LOCKED, NO_MATCHING_KEY, CANCELLED, PERMISSION, IO
+ * @throws BrickpostError NOT_FOUND (not a destination, no kept manifest), NO_IDENTITY, LOCKED, UNFINISHED, NO_MATCHING_KEY, CANCELLED, PERMISSION, IO
  */
 export async function writeReceipt(ctx: Context, opts: ReceiptOptions, onEvent: EventSink, signal?: AbortSignal): Promise<ReceiptSummary> {
   const started = performance.now();
   const me = ctx.identity();
   const out = resolve(opts.out);
-  const { dest, folder, state } = await openDest(
+  if (!(await stat(resolve(out, '..')).catch(() => null))?.isDirectory()) throw new BrickpostError('NOT_FOUND', `the folder of ${quote(opts.out)} does not exist`, { path: out });
+  const { dest, folder, state, unlock } = await openSettled(
     opts.dest,
+    'receipt',
+    me.ageIdentities,
+    onEvent,
     "give the folder you passed to 'brickpost ingest'; for any other folder, 'brickpost signature' describes what it holds",
   );
   const last = state.applied[state.applied.length - 1]!;
-  if (!(await stat(resolve(out, '..')).catch(() => null))?.isDirectory()) throw new BrickpostError('NOT_FOUND', `the folder of ${quote(opts.out)} does not exist`, { path: out });
-  const unlock = await folder.lock();
   try {
     const manifest = await folder.keptManifest(last.shipment, 'write the receipt');
     const { sha256: stateDigest } = await hashFile(manifest);

@@ -2,7 +2,7 @@ import { BrickpostError, quote } from '@brickpost/manifest';
 import type { CustodyReport, EventSink, ReportOptions, ShipmentReport } from '../api.js';
 import type { Context } from '../context.js';
 import { history } from '../ingest/history.js';
-import { openDest } from '../ingest/state.js';
+import { openSettled } from '../ingest/settle.js';
 import { Progress } from '../io/progress.js';
 import { custodyReport } from '../custody/index.js';
 import { getTrust } from '../keys/index.js';
@@ -16,22 +16,27 @@ import { rankProblems, verdictOf } from './verdict.js';
  * manifest (the check `receipt` makes: 'stat', or 'deep' re-reading every
  * file), and the custody events of the catalog. DEST is locked while it is
  * checked.
- * @throws BrickpostError NOT_FOUND (not a destination, no kept manifest), NO_IDENTITY, LOCKED, NO_MATCHING_KEY, CANCELLED
+ * @throws BrickpostError NOT_FOUND (not a destination, no kept manifest), NO_IDENTITY, LOCKED, UNFINISHED, NO_MATCHING_KEY, CANCELLED
  */
 export async function destReport(ctx: Context, opts: ReportOptions, onEvent: EventSink, signal?: AbortSignal): Promise<ShipmentReport> {
   const clock = new PhaseClock(onEvent);
   const me = ctx.identity();
-  const { dest, folder, state } = await openDest(opts.target);
+  const { dest, folder, state, unlock } = await openSettled(opts.target, 'report', me.ageIdentities, onEvent);
   const last = state.applied[state.applied.length - 1]!;
-  if (opts.shipment !== undefined && opts.shipment !== last.shipment) {
-    throw new BrickpostError('NOT_FOUND', `destination ${quote(opts.target)} holds shipment ${quote(last.shipment)}, not ${quote(opts.shipment)}`, {
-      hint: 'a destination is reported at its current shipment; leave out --shipment',
-      path: dest,
-    });
+  let hist;
+  try {
+    if (opts.shipment !== undefined && opts.shipment !== last.shipment) {
+      throw new BrickpostError('NOT_FOUND', `destination ${quote(opts.target)} holds shipment ${quote(last.shipment)}, not ${quote(opts.shipment)}`, {
+        hint: 'a destination is reported at its current shipment; leave out --shipment',
+        path: dest,
+      });
+    }
+    hist = await history(dest);
+  } catch (e) {
+    await unlock();
+    throw e;
   }
-  const hist = await history(dest);
   const notes: string[] = [];
-  const unlock = await folder.lock();
   let verification;
   try {
     const manifest = await folder.keptManifest(last.shipment, 'report');

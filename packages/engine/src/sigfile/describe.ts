@@ -3,6 +3,7 @@ import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { BrickpostError, quote } from '@brickpost/manifest';
 import type { EventSink, SignatureOptions, SignatureSummary } from '../api.js';
 import type { Context } from '../context.js';
+import { openSettled } from '../ingest/settle.js';
 import { DestFolder } from '../ingest/state.js';
 import { Progress } from '../io/progress.js';
 import { toEnvironmentError } from '../io/errors.js';
@@ -16,7 +17,7 @@ import { SignatureFileWriter } from './writer.js';
  * so the publisher can build a shipment against it. Works on any folder; a
  * brickpost destination also names its dataset, publisher and last applied
  * shipment, and is locked while it is read so no ingest commits meanwhile.
- * @throws BrickpostError NOT_FOUND, USAGE, NO_IDENTITY, LOCKED, PERMISSION, IO, UNSAFE_ENTRY, CANCELLED
+ * @throws BrickpostError NOT_FOUND, USAGE, NO_IDENTITY, LOCKED, UNFINISHED, PERMISSION, IO, UNSAFE_ENTRY, CANCELLED
  */
 export async function writeSignature(ctx: Context, opts: SignatureOptions, onEvent: EventSink, signal?: AbortSignal): Promise<SignatureSummary> {
   const started = performance.now();
@@ -37,13 +38,14 @@ export async function writeSignature(ctx: Context, opts: SignatureOptions, onEve
     throw new BrickpostError('USAGE', `dataset ${quote(opts.dataset)} must be 1 to 255 characters without leading or trailing spaces or control characters`);
   }
 
-  const folder = new DestFolder(dest);
-  const state = await folder.readState();
+  // A brickpost destination is locked while it is read, after an interrupted ingest or rollback is finished.
+  const settled = (await new DestFolder(dest).readState()) ? await openSettled(dest, 'signature', me.ageIdentities, onEvent) : null;
+  const state = settled?.state ?? null;
   if (state && opts.dataset !== undefined && opts.dataset !== state.dataset) {
     throw new BrickpostError('USAGE', `${quote(opts.dest)} holds dataset ${quote(state.dataset)}, not ${quote(opts.dataset)}`, { hint: 'leave out --dataset for a brickpost destination' });
   }
   const last = state?.applied[state.applied.length - 1];
-  const unlock = state ? await folder.lock() : null;
+  const unlock = settled?.unlock;
   let warnings = 0;
   const warn = (code: string, message: string, path?: string): void => {
     warnings++;

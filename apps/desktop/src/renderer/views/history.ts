@@ -1,5 +1,6 @@
 /** History of a destination: the shipments applied, and rollback to an earlier one. */
 import type { DestHistory } from '@brickpost/engine/api';
+import { inProgressLines } from '@brickpost/engine/api';
 import { api } from '../api.js';
 import { dataTable, facts, h, replace } from '../ui/dom.js';
 import { folderField } from '../ui/folder-field.js';
@@ -25,6 +26,14 @@ function table(hist: DestHistory, onRollback: (to: string, seq: number) => void)
   return dataTable('Shipments applied, oldest first', ['#', 'Shipment', 'Label', 'Applied', 'Size', 'Rollback'], rows);
 }
 
+/** An ingest or rollback under way or interrupted: what DEST may hold meanwhile, and a button that finishes it. */
+function unfinished(hist: DestHistory, onFinish: () => Promise<void>): HTMLElement {
+  const p = hist.inProgress!;
+  const slot = h('div', {});
+  const finish = primary('Finish it now', () => void busy(finish, slot, onFinish, 'Could not finish it'));
+  return h('div', { class: 'banner warn', role: 'alert', 'data-in-progress': p.kind }, ...inProgressLines(p, hist.dest).map((l) => h('p', {}, l)), ...(p.running ? [] : [actions(finish)]), slot);
+}
+
 /** The history view; `dest` prefills the folder (from #/history?dest=…). */
 export function historyView(dest = ''): HTMLElement {
   const field = folderField({ label: 'Destination folder', name: 'history-dest', title: 'A destination folder', value: dest });
@@ -35,6 +44,15 @@ export function historyView(dest = ''): HTMLElement {
     replace(confirmSlot);
     replace(
       out,
+      ...(hist.inProgress
+        ? [
+            unfinished(hist, async () => {
+              const r = await api().resume({ dest: field.value() });
+              await load();
+              confirmSlot.appendChild(h('p', { class: 'banner ok', role: 'status' }, `Finished ${r.finished ?? 'the interrupted job'}.`));
+            }),
+          ]
+        : []),
       facts([
         ['Dataset', hist.dataset],
         ['Publisher key id', h('code', {}, fingerprint(hist.publisherKeyId))],

@@ -1,0 +1,70 @@
+/**
+ * The engine API's types for the state of a destination: what it holds,
+ * who works on it, and an ingest or rollback under way or interrupted,
+ * with the one wording every front end uses for it. Re-exported by api.ts;
+ * no Node imports.
+ */
+
+/**
+ * An ingest or rollback of a destination that has begun to change it and
+ * not finished (DEST/.brickpost/IN-PROGRESS). Meanwhile DEST holds some
+ * entries of the tree it had (`from`) and some of the one it is going to,
+ * each entry whole.
+ */
+export interface DestInProgress {
+  kind: 'ingest' | 'rollback';
+  /** The shipment it goes to: the one ingested, or the one rolled back to. */
+  shipmentId: string;
+  /** Its sequence number (null when only the journal of an older brickpost tells). */
+  seq: number | null;
+  from: { shipmentId: string; seq: number } | null;
+  started: string | null;
+  /** The commit's phase (retire, install, links, dirs; unstage, restore), when the journal tells. */
+  phase: string | null;
+  /** True when a brickpost holds DEST's lock now (it is running); false when it was interrupted. */
+  running: boolean;
+}
+
+/** What `brickpost status DEST` reports (Engine.status). */
+export interface DestStatus {
+  dest: string;
+  /** False for a folder nothing was ingested into. */
+  brickpost: boolean;
+  dataset: string | null;
+  datasetId: string | null;
+  publisherKeyId: string | null;
+  /** The shipment DEST holds (the last one recorded whole). */
+  current: { shipmentId: string; seq: number; label: string; appliedAt: string } | null;
+  /** How many shipments were applied. */
+  shipments: number;
+  /** The brickpost process working on DEST now, from its lock. */
+  lock: { pid: number; command: string | null; since: string | null; host: string | null } | null;
+  inProgress: DestInProgress | null;
+  /** The command that finishes an interrupted job (null when none is needed). */
+  next: string | null;
+}
+
+/** What Engine.resume finished. */
+export interface ResumeSummary {
+  dest: string;
+  /** What was finished ("the commit of shipment …"), or null when nothing was interrupted. */
+  finished: string | null;
+  current: { shipmentId: string; seq: number } | null;
+  seconds: number;
+}
+
+/**
+ * What an ingest or rollback under way or interrupted means for someone
+ * reading DEST, as lines: what it is, what DEST may hold meanwhile, and what
+ * to do. The CLI (status, history) and the desktop show these words.
+ */
+export function inProgressLines(p: DestInProgress, dest: string): string[] {
+  const to = `shipment ${p.seq !== null ? `#${p.seq} ` : ''}${p.shipmentId}`;
+  const what = p.kind === 'ingest' ? `the ingest of ${to}` : `the rollback to ${to}`;
+  const phase = p.phase ? ` (at its ${p.phase} phase)` : '';
+  return [
+    p.running ? `${what} is under way${phase}` : `${what} was interrupted${phase}`,
+    `until it finishes, ${dest} may hold some entries of ${p.from ? `#${p.from.seq}` : 'the tree it had'} and some of ${p.seq !== null ? `#${p.seq}` : 'the new tree'}, each entry whole`,
+    p.running ? 'wait for it to finish' : `to finish it: brickpost resume ${dest}`,
+  ];
+}
