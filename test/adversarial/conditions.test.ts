@@ -142,7 +142,12 @@ describe('hostile conditions', () => {
     const otherDrive = join(root, 'drive-other-publisher');
     mkdirSync(otherDrive);
     assert.equal(brickpost(other, ['pack', v1, '--to', otherDrive, '--recipient', recipient, '--dataset', 'cond'], { env }).code, 0);
-    assertRefused(run(sub, ['ingest', otherDrive, dest]), { code: 'DATASET_MISMATCH', exit: 6, names: /destination holds dataset "cond"/ });
+    const differs = assertRefused(run(sub, ['ingest', otherDrive, dest]), { code: 'DATASET_MISMATCH', exit: 6, names: /^the publisher differs: destination holds dataset "cond" \([0-9a-f]{16}\) from publisher key (\S+); the drive carries "cond" \([0-9a-f]{16}\) signed by publisher key (\S+)$/ });
+    const keys = /from publisher key (\S+);.* signed by publisher key (\S+)$/.exec(differs.message)!;
+    assert.notEqual(keys[1], keys[2]);
+    const trusted = JSON.parse(brickpost(sub, ['trust', 'list', '--json']).stdout) as Array<{ keyId: string }>;
+    for (const k of [keys[1], keys[2]]) assert.ok(trusted.some((t) => t.keyId === k), `${k} is listed by trust list`);
+    assert.match(differs.hint, /^'brickpost trust list' names both keys/);
     unchanged(dest, digest);
   });
 

@@ -4,6 +4,7 @@
  * not ok: that of its most serious problem (authenticity > unsafe > integrity).
  */
 import type { VerifyReport } from '@brickpost/engine/api';
+import { describeCreated } from '@brickpost/engine/api';
 import { categoryOf, exitCodeOf, mostSerious } from './exit-codes.js';
 import type { Failure } from './failure.js';
 import { commandLine, formatBytes, formatCount, plural, printable, shellArg } from './format.js';
@@ -35,7 +36,7 @@ export function reportLines(r: VerifyReport, home?: string): string[] {
   const who = pub.name !== null ? `${pub.keyId} ${printable(pub.name)}` : pub.keyId;
   const dataset = r.datasetFiles !== undefined ? `; the shipment carries ${plural(r.datasetFiles, 'file')}, ${formatBytes(r.datasetBytes ?? 0)}` : '';
   const lines = [
-    `shipment   ${printable(r.shipmentId)}  dataset ${printable(r.dataset)} #${r.seq}${r.label !== '' ? `  label ${printable(r.label)}` : ''}${r.created !== undefined ? `  packed ${printable(r.created)}` : ''}`,
+    `shipment   ${printable(r.shipmentId)}  dataset ${printable(r.dataset)} #${r.seq}${r.label !== '' ? `  label ${printable(r.label)}` : ''}${r.created !== undefined ? `  packed ${printable(describeCreated(r.created).text)}` : ''}`,
     `publisher  ${who}  ${pub.trusted ? 'trusted' : 'NOT TRUSTED'}`,
     `signature  ${signatureText(r)}`,
     `fixity     ${r.fixity}  (${plural(r.filesChecked, 'drive file')}, ${formatBytes(r.bytesChecked)}${dataset})`,

@@ -13,6 +13,7 @@ export type * from './api-custody.js';
 export type * from './api-report.js';
 export type * from './api-dest.js';
 export { inProgressLines } from './api-dest.js';
+export { CLOCK_SKEW_MS, describeCreated, type CreatedNote } from './verify/created.js';
 export { renderReportHtml } from './report/html.js';
 export { renderLabelsHtml } from './report/label-html.js';
 export { REPORT_SCHEMA } from './report/schema.js';
@@ -243,6 +244,8 @@ export interface IngestSummary {
   shipmentId: string;
   dataset: string;
   seq: number;
+  /** When the publisher packed it (Brickpost-Created, signed; ISO 8601). */
+  created: string;
   dest: string;
   files: number;
   dirs: number;

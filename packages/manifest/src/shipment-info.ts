@@ -101,7 +101,10 @@ export function parseShipmentInfo(fields: Array<[string, string]>, where = 'bag-
   };
   const int = (k: string): number => {
     const v = get(k);
-    if (!/^(0|[1-9][0-9]{0,15})$/.test(v) || !Number.isSafeInteger(Number(v))) throw new BrickpostError('MALFORMED', `${where}: field ${k} is not a number: ${quote(v)}`);
+    if (/^[1-9][0-9]{15,}$/.test(v) && !Number.isSafeInteger(Number(v))) {
+      throw new BrickpostError('MALFORMED', `${where}: field ${k} is ${quote(v, 40)}, past the largest number a drive may carry (2^53 - 1)`);
+    }
+    if (!/^(0|[1-9][0-9]{0,15})$/.test(v) || !Number.isSafeInteger(Number(v))) throw new BrickpostError('MALFORMED', `${where}: field ${k} is not a whole number: ${quote(v)}`);
     return Number(v);
   };
   const format = get('Brickpost-Format');
@@ -119,9 +122,14 @@ export function parseShipmentInfo(fields: Array<[string, string]>, where = 'bag-
   if (setParity >= bagCount) throw new BrickpostError('MALFORMED', `${where}: Brickpost-Set-Parity ${setParity} leaves no data drive in a set of ${bagCount}`);
   const recovery = map.has('Brickpost-Recovery') ? int('Brickpost-Recovery') : 0;
   if (recovery > 100) throw new BrickpostError('MALFORMED', `${where}: Brickpost-Recovery ${recovery} is more than 100 percent`);
+  const created = get('Brickpost-Created');
+  if (!isIsoTime(created)) throw new BrickpostError('MALFORMED', `${where}: Brickpost-Created ${quote(created)} is not a time like 2026-11-22T05:08:11.909Z`);
   const expires = map.get('Brickpost-Expires');
   if (expires !== undefined && !isIsoTime(expires)) {
     throw new BrickpostError('MALFORMED', `${where}: Brickpost-Expires ${quote(expires)} is not a time like 2026-11-22T05:08:11.909Z`);
+  }
+  if (expires !== undefined && Date.parse(expires) <= Date.parse(created)) {
+    throw new BrickpostError('MALFORMED', `${where}: Brickpost-Expires ${expires} is not after Brickpost-Created ${created}: the shipment would expire before it was packed`);
   }
   return {
     format: FORMAT_VERSION,
@@ -133,7 +141,7 @@ export function parseShipmentInfo(fields: Array<[string, string]>, where = 'bag-
     label: get('Brickpost-Label'),
     publisher: fields.find(([k]) => k === 'Source-Organization')?.[1] ?? '',
     publisherKey: get('Brickpost-Publisher-Key'),
-    created: get('Brickpost-Created'),
+    created,
     entries: int('Brickpost-Entries'),
     files: int('Brickpost-Files'),
     bytes: int('Brickpost-Bytes'),

@@ -3,6 +3,7 @@ import type { CommandRun } from '../context.js';
 import { flag, str } from '../context.js';
 import { averageRate, commandLine, formatBytes, formatCount, formatRate, plural, printable } from '../format.js';
 import { applyOptions } from '../apply-options.js';
+import { describeCreated } from '@brickpost/engine/api';
 import { printSummary, runJob } from '../job.js';
 import { withEngine } from '../session.js';
 
@@ -53,6 +54,7 @@ export const run: CommandRun = async (ctx, inv) => {
               `into ${s.dest}, ${formatRate(averageRate(s.bytesWritten, s.seconds))}`,
           ],
   );
+  if (!ctx.json && !ctx.quiet && !s.alreadyApplied) ctx.out.info(`shipment packed ${describeCreated(s.created).text}`);
   if (!ctx.json && !ctx.quiet && s.laterOnDrive.length > 0) {
     const next = s.laterOnDrive[0]!;
     ctx.out.info(

@@ -48,7 +48,14 @@ export async function checkChain(dest: string, s: OpenedShipment, h: ShipmentRec
     }
     return;
   }
-  if (state.datasetId !== s.info.datasetId || state.publisher !== s.info.publisherKey) {
+  if (state.publisher !== s.info.publisherKey) {
+    throw new BrickpostError(
+      'DATASET_MISMATCH',
+      `the publisher differs: destination holds dataset ${quote(state.dataset)} (${state.datasetId}) from publisher key ${state.publisher}; the drive carries ${name} (${s.info.datasetId}) signed by publisher key ${s.info.publisherKey}`,
+      { hint: "'brickpost trust list' names both keys; a destination follows one publisher: ingest this drive into another folder" },
+    );
+  }
+  if (state.datasetId !== s.info.datasetId) {
     throw new BrickpostError('DATASET_MISMATCH', `destination holds dataset ${quote(state.dataset)} (${state.datasetId}), the drive carries ${name} (${s.info.datasetId})`, {
       hint: 'ingest into another folder',
     });

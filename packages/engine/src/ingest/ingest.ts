@@ -17,6 +17,7 @@ import { CAN_SYNC_FS, syncFilesystem } from '../io/sync.js';
 import { trustedVerifiers } from '../keys/index.js';
 import { readManifest, readManifestFile } from '../verify/manifest-stream.js';
 import { damagedFiles, findDamage } from '../verify/damage.js';
+import { describeCreated } from '../verify/created.js';
 import { walkShipment } from '../verify/walk-shipment.js';
 import { checkChain, checkNotOlder } from './chain.js';
 import { chooseShipment } from './choose.js';
@@ -102,6 +103,7 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
       shipmentId: s.id,
       dataset: s.info.dataset,
       seq: s.info.seq,
+      created: s.info.created,
       dest,
       files: 0,
       dirs: 0,
@@ -133,6 +135,8 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
     await checkChain(dest, s, h, state);
     if (!state) checkNotOlder(ctx.catalog.db, s, h, opts.allowOlder === true);
     checkNotExpired(s, opts.allowExpired === true);
+    const packed = describeCreated(s.info.created);
+    if (packed.warning) onEvent({ type: 'warning', code: 'CREATED_IN_FUTURE', message: `shipment ${s.id}: ${packed.warning}` });
 
     // Plan against the tree DEST holds.
     const key = chunkKey(Buffer.from(h.secret, 'base64'));

@@ -13,6 +13,7 @@ import { lostShares, mergedShipment, openMembers, requireRecoverable, setDrives,
 import { Progress } from '../io/progress.js';
 import { requireSpace } from '../io/space.js';
 import { trustedVerifiers } from '../keys/index.js';
+import { describeCreated } from './created.js';
 import { checkFixity } from './fixity.js';
 import { walkShipment } from './walk-shipment.js';
 
@@ -72,6 +73,8 @@ export async function verify(ctx: Context, opts: VerifyOptions, onEvent: EventSi
       publisher: { keyId: opened.signer.keyId || opened.info.publisherKey, name: opened.signer.name, trusted: opened.signer.trusted, ...(opened.signer.publicKey ? { publicKey: opened.signer.publicKey } : {}) },
       signature: opened.signature,
     });
+    const packed = describeCreated(opened.info.created);
+    if (packed.warning) onEvent({ type: 'warning', code: 'CREATED_IN_FUTURE', message: `shipment ${opened.id}: ${packed.warning}` });
     const fx = await checkFixity(opened, progress, signal);
     problems.push(...fx.problems);
     report.fixity = fx.problems.length === 0 ? 'ok' : 'failed';
