@@ -3,7 +3,7 @@ import { realpath, rm, stat } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { age, BrickpostError, FORMAT_VERSION, isBrickpostError, quote } from '@brickpost/manifest';
 import type { EventSink, PackOptions, PackSummary } from '../api.js';
-import { chunkKey, createChunkPipeline, Cutter } from '../chunk/index.js';
+import { chunkKey, chunkPipeline } from '../chunk/index.js';
 import type { Context } from '../context.js';
 import { recordSealed } from '../custody/index.js';
 import { toEnvironmentError } from '../io/errors.js';
@@ -154,10 +154,9 @@ async function packLocked(ctx: Context, opts: PackOptions & { packTarget?: numbe
 
   const key = chunkKey(dataset.secret);
   const store = new ChunkStore(out.openPack, out.k, rows, held, opts.packTarget ?? PACK_TARGET, kept);
-  const pipeline = createChunkPipeline({ key, level: opts.level ?? 3 });
-  const cutter = new Cutter();
+  const pipeline = chunkPipeline({ key, level: opts.level ?? 3 });
   const manifest = out.manifest;
-  const entries = new EntryPacker({ db, manifest, store, rows, lookup, pipeline, cutter, progress, warn, sha: against?.ids === 'sha256' });
+  const entries = new EntryPacker({ db, manifest, store, rows, lookup, pipeline, progress, warn, sha: against?.ids === 'sha256' });
   const bases = plan.bases;
   try {
     await manifest.add({
@@ -272,7 +271,6 @@ async function packLocked(ctx: Context, opts: PackOptions & { packTarget?: numbe
   } finally {
     against?.held.close();
     await pipeline.close();
-    await cutter.close();
   }
 }
 

@@ -1,0 +1,51 @@
+//! brickpost's native data path, loaded by the engine through
+//! packages/native/index.js. The TypeScript implementation is the format's
+//! reference; every function here produces the same bytes (cuts, ids,
+//! frames, signatures, ciphertext layout) and raises the same error codes.
+//!
+//! Threads: a CPU pool (rayon) with one thread per core does the per-byte
+//! work; each object with sequential state (a large file, a pack being
+//! sealed, a pack being read) has a thread of its own for its order and its
+//! blocking I/O. Promises are settled from those threads.
+
+mod chunker;
+mod codec;
+mod cut;
+mod error;
+mod promise;
+mod reader;
+mod seal;
+mod serial;
+mod sig;
+
+use napi::bindgen_prelude::Buffer;
+use napi_derive::napi;
+
+/// The bundled libzstd's version number (10507 for 1.5.7).
+#[napi]
+pub fn zstd_version() -> u32 {
+    zstd_safe::version_number()
+}
+
+/// Threads in the CPU pool.
+#[napi]
+pub fn threads() -> u32 {
+    rayon::current_num_threads() as u32
+}
+
+/// findCut of cut.ts over `data[start, end)`: the chunk's length, or -1 when more data is needed.
+#[napi]
+pub fn find_cut(data: Buffer, start: u32, end: u32, eof: bool) -> i64 {
+    match cut::find_cut(&data[start as usize..end as usize], eof) {
+        Some(n) => n as i64,
+        None => -1,
+    }
+}
+
+/// The bpsig1 signature of `data` in blocks of `block` bytes.
+#[napi]
+pub fn signature(data: Buffer, block: u32) -> Buffer {
+    let mut s = sig::SignatureBuilder::new(block as usize);
+    s.update(&data);
+    s.finish().into()
+}
