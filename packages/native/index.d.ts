@@ -1,9 +1,20 @@
+/** Bytes the native core holds; consumed once (sealed, written or released). */
+export declare class NativeBytes {
+  readonly length: number;
+  /** A copy in a Buffer. */
+  toBuffer(): Buffer;
+  /** Frees them now. */
+  release(): void;
+  /** Writes them to open file `fd` at `position` and frees them. */
+  writeTo(fd: number, position: number): void;
+}
+
 /** One encoded chunk. */
 export interface NativeChunk {
   /** HMAC-SHA256(key, bytes). */
   id: Buffer;
-  /** Exactly one Zstandard frame. */
-  frame: Buffer;
+  /** Exactly one Zstandard frame, held natively until sealed. */
+  frame: NativeBytes;
   /** True when compressed, false for raw blocks. */
   zstd: boolean;
   length: number;
@@ -43,7 +54,8 @@ export declare class Chunker {
 /** age STREAM encryption of one payload, and the SHA-256 of its file. */
 export declare class PayloadSealer {
   constructor(payloadKey: Buffer, prefix: Buffer);
-  seal(parts: Buffer[], last: boolean): Promise<Buffer>;
+  /** Takes the NativeBytes given; Buffers must not change until it resolves. */
+  seal(parts: Array<Buffer | NativeBytes>, last: boolean): Promise<Buffer>;
   digest(): Promise<string>;
 }
 
@@ -64,9 +76,10 @@ export declare class PackReader {
     ids: Buffer,
     delta: boolean[],
     random: boolean,
+    keep: boolean,
     maxChunk: number,
     maxDelta: number,
-  ): Promise<Buffer[]>;
+  ): Promise<Array<Buffer | NativeBytes | null>>;
   finish(): Promise<PackEnd>;
   close(): void;
 }

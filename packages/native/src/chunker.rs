@@ -5,6 +5,7 @@
 //! of its own that reads and cuts batches of about 8 MiB into one of two
 //! buffers, while the pool encodes the other buffer's chunks in place.
 
+use crate::bytes::NativeBytes;
 use crate::codec::{chunk_id, encode_chunk, id_mac, HmacSha256};
 use crate::cut::{find_cut, MAX};
 use crate::error::{BpError, BpResult};
@@ -24,12 +25,12 @@ use std::sync::{Arc, Condvar, Mutex};
 const BLOCK: usize = 8 << 20;
 
 /// One encoded chunk.
-#[napi(object)]
+#[napi(object, object_from_js = false)]
 pub struct NativeChunk {
     /// HMAC-SHA256(key, bytes).
     pub id: Buffer,
-    /// Exactly one Zstandard frame.
-    pub frame: Buffer,
+    /// Exactly one Zstandard frame, held natively until sealed.
+    pub frame: NativeBytes,
     /// True when the frame is compressed, false for raw blocks.
     pub zstd: bool,
     pub length: u32,
@@ -40,7 +41,7 @@ pub struct NativeChunk {
 }
 
 /// The chunks of a small file read whole.
-#[napi(object)]
+#[napi(object, object_from_js = false)]
 pub struct NativeFileResult {
     pub chunks: Vec<NativeChunk>,
     /// How the file differed from its listed size, if it did.
@@ -49,7 +50,7 @@ pub struct NativeFileResult {
 }
 
 /// The next chunks of a large file.
-#[napi(object)]
+#[napi(object, object_from_js = false)]
 pub struct NativeBatch {
     pub chunks: Vec<NativeChunk>,
     pub done: bool,
@@ -71,7 +72,7 @@ fn encode_one(o: &Opts, raw: &[u8]) -> NativeChunk {
     let (frame, zstd) = encode_chunk(raw, o.level);
     NativeChunk {
         id: id.to_vec().into(),
-        frame: frame.into(),
+        frame: NativeBytes::new(frame),
         zstd,
         length: raw.len() as u32,
         sha: o.sha.then(|| Sha256::digest(raw).to_vec().into()),
@@ -152,6 +153,7 @@ impl Chunker {
     /// `key`: the chunk-id key; `level`: the zstd level (checked by the caller).
     #[napi(constructor)]
     pub fn new(key: Buffer, level: i32) -> Self {
+        crate::init();
         Chunker { mac: id_mac(&key), level }
     }
 

@@ -8,6 +8,7 @@
 //! sealed, a pack being read) has a thread of its own for its order and its
 //! blocking I/O. Promises are settled from those threads.
 
+mod bytes;
 mod chunker;
 mod codec;
 mod cut;
@@ -20,6 +21,24 @@ mod sig;
 
 use napi::bindgen_prelude::Buffer;
 use napi_derive::napi;
+use std::sync::Once;
+
+/// Process-wide settings, once: large buffers (chunk batches, frames,
+/// sealed blocks) are mapped and unmapped on their own rather than kept
+/// in glibc's heaps after use, so the resident set follows what is in
+/// flight instead of the largest it ever was.
+pub(crate) fn init() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        #[cfg(target_env = "gnu")]
+        // SAFETY: mallopt only changes the allocator's tuning.
+        unsafe {
+            let t = std::env::var("BP_MMAP").ok().and_then(|v| v.parse().ok()).unwrap_or(256 * 1024);
+            libc::mallopt(libc::M_MMAP_THRESHOLD, t);
+            libc::mallopt(libc::M_TRIM_THRESHOLD, 1 << 20);
+        }
+    });
+}
 
 /// The bundled libzstd's version number (10507 for 1.5.7).
 #[napi]

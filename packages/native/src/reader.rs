@@ -16,7 +16,8 @@ use crate::seal::{chunk_nonce, payload_cipher, SEALED, STREAM, TAG};
 use crate::serial::Serial;
 use chacha20poly1305::aead::AeadInPlace;
 use chacha20poly1305::{ChaCha20Poly1305, Tag};
-use napi::bindgen_prelude::Buffer;
+use crate::bytes::NativeBytes;
+use napi::bindgen_prelude::{Buffer, Either};
 use napi::{Env, JsObject};
 use napi_derive::napi;
 use rayon::prelude::*;
@@ -72,6 +73,9 @@ struct Cursor {
     final_done: bool,
     /// The first problem met reading ahead, raised once the plaintext before it is used up.
     failed: Option<BpError>,
+    /// Read and decryption buffers, reused from block to block.
+    block: Vec<u8>,
+    work: Vec<u8>,
 }
 
 impl Cursor {
@@ -116,7 +120,8 @@ impl Cursor {
             return Err(e);
         }
         let want = ((self.size - self.file_pos) as usize).min(CHUNKS_PER_BLOCK * SEALED);
-        let mut block = vec![0u8; want];
+        let mut block = std::mem::take(&mut self.block);
+        block.resize(want, 0);
         let n = self.read_exact_at(&mut block, self.file_pos)?;
         if n == 0 {
             return Err(BpError::new("TRUNCATED", "pack shrank while being read"));
@@ -134,12 +139,22 @@ impl Cursor {
         let rem = n % SEALED;
         let first = self.index;
         let cipher = self.cipher.clone();
-        let mut work: Vec<u8> = block.clone();
+        let mut work = std::mem::take(&mut self.work);
+        work.clear();
+        work.extend_from_slice(&block);
         let hash = &mut self.hash;
         let (_, ok) = rayon::join(
             || hash.update(&block),
             || -> Vec<bool> { work[..full * SEALED].par_chunks_mut(SEALED).enumerate().map(|(i, c)| open_chunk(&cipher, first + i as u64, false, c)).collect() },
         );
+        self.block = block;
+        let r = self.open_block(&mut work, &ok, full, rem, at_end, base);
+        self.work = work;
+        r
+    }
+
+    /// Releases the plaintext of a decrypted block, authenticating as the streaming decryptor does.
+    fn open_block(&mut self, work: &mut [u8], ok: &[bool], full: usize, rem: usize, at_end: bool, base: usize) -> BpResult<bool> {
         for (i, good) in ok.iter().enumerate() {
             let c = &mut work[i * SEALED..(i + 1) * SEALED];
             if *good {
@@ -284,6 +299,7 @@ impl PackReader {
     /// `chunkKey`: the chunk-id key.
     #[napi(constructor)]
     pub fn new(fd: i32, size: f64, payload_start: f64, payload_key: Buffer, chunk_key: Buffer) -> napi::Result<Self> {
+        crate::init();
         let cipher = crate::error::napi_result(payload_cipher(&payload_key))?;
         // SAFETY: dup returns a new descriptor that this File owns alone.
         let dup = unsafe { libc::dup(fd) };
@@ -304,6 +320,8 @@ impl PackReader {
             index: 0,
             final_done: false,
             failed: None,
+            block: Vec::new(),
+            work: Vec::new(),
         };
         Ok(PackReader { serial: Some(Serial::new("brickpost-pack")), cursor: Arc::new(Mutex::new(cursor)), mac: id_mac(&chunk_key) })
     }
@@ -335,14 +353,28 @@ impl PackReader {
     /// The verified bytes of chunks [offset, frame length, length] read in
     /// order (`random`: each where it is, the cursor unmoved). A frame of
     /// `delta` is decoded to its length (at most `maxDelta`) without an id
-    /// check; any other is checked against its id (32 bytes each in `ids`).
-    #[napi(ts_return_type = "Promise<Buffer[]>")]
+    /// check and comes back as a Buffer; any other is checked against its
+    /// id (32 bytes each in `ids`) and comes back held natively, or as null
+    /// unless `keep`.
+    #[napi(ts_return_type = "Promise<Array<Buffer | NativeBytes | null>>")]
     #[allow(clippy::too_many_arguments)]
-    pub fn read_chunks(&self, env: Env, offsets: Vec<f64>, frame_lengths: Vec<u32>, lengths: Vec<f64>, ids: Buffer, delta: Vec<bool>, random: bool, max_chunk: f64, max_delta: f64) -> napi::Result<JsObject> {
-        let (settle, p) = promise::<Vec<Buffer>>(&env)?;
+    pub fn read_chunks(
+        &self,
+        env: Env,
+        offsets: Vec<f64>,
+        frame_lengths: Vec<u32>,
+        lengths: Vec<f64>,
+        ids: Buffer,
+        delta: Vec<bool>,
+        random: bool,
+        keep: bool,
+        max_chunk: f64,
+        max_delta: f64,
+    ) -> napi::Result<JsObject> {
+        let (settle, p) = promise::<Vec<Option<Either<Buffer, NativeBytes>>>>(&env)?;
         let ids = ids.to_vec();
         let mac = self.mac.clone();
-        let r = self.queue(move |c| {
+        self.queue(move |c| {
             let mut frames = Vec::with_capacity(offsets.len());
             let mut err = None;
             for (i, &off) in offsets.iter().enumerate() {
@@ -356,21 +388,22 @@ impl PackReader {
                 }
             }
             rayon::spawn(move || {
-                let decoded: Vec<BpResult<Vec<u8>>> = frames
+                let decoded: Vec<BpResult<Option<Either<Buffer, NativeBytes>>>> = frames
                     .par_iter()
                     .enumerate()
                     .map(|(i, f)| {
                         if delta[i] {
-                            decode_frame(f, lengths[i] as u64, max_delta as u64)
+                            decode_frame(f, lengths[i] as u64, max_delta as u64).map(|v| Some(Either::A(Buffer::from(v))))
                         } else {
-                            decode_chunk(f, lengths[i] as u64, &ids[i * 32..i * 32 + 32], &mac, max_chunk as u64)
+                            decode_chunk(f, lengths[i] as u64, &ids[i * 32..i * 32 + 32], &mac, max_chunk as u64).map(|v| keep.then(|| Either::B(NativeBytes::new(v))))
                         }
                     })
                     .collect();
+                drop(frames);
                 let mut out = Vec::with_capacity(decoded.len());
                 for d in decoded {
                     match d {
-                        Ok(v) => out.push(Buffer::from(v)),
+                        Ok(v) => out.push(v),
                         Err(e) => return settle.settle(Err(e)),
                     }
                 }
@@ -379,10 +412,7 @@ impl PackReader {
                     None => settle.settle(Ok(out)),
                 }
             });
-        });
-        if let Err(e) = r {
-            return Err(e.into());
-        }
+        })?;
         Ok(p)
     }
 
@@ -390,10 +420,7 @@ impl PackReader {
     #[napi(ts_return_type = "Promise<PackEnd>")]
     pub fn finish(&self, env: Env) -> napi::Result<JsObject> {
         let (settle, p) = promise::<PackEnd>(&env)?;
-        let r = self.queue(move |c| settle.settle(c.finish().map(|(plain, sha256)| PackEnd { plain: plain as f64, sha256 })));
-        if let Err(e) = r {
-            return Err(e.into());
-        }
+        self.queue(move |c| settle.settle(c.finish().map(|(plain, sha256)| PackEnd { plain: plain as f64, sha256 })))?;
         Ok(p)
     }
 

@@ -10,7 +10,8 @@ use crate::promise::promise;
 use crate::serial::Serial;
 use chacha20poly1305::aead::AeadInPlace;
 use chacha20poly1305::{ChaCha20Poly1305, Key, KeyInit, Nonce};
-use napi::bindgen_prelude::Buffer;
+use crate::bytes::NativeBytes;
+use napi::bindgen_prelude::{Buffer, ClassInstance, Either};
 use napi::{Env, JsObject};
 use napi_derive::napi;
 use rayon::prelude::*;
@@ -128,6 +129,7 @@ impl PayloadSealer {
     /// bytes before the payload (age header and nonce), hashed first.
     #[napi(constructor)]
     pub fn new(payload_key: Buffer, prefix: Buffer) -> napi::Result<Self> {
+        crate::init();
         let cipher = crate::error::napi_result(payload_cipher(&payload_key))?;
         let mut hash = Sha256::new();
         hash.update(&prefix[..]);
@@ -141,19 +143,37 @@ impl PayloadSealer {
     /// the final chunk. Resolves to the ciphertext to append to the file.
     /// The Buffers must not change until it resolves.
     #[napi(ts_return_type = "Promise<Buffer>")]
-    pub fn seal(&self, env: Env, parts: Vec<Buffer>, last: bool) -> napi::Result<JsObject> {
+    pub fn seal(&self, env: Env, parts: Vec<Either<Buffer, ClassInstance<NativeBytes>>>, last: bool) -> napi::Result<JsObject> {
         let (settle, p) = promise::<Buffer>(&env)?;
         let Some(serial) = &self.serial else {
             settle.settle(Err(BpError::new("USAGE", "age payload encryptor used after close")));
             return Ok(p);
         };
         let state = self.state.clone();
-        let views: Vec<(usize, usize)> = parts.iter().map(|b| (b.as_ptr() as usize, b.len())).collect();
+        // Native bytes are taken now (they are this call's); Buffers are read in place, kept alive until it settles.
+        let mut owned: Vec<Vec<u8>> = Vec::new();
+        let mut views: Vec<(usize, usize)> = Vec::with_capacity(parts.len());
+        let mut keep: Vec<Buffer> = Vec::new();
+        for part in parts {
+            match part {
+                Either::A(b) => {
+                    views.push((b.as_ptr() as usize, b.len()));
+                    keep.push(b);
+                }
+                Either::B(mut nb) => {
+                    let v = crate::error::napi_result(nb.take())?;
+                    views.push((v.as_ptr() as usize, v.len()));
+                    owned.push(v);
+                }
+            }
+        }
         serial.run(move || {
-            // SAFETY: the Buffers are kept alive (and unchanged, by contract) until the promise settles.
+            // SAFETY: `owned` and `keep` hold every viewed byte until the promise settles.
             let slices: Vec<&[u8]> = views.iter().map(|&(ptr, len)| unsafe { std::slice::from_raw_parts(ptr as *const u8, len) }).collect();
             let r = state.lock().unwrap().seal(&slices, last).map(Buffer::from);
-            settle.settle_keeping(r, parts);
+            drop(slices);
+            drop(owned);
+            settle.settle_keeping(r, keep);
         });
         Ok(p)
     }

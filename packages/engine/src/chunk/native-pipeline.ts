@@ -52,7 +52,12 @@ export function nativePipeline(n: NativeBinding, opts: ChunkPipelineOptions): Ch
 
   const pipeline: ChunkPipeline = {
     encode(raw, o = {}) {
-      return run(async () => toChunk(await chunker.encode(raw, o.sha === true).catch((e: unknown) => Promise.reject(fromNative(e)))) as EncodedChunk);
+      return run(async () => {
+        const c = toChunk(await chunker.encode(raw, o.sha === true).catch((e: unknown) => Promise.reject(fromNative(e))));
+        // encode() gives a Buffer, as the worker pool does.
+        const out: EncodedChunk = { ...c, frame: Buffer.isBuffer(c.frame) ? c.frame : c.frame.toBuffer() };
+        return out;
+      });
     },
     async *encodeAll(chunks, window = 2 * n.threads() + 2) {
       const queued: Promise<EncodedChunk>[] = [];

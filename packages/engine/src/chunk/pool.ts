@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import type { NativeBytes } from '@brickpost/native';
 import { Worker } from 'node:worker_threads';
 import { BrickpostError } from '@brickpost/manifest/errors';
 import { Cutter } from './cutter.js';
@@ -17,8 +18,21 @@ export interface EncodedChunk {
   sha?: Buffer;
 }
 
-/** A chunk of a small file read whole: encoded, and its bytes when asked for (`raw`). */
-export interface FileChunk extends EncodedChunk {
+/**
+ * A chunk's frame as the pipeline hands it on: a Buffer, or bytes the
+ * native core holds until the pack sealer takes them (release() frees
+ * them sooner, when a frame is not stored).
+ */
+export type Frame = Buffer | NativeBytes;
+
+/** Frees a frame that will not be stored (a no-op for a Buffer). */
+export function releaseFrame(f: Frame): void {
+  if (!Buffer.isBuffer(f)) f.release();
+}
+
+/** A chunk of a file read by the pipeline: encoded, and its bytes when asked for (`raw`). */
+export interface FileChunk extends Omit<EncodedChunk, 'frame'> {
+  frame: Frame;
   raw?: Buffer;
 }
 

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { BrickpostError, checkPath, quote, type FileRecord } from '@brickpost/manifest';
 import { toEnvironmentError } from '../io/errors.js';
 import { failpointError, fsError } from '../io/failpoint.js';
+import { fromNative } from '../io/native.js';
+import type { ChunkBytes } from '../verify/native-readers.js';
 
 /**
  * Permission bits a received entry may have: no setuid, setgid or sticky
@@ -56,11 +58,20 @@ export class StagingWriter {
     this.fileAt = 0;
   }
 
-  write(data: Buffer): void {
+  write(data: ChunkBytes): void {
     try {
       failpointError('stage-write', () => fsError('ENOSPC', 'no space left on device'));
-      let off = 0;
-      while (off < data.length) off += writeSync(this.fd, data, off, data.length - off, this.fileAt + off);
+      if (!Buffer.isBuffer(data)) {
+        // Bytes the native core holds are written (and freed) by it.
+        try {
+          data.writeTo(this.fd, this.fileAt);
+        } catch (e) {
+          throw fromNative(e);
+        }
+      } else {
+        let off = 0;
+        while (off < data.length) off += writeSync(this.fd, data, off, data.length - off, this.fileAt + off);
+      }
     } catch (e) {
       throw toEnvironmentError(e, 'cannot write a staged file');
     }

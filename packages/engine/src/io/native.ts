@@ -1,6 +1,7 @@
 import { loadNative, nativeErrorParts, type NativeBinding } from '@brickpost/native';
 import { BrickpostError, ERROR_CODES, type ErrorCode } from '@brickpost/manifest/errors';
 import { zstd } from '../chunk/zstd.js';
+import { toEnvironmentError } from './errors.js';
 
 let chosen: NativeBinding | null | undefined;
 
@@ -27,7 +28,8 @@ export function native(): NativeBinding | null {
 
 /**
  * A native core's error as a BrickpostError: its own code, or for a file
- * system error (ERRNO:<name>) what `fileError` makes of an errno error.
+ * system error (ERRNO:<name>) what `fileError` (default toEnvironmentError)
+ * makes of an errno error.
  * Errors that did not come from the core become IO.
  */
 export function fromNative(e: unknown, fileError?: (errno: NodeJS.ErrnoException) => BrickpostError): BrickpostError {
@@ -37,7 +39,8 @@ export function fromNative(e: unknown, fileError?: (errno: NodeJS.ErrnoException
   if (code?.startsWith('ERRNO:')) {
     const errno: NodeJS.ErrnoException = Object.assign(new Error(message), { code: code.slice(6) });
     if (fileError) return fileError(errno);
-    return new BrickpostError(errno.code === 'ENOSPC' ? 'NO_SPACE' : errno.code === 'EACCES' || errno.code === 'EPERM' ? 'PERMISSION' : 'IO', message, opts);
+    const what = message.split(': ')[0]!;
+    return toEnvironmentError(errno, what);
   }
   if (code !== null && code in ERROR_CODES) return new BrickpostError(code as ErrorCode, message, opts);
   return new BrickpostError('IO', `native core failed: ${message}`, opts);

@@ -22,7 +22,7 @@ export class SeqWriter {
   private pending: Buffer[] = [];
   private pendingBytes = 0;
   private inFlight: Promise<void> = Promise.resolve();
-  private readonly hash: Hash = createHash('sha256');
+  private readonly hash: Hash | null;
   size = 0;
 
   private constructor(
@@ -30,15 +30,19 @@ export class SeqWriter {
     readonly path: string,
     private readonly batch: number,
     private readonly tap?: WriteTap,
-  ) {}
+    hash = true,
+  ) {
+    this.hash = hash ? createHash('sha256') : null;
+  }
 
   /**
-   * Creates the file (it must not exist).
+   * Creates the file (it must not exist). `hash: false` when the caller
+   * hashes the content itself (close then returns '').
    * @throws BrickpostError NO_SPACE, PERMISSION, IO
    */
-  static async create(path: string, opts: { batch?: number; tap?: WriteTap } = {}): Promise<SeqWriter> {
+  static async create(path: string, opts: { batch?: number; tap?: WriteTap; hash?: boolean } = {}): Promise<SeqWriter> {
     try {
-      return new SeqWriter(await open(path, 'wx', 0o644), path, opts.batch ?? 4 << 20, opts.tap);
+      return new SeqWriter(await open(path, 'wx', 0o644), path, opts.batch ?? 4 << 20, opts.tap, opts.hash ?? true);
     } catch (e) {
       throw toEnvironmentError(e, `cannot create ${path}`);
     }
@@ -48,7 +52,7 @@ export class SeqWriter {
   async write(buf: Buffer): Promise<void> {
     if (buf.length === 0) return;
     await this.tap?.data(buf, this.size);
-    this.hash.update(buf);
+    this.hash?.update(buf);
     this.size += buf.length;
     this.pending.push(buf);
     this.pendingBytes += buf.length;
@@ -76,7 +80,7 @@ export class SeqWriter {
   }
 
   /**
-   * Writes what is left, fsyncs and closes. Returns the SHA-256 of the content.
+   * Writes what is left, fsyncs and closes. Returns the SHA-256 of the content ('' when not hashing).
    * @throws BrickpostError NO_SPACE, IO
    */
   async close(sync = true): Promise<string> {
@@ -90,7 +94,7 @@ export class SeqWriter {
     }
     await this.fh.close();
     await this.tap?.end?.(this.size);
-    return this.hash.digest('hex');
+    return this.hash?.digest('hex') ?? '';
   }
 
   /** Closes without finishing (after an error elsewhere). */

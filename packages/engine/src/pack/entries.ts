@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { CHUNKS_PER_RECORD, quote, type ChunkRef } from '@brickpost/manifest';
-import { WHOLE_FILE_MAX, type ChunkPipeline, type EncodedChunk } from '../chunk/index.js';
+import { WHOLE_FILE_MAX, type ChunkPipeline, type FileChunk } from '../chunk/index.js';
 import { blockSizeFor } from '../delta/block-size.js';
 import type { Progress } from '../io/progress.js';
 import type { SourceEntry } from '../scan/index.js';
@@ -130,7 +130,7 @@ export class EntryPacker {
    * will need storing. A later identical chunk may still make the delta
    * moot (the store then refers to that frame); the work is only wasted.
    */
-  private speculate(file: FileState, c: EncodedChunk, raw: Buffer | undefined): Promise<ReadChunk> | ReadChunk {
+  private speculate(file: FileState, c: FileChunk, raw: Buffer | undefined): Promise<ReadChunk> | ReadChunk {
     const out: ReadChunk = { id: c.id, frame: c.frame, length: c.length, ...(c.sha ? { sha: c.sha } : {}) };
     const b = file.basis;
     if (!b || !raw || !this.p.store.isNew(c.id, c.sha)) return out;
