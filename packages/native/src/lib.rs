@@ -30,11 +30,12 @@ use std::sync::Once;
 pub(crate) fn init() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
+        // A job that panics rejects its promise (promise.rs); the pool itself goes on.
+        let _ = rayon::ThreadPoolBuilder::new().thread_name(|i| format!("brickpost-cpu-{i}")).panic_handler(|_| {}).build_global();
         #[cfg(target_env = "gnu")]
         // SAFETY: mallopt only changes the allocator's tuning.
         unsafe {
-            let t = std::env::var("BP_MMAP").ok().and_then(|v| v.parse().ok()).unwrap_or(256 * 1024);
-            libc::mallopt(libc::M_MMAP_THRESHOLD, t);
+            libc::mallopt(libc::M_MMAP_THRESHOLD, 256 * 1024);
             libc::mallopt(libc::M_TRIM_THRESHOLD, 1 << 20);
         }
     });
@@ -49,6 +50,7 @@ pub fn zstd_version() -> u32 {
 /// Threads in the CPU pool.
 #[napi]
 pub fn threads() -> u32 {
+    init();
     rayon::current_num_threads() as u32
 }
 

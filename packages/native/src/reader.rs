@@ -14,6 +14,7 @@ use crate::error::{BpError, BpResult};
 use crate::promise::promise;
 use crate::seal::{chunk_nonce, payload_cipher, SEALED, STREAM, TAG};
 use crate::serial::Serial;
+// Rule of this module: pool (rayon) threads never block on a pack's thread; the pack's thread may wait for the pool.
 use chacha20poly1305::aead::AeadInPlace;
 use chacha20poly1305::{ChaCha20Poly1305, Tag};
 use crate::bytes::NativeBytes;
@@ -174,7 +175,7 @@ impl Cursor {
             } else {
                 self.failed = Some(corrupt(self.index));
             }
-            return Ok(self.plain.len() > base || self.failed.is_none());
+            return self.outcome(base);
         }
         if rem > 0 {
             // Blocks hold whole chunks, so a short one ends the file.
@@ -193,7 +194,18 @@ impl Cursor {
         } else if at_end && !self.final_done {
             self.failed = Some(BpError::new("TRUNCATED", format!("age payload ends without a final chunk, after {} chunks", self.index)).with_hint("the encrypted file was cut short"));
         }
-        Ok(self.plain.len() > base || self.failed.is_none())
+        self.outcome(base)
+    }
+
+    /// After a block: true when it released plaintext, the problem met if it released none.
+    fn outcome(&self, base: usize) -> BpResult<bool> {
+        if self.plain.len() > base {
+            return Ok(true);
+        }
+        match &self.failed {
+            Some(e) => Err(e.clone()),
+            None => Ok(false),
+        }
     }
 
     /// `len` plaintext bytes at `offset`, at or after the cursor (PackCursor.read).
@@ -339,14 +351,8 @@ impl PackReader {
     #[napi(ts_return_type = "Promise<Buffer>")]
     pub fn read_plain(&self, env: Env, offset: f64, length: u32) -> napi::Result<JsObject> {
         let (settle, p) = promise::<Buffer>(&env)?;
-        let (tx, rx) = std::sync::mpsc::channel();
-        if let Err(e) = self.queue(move |c| {
-            let _ = tx.send(c.read(offset as u64, length as usize).map(Buffer::from));
-        }) {
-            settle.settle(Err(e));
-            return Ok(p);
-        }
-        rayon::spawn(move || settle.settle(rx.recv().unwrap_or_else(|_| Err(BpError::new("IO", "pack reader stopped")))));
+        // Settled from the pack's thread: a pool thread never waits for it (the pack's thread may be waiting for the pool).
+        self.queue(move |c| settle.settle(c.read(offset as u64, length as usize).map(Buffer::from)))?;
         Ok(p)
     }
 

@@ -4,7 +4,9 @@
 //! pack's hash sequential, and it is where the object's blocking reads
 //! happen, so the CPU pool (rayon, one thread per core) never waits on the
 //! disk. The per-byte work a job can split (compression, decryption,
-//! decoding) goes from here to the pool.
+//! decoding) goes from here to the pool. The rule that keeps this free of
+//! deadlocks: an object's thread may wait for the pool, a pool thread never
+//! waits for an object's thread (results are settled from where they are).
 
 use std::sync::mpsc::{channel, Sender};
 use std::thread;

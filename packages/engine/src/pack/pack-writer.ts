@@ -114,7 +114,20 @@ export class PackWriter {
     this.batchBytes = 0;
     const done = this.sealing;
     this.sealing = next;
-    if (done) await this.out.write(await done);
+    if (done) await this.writeSealed(await done);
+  }
+
+  /**
+   * Writes sealed STREAM chunks as the JavaScript path does, each chunk's
+   * ciphertext and tag on their own (views, no copies), so the drive's
+   * taps (byte count, recovery data, parity) see the same writes.
+   */
+  private async writeSealed(sealed: Buffer): Promise<void> {
+    for (let at = 0; at < sealed.length; at += age.SEALED_CHUNK) {
+      const end = Math.min(at + age.SEALED_CHUNK, sealed.length);
+      if (end - 16 > at) await this.out.write(sealed.subarray(at, end - 16));
+      await this.out.write(sealed.subarray(end - 16, end));
+    }
   }
 
   /** Seals the last STREAM chunk, syncs and closes. */
@@ -122,7 +135,7 @@ export class PackWriter {
     let sha256: string;
     if (this.sealer) {
       await this.seal(true);
-      await this.out.write(await this.sealing!);
+      await this.writeSealed(await this.sealing!);
       this.sealing = null;
       sha256 = await this.sealer.digest();
       await this.out.close();
