@@ -84,8 +84,16 @@ export declare class PackReader {
   close(): void;
 }
 
+/** A file's SHA-256 (hex) and the bytes read. */
+export interface FileDigest {
+  sha256: string;
+  bytes: number;
+}
+
 /** The binding's module. */
 export interface NativeBinding {
+  /** SHA-256 of the open file `fd` (at most `limit` bytes), on a thread of its own. */
+  hashFile(fd: number, limit: number): Promise<FileDigest>;
   zstdVersion(): number;
   threads(): number;
   findCut(data: Buffer, start: number, end: number, eof: boolean): number;

@@ -12,6 +12,7 @@ mod bytes;
 mod chunker;
 mod codec;
 mod cut;
+mod digest;
 mod error;
 mod promise;
 mod reader;

@@ -4,6 +4,7 @@ import { age, BrickpostError, frame, isBrickpostError, packPath, parseStrictJson
 import { CHUNK_PARAMS_V1 } from '../chunk/params.js';
 import { openDriveFile } from '../drive/read-limited.js';
 import { toEnvironmentError } from '../io/errors.js';
+import { failpointError, fsError } from '../io/failpoint.js';
 import { HEADER_FRAME_NIBBLE } from '../io/header-frame.js';
 import { fromNative } from '../io/native.js';
 import { PACK_FORMAT } from '../pack/pack-writer.js';
@@ -102,8 +103,14 @@ export class NativePackReaders implements PackSource {
     }
   }
 
+  /** The `drive-read` failpoint, where PackCursor has it: before reading a pack. */
+  private static driveRead(): void {
+    failpointError('drive-read', () => fsError('EIO', 'i/o error'));
+  }
+
   private async checkHeaderFrame(r: PackReader, pack: number): Promise<void> {
     const rel = packPath(pack);
+    NativePackReaders.driveRead();
     const head = await r.readPlain(0, 8).catch((e: unknown) => Promise.reject(fromNative(e)));
     const size = head.readUInt32LE(4);
     if (size > 4096) throw new BrickpostError('MALFORMED', `pack ${quote(rel)} header frame is ${size} bytes`);
@@ -139,6 +146,7 @@ export class NativePackReaders implements PackSource {
     const ids = Buffer.alloc(32 * refs.length);
     refs.forEach((ref, i) => ids.write(ref[3], 32 * i, 'hex'));
     try {
+      NativePackReaders.driveRead();
       return await r.readChunks(
         refs.map((x) => x[0]),
         refs.map((x) => x[1]),
@@ -160,6 +168,7 @@ export class NativePackReaders implements PackSource {
     this.sequential.delete(pack);
     this.finished.add(pack);
     try {
+      NativePackReaders.driveRead();
       const end = await r.finish();
       if (end.sha256 !== sha256) {
         throw new BrickpostError('FIXITY_MISMATCH', `pack ${quote(packPath(pack))} does not match its SHA-256 in the signed payload manifest`, { path: join(this.bagOf(pack), packPath(pack)) });
