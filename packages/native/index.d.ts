@@ -56,6 +56,8 @@ export declare class PayloadSealer {
   constructor(payloadKey: Buffer, prefix: Buffer);
   /** Takes the NativeBytes given; Buffers must not change until it resolves. */
   seal(parts: Array<Buffer | NativeBytes>, last: boolean): Promise<Buffer>;
+  /** As seal, into the front of `out` (left alone until it resolves); resolves to the ciphertext's length. */
+  sealInto(parts: Array<Buffer | NativeBytes>, last: boolean, out: Buffer): Promise<number>;
   digest(): Promise<string>;
 }
 

@@ -2,7 +2,7 @@
 //! (HMAC-SHA256), compressed (zstd, sampling test, raw frames) and, when
 //! asked, digested (SHA-256) and signed (bpsig1), in one pass over each
 //! byte. Small files are one job on the CPU pool; a large file has a thread
-//! of its own that reads and cuts batches of about 8 MiB into one of two
+//! of its own that reads and cuts batches of about 4 MiB into one of two
 //! buffers, while the pool encodes the other buffer's chunks in place.
 
 use crate::bytes::NativeBytes;
@@ -21,8 +21,8 @@ use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::sync::{Arc, Condvar, Mutex};
 
-/// Bytes read per batch of a large file.
-const BLOCK: usize = 8 << 20;
+/// Bytes read per batch of a large file (two buffers of BLOCK + MAX each).
+const BLOCK: usize = 4 << 20;
 
 /// One encoded chunk.
 #[napi(object, object_from_js = false)]
@@ -353,7 +353,7 @@ pub struct LargeFile {
 
 #[napi]
 impl LargeFile {
-    /// The next batch of chunks (about 8 MiB), in file order; `done` on the last.
+    /// The next batch of chunks (about 4 MiB), in file order; `done` on the last.
     #[napi(ts_return_type = "Promise<NativeBatch>")]
     pub fn next(&self, env: Env) -> napi::Result<JsObject> {
         let (settle, p) = promise::<NativeBatch>(&env)?;

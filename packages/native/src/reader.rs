@@ -283,8 +283,17 @@ impl Cursor {
             }
         }
         self.plain_pos += self.queued() as u64;
+        self.release();
         let h = std::mem::replace(&mut self.hash, Sha256::new());
         Ok((self.plain_pos, h.finalize().iter().map(|b| format!("{b:02x}")).collect()))
+    }
+
+    /// Frees the read-ahead buffers now, not when JavaScript collects the reader.
+    fn release(&mut self) {
+        self.plain = Vec::new();
+        self.off = 0;
+        self.block = Vec::new();
+        self.work = Vec::new();
     }
 }
 
@@ -430,9 +439,12 @@ impl PackReader {
         Ok(p)
     }
 
-    /// Closes the pack once the calls made so far are answered.
+    /// Closes the pack once the calls made so far are answered, and frees its buffers.
     #[napi]
     pub fn close(&mut self) {
-        self.serial.take();
+        if let Some(s) = self.serial.take() {
+            let c = self.cursor.clone();
+            s.run(move || c.lock().unwrap().release());
+        }
     }
 }

@@ -47,26 +47,46 @@ struct SealState {
 }
 
 impl SealState {
-    /// Seals what `parts` complete (everything, with `last`); returns the ciphertext.
+    /// Chunks sealed by a call with `total` bytes (pending included): all full
+    /// ones known not to be last, and with `last` the final one.
+    fn plan(total: usize, last: bool) -> (usize, usize) {
+        let full = if last { total / STREAM } else { total.saturating_sub(1) / STREAM };
+        let count = if last && (total % STREAM != 0 || total == 0) { full + 1 } else { full };
+        let sealed_plain = if last { total } else { full * STREAM };
+        (count, sealed_plain)
+    }
+
+    /// Seals what `parts` complete into a new buffer.
     fn seal(&mut self, parts: &[&[u8]], last: bool) -> BpResult<Vec<u8>> {
+        let total = self.pending.len() + parts.iter().map(|p| p.len()).sum::<usize>();
+        let (count, sealed_plain) = Self::plan(total, last);
+        let mut out = vec![0u8; sealed_plain + count * TAG];
+        self.seal_to(parts, last, &mut out)?;
+        Ok(out)
+    }
+
+    /// Seals what `parts` complete (everything, with `last`) into the front
+    /// of `dst`; returns the ciphertext's length.
+    fn seal_to(&mut self, parts: &[&[u8]], last: bool, dst: &mut [u8]) -> BpResult<usize> {
         if self.finished {
             return Err(BpError::new("USAGE", "age payload encryptor used after final"));
         }
         let total = self.pending.len() + parts.iter().map(|p| p.len()).sum::<usize>();
-        // Chunks sealed now: all full ones known not to be last, and with `last` the final one.
-        let full = if last { total / STREAM } else { total.saturating_sub(1) / STREAM };
-        let count = if last && (total % STREAM != 0 || total == 0) { full + 1 } else { full };
-        let sealed_plain = if last { total } else { full * STREAM };
-        let mut out = vec![0u8; sealed_plain + count * TAG];
+        let (count, sealed_plain) = Self::plan(total, last);
+        let len = sealed_plain + count * TAG;
+        if len > dst.len() {
+            return Err(BpError::new("USAGE", format!("sealed batch of {len} bytes does not fit a buffer of {}", dst.len())));
+        }
+        let out = &mut dst[..len];
         // Lay the plaintext out with a gap for each tag.
         let mut at = 0usize;
-        let put = |src: &[u8], out: &mut Vec<u8>, at: &mut usize| -> usize {
+        let put = |src: &[u8], out: &mut [u8], at: &mut usize| -> usize {
             let mut used = 0;
             while used < src.len() && *at < sealed_plain {
                 let within = *at % STREAM;
                 let n = (STREAM - within).min(src.len() - used).min(sealed_plain - *at);
-                let dst = (*at / STREAM) * SEALED + within;
-                out[dst..dst + n].copy_from_slice(&src[used..used + n]);
+                let d = (*at / STREAM) * SEALED + within;
+                out[d..d + n].copy_from_slice(&src[used..used + n]);
                 used += n;
                 *at += n;
             }
@@ -74,12 +94,12 @@ impl SealState {
         };
         let pending = std::mem::take(&mut self.pending);
         let mut rest: Vec<&[u8]> = Vec::new();
-        let u = put(&pending, &mut out, &mut at);
+        let u = put(&pending, out, &mut at);
         if u < pending.len() {
             rest.push(&pending[u..]);
         }
         for p in parts {
-            let u = put(p, &mut out, &mut at);
+            let u = put(p, out, &mut at);
             if u < p.len() {
                 rest.push(&p[u..]);
             }
@@ -110,9 +130,9 @@ impl SealState {
             self.finished = true;
         }
         if let Some(h) = self.hash.as_mut() {
-            h.update(&out);
+            h.update(&*out);
         }
-        Ok(out)
+        Ok(len)
     }
 }
 
@@ -171,6 +191,48 @@ impl PayloadSealer {
             // SAFETY: `owned` and `keep` hold every viewed byte until the promise settles.
             let slices: Vec<&[u8]> = views.iter().map(|&(ptr, len)| unsafe { std::slice::from_raw_parts(ptr as *const u8, len) }).collect();
             let r = state.lock().unwrap().seal(&slices, last).map(Buffer::from);
+            drop(slices);
+            drop(owned);
+            settle.settle_keeping(r, keep);
+        });
+        Ok(p)
+    }
+
+    /// As seal, but writes the ciphertext into `out` (large enough: see
+    /// sealedBound) and resolves to its length; `out` must not be used
+    /// until then. Lets the caller reuse a few Buffers instead of making one
+    /// per batch for the garbage collector.
+    #[napi(ts_return_type = "Promise<number>")]
+    pub fn seal_into(&self, env: Env, parts: Vec<Either<Buffer, ClassInstance<NativeBytes>>>, last: bool, out: Buffer) -> napi::Result<JsObject> {
+        let (settle, p) = promise::<u32>(&env)?;
+        let Some(serial) = &self.serial else {
+            settle.settle(Err(BpError::new("USAGE", "age payload encryptor used after close")));
+            return Ok(p);
+        };
+        let state = self.state.clone();
+        let mut owned: Vec<Vec<u8>> = Vec::new();
+        let mut views: Vec<(usize, usize)> = Vec::with_capacity(parts.len());
+        let mut keep: Vec<Buffer> = Vec::new();
+        for part in parts {
+            match part {
+                Either::A(b) => {
+                    views.push((b.as_ptr() as usize, b.len()));
+                    keep.push(b);
+                }
+                Either::B(mut nb) => {
+                    let v = crate::error::napi_result(nb.take())?;
+                    views.push((v.as_ptr() as usize, v.len()));
+                    owned.push(v);
+                }
+            }
+        }
+        let dst = (out.as_ptr() as usize, out.len());
+        keep.push(out);
+        serial.run(move || {
+            // SAFETY: `owned` and `keep` hold every viewed byte, and `out`, until the promise settles; the caller leaves `out` alone meanwhile.
+            let slices: Vec<&[u8]> = views.iter().map(|&(ptr, len)| unsafe { std::slice::from_raw_parts(ptr as *const u8, len) }).collect();
+            let o = unsafe { std::slice::from_raw_parts_mut(dst.0 as *mut u8, dst.1) };
+            let r = state.lock().unwrap().seal_to(&slices, last, o).map(|n| n as u32);
             drop(slices);
             drop(owned);
             settle.settle_keeping(r, keep);

@@ -24,6 +24,8 @@ export class SeqWriter {
   private inFlight: Promise<void> = Promise.resolve();
   private readonly hash: Hash | null;
   size = 0;
+  /** Bytes the file system has taken (their writes completed): a caller may reuse those Buffers. */
+  written = 0;
 
   private constructor(
     private readonly fh: FileHandle,
@@ -67,11 +69,18 @@ export class SeqWriter {
     this.inFlight = this.writeAll(bufs);
   }
 
+  /** Writes everything queued so far; resolves once it is written. */
+  async drain(): Promise<void> {
+    await this.flush();
+    await this.inFlight;
+  }
+
   private async writeAll(bufs: Buffer[]): Promise<void> {
     try {
       let rest = bufs;
       while (rest.length > 0) {
         const { bytesWritten } = await this.fh.writev(rest);
+        this.written += bytesWritten;
         rest = advance(rest, bytesWritten);
       }
     } catch (e) {

@@ -30,8 +30,10 @@ export function packHeaderFrame(shipment: string, index: number): Buffer {
   return frame.skippableFrame(HEADER_FRAME_NIBBLE, Buffer.from(text, 'utf8'));
 }
 
-/** Plaintext gathered before the native core seals it: 64 STREAM chunks. */
-const SEAL_BATCH = 4 << 20;
+/** Plaintext gathered before the native core seals it: 32 STREAM chunks. */
+const SEAL_BATCH = 2 << 20;
+/** Reused output Buffers of a pack: one being sealed, one being written, the rest for the writes in flight. */
+const RING = 4;
 
 /**
  * Writes one pack: an age file (to all recipients) whose plaintext is the
@@ -47,6 +49,9 @@ export class PackWriter {
   private batch: Frame[] = [];
   private batchBytes = 0;
   private sealing: Promise<Buffer> | null = null;
+  /** Output Buffers reused from batch to batch, and the file size once each one's bytes are queued. */
+  private readonly ring: Array<{ buf: Buffer; end: number }> = [];
+  private ringAt = 0;
 
   private constructor(
     readonly index: number,
@@ -55,6 +60,8 @@ export class PackWriter {
     private readonly out: SeqWriter,
     private readonly enc: age.PayloadEncryptor | null,
     private readonly sealer: PayloadSealer | null,
+    /** Whether sealed bytes may be overwritten once written (nothing downstream keeps them). */
+    private readonly reuse = false,
   ) {}
 
   /**
@@ -62,7 +69,7 @@ export class PackWriter {
    * pack's bag path (created without hashing when `core` is given).
    * @throws BrickpostError NO_SPACE, PERMISSION, IO
    */
-  static async create(out: SeqWriter, index: number, share: number, recipients: age.Recipient[], shipment: string, core: NativeBinding | null = null): Promise<PackWriter> {
+  static async create(out: SeqWriter, index: number, share: number, recipients: age.Recipient[], shipment: string, core: NativeBinding | null = null, reuse = false): Promise<PackWriter> {
     const rel = packPath(index);
     const { header, fileKey } = age.createHeader(recipients);
     let w: PackWriter;
@@ -70,7 +77,7 @@ export class PackWriter {
       const nonce = randomBytes(age.PAYLOAD_NONCE_SIZE);
       const prefix = Buffer.concat([header, nonce]);
       await out.write(prefix);
-      w = new PackWriter(index, share, rel, out, null, new core.PayloadSealer(age.payloadKey(fileKey, nonce), prefix));
+      w = new PackWriter(index, share, rel, out, null, new core.PayloadSealer(age.payloadKey(fileKey, nonce), prefix), reuse);
     } else {
       const enc = new age.PayloadEncryptor(fileKey);
       await out.write(header);
@@ -108,11 +115,30 @@ export class PackWriter {
 
   /** Hands the gathered plaintext to the sealer, then writes the batch sealed before it. */
   private async seal(last: boolean): Promise<void> {
-    const next = this.sealer!.seal(this.batch, last).catch((e: unknown) => Promise.reject(fromNative(e)));
+    let done = this.sealing;
+    this.sealing = null;
+    let into: Buffer | null = null;
+    if (this.reuse) {
+      // The next reused Buffer is free once the file system has taken what it held; calls on `out` stay one at a time.
+      const plain = this.batchBytes + age.STREAM_CHUNK;
+      const need = plain + 16 * (Math.ceil(plain / age.STREAM_CHUNK) + 1);
+      const i = this.ringAt;
+      this.ringAt = (i + 1) % RING;
+      let slot = this.ring[i];
+      if (slot && this.out.written < slot.end) {
+        if (done) await this.writeSealed(await done);
+        done = null;
+        await this.out.drain();
+      }
+      if (!slot || slot.buf.length < need) slot = this.ring[i] = { buf: Buffer.allocUnsafeSlow(Math.max(need, SEAL_BATCH + 2 * age.STREAM_CHUNK)), end: 0 };
+      slot.end = Infinity;
+      into = slot.buf;
+    }
+    const buf = into;
+    const next = (buf ? this.sealer!.sealInto(this.batch, last, buf).then((n) => buf.subarray(0, n)) : this.sealer!.seal(this.batch, last)).catch((e: unknown) => Promise.reject(fromNative(e)));
     next.catch(() => undefined);
     this.batch = [];
     this.batchBytes = 0;
-    const done = this.sealing;
     this.sealing = next;
     if (done) await this.writeSealed(await done);
   }
@@ -128,6 +154,8 @@ export class PackWriter {
       if (end - 16 > at) await this.out.write(sealed.subarray(at, end - 16));
       await this.out.write(sealed.subarray(end - 16, end));
     }
+    // A reused Buffer is free again once the file has been written to here.
+    for (const slot of this.ring) if (slot.end === Infinity && sealed.buffer === slot.buf.buffer) slot.end = this.out.size;
   }
 
   /** Seals the last STREAM chunk, syncs and closes. */

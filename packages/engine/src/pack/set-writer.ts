@@ -91,7 +91,8 @@ export class ShipmentWriter {
     const core = native();
     // The native core hashes the pack as it seals it.
     const out = await this.targets[share]!.create(packPath(index), this.parity?.tap(share), { hash: core === null });
-    return PackWriter.create(out, index, share, this.recipients, this.shipment, core);
+    // Parity keeps views of a share's bytes until the other shares catch up: there, sealed Buffers are not reused.
+    return PackWriter.create(out, index, share, this.recipients, this.shipment, core, this.parity === null);
   };
 
   /**
