@@ -3,8 +3,11 @@
  * brickpost against the tools a user would pick instead (restic, borg, and
  * a tar | zstd | age pipeline), on one generated dataset, in one run.
  *
- *   node bench/run.mjs [--size 2G] [--seed 1] [--only brickpost,restic,borg,pipeline]
- *                      [--scenario initial,incremental] [--work DIR] [--warm] [--keep]
+ *   node bench/run.mjs [--size 2G] [--seed 1] [--source DIR] [--only brickpost,restic,rustic,borg,pipeline]
+ *                      [--scenario initial,cores,sets,incremental,report] [--repeat N] [--work DIR] [--warm] [--keep]
+ *
+ * --source DIR benchmarks any folder instead of a generated dataset (it is
+ * read, never changed: a scenario that changes the source works on a copy).
  *
  * Scenarios run one after the other on each tool's state: the incremental
  * scenario ships a mutated copy of the dataset on top of what the initial
@@ -31,13 +34,15 @@ import brickpost from './tools/brickpost.mjs';
 import restic from './tools/restic.mjs';
 import borg from './tools/borg.mjs';
 import pipeline from './tools/pipeline.mjs';
+import rustic from './tools/rustic.mjs';
 import initial from './scenarios/initial.mjs';
+import cores from './scenarios/cores.mjs';
 import incremental from './scenarios/incremental.mjs';
 import sets from './scenarios/sets.mjs';
 import report from './scenarios/report.mjs';
 
-const TOOLS = [brickpost, restic, borg, pipeline];
-const SCENARIOS = { initial, sets, incremental, report };
+const TOOLS = [brickpost, restic, rustic, borg, pipeline];
+const SCENARIOS = { initial, cores, sets, incremental, report };
 const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(here, '..');
 const log = (msg) => process.stderr.write(`bench: ${msg}\n`);
@@ -48,7 +53,8 @@ function options() {
       size: { type: 'string', default: '2G' },
       seed: { type: 'string', default: '1' },
       only: { type: 'string' },
-      scenario: { type: 'string', default: 'initial,sets,incremental,report' },
+      source: { type: 'string' },
+      scenario: { type: 'string', default: 'initial,cores,sets,incremental,report' },
       work: { type: 'string' },
       warm: { type: 'boolean', default: false },
       keep: { type: 'boolean', default: false },
@@ -58,7 +64,7 @@ function options() {
   });
   if (values.help) {
     process.stdout.write(
-      'usage: npm run bench -- [--size 2G] [--seed 1] [--only ' + TOOLS.map((t) => t.name).join(',') + ']\n' +
+      'usage: npm run bench -- [--size 2G] [--seed 1] [--source DIR] [--only ' + TOOLS.map((t) => t.name).join(',') + ']\n' +
         '                        [--scenario ' + Object.keys(SCENARIOS).join(',') + '] [--repeat N] [--work DIR] [--warm] [--keep]\n',
     );
     process.exit(0);
@@ -76,6 +82,14 @@ function options() {
   const repeat = Number(values.repeat);
   if (!Number.isInteger(repeat) || repeat < 1) throw new Error(`--repeat wants a positive integer, not ${values.repeat}`);
   return { ...values, seed: Number(values.seed), only, scenarios, repeat };
+}
+
+/** A folder to benchmark as it is (--source): its files and bytes. */
+async function sourceFolder(dir) {
+  const abs = resolve(dir);
+  if (!existsSync(abs)) throw new Error(`--source ${dir} does not exist`);
+  const t = await treeBytes(abs);
+  return { dir: abs, summary: { files: t.files, bytes: t.bytes, source: abs }, reused: true };
 }
 
 function missingCommands(names) {
@@ -204,7 +218,7 @@ async function main() {
   const opts = options();
   const cacheDir = join(here, '.cache');
   await mkdir(cacheDir, { recursive: true });
-  const ds = await ensureDataset({ repoRoot, cacheDir, size: opts.size, seed: opts.seed, log });
+  const ds = opts.source ? await sourceFolder(opts.source) : await ensureDataset({ repoRoot, cacheDir, size: opts.size, seed: opts.seed, log });
   log(`dataset ${ds.dir}: ${ds.summary.files} files, ${(ds.summary.bytes / 1e6).toFixed(1)} MB${ds.reused ? ' (cached)' : ''}`);
   opts.workRoot = opts.work ? resolve(opts.work) : await mkdtemp(join(tmpdir(), 'brickpost-bench-'));
   await mkdir(opts.workRoot, { recursive: true });
@@ -228,7 +242,7 @@ async function main() {
   await mkdir(resultsDir, { recursive: true });
   const file = join(resultsDir, `${stamp}.json`);
   const save = (extra) => writeFile(file, JSON.stringify({
-    date: new Date().toISOString(), scenario: names, size: opts.size, seed: opts.seed, repeat: opts.repeat,
+    date: new Date().toISOString(), scenario: names, size: opts.source ? null : opts.size, seed: opts.seed, source: opts.source ?? null, repeat: opts.repeat,
     dataset: ds.summary, scenarios: scenarioInfo(), versions, steps,
     machine: { cores: cpus().length, cpu: cpus()[0]?.model, memBytes: totalmem(), kernel: release(), node: process.version },
     ...extra,
@@ -264,7 +278,7 @@ async function main() {
   const targets = opts.scenarios.flatMap((sc) => judgeTargets(steps, sc, ctx).map((t) => ({ scenario: sc.name, ...t })));
   const print = (s = '') => process.stdout.write(s + '\n');
   print(`\nbrickpost bench: ${opts.scenarios.map((sc) => `scenario ${sc.name} (${sc.description})`).join(', then ')}`);
-  print(`dataset: make_dataset.py --size ${opts.size} --seed ${opts.seed}: ${ds.summary.files} files, ${(ds.summary.bytes / 1e6).toFixed(1)} MB`);
+  print(`dataset: ${opts.source ? `the folder ${ds.dir}` : `make_dataset.py --size ${opts.size} --seed ${opts.seed}`}: ${ds.summary.files} files, ${(ds.summary.bytes / 1e6).toFixed(1)} MB`);
   for (const sc of opts.scenarios) for (const line of sc.describe?.(ctx) ?? []) print(line);
   print(`machine: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Linux ${release()}`);
   const loads = steps.filter((s) => s.load != null).map((s) => s.load);

@@ -15,6 +15,10 @@
  * pack-set3    brickpost pack SRC --to S3/d1 --to S3/d2 --to S3/d3 …  (1 parity)
  * pack-set5    brickpost pack SRC --to S5/d1 … --to S5/d5 --parity 2 …
  * ingest-set3-lost  brickpost ingest S3/d2 S3/d3 DEST3 --json (data drive 1 lost)
+ * read-drive   cat of every file of DRIVE to /dev/null: the disk's sequential read of
+ *              the bytes keyless verify reads (its reference, not a brickpost command)
+ * pack-1core   taskset -c 0 brickpost pack SRC --to DRIVE1 … --dataset bench-1core (one core)
+ * ingest-1core taskset -c 0 brickpost ingest DRIVE DEST1 --json (one core)
  * report       brickpost report DRIVE --html R.html --pdf R.pdf --json (the subscriber)
  * bagit-validate  bagit.py --validate DRIVE/brickpost/ID (the archivist's keyless
  *              fixity check of the same bag, for comparison)
@@ -26,6 +30,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { sh } from '../lib/measure.mjs';
 
 function cliPath(ctx) {
   return join(ctx.repoRoot, 'apps', 'cli', 'bin', 'brickpost.js');
@@ -82,6 +87,8 @@ export default {
       drive: join(ctx.work, 'drive'),
       drive2: join(ctx.work, 'drive2'),
       dest: join(ctx.work, 'dest'),
+      drive1: join(ctx.work, 'drive-1core'),
+      dest1: join(ctx.work, 'dest-1core'),
       set3: join(ctx.work, 'set3'),
       set5: join(ctx.work, 'set5'),
       dest3: join(ctx.work, 'dest-set3'),
@@ -89,6 +96,7 @@ export default {
     for (const [dir, n] of [[state.set3, 3], [state.set5, 5]]) for (let i = 1; i <= n; i++) await mkdir(join(dir, `d${i}`), { recursive: true });
     await mkdir(state.drive, { recursive: true });
     await mkdir(state.drive2, { recursive: true });
+    await mkdir(state.drive1, { recursive: true });
     const run = (home, ...args) => {
       const argv = cli(ctx, home, ...args);
       const r = spawnSync(argv[0], argv.slice(1), { encoding: 'utf8' });
@@ -107,6 +115,26 @@ export default {
       argv: cli(ctx, state.pub, 'pack', ctx.src, '--to', state.drive, '--recipient', state.recipient, '--dataset', 'bench', '--json'),
       stdout: true,
       sync: state.drive,
+      check: (r) => checkSummary(r),
+    }),
+    'read-drive': (state) => ({
+      label: 'cat every drive file > /dev/null',
+      argv: ['bash', '-c', `find ${sh(state.drive)} -type f -print0 | sort -z | xargs -0 cat > /dev/null`],
+    }),
+    'pack-1core': (state, ctx) => ({
+      label: 'pack, taskset -c 0',
+      argv: ['taskset', '-c', '0', ...cli(ctx, state.pub, 'pack', ctx.src, '--to', state.drive1, '--recipient', state.recipient, '--dataset', 'bench-1core', '--json')],
+      stdout: true,
+      sync: state.drive1,
+      drive: state.drive1,
+      check: (r) => checkSummary(r),
+    }),
+    'ingest-1core': (state, ctx) => ({
+      label: 'ingest, taskset -c 0',
+      argv: ['taskset', '-c', '0', ...cli(ctx, state.sub, 'ingest', state.drive, state.dest1, '--json')],
+      stdout: true,
+      sync: ctx.work,
+      restored: state.dest1,
       check: (r) => checkSummary(r),
     }),
     verify: (state, ctx) => ({

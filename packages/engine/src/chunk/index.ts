@@ -8,7 +8,8 @@
  * is one Zstandard frame holding the bytes, compressed or, when zstd cannot
  * save 3 %, in raw blocks (*stored* 'zstd' or 'raw'). The *pipeline* runs the
  * per-chunk CPU work (id, compression, decoding) on worker threads; it is the
- * one seam a native implementation would replace.
+ * seam where the native core (packages/native) replaces them when it is
+ * built: chunkPipeline picks it, createChunkPipeline is the worker pool.
  */
 export { CHUNK_PARAMS_V1 } from './params.js';
 export type { ChunkParams } from './params.js';
@@ -19,7 +20,8 @@ export type { ChunkFileOptions } from './file.js';
 export { chunkKey, chunkId } from './id.js';
 export { encodeChunk, decodeChunk, decodeFrame, RAW_THRESHOLD } from './codec.js';
 export type { EncodedFrame, DecodeLimits, Stored } from './codec.js';
-export { createChunkPipeline } from './pool.js';
-export type { ChunkPipeline, ChunkPipelineOptions, EncodedChunk } from './pool.js';
+export { createChunkPipeline, releaseFrame } from './pool.js';
+export type { ChunkPipeline, ChunkPipelineOptions, EncodedChunk, FileChunk, Frame } from './pool.js';
+export { chunkPipeline, nativePipeline } from './native-pipeline.js';
 export { WHOLE_FILE_MAX } from './whole-file.js';
 export { Cutter } from './cutter.js';

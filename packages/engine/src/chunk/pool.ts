@@ -1,6 +1,8 @@
 import { availableParallelism } from 'node:os';
+import type { NativeBytes } from '@brickpost/native';
 import { Worker } from 'node:worker_threads';
 import { BrickpostError } from '@brickpost/manifest/errors';
+import { Cutter } from './cutter.js';
 import { asBuffer, deserializeError, forPost, WORKER_LIMITS, type Job, type Reply, type WorkerInit } from './messages.js';
 
 /** One chunk after the pipeline: its id, its frame and how the frame stores it. */
@@ -16,8 +18,21 @@ export interface EncodedChunk {
   sha?: Buffer;
 }
 
-/** A chunk of a small file read whole: encoded, and its bytes when asked for (`raw`). */
-export interface FileChunk extends EncodedChunk {
+/**
+ * A chunk's frame as the pipeline hands it on: a Buffer, or bytes the
+ * native core holds until the pack sealer takes them (release() frees
+ * them sooner, when a frame is not stored).
+ */
+export type Frame = Buffer | NativeBytes;
+
+/** Frees a frame that will not be stored (a no-op for a Buffer). */
+export function releaseFrame(f: Frame): void {
+  if (!Buffer.isBuffer(f)) f.release();
+}
+
+/** A chunk of a file read by the pipeline: encoded, and its bytes when asked for (`raw`). */
+export interface FileChunk extends Omit<EncodedChunk, 'frame'> {
+  frame: Frame;
   raw?: Buffer;
 }
 
@@ -89,6 +104,21 @@ export interface ChunkPipeline {
    */
   encodeFile(path: string, size: number, opts?: EncodeFileOptions): Promise<{ chunks: FileChunk[]; changed?: string; signature?: Buffer }>;
   /**
+   * Reads, cuts and encodes a file larger than WHOLE_FILE_MAX, in file
+   * order: yields each chunk's length as soon as it is cut, with a promise
+   * of its encoding (its bytes in `raw` when `opts.raw`). The file is cut to
+   * `size` bytes as encodeFile does; `changed` hears how it differed, and
+   * `signature` gets its bpsig1 signature when `opts.signature` asks.
+   * @throws BrickpostError NOT_FOUND, PERMISSION, IO
+   */
+  encodeLarge(
+    path: string,
+    size: number,
+    opts: EncodeFileOptions,
+    changed: (how: string) => void,
+    signature: (sig: Buffer) => void,
+  ): AsyncGenerator<{ length: number; job: Promise<FileChunk> }>;
+  /**
    * Codes chunk `raw` as a delta against `basis` (deltaFrame) on the worker
    * that holds that signature; the bytes are moved to it. Null when the
    * delta's frame would not be shorter than `limit`.
@@ -150,6 +180,7 @@ export function createChunkPipeline(opts: ChunkPipelineOptions): ChunkPipeline {
   let failure: BrickpostError | null = null;
   let closing: Promise<void> | null = null;
   let drained: (() => void) | null = null;
+  let cutter: Cutter | null = null;
 
   const slots: Slot[] = [];
   for (let i = 0; i < count; i++) {
@@ -266,6 +297,14 @@ export function createChunkPipeline(opts: ChunkPipelineOptions): ChunkPipeline {
       });
       return { chunks, ...(r.changed ? { changed: r.changed } : {}), ...(r.signature ? { signature: asBuffer(r.signature) } : {}) };
     },
+    async *encodeLarge(path, size, opts, changed, signature) {
+      cutter ??= new Cutter();
+      for await (const raw of cutter.chunks(path, size, changed, opts.signature ?? 0, signature)) {
+        const job: Promise<FileChunk> = pipeline.encode(raw, { keep: opts.raw === true, sha: opts.sha === true }).then((c) => (opts.raw ? { ...c, raw } : c));
+        job.catch(() => undefined);
+        yield { length: raw.length, job };
+      }
+    },
     async delta(raw, basis, limit) {
       const moved: ArrayBuffer[] = [];
       const job: Job = { seq: seq++, op: 'delta', raw: post(raw, transfer, moved), sigId: basis.id, limit };
@@ -287,6 +326,7 @@ export function createChunkPipeline(opts: ChunkPipelineOptions): ChunkPipeline {
       closing ??= (async () => {
         if (waiters.size > 0) await new Promise<void>((r) => (drained = r));
         await Promise.all(slots.map((s) => s.worker.terminate()));
+        await cutter?.close();
       })();
       return closing;
     },

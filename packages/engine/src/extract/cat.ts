@@ -3,6 +3,7 @@ import type { CatOptions, EventSink } from '../api.js';
 import type { Context } from '../context.js';
 import { Progress } from '../io/progress.js';
 import { readManifest } from '../verify/manifest-stream.js';
+import { chunkBuffer } from '../verify/native-readers.js';
 import { walkShipment } from '../verify/walk-shipment.js';
 import { openReadable } from './open.js';
 import { Selection } from './selection.js';
@@ -42,7 +43,7 @@ export async function cat(ctx: Context, opts: CatOptions, write: (b: Buffer) => 
         fileStart: (f) => void (target = f),
         chunk: async (data) => {
           bytes += data.length;
-          await write(data);
+          await write(chunkBuffer(data));
         },
         hole: async (length) => {
           for (let left = length; left > 0; left -= ZEROS.length) await write(ZEROS.subarray(0, Math.min(left, ZEROS.length)));

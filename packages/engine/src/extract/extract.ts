@@ -17,6 +17,7 @@ import { setMeta } from '../ingest/meta.js';
 import { leavesDest, NOT_CREATED } from '../ingest/plan.js';
 import { modeUnder, policyOf, type ApplyPolicy } from '../ingest/policy.js';
 import { readManifest } from '../verify/manifest-stream.js';
+import { chunkBuffer, type ChunkBytes } from '../verify/native-readers.js';
 import { walkShipment, type ShipmentVisitor } from '../verify/walk-shipment.js';
 import { openReadable, type Readable } from './open.js';
 import { Selection } from './selection.js';
@@ -202,7 +203,8 @@ class Extractor implements ShipmentVisitor {
     this.end = 0;
   }
 
-  chunk(data: Buffer): void {
+  chunk(bytes: ChunkBytes): void {
+    const data = chunkBuffer(bytes);
     let off = 0;
     try {
       while (off < data.length) off += writeSync(this.fd, data, off, data.length - off, this.at + off);

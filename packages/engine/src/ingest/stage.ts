@@ -8,6 +8,8 @@ import { setTimesFd } from '../io/times.js';
 import type { AttrApplier } from './attrs.js';
 import { setMeta } from './meta.js';
 import { modeUnder, type ApplyPolicy } from './policy.js';
+import { fromNative } from '../io/native.js';
+import type { ChunkBytes } from '../verify/native-readers.js';
 
 const CREATE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
 
@@ -54,17 +56,27 @@ export class StagingWriter {
     this.dataEnd = 0;
   }
 
-  write(data: Buffer): void {
+  write(data: ChunkBytes): void {
+    const n = data.length;
     try {
       failpointError('stage-write', () => fsError('ENOSPC', 'no space left on device'));
-      let off = 0;
-      while (off < data.length) off += writeSync(this.fd, data, off, data.length - off, this.fileAt + off);
+      if (!Buffer.isBuffer(data)) {
+        // Bytes the native core holds are written (and freed) by it.
+        try {
+          data.writeTo(this.fd, this.fileAt);
+        } catch (e) {
+          throw fromNative(e);
+        }
+      } else {
+        let off = 0;
+        while (off < data.length) off += writeSync(this.fd, data, off, data.length - off, this.fileAt + off);
+      }
     } catch (e) {
       throw toEnvironmentError(e, 'cannot write a staged file');
     }
-    this.fileAt += data.length;
+    this.fileAt += n;
     this.dataEnd = this.fileAt;
-    this.bytes += data.length;
+    this.bytes += n;
   }
 
   /** A hole of `length` bytes: nothing written, the next data lands after it. */

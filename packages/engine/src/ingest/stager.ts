@@ -4,6 +4,7 @@ import { BrickpostError, quote, type DeltaRef, type FileRecord, type HeldRef } f
 import { chunkId } from '../chunk/index.js';
 import { applyDelta, decodeDelta } from '../delta/index.js';
 import { failpoint } from '../io/failpoint.js';
+import type { ChunkBytes } from '../verify/native-readers.js';
 import type { ShipmentVisitor } from '../verify/walk-shipment.js';
 import { fsPath } from '../io/fs-path.js';
 import { dbPath, pathFromDb, type DestDb } from './dest-db.js';
@@ -73,7 +74,7 @@ export class Stager implements ShipmentVisitor {
     this.writer.start(n, r);
   }
 
-  chunk(data: Buffer): void {
+  chunk(data: ChunkBytes): void {
     this.bytesFromDrive += data.length;
     this.writer.write(data);
   }

@@ -22,23 +22,29 @@ export class SeqWriter {
   private pending: Buffer[] = [];
   private pendingBytes = 0;
   private inFlight: Promise<void> = Promise.resolve();
-  private readonly hash: Hash = createHash('sha256');
+  private readonly hash: Hash | null;
   size = 0;
+  /** Bytes the file system has taken (their writes completed): a caller may reuse those Buffers. */
+  written = 0;
 
   private constructor(
     private readonly fh: FileHandle,
     readonly path: string,
     private readonly batch: number,
     private readonly tap?: WriteTap,
-  ) {}
+    hash = true,
+  ) {
+    this.hash = hash ? createHash('sha256') : null;
+  }
 
   /**
-   * Creates the file (it must not exist).
+   * Creates the file (it must not exist). `hash: false` when the caller
+   * hashes the content itself (close then returns '').
    * @throws BrickpostError NO_SPACE, PERMISSION, IO
    */
-  static async create(path: string, opts: { batch?: number; tap?: WriteTap } = {}): Promise<SeqWriter> {
+  static async create(path: string, opts: { batch?: number; tap?: WriteTap; hash?: boolean } = {}): Promise<SeqWriter> {
     try {
-      return new SeqWriter(await open(path, 'wx', 0o644), path, opts.batch ?? 4 << 20, opts.tap);
+      return new SeqWriter(await open(path, 'wx', 0o644), path, opts.batch ?? 4 << 20, opts.tap, opts.hash ?? true);
     } catch (e) {
       throw toEnvironmentError(e, `cannot create ${path}`);
     }
@@ -48,7 +54,7 @@ export class SeqWriter {
   async write(buf: Buffer): Promise<void> {
     if (buf.length === 0) return;
     await this.tap?.data(buf, this.size);
-    this.hash.update(buf);
+    this.hash?.update(buf);
     this.size += buf.length;
     this.pending.push(buf);
     this.pendingBytes += buf.length;
@@ -63,11 +69,18 @@ export class SeqWriter {
     this.inFlight = this.writeAll(bufs);
   }
 
+  /** Writes everything queued so far; resolves once it is written. */
+  async drain(): Promise<void> {
+    await this.flush();
+    await this.inFlight;
+  }
+
   private async writeAll(bufs: Buffer[]): Promise<void> {
     try {
       let rest = bufs;
       while (rest.length > 0) {
         const { bytesWritten } = await this.fh.writev(rest);
+        this.written += bytesWritten;
         rest = advance(rest, bytesWritten);
       }
     } catch (e) {
@@ -76,7 +89,7 @@ export class SeqWriter {
   }
 
   /**
-   * Writes what is left, fsyncs and closes. Returns the SHA-256 of the content.
+   * Writes what is left, fsyncs and closes. Returns the SHA-256 of the content ('' when not hashing).
    * @throws BrickpostError NO_SPACE, IO
    */
   async close(sync = true): Promise<string> {
@@ -90,7 +103,7 @@ export class SeqWriter {
     }
     await this.fh.close();
     await this.tap?.end?.(this.size);
-    return this.hash.digest('hex');
+    return this.hash?.digest('hex') ?? '';
   }
 
   /** Closes without finishing (after an error elsewhere). */

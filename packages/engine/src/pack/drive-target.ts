@@ -64,13 +64,14 @@ export class DriveTarget {
   /**
    * Creates payload file `rel` in the bag; every byte written to it is
    * counted against the drive's capacity and fed to the recovery data and
-   * to `tap`.
+   * to `tap`. `hash: false` when the caller hashes the file itself.
    * @throws BrickpostError NO_SPACE (naming the drive), PERMISSION, IO
    */
-  async create(rel: string, tap?: WriteTap): Promise<SeqWriter> {
+  async create(rel: string, tap?: WriteTap, opts: { hash?: boolean } = {}): Promise<SeqWriter> {
     const file = join(this.part, rel);
     await mkdir(dirname(file), { recursive: true });
     return SeqWriter.create(file, {
+      ...opts,
       batch: this.batch,
       tap: {
         data: async (buf, offset) => {

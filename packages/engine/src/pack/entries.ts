@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { CHUNKS_PER_RECORD, isBrickpostError, quote, type ChunkRef, type EntryAttributes } from '@brickpost/manifest';
-import { WHOLE_FILE_MAX, type ChunkPipeline, type Cutter, type EncodedChunk } from '../chunk/index.js';
+import { WHOLE_FILE_MAX, type ChunkPipeline, type FileChunk } from '../chunk/index.js';
 import { blockSizeFor } from '../delta/block-size.js';
 import type { Progress } from '../io/progress.js';
 import type { SourceEntry } from '../scan/index.js';
@@ -51,7 +51,6 @@ export interface EntryPackerParts {
   /** Stat cache and bases; a lookup with neither for a shipment that reads every file. */
   lookup: TreeLookup;
   pipeline: ChunkPipeline;
-  cutter: Cutter;
   progress: Progress;
   warn: (code: string, message: string, path?: string) => void;
   /** Compute each chunk's SHA-256 (a held set of plain digests needs it). */
@@ -156,9 +155,8 @@ export class EntryPacker {
       return this.drain(MAX_QUEUE);
     }
     const changed = (how: string): void => p.warn('CHANGED', `${quote(entry.path)} ${how}`, entry.path);
-    for await (const raw of p.cutter.chunks(entry.abs, entry.size, changed, signature, (s) => (file.signature = s))) {
-      const length = raw.length;
-      const job = p.pipeline.encode(raw, { keep, sha: p.sha }).then((c) => this.speculate(file, c, keep ? raw : undefined));
+    for await (const { length, job: encoded } of p.pipeline.encodeLarge(entry.abs, entry.size, { sha: p.sha, signature, raw: keep }, changed, (s) => (file.signature = s))) {
+      const job = encoded.then((c) => this.speculate(file, c, c.raw));
       job.catch(() => undefined);
       this.queue.push({ kind: 'chunk', file, length, job });
       this.queuedBytes += length;
@@ -209,7 +207,7 @@ export class EntryPacker {
    * will need storing. A later identical chunk may still make the delta
    * moot (the store then refers to that frame); the work is only wasted.
    */
-  private speculate(file: FileState, c: EncodedChunk, raw: Buffer | undefined): Promise<ReadChunk> | ReadChunk {
+  private speculate(file: FileState, c: FileChunk, raw: Buffer | undefined): Promise<ReadChunk> | ReadChunk {
     const out: ReadChunk = { id: c.id, frame: c.frame, length: c.length, ...(c.sha ? { sha: c.sha } : {}) };
     const b = file.basis;
     if (!b || !raw || !this.p.store.isNew(c.id, c.sha)) return out;

@@ -1,5 +1,9 @@
+import { randomBytes } from 'node:crypto';
+import type { NativeBinding, PayloadSealer } from '@brickpost/native';
+import type { Frame } from '../chunk/index.js';
 import { age, frame, packPath } from '@brickpost/manifest';
 import { HEADER_FRAME_NIBBLE } from '../io/header-frame.js';
+import { fromNative } from '../io/native.js';
 import type { SeqWriter } from '../io/seq-writer.js';
 
 export const PACK_FORMAT = 'brickpost-pack/v1';
@@ -26,34 +30,60 @@ export function packHeaderFrame(shipment: string, index: number): Buffer {
   return frame.skippableFrame(HEADER_FRAME_NIBBLE, Buffer.from(text, 'utf8'));
 }
 
+/** Plaintext gathered before the native core seals it: 32 STREAM chunks. */
+const SEAL_BATCH = 2 << 20;
+/** Reused output Buffers of a pack: one being sealed, one being written, the rest for the writes in flight. */
+const RING = 4;
+
 /**
  * Writes one pack: an age file (to all recipients) whose plaintext is the
  * pack header frame followed by chunk frames. Tracks the plaintext offset of
- * each frame so the manifest can point at it.
+ * each frame so the manifest can point at it. With the native core, frames
+ * are sealed and the file hashed in batches off this thread, one batch
+ * sealing while the one before is written; otherwise PayloadEncryptor seals
+ * them here and the SeqWriter hashes.
  */
 export class PackWriter {
   private plainSize = 0;
   private chunkCount = 0;
+  private batch: Frame[] = [];
+  private batchBytes = 0;
+  private sealing: Promise<Buffer> | null = null;
+  /** Output Buffers reused from batch to batch, and the file size once each one's bytes are queued. */
+  private readonly ring: Array<{ buf: Buffer; end: number }> = [];
+  private ringAt = 0;
 
   private constructor(
     readonly index: number,
     readonly share: number,
     readonly relPath: string,
     private readonly out: SeqWriter,
-    private readonly enc: age.PayloadEncryptor,
+    private readonly enc: age.PayloadEncryptor | null,
+    private readonly sealer: PayloadSealer | null,
+    /** Whether sealed bytes may be overwritten once written (nothing downstream keeps them). */
+    private readonly reuse = false,
   ) {}
 
   /**
-   * Starts pack `index` of data share `share` in `out`, a new file at the pack's bag path.
+   * Starts pack `index` of data share `share` in `out`, a new file at the
+   * pack's bag path (created without hashing when `core` is given).
    * @throws BrickpostError NO_SPACE, PERMISSION, IO
    */
-  static async create(out: SeqWriter, index: number, share: number, recipients: age.Recipient[], shipment: string): Promise<PackWriter> {
+  static async create(out: SeqWriter, index: number, share: number, recipients: age.Recipient[], shipment: string, core: NativeBinding | null = null, reuse = false): Promise<PackWriter> {
     const rel = packPath(index);
     const { header, fileKey } = age.createHeader(recipients);
-    const enc = new age.PayloadEncryptor(fileKey);
-    await out.write(header);
-    await out.write(enc.nonce);
-    const w = new PackWriter(index, share, rel, out, enc);
+    let w: PackWriter;
+    if (core) {
+      const nonce = randomBytes(age.PAYLOAD_NONCE_SIZE);
+      const prefix = Buffer.concat([header, nonce]);
+      await out.write(prefix);
+      w = new PackWriter(index, share, rel, out, null, new core.PayloadSealer(age.payloadKey(fileKey, nonce), prefix), reuse);
+    } else {
+      const enc = new age.PayloadEncryptor(fileKey);
+      await out.write(header);
+      await out.write(enc.nonce);
+      w = new PackWriter(index, share, rel, out, enc, null);
+    }
     await w.plain(packHeaderFrame(shipment, index));
     return w;
   }
@@ -64,26 +94,88 @@ export class PackWriter {
   }
 
   /** Appends one chunk frame; returns its plaintext offset. */
-  async add(frameBytes: Buffer): Promise<number> {
+  async add(frameBytes: Frame): Promise<number> {
     const at = this.plainSize;
     await this.plain(frameBytes);
     this.chunkCount++;
     return at;
   }
 
-  private async plain(buf: Buffer): Promise<void> {
+  private async plain(buf: Frame): Promise<void> {
     this.plainSize += buf.length;
-    for (const c of this.enc.update(buf)) await this.out.write(c);
+    if (!this.sealer) {
+      // Without the native core every frame is a Buffer.
+      for (const c of this.enc!.update(buf as Buffer)) await this.out.write(c);
+      return;
+    }
+    this.batch.push(buf);
+    this.batchBytes += buf.length;
+    if (this.batchBytes >= SEAL_BATCH) await this.seal(false);
+  }
+
+  /** Hands the gathered plaintext to the sealer, then writes the batch sealed before it. */
+  private async seal(last: boolean): Promise<void> {
+    let done = this.sealing;
+    this.sealing = null;
+    let into: Buffer | null = null;
+    if (this.reuse) {
+      // The next reused Buffer is free once the file system has taken what it held; calls on `out` stay one at a time.
+      const plain = this.batchBytes + age.STREAM_CHUNK;
+      const need = plain + 16 * (Math.ceil(plain / age.STREAM_CHUNK) + 1);
+      const i = this.ringAt;
+      this.ringAt = (i + 1) % RING;
+      let slot = this.ring[i];
+      if (slot && this.out.written < slot.end) {
+        if (done) await this.writeSealed(await done);
+        done = null;
+        await this.out.drain();
+      }
+      if (!slot || slot.buf.length < need) slot = this.ring[i] = { buf: Buffer.allocUnsafeSlow(Math.max(need, SEAL_BATCH + 2 * age.STREAM_CHUNK)), end: 0 };
+      slot.end = Infinity;
+      into = slot.buf;
+    }
+    const buf = into;
+    const next = (buf ? this.sealer!.sealInto(this.batch, last, buf).then((n) => buf.subarray(0, n)) : this.sealer!.seal(this.batch, last)).catch((e: unknown) => Promise.reject(fromNative(e)));
+    next.catch(() => undefined);
+    this.batch = [];
+    this.batchBytes = 0;
+    this.sealing = next;
+    if (done) await this.writeSealed(await done);
+  }
+
+  /**
+   * Writes sealed STREAM chunks as the JavaScript path does, each chunk's
+   * ciphertext and tag on their own (views, no copies), so the drive's
+   * taps (byte count, recovery data, parity) see the same writes.
+   */
+  private async writeSealed(sealed: Buffer): Promise<void> {
+    for (let at = 0; at < sealed.length; at += age.SEALED_CHUNK) {
+      const end = Math.min(at + age.SEALED_CHUNK, sealed.length);
+      if (end - 16 > at) await this.out.write(sealed.subarray(at, end - 16));
+      await this.out.write(sealed.subarray(end - 16, end));
+    }
+    // A reused Buffer is free again once the file has been written to here.
+    for (const slot of this.ring) if (slot.end === Infinity && sealed.buffer === slot.buf.buffer) slot.end = this.out.size;
   }
 
   /** Seals the last STREAM chunk, syncs and closes. */
   async close(): Promise<PackInfo> {
-    for (const c of this.enc.final()) await this.out.write(c);
-    const sha256 = await this.out.close();
+    let sha256: string;
+    if (this.sealer) {
+      await this.seal(true);
+      await this.writeSealed(await this.sealing!);
+      this.sealing = null;
+      sha256 = await this.sealer.digest();
+      await this.out.close();
+    } else {
+      for (const c of this.enc!.final()) await this.out.write(c);
+      sha256 = await this.out.close();
+    }
     return { index: this.index, share: this.share, path: this.relPath, size: this.out.size, plain: this.plainSize, chunks: this.chunkCount, sha256 };
   }
 
   async abort(): Promise<void> {
+    await this.sealing?.catch(() => undefined);
     await this.out.abort();
   }
 }

@@ -4,7 +4,7 @@ import { basename, join, resolve } from 'node:path';
 import { readFile } from 'node:fs/promises';
 import { age, BrickpostError, componentProblem, displayName, FORMAT_VERSION, isBrickpostError, MANIFEST_FORMAT, quote, windowsNameProblem } from '@brickpost/manifest';
 import type { EventSink, PackEntryCounts, PackOptions, PackSummary } from '../api.js';
-import { chunkKey, createChunkPipeline, Cutter } from '../chunk/index.js';
+import { chunkKey, chunkPipeline } from '../chunk/index.js';
 import type { Context } from '../context.js';
 import { recordSealed } from '../custody/index.js';
 import { toEnvironmentError } from '../io/errors.js';
@@ -156,8 +156,7 @@ async function packLocked(ctx: Context, opts: PackOptions & { packTarget?: numbe
 
   const key = chunkKey(dataset.secret);
   const store = new ChunkStore(out.openPack, out.k, rows, held, opts.packTarget ?? PACK_TARGET, kept);
-  const pipeline = createChunkPipeline({ key, level: opts.level ?? 3 });
-  const cutter = new Cutter();
+  const pipeline = chunkPipeline({ key, level: opts.level ?? 3 });
   const manifest = out.manifest;
   const counts: PackEntryCounts = { files: 0, dirs: 0, links: 0, hardLinks: 0, specials: 0, sparseFiles: 0, holeBytes: 0, withXattrs: 0, withAcls: 0, excluded: 0, notShipped: {} };
   const notShipped = (path: string, reason: string): void => {
@@ -165,7 +164,7 @@ async function packLocked(ctx: Context, opts: PackOptions & { packTarget?: numbe
     warn('NOT_SHIPPED', `not shipped: ${quote(path)}: ${reason}`, path);
   };
   const portability = new Portability(opts.portable === true);
-  const entries = new EntryPacker({ db, manifest, store, rows, lookup, pipeline, cutter, progress, warn, sha: against?.ids === 'sha256', notShipped });
+  const entries = new EntryPacker({ db, manifest, store, rows, lookup, pipeline, progress, warn, sha: against?.ids === 'sha256', notShipped });
   const bases = plan.bases;
   try {
     await manifest.add({
@@ -299,7 +298,6 @@ async function packLocked(ctx: Context, opts: PackOptions & { packTarget?: numbe
   } finally {
     against?.held.close();
     await pipeline.close();
-    await cutter.close();
   }
 }
 

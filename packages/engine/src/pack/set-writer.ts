@@ -4,6 +4,7 @@ import { age, formatSetFile, MANIFEST_PATH, packPath, SET_PATH, type DriveSet, t
 import type { EventSink } from '../api.js';
 import { DRIVE_DIR } from '../drive/layout.js';
 import { sealBag } from '../drive/seal.js';
+import { native } from '../io/native.js';
 import { syncDir } from '../io/sync.js';
 import { DriveTarget, type DriveFile } from './drive-target.js';
 import { ManifestOut } from './manifest-out.js';
@@ -87,8 +88,11 @@ export class ShipmentWriter {
 
   /** Starts pack `index` on data share `share` (ChunkStore's OpenPack). */
   openPack = async (index: number, share: number): Promise<PackWriter> => {
-    const out = await this.targets[share]!.create(packPath(index), this.parity?.tap(share));
-    return PackWriter.create(out, index, share, this.recipients, this.shipment);
+    const core = native();
+    // The native core hashes the pack as it seals it.
+    const out = await this.targets[share]!.create(packPath(index), this.parity?.tap(share), { hash: core === null });
+    // Parity keeps views of a share's bytes until the other shares catch up: there, sealed Buffers are not reused.
+    return PackWriter.create(out, index, share, this.recipients, this.shipment, core, this.parity === null);
   };
 
   /**

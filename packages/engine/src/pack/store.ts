@@ -1,4 +1,5 @@
 import type { ChunkRef } from '@brickpost/manifest';
+import { releaseFrame, type Frame } from '../chunk/index.js';
 import { failpoint } from '../io/failpoint.js';
 import type { ShipmentRows } from './catalog-rows.js';
 import type { HeldSet } from './held.js';
@@ -10,7 +11,7 @@ export type OpenPack = (index: number, share: number) => Promise<PackWriter>;
 /** A chunk read from a source file, encoded, maybe also coded as a delta against its file's basis. */
 export interface ReadChunk {
   id: Buffer;
-  frame: Buffer;
+  frame: Frame;
   length: number;
   /** SHA-256 of the bytes, when a set of plain digests needs it. */
   sha?: Buffer;
@@ -82,13 +83,18 @@ export class ChunkStore {
   /** The ref of one chunk read from the source. @throws BrickpostError NO_SPACE, PERMISSION, IO */
   async ref(c: ReadChunk): Promise<ChunkRef> {
     const hex = c.id.toString('hex');
-    if (this.held.any && this.held.has(c.id, c.sha)) return this.heldRef(hex, c.length);
+    if (this.held.any && this.held.has(c.id, c.sha)) {
+      releaseFrame(c.frame);
+      return this.heldRef(hex, c.length);
+    }
     const hit = this.rows.findChunk(c.id);
     if (hit) {
+      releaseFrame(c.frame);
       this.counts.chunksDeduplicated++;
       return [hex, hit.pack, hit.offset, hit.frameLen, hit.len];
     }
     if (c.delta && c.delta.frame.length < c.frame.length) {
+      releaseFrame(c.frame);
       const { pack, offset } = await this.append(c.delta.frame);
       this.counts.chunksDelta++;
       this.counts.bytesDelta += c.length;
@@ -100,7 +106,7 @@ export class ChunkStore {
     return [hex, pack, offset, c.frame.length, c.length];
   }
 
-  private async append(frame: Buffer): Promise<{ pack: number; offset: number }> {
+  private async append(frame: Frame): Promise<{ pack: number; offset: number }> {
     let share = 0;
     for (let s = 1; s < this.current.length; s++) if (this.load(s) < this.load(share)) share = s;
     let w = this.current[share];

@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { BrickpostError } from '@brickpost/manifest';
 import { asBuffer, deserializeError, WORKER_LIMITS } from '../chunk/messages.js';
+import type { PackSource } from './native-readers.js';
 import type { ReaderInit, ReaderRef, ReaderReply, ReaderRequest } from './reader-messages.js';
 
 type WithoutSeq<T> = T extends unknown ? Omit<T, 'seq'> : never;
@@ -13,7 +14,7 @@ type WithoutSeq<T> = T extends unknown ? Omit<T, 'seq'> : never;
  * in order. Each call returns its own promise; calls on one pack are served
  * in the order they were made.
  */
-export class PackReaders {
+export class PackReaders implements PackSource {
   private readonly workers: Worker[] = [];
   private readonly waiters = new Map<number, { resolve: (r: ReaderReply & { ok: true }) => void; reject: (e: Error) => void }>();
   private seq = 0;

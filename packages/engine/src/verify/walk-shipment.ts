@@ -2,7 +2,9 @@ import { age, BrickpostError, packPath, quote, type ChunkRef, type DeltaRef, typ
 import { chunkKey } from '../chunk/index.js';
 import type { OpenedShipment } from '../drive/open.js';
 import type { Progress } from '../io/progress.js';
+import { native } from '../io/native.js';
 import { readManifest } from './manifest-stream.js';
+import { NativePackReaders, type ChunkBytes, type PackSource } from './native-readers.js';
 import type { ReaderRef } from './reader-messages.js';
 import { PackReaders } from './readers.js';
 
@@ -11,8 +13,8 @@ export interface ShipmentVisitor {
   header?(r: ShipmentRecord): Promise<void> | void;
   dir?(r: DirRecord): Promise<void> | void;
   fileStart?(r: FileRecord): Promise<void> | void;
-  /** The verified bytes of the file's next chunk (a packed ref). */
-  chunk?(data: Buffer): Promise<void> | void;
+  /** The verified bytes of the file's next chunk (a packed ref), held natively or in a Buffer. */
+  chunk?(data: ChunkBytes): Promise<void> | void;
   /** The file's next chunk is a held ref: not on the drive, the destination's base tree holds it. */
   held?(ref: HeldRef): Promise<void> | void;
   /**
@@ -38,7 +40,7 @@ interface Batch {
   pack: number;
   refs: ReaderRef[];
   bytes: number;
-  result: Promise<Buffer[]> | null;
+  result: Promise<Array<ChunkBytes | null>> | null;
 }
 
 type Item =
@@ -77,7 +79,7 @@ export async function walkShipment(
   damaged: ReadonlySet<number> = new Set(),
 ): Promise<{ files: number; dirs: number; bytes: number; chunks: number; held: number; deltas: number }> {
   const identities = age.parseIdentityFile(identityText);
-  let readers: PackReaders | null = null;
+  let readers: PackSource | null = null;
   let nextPack = 0;
   const plainOf = new Map<number, Promise<number>>();
   const queue: Item[] = [];
@@ -144,15 +146,15 @@ export async function walkShipment(
       const it = queue[0]!;
       if (it.kind === 'chunk') {
         send(it.batch);
-        const data = (await it.batch.result!)[it.i]!;
+        const data = (await it.batch.result!)[it.i] ?? null;
         queue.shift();
-        queuedBytes -= data.length;
+        queuedBytes -= it.batch.refs[it.i]![2];
         if (it.delta) {
           progress.add(it.delta[4]);
-          await visit.delta?.(it.delta, data);
+          await visit.delta?.(it.delta, data as Buffer);
         } else {
-          progress.add(data.length);
-          await visit.chunk?.(data);
+          progress.add(it.batch.refs[it.i]![2]);
+          if (data !== null) await visit.chunk?.(data);
         }
         continue;
       }
@@ -183,7 +185,11 @@ export async function walkShipment(
       if (signal?.aborted) throw new BrickpostError('CANCELLED', 'cancelled');
       switch (r.t) {
         case 'shipment':
-          readers ??= new PackReaders({ bag: s.dir, ...(s.packDirs ? { packDirs: s.packDirs } : {}), random: [...damaged], shipment: s.id, identityText, key: chunkKey(Buffer.from(r.secret, 'base64')) });
+          if (!readers) {
+            const init = { bag: s.dir, ...(s.packDirs ? { packDirs: s.packDirs } : {}), random: [...damaged], shipment: s.id, identityText, key: chunkKey(Buffer.from(r.secret, 'base64')) };
+            const core = native();
+            readers = core ? new NativePackReaders(core, init, visit.chunk !== undefined) : new PackReaders(init);
+          }
           await visit.header?.(r);
           break;
         case 'dir':

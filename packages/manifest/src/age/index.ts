@@ -41,4 +41,4 @@ export { createDecryptStream, createEncryptStream, MAX_ARMORED_BYTES } from './n
 export { HYBRID_PUBLIC_SIZE, type HybridKey } from './hybrid.js';
 export { payloadOffset, plainSize, readPlainRange, sealedSize } from './range.js';
 export { DEFAULT_SCRYPT_LOG_N, MAX_SCRYPT_LOG_N } from './scrypt.js';
-export { PAYLOAD_NONCE_SIZE, SEALED_CHUNK, STREAM_CHUNK } from './stream.js';
+export { PAYLOAD_NONCE_SIZE, payloadKey, SEALED_CHUNK, STREAM_CHUNK } from './stream.js';

@@ -1,0 +1,130 @@
+import type { NativeBinding, NativeChunk } from '@brickpost/native';
+import { BrickpostError } from '@brickpost/manifest/errors';
+import { fromNative, native } from '../io/native.js';
+import { fsPath } from '../io/fs-path.js';
+import { toFileError } from './file.js';
+import { createChunkPipeline, type ChunkPipeline, type ChunkPipelineOptions, type EncodedChunk, type FileChunk } from './pool.js';
+import { zstd } from './zstd.js';
+
+/**
+ * The chunk pipeline pack uses: the native core's where it is built (one
+ * pass over each byte on a pool of one thread per core: read, cut, id,
+ * compress, digest, signature), else createChunkPipeline's worker threads.
+ * Both give the same ids, frames and signatures. Deltas and decoding stay
+ * on worker threads, started only when first asked for.
+ * @throws BrickpostError USAGE for a bad worker count (JavaScript path)
+ */
+export function chunkPipeline(opts: ChunkPipelineOptions): ChunkPipeline {
+  const n = native();
+  return n ? nativePipeline(n, opts) : createChunkPipeline(opts);
+}
+
+function toChunk(c: NativeChunk): FileChunk {
+  const out: FileChunk = { id: c.id, frame: c.frame, stored: c.zstd ? 'zstd' : 'raw', length: c.length };
+  if (c.sha) out.sha = c.sha;
+  if (c.raw) out.raw = c.raw;
+  return out;
+}
+
+/** Native errors reading `path`, worded as the JavaScript path words them. */
+function fileError(e: unknown, path: string): BrickpostError {
+  return fromNative(e, (errno) => toFileError(errno, path));
+}
+
+/** The native pipeline; `opts.workers` and `opts.transfer` apply to the worker threads of deltas and decoding. */
+export function nativePipeline(n: NativeBinding, opts: ChunkPipelineOptions): ChunkPipeline {
+  const chunker = new n.Chunker(opts.key, opts.level);
+  let workers: ChunkPipeline | null = null;
+  const pool = (): ChunkPipeline => (workers ??= createChunkPipeline(opts));
+  let inFlight = 0;
+  let closed = false;
+  const levelOk = Number.isInteger(opts.level) && opts.level >= zstd.minCLevel() && opts.level <= zstd.maxCLevel();
+
+  async function run<T>(job: () => Promise<T>): Promise<T> {
+    if (closed) throw new BrickpostError('USAGE', 'chunk pipeline is closed');
+    if (!levelOk) throw new BrickpostError('USAGE', `zstd level ${opts.level} is outside ${zstd.minCLevel()}..${zstd.maxCLevel()}`);
+    inFlight++;
+    try {
+      return await job();
+    } finally {
+      inFlight--;
+    }
+  }
+
+  const pipeline: ChunkPipeline = {
+    encode(raw, o = {}) {
+      return run(async () => {
+        const c = toChunk(await chunker.encode(raw, o.sha === true).catch((e: unknown) => Promise.reject(fromNative(e))));
+        // encode() gives a Buffer, as the worker pool does.
+        const out: EncodedChunk = { ...c, frame: Buffer.isBuffer(c.frame) ? c.frame : c.frame.toBuffer() };
+        return out;
+      });
+    },
+    async *encodeAll(chunks, window = 2 * n.threads() + 2) {
+      const queued: Promise<EncodedChunk>[] = [];
+      try {
+        for await (const raw of chunks) {
+          const p = pipeline.encode(raw);
+          p.catch(() => undefined);
+          queued.push(p);
+          if (queued.length >= window) yield await queued.shift()!;
+        }
+        while (queued.length > 0) yield await queued.shift()!;
+      } finally {
+        await Promise.allSettled(queued);
+      }
+    },
+    encodeFile(path, size, o = {}) {
+      return run(async () => {
+        const r = await chunker.encodeFile(pathBytes(path), size, o.sha === true, o.signature ?? 0, o.raw === true).catch((e: unknown) => Promise.reject(fileError(e, path)));
+        return { chunks: r.chunks.map(toChunk), ...(r.changed ? { changed: r.changed } : {}), ...(r.signature ? { signature: r.signature } : {}) };
+      });
+    },
+    async *encodeLarge(path, size, o, changed, signature) {
+      if (closed) throw new BrickpostError('USAGE', 'chunk pipeline is closed');
+      if (!levelOk) throw new BrickpostError('USAGE', `zstd level ${opts.level} is outside ${zstd.minCLevel()}..${zstd.maxCLevel()}`);
+      const f = chunker.open(pathBytes(path), size, o.sha === true, o.signature ?? 0, o.raw === true);
+      const next = () => {
+        const p = f.next().catch((e: unknown) => Promise.reject(fileError(e, path)));
+        p.catch(() => undefined);
+        return p;
+      };
+      inFlight++;
+      try {
+        // One batch ahead: the file's thread reads and cuts it while this one stores the last.
+        let ahead = next();
+        for (;;) {
+          const b = await ahead;
+          if (!b.done) ahead = next();
+          for (const c of b.chunks) yield { length: c.length, job: Promise.resolve(toChunk(c)) };
+          if (b.changed) changed(b.changed);
+          if (b.signature) signature(b.signature);
+          if (b.done) break;
+        }
+      } finally {
+        inFlight--;
+        f.close();
+      }
+    },
+    delta(raw, basis, limit) {
+      return pool().delta(raw, basis, limit);
+    },
+    decode(frame, expectedLength, id) {
+      return pool().decode(frame, expectedLength, id);
+    },
+    get pending() {
+      return inFlight + (workers?.pending ?? 0);
+    },
+    async close() {
+      closed = true;
+      await workers?.close();
+    },
+  };
+  return pipeline;
+}
+
+/** A path's bytes as the system sees them (a name that is not UTF-8 included: fsPath). */
+function pathBytes(path: string): Buffer {
+  const p = fsPath(path);
+  return typeof p === 'string' ? Buffer.from(p) : p;
+}

@@ -1,0 +1,112 @@
+/** Bytes the native core holds; consumed once (sealed, written or released). */
+export declare class NativeBytes {
+  readonly length: number;
+  /** A copy in a Buffer. */
+  toBuffer(): Buffer;
+  /** Frees them now. */
+  release(): void;
+  /** Writes them to open file `fd` at `position` and frees them. */
+  writeTo(fd: number, position: number): void;
+}
+
+/** One encoded chunk. */
+export interface NativeChunk {
+  /** HMAC-SHA256(key, bytes). */
+  id: Buffer;
+  /** Exactly one Zstandard frame, held natively until sealed. */
+  frame: NativeBytes;
+  /** True when compressed, false for raw blocks. */
+  zstd: boolean;
+  length: number;
+  sha?: Buffer | null;
+  raw?: Buffer | null;
+}
+
+/** The chunks of a small file read whole. */
+export interface NativeFileResult {
+  chunks: NativeChunk[];
+  changed?: string | null;
+  signature?: Buffer | null;
+}
+
+/** The next chunks of a large file. */
+export interface NativeBatch {
+  chunks: NativeChunk[];
+  done: boolean;
+  changed?: string | null;
+  signature?: Buffer | null;
+}
+
+/** A large file being cut and encoded batch by batch, in file order. */
+export declare class LargeFile {
+  next(): Promise<NativeBatch>;
+  close(): void;
+}
+
+/** Cuts, names and compresses with one chunk key and zstd level (on the CPU pool). */
+export declare class Chunker {
+  constructor(key: Buffer, level: number);
+  encodeFile(path: Buffer, size: number, sha: boolean, signature: number, raw: boolean): Promise<NativeFileResult>;
+  encode(raw: Buffer, sha: boolean): Promise<NativeChunk>;
+  open(path: Buffer, size: number, sha: boolean, signature: number, raw: boolean): LargeFile;
+}
+
+/** age STREAM encryption of one payload, and the SHA-256 of its file. */
+export declare class PayloadSealer {
+  constructor(payloadKey: Buffer, prefix: Buffer);
+  /** Takes the NativeBytes given; Buffers must not change until it resolves. */
+  seal(parts: Array<Buffer | NativeBytes>, last: boolean): Promise<Buffer>;
+  /** As seal, into the front of `out` (left alone until it resolves); resolves to the ciphertext's length. */
+  sealInto(parts: Array<Buffer | NativeBytes>, last: boolean, out: Buffer): Promise<number>;
+  digest(): Promise<string>;
+}
+
+/** The plaintext size and SHA-256 of a pack read to its end. */
+export interface PackEnd {
+  plain: number;
+  sha256: string;
+}
+
+/** One pack read front to back (hashed), decrypted and decoded. */
+export declare class PackReader {
+  constructor(fd: number, size: number, payloadStart: number, payloadKey: Buffer, chunkKey: Buffer);
+  readPlain(offset: number, length: number): Promise<Buffer>;
+  readChunks(
+    offsets: number[],
+    frameLengths: number[],
+    lengths: number[],
+    ids: Buffer,
+    delta: boolean[],
+    random: boolean,
+    keep: boolean,
+    maxChunk: number,
+    maxDelta: number,
+  ): Promise<Array<Buffer | NativeBytes | null>>;
+  finish(): Promise<PackEnd>;
+  close(): void;
+}
+
+/** A file's SHA-256 (hex) and the bytes read. */
+export interface FileDigest {
+  sha256: string;
+  bytes: number;
+}
+
+/** The binding's module. */
+export interface NativeBinding {
+  /** SHA-256 of the open file `fd` (at most `limit` bytes), on a thread of its own. */
+  hashFile(fd: number, limit: number): Promise<FileDigest>;
+  zstdVersion(): number;
+  threads(): number;
+  findCut(data: Buffer, start: number, end: number, eof: boolean): number;
+  signature(data: Buffer, block: number): Buffer;
+  Chunker: typeof Chunker;
+  PayloadSealer: typeof PayloadSealer;
+  PackReader: typeof PackReader;
+}
+
+/** The native binding, or null and why. */
+export declare function loadNative(): { binding: NativeBinding | null; reason: string | null; disabled: boolean };
+
+/** A native error's code (a BrickpostError code, or ERRNO:<name>), message and hint; code null if not native. */
+export declare function nativeErrorParts(e: unknown): { code: string | null; message: string; hint: string };

@@ -1,0 +1,41 @@
+/**
+ * Loads brickpost's native core: the binding, or null with the reason it is
+ * not there (not built: see build-status.txt; BRICKPOST_NATIVE=0; a load
+ * failure). The engine picks its JavaScript path when it is null.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+let loaded = null;
+
+/** The native binding and why it is missing: { binding, reason, disabled }. */
+export function loadNative() {
+  if (loaded) return loaded;
+  if (process.env.BRICKPOST_NATIVE === '0') return (loaded = { binding: null, reason: 'BRICKPOST_NATIVE=0', disabled: true });
+  const file = join(here, 'brickpost-native.node');
+  if (!existsSync(file)) {
+    const status = join(here, 'build-status.txt');
+    const why = existsSync(status) ? readFileSync(status, 'utf8').trim() : 'not built';
+    return (loaded = { binding: null, reason: why, disabled: false });
+  }
+  try {
+    return (loaded = { binding: createRequire(import.meta.url)(file), reason: null, disabled: false });
+  } catch (e) {
+    return (loaded = { binding: null, reason: `cannot load ${file}: ${e.message}`, disabled: false });
+  }
+}
+
+/**
+ * Splits a native error's reason into its parts: the BrickpostError code
+ * (or `ERRNO:<name>` for a file-system error), the message and the hint.
+ * Errors that did not come from the native core give code null.
+ */
+export function nativeErrorParts(e) {
+  const msg = e instanceof Error ? e.message : String(e);
+  const parts = msg.split('\u0001');
+  if (parts.length !== 3) return { code: null, message: msg, hint: '' };
+  return { code: parts[0], message: parts[1], hint: parts[2] };
+}

@@ -1,0 +1,60 @@
+//! Errors as they cross into JavaScript: a BrickpostError code and a
+//! message, joined by U+0001 in the napi Error's reason (the loader splits
+//! them again, index.js `fromNative`). File errors carry `ERRNO:<name>` as
+//! their code so the engine can word them as it words its own.
+
+use std::fmt;
+use std::io;
+
+/// An error with a stable BrickpostError code (see the manifest's errors.ts).
+#[derive(Debug, Clone)]
+pub struct BpError {
+    pub code: String,
+    pub message: String,
+    pub hint: Option<String>,
+}
+
+pub type BpResult<T> = Result<T, BpError>;
+
+impl BpError {
+    pub fn new(code: &str, message: impl Into<String>) -> Self {
+        BpError { code: code.to_string(), message: message.into(), hint: None }
+    }
+
+    pub fn with_hint(mut self, hint: &str) -> Self {
+        self.hint = Some(hint.to_string());
+        self
+    }
+
+    /// A file-system error: the code names the errno so the caller can word it.
+    pub fn io(e: &io::Error, what: &str) -> Self {
+        let name = match e.raw_os_error() {
+            Some(libc::ENOENT) => "ENOENT",
+            Some(libc::EACCES) => "EACCES",
+            Some(libc::EPERM) => "EPERM",
+            Some(libc::ENOSPC) => "ENOSPC",
+            Some(libc::ELOOP) => "ELOOP",
+            Some(libc::EIO) => "EIO",
+            _ => "EIO",
+        };
+        BpError::new(&format!("ERRNO:{name}"), format!("{what}: {e}"))
+    }
+}
+
+impl fmt::Display for BpError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.code, self.message)
+    }
+}
+
+impl From<BpError> for napi::Error {
+    fn from(e: BpError) -> Self {
+        let hint = e.hint.unwrap_or_default();
+        napi::Error::from_reason(format!("{}\u{1}{}\u{1}{}", e.code, e.message, hint))
+    }
+}
+
+/// Converts a native result for napi.
+pub fn napi_result<T>(r: BpResult<T>) -> napi::Result<T> {
+    r.map_err(napi::Error::from)
+}

@@ -1,0 +1,128 @@
+/**
+ * The native core and the TypeScript reference write the same shipment:
+ * one dataset packed by each path (BRICKPOST_NATIVE=0 forces the
+ * TypeScript one) from copies of one publisher home, so both use the same
+ * chunk key, then compared byte for byte: every pack's plaintext after its
+ * header frame (the frames, in order, decrypted by the real age tool), every
+ * file's chunk list (ids and lengths) and signature in the catalog. Each
+ * drive is then deep-verified and ingested by the other path, and both
+ * destinations equal the source.
+ */
+import { before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { cpSync, mkdirSync, openSync, readdirSync, writeFileSync, writeSync, closeSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { loadNative } from '@brickpost/native';
+import { brickpost, diffSnapshots, hasTool, lastEvent, makeDataset, publisherAndSubscriber, sh, shipmentDir, snapshot, tempDir } from '../support.js';
+
+const JS = { ...process.env, BRICKPOST_NATIVE: '0' };
+const NATIVE = { ...process.env, BRICKPOST_NATIVE: '1' };
+const why = loadNative().binding ? (hasTool('age') ? null : 'the age tool is not installed') : `the native core is not built (${loadNative().reason})`;
+
+/** Every file of a bag's data/packs, by path. */
+function packs(bag: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string): void => {
+    for (const e of readdirSync(d, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      if (e.isDirectory()) walk(join(d, e.name));
+      else out.push(join(d, e.name));
+    }
+  };
+  walk(join(bag, 'data', 'packs'));
+  return out;
+}
+
+/** A pack's plaintext after its header frame (which names the shipment). */
+function frames(pack: string, identity: string): Buffer {
+  const plain = sh('age', ['-d', '-i', identity, pack]);
+  return plain.subarray(8 + plain.readUInt32LE(4));
+}
+
+/** Each file of a shipment's tree in the publisher's catalog: chunk list and signature. */
+function tree(home: string, shipment: string): Array<Record<string, unknown>> {
+  const db = new Database(join(home, 'catalog.sqlite'), { readonly: true });
+  try {
+    return db
+      .prepare('SELECT f.path, hex(f.chunks) AS chunks, hex(s.sig) AS sig FROM tree_files f LEFT JOIN sigs s ON s.id = f.sig_id WHERE f.shipment_id = ? ORDER BY f.path')
+      .all(shipment) as Array<Record<string, unknown>>;
+  } finally {
+    db.close();
+  }
+}
+
+describe('native core and TypeScript path write the same shipment', { skip: why ?? false }, () => {
+  const root = tempDir();
+  const src = join(root, 'src');
+  const pubJs = join(root, 'pub-js');
+  const pubNative = join(root, 'pub-native');
+  const sub = join(root, 'sub');
+  const shipped: Record<'js' | 'native', { drive: string; id: string }> = { js: { drive: '', id: '' }, native: { drive: '', id: '' } };
+  let recipient = '';
+
+  before(() => {
+    makeDataset(src, '12M', 5);
+    writeFileSync(join(src, 'empty'), '');
+    // Files past 8 MiB go through the large-file path (the file's own thread); one repeats itself.
+    const big = openSync(join(src, 'large.bin'), 'w');
+    const block = Buffer.alloc(1 << 20);
+    for (let i = 0; i < 21; i++) {
+      for (let j = 0; j < block.length; j += 4) block.writeUInt32LE((Math.imul(i % 7, 2654435761) ^ Math.imul(j, 40503)) >>> 0, j);
+      writeSync(big, block);
+    }
+    closeSync(big);
+    recipient = publisherAndSubscriber(pubJs, sub);
+    // The dataset's secret (hence its chunk key) is made by its first shipment; both homes then share it.
+    const seed = join(root, 'seed');
+    mkdirSync(seed);
+    writeFileSync(join(seed, 'a'), 'a\n');
+    mkdirSync(join(root, 'drive-seed'));
+    assert.equal(brickpost(pubJs, ['pack', seed, '--to', join(root, 'drive-seed'), '--recipient', recipient, '--dataset', 'same']).code, 0);
+    cpSync(pubJs, pubNative, { recursive: true });
+  });
+
+  test('both paths pack', () => {
+    for (const [path, home, env] of [['js', pubJs, JS], ['native', pubNative, NATIVE]] as const) {
+      const drive = join(root, `drive-${path}`);
+      mkdirSync(drive);
+      const r = brickpost(home, ['pack', src, '--to', drive, '--recipient', recipient, '--dataset', 'same', '--full', '--json'], { env });
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(r.stderr.includes('native core unavailable'), false, r.stderr);
+      shipped[path] = { drive, id: lastEvent(r).result.shipmentId };
+    }
+  });
+
+  test('packs hold the same frames, byte for byte', () => {
+    const a = packs(shipmentDir(shipped.js.drive));
+    const b = packs(shipmentDir(shipped.native.drive));
+    assert.equal(a.length, b.length);
+    assert.ok(a.length > 0);
+    for (let i = 0; i < a.length; i++) {
+      const fa = frames(a[i]!, join(pubJs, 'age-identity.txt'));
+      const fb = frames(b[i]!, join(pubNative, 'age-identity.txt'));
+      assert.equal(fa.length, fb.length, `pack ${i} plaintext length`);
+      assert.ok(fa.equals(fb), `pack ${i} frames differ`);
+    }
+  });
+
+  test('the catalogs hold the same chunk lists and signatures', () => {
+    const a = tree(pubJs, shipped.js.id);
+    const b = tree(pubNative, shipped.native.id);
+    assert.ok(a.length > 10);
+    assert.ok(a.some((r) => r.sig !== null), 'some files have signatures');
+    assert.deepEqual(b, a);
+  });
+
+  test('each path deep-verifies and ingests what the other packed', () => {
+    for (const [path, env] of [['js', NATIVE], ['native', JS]] as const) {
+      const drive = shipped[path].drive;
+      const v = brickpost(sub, ['verify', drive, '--deep', '--json'], { env });
+      assert.equal(v.code, 0, v.stdout.slice(-800) + v.stderr);
+      assert.equal(lastEvent(v).result.deep, 'ok');
+      const dest = join(root, `dest-${path}`);
+      const r = brickpost(sub, ['ingest', drive, dest, '--json'], { env });
+      assert.equal(r.code, 0, r.stdout.slice(-800) + r.stderr);
+      assert.deepEqual(diffSnapshots(snapshot(src), snapshot(dest)), []);
+    }
+  });
+});
