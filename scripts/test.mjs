@@ -12,7 +12,9 @@ const dirs = process.env.BRICKPOST_TEST_ONLY
   ? process.env.BRICKPOST_TEST_ONLY.split(',')
   : ['packages/manifest/dist/test', 'packages/posix/dist/test', 'packages/engine/dist/test', 'apps/cli/dist/test', 'test/dist'];
 const targets = dirs.map((d) => join(root, d)).filter((d) => existsSync(d));
-// A test that hangs fails after 10 minutes instead of stalling the run.
-const args = ['--test', '--test-concurrency=2', '--test-timeout=600000', ...process.argv.slice(2), ...targets];
+// A test file that hangs fails after 30 minutes instead of stalling the run
+// (a guard against hangs only: the longest file takes a few minutes on an idle
+// machine, several times that on a loaded one).
+const args = ['--test', '--test-concurrency=2', '--test-timeout=1800000', ...process.argv.slice(2), ...targets];
 const r = spawnSync(process.execPath, args, { stdio: 'inherit', cwd: root });
 process.exit(r.status ?? 1);

@@ -9,10 +9,11 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
-import { brickpost, diffSnapshots, makeDataset, MAKE_DATASET, sh, snapshot, tempDir } from '../support.js';
+import { brickpost, CLI, diffSnapshots, makeDataset, MAKE_DATASET, sh, snapshot, tempDir } from '../support.js';
 import { atStep, launch, openApp, shot, skipReason, srcdoc, startUi, unlabelled, type Ui } from './harness.js';
 
 const skip = skipReason();
@@ -221,6 +222,21 @@ describe('desktop wizards', { skip: skip ?? false }, () => {
     await page.click('[role=alertdialog] [data-primary]');
     await page.waitForSelector('text=Rolled back from shipment 2 to 1');
     assert.deepEqual(diffSnapshots(v1, snapshot(dest)), []);
+
+    // Shipment 2 applied again and killed in its commit: the history page says what DEST may hold and finishes it.
+    const killed = spawnSync(process.execPath, [CLI, '--home', sub, '--quiet', 'ingest', next, dest], { env: { ...process.env, BRICKPOST_FAILPOINT: 'apply-install@2' } });
+    assert.equal(killed.signal, 'SIGKILL', String(killed.stderr));
+    await page.click('button:has-text("Show history")');
+    await page.waitForSelector('[data-in-progress=ingest]');
+    const banner = (await page.textContent('[data-in-progress=ingest]')) ?? '';
+    assert.match(banner, /the ingest of shipment #2 \S+ was interrupted/);
+    assert.match(banner, /may hold some entries of #1 and some of #2, each entry whole/);
+    assert.match(banner, new RegExp(`to finish it: brickpost resume ${dest}`));
+    await shot(page, 'history-interrupted');
+    await page.click('button:has-text("Finish it now")');
+    await page.waitForSelector('text=Finished the commit of shipment');
+    assert.equal(await page.locator('[data-in-progress]').count(), 0);
+    assert.deepEqual(diffSnapshots(snapshot(src), snapshot(dest)), []);
     assert.deepEqual(errors, []);
   });
 });

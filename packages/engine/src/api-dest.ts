@@ -23,6 +23,8 @@ export interface DestInProgress {
   phase: string | null;
   /** True when a brickpost holds DEST's lock now (it is running); false when it was interrupted. */
   running: boolean;
+  /** What it means, in the words every front end shows (inProgressLines). */
+  lines: string[];
 }
 
 /** What `brickpost status DEST` reports (Engine.status). */
@@ -58,7 +60,7 @@ export interface ResumeSummary {
  * reading DEST, as lines: what it is, what DEST may hold meanwhile, and what
  * to do. The CLI (status, history) and the desktop show these words.
  */
-export function inProgressLines(p: DestInProgress, dest: string): string[] {
+export function inProgressLines(p: Omit<DestInProgress, 'lines'>, dest: string): string[] {
   const to = `shipment ${p.seq !== null ? `#${p.seq} ` : ''}${p.shipmentId}`;
   const what = p.kind === 'ingest' ? `the ingest of ${to}` : `the rollback to ${to}`;
   const phase = p.phase ? ` (at its ${p.phase} phase)` : '';

@@ -3,6 +3,7 @@
  * drive set it belongs to) and repair from a drive's recovery data.
  * Re-exported by api.ts.
  */
+import type { CreatedNote } from './verify/created.js';
 
 export interface VerifyOptions {
   drive: string;
@@ -63,6 +64,8 @@ export interface VerifyReport {
   datasetBytes?: number;
   /** When the publisher packed it (signed bag-info, ISO 8601 UTC). */
   created?: string;
+  /** The same for people: the time, how long ago, and a warning when it lies ahead of this machine's clock (describeCreated). */
+  packed?: CreatedNote;
   /**
    * Where this verify's `verified` custody event went: on the drive (and this
    * home's catalog), the catalog only (read-only drive), nowhere (no custody

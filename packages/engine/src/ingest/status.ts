@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { BrickpostError, quote } from '@brickpost/manifest';
 import type { DestInProgress, DestStatus } from '../api.js';
+import { inProgressLines } from '../api-dest.js';
 import { readMarker } from './marker.js';
 import { DestFolder, realDest } from './state.js';
 
@@ -43,8 +44,9 @@ export async function destStatus(destPath: string): Promise<DestStatus> {
 export async function underWay(folder: DestFolder, running: boolean): Promise<DestInProgress | null> {
   const marker = await readMarker(folder);
   const step = pendingStep(folder);
+  const withLines = (p: Omit<DestInProgress, 'lines'>): DestInProgress => ({ ...p, lines: inProgressLines(p, folder.dest) });
   if (marker) {
-    return {
+    return withLines({
       kind: marker.kind,
       shipmentId: marker.shipment,
       seq: marker.seq,
@@ -52,11 +54,11 @@ export async function underWay(folder: DestFolder, running: boolean): Promise<De
       started: marker.started,
       phase: step?.phase ?? null,
       running,
-    };
+    });
   }
   if (!step) return null;
   // A journal step without a marker: written by a brickpost from before the marker.
-  return { kind: step.kind === 'apply' ? 'ingest' : 'rollback', shipmentId: step.shipment, seq: null, from: null, started: null, phase: step.phase, running };
+  return withLines({ kind: step.kind === 'apply' ? 'ingest' : 'rollback', shipmentId: step.shipment, seq: null, from: null, started: null, phase: step.phase, running });
 }
 
 /** The journal's step in progress, read without writing (null when none, or when the journal cannot be read). */

@@ -74,6 +74,7 @@ export async function verify(ctx: Context, opts: VerifyOptions, onEvent: EventSi
       signature: opened.signature,
     });
     const packed = describeCreated(opened.info.created);
+    report.packed = packed;
     if (packed.warning) onEvent({ type: 'warning', code: 'CREATED_IN_FUTURE', message: `shipment ${opened.id}: ${packed.warning}` });
     const fx = await checkFixity(opened, progress, signal);
     problems.push(...fx.problems);

@@ -1,6 +1,5 @@
 /** Subscriber step 2: the verdict of the keyless check, who signed it, and an optional deep check. */
 import type { VerifyReport } from '@brickpost/engine/api';
-import { describeCreated } from '@brickpost/engine/api';
 import { api } from '../api.js';
 import { facts, h, jobId, replace } from '../ui/dom.js';
 import { fingerprint } from '../ui/format.js';
@@ -15,8 +14,7 @@ function setLine(s: NonNullable<VerifyReport['set']>): string {
 }
 
 /** The signed creation time, and a warning when it lies in the future. */
-function packedFact(created: string): string | HTMLElement {
-  const note = describeCreated(created);
+function packedFact(note: NonNullable<VerifyReport['packed']>): string | HTMLElement {
   return note.warning ? h('span', { class: 'warn', 'data-testid': 'packed' }, `${note.text}: ${note.warning}`) : note.text;
 }
 
@@ -29,7 +27,7 @@ export function reportFacts(r: VerifyReport): HTMLElement {
     ['Dataset', r.dataset || '—'],
     ['Shipment', h('code', {}, r.shipmentId)],
     ['Label', r.label || '—'],
-    ...(r.created ? ([['Packed', packedFact(r.created)]] as Array<[string, string | HTMLElement]>) : []),
+    ...(r.packed ? ([['Packed', packedFact(r.packed)]] as Array<[string, string | HTMLElement]>) : []),
     ['Sequence', r.seq ? (r.seq === 1 ? '1 (the first shipment of the dataset)' : `${r.seq} (applies on top of shipment ${r.seq - 1})`) : '—'],
     ...(r.set ? ([['Drive set', setLine(r.set)]] as Array<[string, string]>) : []),
   ]);

@@ -1,6 +1,5 @@
 /** History of a destination: the shipments applied, and rollback to an earlier one. */
 import type { DestHistory } from '@brickpost/engine/api';
-import { inProgressLines } from '@brickpost/engine/api';
 import { api } from '../api.js';
 import { dataTable, facts, h, replace } from '../ui/dom.js';
 import { folderField } from '../ui/folder-field.js';
@@ -31,7 +30,7 @@ function unfinished(hist: DestHistory, onFinish: () => Promise<void>): HTMLEleme
   const p = hist.inProgress!;
   const slot = h('div', {});
   const finish = primary('Finish it now', () => void busy(finish, slot, onFinish, 'Could not finish it'));
-  return h('div', { class: 'banner warn', role: 'alert', 'data-in-progress': p.kind }, ...inProgressLines(p, hist.dest).map((l) => h('p', {}, l)), ...(p.running ? [] : [actions(finish)]), slot);
+  return h('div', { class: 'banner warn', role: 'alert', 'data-in-progress': p.kind }, ...p.lines.map((l) => h('p', {}, l)), ...(p.running ? [] : [actions(finish)]), slot);
 }
 
 /** The history view; `dest` prefills the folder (from #/history?dest=…). */
