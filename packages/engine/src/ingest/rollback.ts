@@ -6,6 +6,7 @@ import { readManifestFile } from '../verify/manifest-stream.js';
 import { runRollback, UNDO_KEEP } from './commit.js';
 import { AttrApplier } from './attrs.js';
 import { DestDb } from './dest-db.js';
+import { jobFailure } from './failures.js';
 import { policyOf } from './policy.js';
 import { resumePending } from './ingest.js';
 import { openDest, type DestState } from './state.js';
@@ -59,8 +60,10 @@ export async function rollback(ctx: Context, opts: RollbackOptions, onEvent: Eve
       undone: undo.map((a) => ({ shipmentId: a.shipment, seq: a.seq })),
       seconds: (performance.now() - started) / 1000,
     };
+  } catch (e) {
+    throw jobFailure(e, 'rollback failed', { dest, home: ctx.home }, 'run the same rollback again');
   } finally {
     db.close();
-    await unlock();
+    await unlock().catch((e: unknown) => onEvent({ type: 'warning', code: 'LEFT_OVER', message: `cannot release the lock of ${quote(dest)}: ${(e as Error).message}` }));
   }
 }
