@@ -2,7 +2,10 @@
 // Soak run of the kill-anywhere harness (test/kill-anywhere): pack and ingest
 // SIGKILLed at 200 random points each (BRICKPOST_KILLS), with a random seed
 // (BRICKPOST_KILL_SEED to repeat one), printed before and after the run so a
-// failure reproduces. Extra arguments are passed to `node --test`.
+// failure reproduces; and the errno sweep (test/fault/errno-sweep.test.ts):
+// every call of pack, verify, ingest, rollback, repair and extract failed
+// with an errno (BRICKPOST_FAULT_SWEEP=calls, or all for every errno at every
+// call). Extra arguments are passed to `node --test`.
 import { spawnSync } from 'node:child_process';
 import { randomInt } from 'node:crypto';
 import { dirname, join } from 'node:path';
@@ -14,10 +17,11 @@ const kills = process.env.BRICKPOST_KILLS || '200';
 const again = `BRICKPOST_KILL_SEED=${seed} BRICKPOST_KILLS=${kills} npm run soak`;
 console.error(`brickpost soak: seed ${seed}, ${kills} kills per command (to repeat: ${again})`);
 const started = Date.now();
-const r = spawnSync(process.execPath, ['--test', ...process.argv.slice(2), join(root, 'test', 'dist', 'kill-anywhere')], {
+const sweep = process.env.BRICKPOST_FAULT_SWEEP || 'calls';
+const r = spawnSync(process.execPath, ['--test', ...process.argv.slice(2), join(root, 'test', 'dist', 'kill-anywhere'), join(root, 'test', 'dist', 'fault', 'errno-sweep.test.js')], {
   stdio: 'inherit',
   cwd: root,
-  env: { ...process.env, BRICKPOST_KILL_SEED: seed, BRICKPOST_KILLS: kills },
+  env: { ...process.env, BRICKPOST_KILL_SEED: seed, BRICKPOST_KILLS: kills, BRICKPOST_FAULT_SWEEP: sweep },
 });
 const minutes = ((Date.now() - started) / 60_000).toFixed(1);
 if (r.status === 0) console.error(`brickpost soak: passed in ${minutes} min (seed ${seed})`);

@@ -7,10 +7,15 @@
  *
  * op is open, read, write, fsync, rename, mkdir, unlink, link, symlink,
  * truncate or copy. The nth call of that kind (counted from 1) whose path
- * contains path-part fails with ERRNO (EIO, ENOSPC, EROFS, EACCES, EBUSY,
- * ENOTDIR, EDQUOT, EPERM, ENOENT); with `+`, every later one fails too.
- * For calls on a descriptor the path is the one the descriptor was opened
- * at (from /proc/self/fd).
+ * contains path-part (ends with it, when path-part ends with `$`; matches
+ * it whole as an fnmatch(3) pattern, when path-part holds a `*`) fails
+ * with ERRNO (EIO, ENOSPC, EROFS, EACCES, EBUSY, ENOTDIR, EDQUOT, EPERM,
+ * ENOENT); with `+`, every later one fails too. For calls on a descriptor
+ * the path is the one the descriptor was opened at (from /proc/self/fd).
+ *
+ * BP_FAULT_COUNT=FILE keeps the count in that file (locked while it is
+ * updated), so the calls of the processes a run starts (`sync -f`, which
+ * inherits the shim) count with its own.
  *
  * BP_FAULT_LOG=FILE appends one line "op path" per matching call, so a test
  * can count the calls of a phase and then fail each of them in turn. When
@@ -23,6 +28,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -44,6 +50,8 @@ static long nth = 1;
 static int sticky = 0;
 static char part[1024];
 static char log_path[1024];
+static char count_path[1024];
+static int anchored = 0;
 static long seen = 0;
 static __thread int inside = 0;
 
@@ -60,7 +68,9 @@ static int errno_named(const char *s) {
 static void setup(void) {
   const char *spec = getenv("BP_FAULT");
   const char *lp = getenv("BP_FAULT_LOG");
+  const char *cp = getenv("BP_FAULT_COUNT");
   if (lp) snprintf(log_path, sizeof log_path, "%s", lp);
+  if (cp) snprintf(count_path, sizeof count_path, "%s", cp);
   if (!spec || !*spec) return;
   char buf[1200];
   snprintf(buf, sizeof buf, "%s", spec);
@@ -76,6 +86,38 @@ static void setup(void) {
     sticky = strchr(n, '+') != NULL;
   }
   if (p) snprintf(part, sizeof part, "%s", p);
+  size_t n_part = strlen(part);
+  if (n_part > 0 && part[n_part - 1] == '$') {
+    part[n_part - 1] = 0;
+    anchored = 1;
+  }
+}
+
+static int matches(const char *path) {
+  if (!*part) return 1;
+  if (!path) return 0;
+  if (strchr(part, '*')) return fnmatch(part, path, 0) == 0;
+  if (!anchored) return strstr(path, part) != NULL;
+  size_t a = strlen(path), b = strlen(part);
+  return a >= b && strcmp(path + a - b, part) == 0;
+}
+
+/* The next count of matching calls: this process's, or the shared one of BP_FAULT_COUNT. */
+static long next_seen(void) {
+  if (!*count_path) return ++seen;
+  int fd = open(count_path, O_RDWR | O_CREAT, 0600);
+  if (fd < 0) return ++seen;
+  struct flock l = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+  fcntl(fd, F_SETLKW, &l);
+  char buf[32] = { 0 };
+  ssize_t k = pread(fd, buf, sizeof buf - 1, 0);
+  long v = (k > 0 ? atol(buf) : 0) + 1;
+  int len = snprintf(buf, sizeof buf, "%ld\n", v);
+  pwrite(fd, buf, (size_t)len, 0);
+  l.l_type = F_UNLCK;
+  fcntl(fd, F_SETLK, &l);
+  close(fd);
+  return v;
 }
 
 static void fd_path(int fd, char *out, size_t len) {
@@ -94,13 +136,13 @@ static int watched(enum op o) {
 
 /* Counts a watched call on `path`; returns the errno to fail it with, or 0. */
 static int decide(enum op o, const char *path) {
-  if (*part && (!path || !strstr(path, part))) return 0;
+  if (!matches(path)) return 0;
   inside = 1;
   int fire = 0;
   pthread_mutex_lock(&mu);
   if (o == want) {
-    seen++;
-    fire = seen == nth || (sticky && seen > nth);
+    long s = next_seen();
+    fire = s == nth || (sticky && s > nth);
   }
   if (*log_path) {
     FILE *f = fopen(log_path, "a");

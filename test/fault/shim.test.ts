@@ -31,4 +31,15 @@ describe('fault shim', () => {
     const r = run(code, faultEnv({ op: 'write', errno: 'ENOSPC', nth: 1, sticky: true, path: dir }));
     assert.equal(r.stdout.trim(), 'ENOSPC,ok,ENOSPC', r.stderr);
   });
+
+  test('a part ending in $ matches the end of the path only; the count spans the processes a run starts', () => {
+    const dir = tempDir();
+    const code = `const fs = require('fs'); const cp = require('child_process'); const out = [];
+      fs.mkdirSync(${JSON.stringify(dir)} + '/sub');
+      for (const p of [${JSON.stringify(dir)}, ${JSON.stringify(dir)} + '/sub', ${JSON.stringify(dir)}]) { const r = cp.spawnSync('sync', ['-f', p]); out.push(r.status === 0 ? 'ok' : 'fail'); }
+      console.log(out.join(','));`;
+    const env = { ...faultEnv({ op: 'fsync', errno: 'EIO', nth: 2, path: `${dir}$` }), BP_FAULT_COUNT: join(dir, 'count') };
+    const r = run(code, env);
+    assert.equal(r.stdout.trim(), 'ok,ok,fail', r.stderr);
+  });
 });

@@ -23,11 +23,12 @@ export interface Fault {
   nth?: number;
   /** Every matching call from the nth on fails. */
   sticky?: boolean;
-  /** Only calls whose path contains this count. */
+  /** Only calls whose path contains this count (ends with it, when it ends with `$`). */
   path?: string;
 }
 
 let built: string | undefined;
+let runs = 0;
 
 /** The shim's shared object, compiled on first use. @throws Error when no C compiler is installed (CI installs gcc). */
 export function shimLibrary(): string {
@@ -50,19 +51,28 @@ export function shimLibrary(): string {
   return lib;
 }
 
-/** The environment that loads the shim with `fault` (none: only logging when `log` is given). */
-export function faultEnv(fault: Fault | null, log?: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, LD_PRELOAD: shimLibrary(), UV_USE_IO_URING: '0' };
+/** The environment (`extra` added) that loads the shim with `fault` (none: only logging when `log` is given). */
+export function faultEnv(fault: Fault | null, log?: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...extra, LD_PRELOAD: shimLibrary(), UV_USE_IO_URING: '0' };
   delete env.BP_FAULT;
   delete env.BP_FAULT_LOG;
-  if (fault) env.BP_FAULT = `${fault.op}:${fault.errno}:${fault.nth ?? 1}${fault.sticky ? '+' : ''}${fault.path !== undefined ? `:${fault.path}` : ''}`;
+  if (fault) {
+    env.BP_FAULT = `${fault.op}:${fault.errno}:${fault.nth ?? 1}${fault.sticky ? '+' : ''}${fault.path !== undefined ? `:${fault.path}` : ''}`;
+    // One count for the run and the processes it starts (`sync -f` inherits the shim).
+    env.BP_FAULT_COUNT = join(tmpdir(), `bp-fault-count-${process.pid}-${++runs}`);
+  }
   if (log) env.BP_FAULT_LOG = log;
   return env;
 }
 
-/** Runs `brickpost --home HOME args…` with `fault` injected. */
-export function brickpostWithFault(home: string, args: string[], fault: Fault | null, log?: string): Run {
-  return brickpost(home, args, { env: faultEnv(fault, log) });
+/** Runs `brickpost --home HOME args…` with `fault` injected (and `env` added to the environment). */
+export function brickpostWithFault(home: string, args: string[], fault: Fault | null, log?: string, env: NodeJS.ProcessEnv = {}): Run {
+  const e = faultEnv(fault, log, env);
+  try {
+    return brickpost(home, args, { env: e });
+  } finally {
+    if (e.BP_FAULT_COUNT) rmSync(e.BP_FAULT_COUNT, { force: true });
+  }
 }
 
 /** The calls a log recorded, as [op, path] pairs (FIRED lines marked). */

@@ -4,7 +4,7 @@
  * printed as `brickpost: error: …` lines or as an `error` event in --json.
  */
 import { resolve } from 'node:path';
-import { BrickpostError, ERROR_CODES, isBrickpostError } from '@brickpost/engine/api';
+import { BrickpostError, ERROR_CODES, isBrickpostError, isSystemError, toEnvironmentError } from '@brickpost/engine/api';
 import type { ErrorEvent } from '@brickpost/engine/api';
 import { INTERNAL_EXIT_CODE, exitCodeOf } from './exit-codes.js';
 import { commandLine } from './format.js';
@@ -32,19 +32,6 @@ export function usageError(message: string, command?: string): BrickpostError {
 /** `see 'brickpost pack --help'`, or the global help when no command is known. */
 export function helpHint(command?: string): string {
   return command ? `see 'brickpost ${command} --help'` : "see 'brickpost --help'";
-}
-
-const SYSTEM_CODES: Record<string, keyof typeof ERROR_CODES> = {
-  ENOSPC: 'NO_SPACE',
-  EDQUOT: 'NO_SPACE',
-  EFBIG: 'NO_SPACE',
-  EACCES: 'PERMISSION',
-  EPERM: 'PERMISSION',
-  EROFS: 'PERMISSION',
-};
-
-function isSystemError(e: unknown): e is NodeJS.ErrnoException & { code: string } {
-  return e instanceof Error && typeof (e as NodeJS.ErrnoException).code === 'string' && /^E[A-Z0-9]+$/.test((e as NodeJS.ErrnoException).code!);
 }
 
 /** Duck-typed check for a BrickpostError from another copy of the module. */
@@ -84,12 +71,11 @@ export function toFailure(e: unknown, ctx: FailureContext = {}): Failure {
         path,
       );
     }
-    const code = SYSTEM_CODES[e.code] ?? 'IO';
-    const hint =
-      code === 'NO_SPACE' ? 'free some space or use a larger drive, then run the command again'
-      : code === 'PERMISSION' ? 'check the permissions of the path, or that the drive is not mounted read-only'
-      : undefined;
-    return withOptional({ type: 'error', code, exitCode: exitCodeOf(code), message: systemMessage(e) }, hint, path);
+    // An errno is the machine's answer (exit 5 with the engine's words and hint), never a bug;
+    // a path that vanished under a running job is the machine's too.
+    const b = toEnvironmentError(e, '');
+    const code = b.code === 'NOT_FOUND' ? 'IO' : b.code;
+    return withOptional({ type: 'error', code, exitCode: exitCodeOf(code), message: b.message }, b.hint, path);
   }
   const message = e instanceof Error ? e.message : String(e);
   return {
@@ -103,15 +89,6 @@ export function toFailure(e: unknown, ctx: FailureContext = {}): Failure {
 
 function cancelled(): Failure {
   return { type: 'error', code: 'CANCELLED', exitCode: exitCodeOf('CANCELLED'), message: 'interrupted; the job was cancelled' };
-}
-
-function systemMessage(e: NodeJS.ErrnoException): string {
-  // Node's messages read `ENOSPC: no space left on device, write`; keep the
-  // description, lower-cased, and name the path when there is one.
-  const m = /^E[A-Z0-9]+: ([^,]*)/.exec(e.message);
-  const what = (m?.[1] ?? e.message).toLowerCase();
-  const op = e.syscall ? `${e.syscall} failed: ` : '';
-  return e.path !== undefined ? `${op}${what}: ${JSON.stringify(e.path)}` : `${op}${what}`;
 }
 
 function samePath(a: string, b: string): boolean {

@@ -5,6 +5,8 @@
  */
 export { BrickpostError, EXIT_CODES, ERROR_CODES, isBrickpostError, quote } from '@brickpost/manifest/errors';
 export type { ErrorCode, Category } from '@brickpost/manifest/errors';
+export { isSystemError, toEnvironmentError } from './io/errors.js';
+export type { EnvironmentOptions, Place } from './io/errors.js';
 export type * from './api-verify.js';
 export type * from './api-plan.js';
 export { computePlan, PLAN_DEFAULTS } from './plan/plan.js';

@@ -55,6 +55,8 @@ export const ERROR_CODES = {
   // environment: the local machine is in the way
   NO_SPACE: 'environment',
   PERMISSION: 'environment',
+  /** The file system is mounted read-only (EROFS), or the drive is write-protected. */
+  READ_ONLY: 'environment',
   IO: 'environment',
   DEPENDENCY: 'environment',
   /** pack --strict: part of the source could not be shipped (unreadable, vanished). */

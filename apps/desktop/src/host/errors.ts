@@ -4,21 +4,17 @@
  * path and exit code; system errors mapped as the CLI maps them; anything
  * else INTERNAL (a bug), without its stack.
  */
-import { ERROR_CODES, EXIT_CODES, isBrickpostError } from '@brickpost/engine/api';
+import { ERROR_CODES, EXIT_CODES, isBrickpostError, toEnvironmentError } from '@brickpost/engine/api';
 import type { ErrorCode } from '@brickpost/engine/api';
 import type { WireError } from '../shared/methods.js';
 
 /** Exit code of an unexpected failure (the CLI's `internal`, BSD EX_SOFTWARE). */
 export const INTERNAL_EXIT_CODE = 70;
 
+/** A path the user picked that is not there, or not a folder, is theirs to fix; other errnos are the machine's (toEnvironmentError). */
 const SYSTEM_CODES: Record<string, ErrorCode> = {
   ENOENT: 'NOT_FOUND',
   ENOTDIR: 'NOT_FOUND',
-  ENOSPC: 'NO_SPACE',
-  EDQUOT: 'NO_SPACE',
-  EACCES: 'PERMISSION',
-  EPERM: 'PERMISSION',
-  EROFS: 'PERMISSION',
 };
 
 function exitCodeOf(code: ErrorCode): number {
@@ -50,9 +46,8 @@ export function toWireError(e: unknown): WireError {
   if (e instanceof Error && e.name === 'AbortError') return wire('CANCELLED', 'cancelled');
   const sys = e as NodeJS.ErrnoException;
   if (e instanceof Error && typeof sys.code === 'string' && /^E[A-Z0-9]+$/.test(sys.code)) {
-    const code = SYSTEM_CODES[sys.code] ?? 'IO';
-    const where = sys.path !== undefined ? ` on ${JSON.stringify(sys.path)}` : '';
-    return wire(code, `${sys.syscall ?? 'i/o'} failed${where} (${sys.code})`, undefined, sys.path);
+    const b = toEnvironmentError(e, '');
+    return wire(SYSTEM_CODES[sys.code] ?? b.code, b.message, b.hint, sys.path);
   }
   const message = e instanceof Error ? e.message : String(e);
   return {

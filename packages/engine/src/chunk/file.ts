@@ -1,3 +1,4 @@
+import { toEnvironmentError } from '../io/errors.js';
 import { closeSync, fstatSync, openSync, read, readSync } from 'node:fs';
 import { fsPath } from '../io/fs-path.js';
 import { BrickpostError, quote } from '@brickpost/manifest/errors';
@@ -138,5 +139,5 @@ export function toFileError(e: unknown, path: string): BrickpostError {
   if (code === 'EACCES' || code === 'EPERM') {
     return new BrickpostError('PERMISSION', `cannot read ${quote(path)}: permission denied`, { path, cause: e });
   }
-  return new BrickpostError('IO', `cannot read ${quote(path)}: ${(e as Error).message}`, { path, cause: e });
+  return toEnvironmentError(e, `cannot read ${quote(path)}`, { on: 'source', path });
 }

@@ -1,4 +1,5 @@
 import { BrickpostError, ERROR_CODES, type ErrorCode } from '@brickpost/manifest/errors';
+import { isSystemError, toEnvironmentError } from '../io/errors.js';
 
 /** What a pipeline worker is started with. */
 export interface WorkerInit {
@@ -44,9 +45,13 @@ export interface SerializedError {
   message: string;
   hint?: string;
   path?: string;
+  /** A system error's errno (EIO…), call and number: rebuilt on the other side as the same environment error. */
+  errno?: string;
+  syscall?: string;
+  errnoNumber?: number;
 }
 
-/** Flattens an error for postMessage. */
+/** Flattens an error for postMessage; a system error keeps its errno, call and path. */
 export function serializeError(e: unknown): SerializedError {
   if (e instanceof BrickpostError) {
     const s: SerializedError = { code: e.code, message: e.message };
@@ -54,11 +59,22 @@ export function serializeError(e: unknown): SerializedError {
     if (e.path !== undefined) s.path = e.path;
     return s;
   }
-  return { message: e instanceof Error ? e.message : String(e) };
+  const s: SerializedError = { message: e instanceof Error ? e.message : String(e) };
+  if (isSystemError(e)) {
+    s.errno = e.code;
+    if (e.syscall !== undefined) s.syscall = e.syscall;
+    if (typeof e.errno === 'number') s.errnoNumber = e.errno;
+    if (typeof e.path === 'string') s.path = e.path;
+  }
+  return s;
 }
 
-/** Rebuilds a BrickpostError from serializeError's output; unknown errors become IO. */
+/** Rebuilds a BrickpostError from serializeError's output: a system error as toEnvironmentError makes it; other unknown errors become IO. */
 export function deserializeError(s: SerializedError): BrickpostError {
+  if (s.errno !== undefined) {
+    const sys = Object.assign(new Error(s.message), { code: s.errno, syscall: s.syscall, errno: s.errnoNumber, path: s.path });
+    return toEnvironmentError(sys, 'a worker thread failed');
+  }
   const code: ErrorCode = s.code !== undefined && s.code in ERROR_CODES ? (s.code as ErrorCode) : 'IO';
   const opts: { hint?: string; path?: string } = {};
   if (s.hint !== undefined) opts.hint = s.hint;

@@ -103,7 +103,8 @@ export async function openShipment(id: string, dir: string, trusted: TrustedSign
     signature = 'valid';
     signedComment = v.trustedComment;
   } catch (e) {
-    if (!isBrickpostError(e)) throw e;
+    // A signature the drive cannot read is not an invalid one: the drive is in the way.
+    if (!isBrickpostError(e) || e.category === 'environment') throw e;
     if (e.code === 'FILE_MISSING') soft(new BrickpostError('UNSIGNED', `shipment ${quote(id)} has no signature (${SIGNATURE_FILE} is missing)`, { path: join(dir, SIGNATURE_FILE) }));
     else if (e.code === 'UNTRUSTED_PUBLISHER') {
       // The signature may still check out against the key the publisher's custody events name:

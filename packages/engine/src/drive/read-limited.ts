@@ -1,8 +1,9 @@
 import { constants } from 'node:fs';
-import { mkdir, open, rm, type FileHandle } from 'node:fs/promises';
+import { open, rm, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { BrickpostError, quote } from '@brickpost/manifest';
 import { toEnvironmentError } from '../io/errors.js';
+import { makeFolders } from '../io/folders.js';
 import { SeqWriter } from '../io/seq-writer.js';
 import { checkBound, type SizeBound } from './payload-bound.js';
 
@@ -23,11 +24,11 @@ export async function openDriveFile(path: string, what: string): Promise<FileHan
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') throw new BrickpostError('FILE_MISSING', `${what} ${quote(path)} is missing`, { path });
     if (code === 'ELOOP') throw new BrickpostError('MALFORMED', `${what} ${quote(path)} is a symbolic link, not a file`, { path });
-    throw toEnvironmentError(e, `cannot open ${what}`);
+    throw toEnvironmentError(e, `cannot open ${what}`, { on: 'drive' });
   }
   const st = await fh.stat().catch(async (e: unknown) => {
     await fh.close();
-    throw toEnvironmentError(e, `cannot read ${what}`);
+    throw toEnvironmentError(e, `cannot read ${what}`, { on: 'drive', path });
   });
   if (!st.isFile()) {
     await fh.close();
@@ -50,7 +51,7 @@ export async function readLimited(path: string, max: number, what: string): Prom
     const { bytesRead } = await fh.read(buf, 0, st.size, 0);
     return buf.subarray(0, bytesRead);
   } catch (e) {
-    throw toEnvironmentError(e, `cannot read ${what}`);
+    throw toEnvironmentError(e, `cannot read ${what}`, { on: 'drive', path });
   } finally {
     await fh.close();
   }
@@ -65,14 +66,18 @@ export async function readLimited(path: string, max: number, what: string): Prom
  * @throws BrickpostError FIXITY_MISMATCH, FILE_MISSING, MALFORMED, NO_SPACE, IO
  */
 export async function copyDriveFile(from: string, to: string, sha256: string, rel: string, bound?: SizeBound): Promise<number> {
-  await mkdir(dirname(to), { recursive: true, mode: 0o700 });
-  await rm(to, { force: true });
+  try {
+    await makeFolders(dirname(to), 0o700);
+    await rm(to, { force: true });
+  } catch (e) {
+    throw toEnvironmentError(e, `cannot copy ${quote(rel)}`, { on: 'destination' });
+  }
   const fh = await openDriveFile(from, quote(rel));
   let out: SeqWriter | null = null;
   let read = 0;
   try {
     checkBound((await fh.stat()).size, bound, quote(rel), from);
-    out = await SeqWriter.create(to);
+    out = await SeqWriter.create(to, { on: 'destination' });
     for await (const c of fh.createReadStream({ highWaterMark: 1 << 20, autoClose: false, ...(bound ? { end: bound.max } : {}) })) {
       read += (c as Buffer).length;
       checkBound(read, bound, quote(rel), from, false);
@@ -80,7 +85,7 @@ export async function copyDriveFile(from: string, to: string, sha256: string, re
     }
   } catch (e) {
     await out?.abort();
-    throw toEnvironmentError(e, `cannot copy ${quote(rel)}`);
+    throw toEnvironmentError(e, `cannot copy ${quote(rel)}`, { on: 'drive', path: from });
   } finally {
     await fh.close();
   }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { open, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { bagit, formatSpec, MANIFEST_PATH, minisign, shipmentInfoFields, trustedComment, type ShipmentInfo } from '@brickpost/manifest';
+import { basename, join } from 'node:path';
+import { bagit, formatSpec, MANIFEST_PATH, minisign, quote, shipmentInfoFields, trustedComment, type ShipmentInfo } from '@brickpost/manifest';
 import { publisherCustodyLog } from '../custody/publisher.js';
 import { toEnvironmentError } from '../io/errors.js';
 import { driveReadme } from './readme.js';
@@ -59,7 +59,7 @@ async function writeSynced(file: string, text: string): Promise<void> {
     await fh.sync();
     await fh.close();
   } catch (e) {
-    throw toEnvironmentError(e, 'cannot write tag file');
+    throw toEnvironmentError(e, `cannot write tag file ${quote(basename(file))}`, { on: 'drive', path: file });
   }
 }
 

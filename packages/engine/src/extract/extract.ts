@@ -1,13 +1,14 @@
 import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fchmodSync, ftruncateSync, linkSync, lstatSync, mkdirSync, openSync, renameSync, rmSync, symlinkSync, writeSync } from 'node:fs';
-import { mkdir, realpath } from 'node:fs/promises';
+import { closeSync, constants, fchmodSync, ftruncateSync, linkSync, lstatSync, mkdirSync, openSync, renameSync, rmdirSync, rmSync, symlinkSync, writeSync } from 'node:fs';
+import { realpath } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import * as posix from '@brickpost/posix';
-import { BrickpostError, displayName, quote, toBytes, type DirRecord, type EntryAttributes, type FileRecord, type HardRecord, type LinkRecord, type SpecialRecord } from '@brickpost/manifest';
+import { BrickpostError, displayName, fromBytes, quote, toBytes, type DirRecord, type EntryAttributes, type FileRecord, type HardRecord, type LinkRecord, type SpecialRecord } from '@brickpost/manifest';
 import type { EventSink, ExtractOptions, ExtractSummary } from '../api.js';
 import type { Context } from '../context.js';
 import { toEnvironmentError } from '../io/errors.js';
+import { makeFolders } from '../io/folders.js';
 import { fsPath } from '../io/fs-path.js';
 import { setTimesFd, setTimesPath } from '../io/times.js';
 import { Progress } from '../io/progress.js';
@@ -44,7 +45,7 @@ export async function extract(ctx: Context, opts: ExtractOptions, onEvent: Event
   const started = performance.now();
   const policy = policyOf(opts);
   const sel = new Selection(opts.paths);
-  await mkdir(resolve(opts.to), { recursive: true }).catch((e: unknown) => {
+  await makeFolders(resolve(opts.to)).catch((e: unknown) => {
     throw toEnvironmentError(e, 'cannot create the folder to extract into');
   });
   const out = await realpath(resolve(opts.to));
@@ -59,6 +60,10 @@ export async function extract(ctx: Context, opts: ExtractOptions, onEvent: Event
     try {
       await walkShipment(r.shipment, r.identityText, x, progress, signal, r.allPacks);
       x.finish();
+    } catch (e) {
+      // What this run made goes again, so that the same extract can run again once the cause is fixed.
+      x.undo();
+      throw e;
     } finally {
       x.close();
     }
@@ -163,7 +168,9 @@ class Extractor implements ShipmentVisitor {
     warn: (message: string, path: string) => void,
   ) {
     this.applier = new AttrApplier(policy, warn);
-    this.later.exec('CREATE TABLE later (n INTEGER PRIMARY KEY, rec TEXT NOT NULL); CREATE TABLE dirs (path BLOB PRIMARY KEY, rec TEXT NOT NULL)');
+    this.later.exec(
+      'CREATE TABLE later (n INTEGER PRIMARY KEY, rec TEXT NOT NULL); CREATE TABLE dirs (path BLOB PRIMARY KEY, rec TEXT NOT NULL); CREATE TABLE made (n INTEGER PRIMARY KEY, path BLOB NOT NULL)',
+    );
   }
 
   dir(r: DirRecord): void {
@@ -209,7 +216,7 @@ class Extractor implements ShipmentVisitor {
     try {
       while (off < data.length) off += writeSync(this.fd, data, off, data.length - off, this.at + off);
     } catch (e) {
-      throw toEnvironmentError(e, `cannot write ${quote(displayName(this.target))}`);
+      throw toEnvironmentError(e, `cannot write ${quote(displayName(this.target))}`, { path: this.tmp });
     }
     this.at += data.length;
     this.end = this.at;
@@ -245,6 +252,7 @@ class Extractor implements ShipmentVisitor {
       throw new BrickpostError('USAGE', `${quote(displayName(this.target))} appeared while extracting; it was left as it is`, { path: this.target });
     }
     renameSync(this.tmp, fsPath(this.target));
+    if (this.sel.selects(r.p)) this.madeAt(r.p);
     this.files++;
   }
 
@@ -261,12 +269,37 @@ class Extractor implements ShipmentVisitor {
     }
   }
 
+  private madeAt(p: string): void {
+    this.later.prepare('INSERT INTO made (path) VALUES (?)').run(toBytes(p));
+  }
+
+  /**
+   * Removes what this run made (files, links, then its folders, deepest
+   * first), after a failure; what cannot be removed stays (the next extract
+   * then says it is in the way). Throws nothing.
+   */
+  undo(): void {
+    const paths = (sql: string): string[] => (this.later.prepare(sql).pluck().all() as Buffer[]).map((b) => join(this.out, fromBytes(b)));
+    if (this.fd >= 0) closeSync(this.fd);
+    this.fd = -1;
+    for (const f of [this.tmp, ...this.aside.values()]) if (f) rmSync(f, { force: true });
+    for (const p of paths('SELECT path FROM made ORDER BY n DESC')) rmSync(fsPath(p), { force: true });
+    for (const p of paths('SELECT path FROM dirs ORDER BY path DESC')) {
+      try {
+        rmdirSync(fsPath(p));
+      } catch {
+        // Not empty (something else was put there) or not removable: left as it is.
+      }
+    }
+  }
+
   private make(r: LinkRecord | HardRecord | SpecialRecord): void {
     const at = join(this.out, r.p);
     try {
       if (r.t === 'link') {
         if (leavesDest(r.p, r.target) && !this.policy.outsideLinks) return this.skip(NOT_CREATED.outsideLink);
         symlinkSync(toBytes(r.target), fsPath(at));
+        this.madeAt(r.p);
         if (r.o) this.applier.toLink(at, r.p, { o: r.o });
         setTimesPath(at, r.mtime);
         this.links++;
@@ -275,16 +308,19 @@ class Extractor implements ShipmentVisitor {
         // The first name taken without its file becomes the file: it was written aside.
         if (to === r.p) {
           renameSync(this.aside.get(r.p)!, fsPath(at));
+          this.madeAt(r.p);
           this.aside.delete(r.p);
           return;
         }
         linkSync(fsPath(join(this.out, to)), fsPath(at));
+        this.madeAt(r.p);
         this.hardLinks++;
       } else {
         if (r.kind === 'socket') return this.skip(NOT_CREATED.socket);
         if (!this.policy.specials) return this.skip(NOT_CREATED.special);
         if (r.kind === 'fifo') posix.mkfifo(fsPath(at), 0o600);
         else posix.mknod(fsPath(at), (r.kind === 'char' ? 0o020000 : 0o060000) | 0o600, r.dev![0], r.dev![1]);
+        this.madeAt(r.p);
         setMeta(at, modeUnder(this.policy, r.mode), r.mtime, 'special', { attrs: attrs(r), applier: this.applier });
         this.specials++;
       }

@@ -1,9 +1,10 @@
 import { linkSync, lstatSync, mkdirSync, readlinkSync, renameSync, rmdirSync, symlinkSync, type Stats } from 'node:fs';
-import { mkdir, readdir, rm } from 'node:fs/promises';
+import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as posix from '@brickpost/posix';
 import { fromBytes, quote, toBytes, type DirRecord, type EntryAttributes, type ManifestRecord } from '@brickpost/manifest';
 import { toEnvironmentError } from '../io/errors.js';
+import { makeFolders } from '../io/folders.js';
 import { failpoint } from '../io/failpoint.js';
 import { fsPath } from '../io/fs-path.js';
 import { setTimesPath } from '../io/times.js';
@@ -74,7 +75,7 @@ export async function runApply(folder: DestFolder, db: DestDb, j: JournalRow, di
   const policy = j.policy;
   try {
     if (j.phase === 'retire') {
-      await mkdir(undo, { recursive: true, mode: 0o700 });
+      await makeFolders(undo, 0o700);
       for (const o of readOps(db, j.shipment, "AND kind = 'retire'")) {
         moveIfPresent(join(folder.dest, o.path), join(undo, String(o.n)));
         failpoint('apply-retire');
@@ -103,7 +104,7 @@ export async function runApply(folder: DestFolder, db: DestDb, j: JournalRow, di
     failpoint('apply-state');
     await finish(folder, db, j, keep);
   } catch (e) {
-    throw toEnvironmentError(e, 'commit failed (run ingest again to finish it)');
+    throw toEnvironmentError(e, 'commit failed', { on: 'destination', then: 'run the same ingest again to finish the commit' });
   }
 }
 
@@ -125,7 +126,7 @@ export async function runRollback(folder: DestFolder, db: DestDb, j: JournalRow,
   const policy = j.policy;
   try {
     if (j.phase === 'unstage') {
-      await mkdir(out, { recursive: true, mode: 0o700 });
+      await makeFolders(out, 0o700);
       for (const o of ops) {
         const target = join(folder.dest, o.path);
         if (o.kind === 'install' || o.kind === 'hardlink' || o.kind === 'symlink' || o.kind === 'special') moveIfPresent(target, join(out, String(o.n)));
@@ -152,7 +153,7 @@ export async function runRollback(folder: DestFolder, db: DestDb, j: JournalRow,
     db.dropOps(j.shipment);
     await finish(folder, db, j, keep);
   } catch (e) {
-    throw toEnvironmentError(e, 'rollback failed (run rollback again to finish it)');
+    throw toEnvironmentError(e, 'rollback failed', { on: 'destination', then: 'run the same rollback again to finish it' });
   }
 }
 
@@ -168,7 +169,8 @@ async function finish(folder: DestFolder, db: DestDb, j: JournalRow, keep: numbe
   const state = JSON.parse(j.state) as DestState;
   await folder.writeState(state);
   db.setJournal(null);
-  await rm(folder.staging(j.shipment), { recursive: true, force: true });
+  // Done: what cannot be removed now is removed by the next ingest (it clears staging and prunes again).
+  await rm(folder.staging(j.shipment), { recursive: true, force: true }).catch(() => undefined);
   await pruneUndo(folder, db, state, keep);
 }
 
@@ -316,7 +318,7 @@ export async function pruneUndo(folder: DestFolder, db: DestDb, state: DestState
   const root = join(folder.state, 'undo');
   for (const name of await readdir(root).catch(() => [] as string[])) {
     if (!live.has(name)) {
-      await rm(join(root, name), { recursive: true, force: true });
+      await rm(join(root, name), { recursive: true, force: true }).catch(() => undefined);
     }
   }
   const shipments = db.db.prepare('SELECT DISTINCT shipment FROM ops').pluck().all() as string[];

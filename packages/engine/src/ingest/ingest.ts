@@ -1,4 +1,6 @@
 import { lstat, mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { makeFolders } from '../io/folders.js';
+import { jobFailure, tidy } from './failures.js';
 import { dirname, join, resolve } from 'node:path';
 import { age, BrickpostError, MANIFEST_PATH, quote, toField, type ShipmentRecord } from '@brickpost/manifest';
 import type { EventSink, IngestOptions, IngestSummary } from '../api.js';
@@ -9,6 +11,7 @@ import type { OpenedShipment } from '../drive/open.js';
 import { payloadBound } from '../drive/payload-bound.js';
 import { requireSpace } from '../io/space.js';
 import { copyDriveFile } from '../drive/read-limited.js';
+import { withDriveHint } from '../drive/read-hint.js';
 import { rebuildMissing } from '../drive/rebuild.js';
 import { lostShares, mergedShipment, openMembers, setDrives, setStatus } from '../drive/set.js';
 import { toEnvironmentError } from '../io/errors.js';
@@ -165,7 +168,7 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
 
     const staging = folder.staging(s.id);
     await rm(staging, { recursive: true, force: true });
-    await mkdir(staging, { recursive: true, mode: 0o700 });
+    await makeFolders(staging, 0o700);
     const applier = new AttrApplier(policy, (message, path) => onEvent({ type: 'warning', code: 'NOT_APPLIED', message, path }));
     const writer = new StagingWriter(staging, !CAN_SYNC_FS, policy, applier);
     const progress = new Progress(onEvent, 'ingest');
@@ -217,7 +220,7 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
       applied: [...(state?.applied ?? []), applied],
     };
     // The encrypted manifest stays with the destination: it says what each file holds.
-    await mkdir(folder.manifests, { recursive: true, mode: 0o700 });
+    await makeFolders(folder.manifests, 0o700);
     await rename(incoming, folder.manifest(s.id));
     progress.phase = 'commit';
     progress.emit();
@@ -229,8 +232,7 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
     await removeMarker(folder);
     recordIngest(ctx, s, dest, s.info.files, writer.bytes, h.secret);
     await recordIngested(ctx, [...given.members.values()], dest, s.info.files, s.info.bytes, onEvent);
-    await rm(rebuilt, { recursive: true, force: true });
-    await rm(join(folder.state, 'gather', s.id), { recursive: true, force: true });
+    await tidy([rebuilt, join(folder.state, 'gather', s.id)], onEvent);
     progress.emit();
     return summary({
       files: s.info.files,
@@ -251,10 +253,12 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
       notApplied: merge(plan.notApplied, applier.notApplied),
       notAppliedList,
     });
+  } catch (e) {
+    throw jobFailure(withDriveHint(e, [...given.members.values()]), 'ingest failed', { drives: drives.map((d) => resolve(d)), dest, home: ctx.home }, 'run the same command again (the destination was not changed)');
   } finally {
-    await rm(join(folder.state, 'incoming'), { recursive: true, force: true });
+    await tidy([join(folder.state, 'incoming')], onEvent);
     db.close();
-    await unlock();
+    await unlock().catch((e: unknown) => onEvent({ type: 'warning', code: 'LEFT_OVER', message: `cannot release the lock of ${quote(dest)}: ${(e as Error).message}` }));
   }
 }
 
@@ -290,7 +294,7 @@ async function refuse(
 ): Promise<BrickpostError> {
   const file = resolve(requestOut ?? join(folder.state, 'requests', `${s.id}.bpsig`));
   try {
-    await mkdir(dirname(file), { recursive: true, mode: 0o700 });
+    await makeFolders(dirname(file), 0o700);
     const cur = state?.applied[state.applied.length - 1];
     await writeRequest(ctx, file, h, cur ? { shipment: cur.shipment, seq: cur.seq } : null, missing, oldTree());
   } catch (e) {
@@ -332,7 +336,7 @@ function merge(a: Record<string, number>, b: Record<string, number>): Record<str
 /** Lists what the shipment records that this ingest did not create or apply, one JSON object per line, in DEST/.brickpost/not-applied/ID.txt. */
 async function writeNotApplied(state: string, id: string, list: Array<{ path: string; reason: string }>): Promise<string> {
   const file = join(state, 'not-applied', `${id}.txt`);
-  await mkdir(dirname(file), { recursive: true, mode: 0o700 });
+  await makeFolders(dirname(file), 0o700);
   await writeFile(file, list.map((x) => JSON.stringify({ path: toField(x.path), reason: x.reason })).join('\n') + '\n');
   return file;
 }
@@ -340,7 +344,7 @@ async function writeNotApplied(state: string, id: string, list: Array<{ path: st
 /** Lists the files --skip-damaged left out, one JSON string per line, in DEST/.brickpost/skipped/ID.txt; warns for each (the first 100). */
 async function writeSkipped(state: string, id: string, skipped: Set<string>, onEvent: EventSink): Promise<string> {
   const file = join(state, 'skipped', `${id}.txt`);
-  await mkdir(dirname(file), { recursive: true });
+  await makeFolders(dirname(file));
   await writeFile(file, [...skipped].map((p) => JSON.stringify(p)).join('\n') + '\n');
   let n = 0;
   for (const p of skipped) {

@@ -5,6 +5,7 @@ import { DestDb } from './dest-db.js';
 import { removeMarker, writeMarker } from './marker.js';
 import { openSettled } from './settle.js';
 import { undoTo } from './undo.js';
+import { jobFailure } from './failures.js';
 
 /**
  * Returns a destination to the tree it had after an earlier shipment, by
@@ -38,8 +39,10 @@ export async function rollback(ctx: Context, opts: RollbackOptions, onEvent: Eve
       undone: undone.map((a) => ({ shipmentId: a.shipment, seq: a.seq })),
       seconds: (performance.now() - started) / 1000,
     };
+  } catch (e) {
+    throw jobFailure(e, 'rollback failed', { dest, home: ctx.home }, 'run the same rollback again');
   } finally {
     db.close();
-    await unlock();
+    await unlock().catch((e: unknown) => onEvent({ type: 'warning', code: 'LEFT_OVER', message: `cannot release the lock of ${quote(dest)}: ${(e as Error).message}` }));
   }
 }

@@ -25,6 +25,8 @@ const CREATE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (cons
  */
 export class StagingWriter {
   private fd = -1;
+  /** The staged file being written, for messages. */
+  private current = '';
   private fileAt = 0;
   /** Where the last write of the current file ended (less than its size when it ends in a hole). */
   private dataEnd = 0;
@@ -46,11 +48,12 @@ export class StagingWriter {
 
   start(n: number, r: FileRecord): void {
     checkEntryPath(r.p);
+    this.current = this.pathOf(n);
     try {
-      this.fd = openSync(this.pathOf(n), CREATE, 0o600);
+      this.fd = openSync(this.current, CREATE, 0o600);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'EEXIST') throw new BrickpostError('UNSAFE_PATH', `manifest entry ${quote(r.p)} is written twice`);
-      throw toEnvironmentError(e, 'cannot create a staged file');
+      throw toEnvironmentError(e, `cannot create the staged file of ${quote(r.p)}`, { on: 'destination' });
     }
     this.fileAt = 0;
     this.dataEnd = 0;
@@ -72,7 +75,7 @@ export class StagingWriter {
         while (off < data.length) off += writeSync(this.fd, data, off, data.length - off, this.fileAt + off);
       }
     } catch (e) {
-      throw toEnvironmentError(e, 'cannot write a staged file');
+      throw toEnvironmentError(e, 'cannot write a staged file', { on: 'destination', path: this.current });
     }
     this.fileAt += n;
     this.dataEnd = this.fileAt;
@@ -95,7 +98,7 @@ export class StagingWriter {
       setTimesFd(fd, r.mtime);
       if (this.syncEach) fdatasyncSync(fd);
     } catch (e) {
-      throw toEnvironmentError(e, 'cannot finish a staged file');
+      throw toEnvironmentError(e, `cannot finish the staged file of ${quote(r.p)}`, { on: 'destination', path: this.current });
     } finally {
       closeSync(fd);
     }
@@ -115,7 +118,7 @@ export class StagingWriter {
         }
       }
     } catch (e) {
-      throw toEnvironmentError(e, 'cannot finish a staged file');
+      throw toEnvironmentError(e, `cannot finish the staged file of ${quote(r.p)}`, { on: 'destination', path: this.pathOf(n) });
     }
     this.files++;
   }

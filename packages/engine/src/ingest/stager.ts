@@ -3,12 +3,16 @@ import { join } from 'node:path';
 import { BrickpostError, quote, type DeltaRef, type FileRecord, type HeldRef } from '@brickpost/manifest';
 import { chunkId } from '../chunk/index.js';
 import { applyDelta, decodeDelta } from '../delta/index.js';
+import { toEnvironmentError } from '../io/errors.js';
 import { failpoint } from '../io/failpoint.js';
 import type { ChunkBytes } from '../verify/native-readers.js';
 import type { ShipmentVisitor } from '../verify/walk-shipment.js';
 import { fsPath } from '../io/fs-path.js';
 import { dbPath, pathFromDb, type DestDb } from './dest-db.js';
 import type { StagingWriter } from './stage.js';
+
+/** Errors of opening a DEST file that mean it was changed locally (a basis missing), not that the disk failed. */
+const LOCALLY_CHANGED = new Set(['ENOENT', 'ELOOP', 'ENOTDIR', 'EISDIR']);
 
 /**
  * Builds staged files: chunks from the drive as they come, held chunks from
@@ -147,6 +151,8 @@ export class Stager implements ShipmentVisitor {
       try {
         fd = openSync(fsPath(join(this.dest, rel)), constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
       } catch (e) {
+        // Gone or replaced (by a link, or a folder on the way by a file) is a local change; anything else is the disk's.
+        if (!LOCALLY_CHANGED.has(String((e as NodeJS.ErrnoException).code))) throw toEnvironmentError(e, `cannot read ${quote(rel)} in the destination`, { on: 'destination' });
         throw this.basisMissing(rel, `cannot read ${quote(rel)} in the destination: ${(e as Error).message}`);
       }
       this.fds.set(rel, fd);
@@ -154,7 +160,12 @@ export class Stager implements ShipmentVisitor {
     const buf = Buffer.allocUnsafe(length);
     let at = 0;
     while (at < length) {
-      const n = readSync(fd, buf, at, length - at, offset + at);
+      let n: number;
+      try {
+        n = readSync(fd, buf, at, length - at, offset + at);
+      } catch (e) {
+        throw toEnvironmentError(e, `cannot read ${quote(rel)} in the destination`, { on: 'destination', path: join(this.dest, rel) });
+      }
       if (n === 0) throw this.basisMissing(rel, `${quote(rel)} in the destination is shorter than the shipment expects`);
       at += n;
     }

@@ -1,8 +1,9 @@
-import { lstat, mkdir, readdir, readFile, realpath, rm } from 'node:fs/promises';
+import { lstat, readdir, readFile, realpath, rm } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { BrickpostError, parseStrictJson, quote } from '@brickpost/manifest';
 import { toEnvironmentError } from '../io/errors.js';
 import { lockHolder, takeLock, type LockHolder } from '../io/lock.js';
+import { makeFolders } from '../io/folders.js';
 import { writeAtomic } from '../io/sync.js';
 import type { ApplyPolicy } from './policy.js';
 
@@ -89,8 +90,8 @@ export class DestFolder {
    * @throws BrickpostError UNSAFE_ENTRY, PERMISSION, IO
    */
   async ensure(): Promise<void> {
-    await mkdir(this.state, { recursive: true, mode: 0o700 }).catch((e) => {
-      throw toEnvironmentError(e, 'cannot create the state folder');
+    await makeFolders(this.state, 0o700).catch((e: unknown) => {
+      throw toEnvironmentError(e, 'cannot create the state folder', { on: 'destination', then: 'run the same command again' });
     });
     await this.check();
   }
@@ -147,7 +148,7 @@ export class DestFolder {
       text = await readFile(file, 'utf8');
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
-      throw toEnvironmentError(e, 'cannot read destination state');
+      throw toEnvironmentError(e, `cannot read the destination's state ${quote(file)}`, { on: 'destination', path: file });
     }
     return parseStrictJson(text, { where: file, maxDepth: 8 }) as T;
   }

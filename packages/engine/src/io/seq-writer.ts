@@ -1,6 +1,7 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import { createHash, type Hash } from 'node:crypto';
-import { toEnvironmentError } from './errors.js';
+import { quote, type BrickpostError } from '@brickpost/manifest';
+import { toEnvironmentError, type Place } from './errors.js';
 
 /**
  * Sees every byte of a file as it is written, in order: the drive's byte
@@ -33,20 +34,23 @@ export class SeqWriter {
     private readonly batch: number,
     private readonly tap?: WriteTap,
     hash = true,
+    /** What the file is on, for the hint of a failure. */
+    private readonly on?: Place,
   ) {
     this.hash = hash ? createHash('sha256') : null;
   }
 
   /**
-   * Creates the file (it must not exist). `hash: false` when the caller
+   * Creates the file (it must not exist); `on` says what it is on (the
+   * drive, the destination), for hints. `hash: false` when the caller
    * hashes the content itself (close then returns '').
-   * @throws BrickpostError NO_SPACE, PERMISSION, IO
+   * @throws BrickpostError NO_SPACE, READ_ONLY, PERMISSION, IO
    */
-  static async create(path: string, opts: { batch?: number; tap?: WriteTap; hash?: boolean } = {}): Promise<SeqWriter> {
+  static async create(path: string, opts: { batch?: number; tap?: WriteTap; hash?: boolean; on?: Place } = {}): Promise<SeqWriter> {
     try {
-      return new SeqWriter(await open(path, 'wx', 0o644), path, opts.batch ?? 4 << 20, opts.tap, opts.hash ?? true);
+      return new SeqWriter(await open(path, 'wx', 0o644), path, opts.batch ?? 4 << 20, opts.tap, opts.hash ?? true, opts.on);
     } catch (e) {
-      throw toEnvironmentError(e, `cannot create ${path}`);
+      throw toEnvironmentError(e, `cannot create ${quote(path)}`, opts.on ? { on: opts.on } : {});
     }
   }
 
@@ -84,13 +88,18 @@ export class SeqWriter {
         rest = advance(rest, bytesWritten);
       }
     } catch (e) {
-      throw toEnvironmentError(e, `cannot write ${this.path}`);
+      throw this.failed(e);
     }
+  }
+
+  private failed(e: unknown): BrickpostError {
+    return toEnvironmentError(e, `cannot write ${quote(this.path)}`, { path: this.path, ...(this.on ? { on: this.on } : {}) });
   }
 
   /**
    * Writes what is left, fsyncs and closes. Returns the SHA-256 of the content ('' when not hashing).
-   * @throws BrickpostError NO_SPACE, IO
+   * A failed fsync fails the file: its bytes may not be on the disk.
+   * @throws BrickpostError NO_SPACE, READ_ONLY, IO
    */
   async close(sync = true): Promise<string> {
     await this.flush();
@@ -99,7 +108,7 @@ export class SeqWriter {
       if (sync) await this.fh.sync();
     } catch (e) {
       await this.fh.close().catch(() => undefined);
-      throw toEnvironmentError(e, `cannot write ${this.path}`);
+      throw this.failed(e);
     }
     await this.fh.close();
     await this.tap?.end?.(this.size);

@@ -1,6 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { age, BrickpostError, minisign, quote } from '@brickpost/manifest';
+import { toEnvironmentError } from '../io/errors.js';
 
 /**
  * This home's identity: an age X25519 key pair (to receive shipments) and an
@@ -51,20 +52,29 @@ export function createIdentity(home: string, name: string, force: boolean): Iden
   return loadIdentity(home, name);
 }
 
+/** A key file's text. @throws BrickpostError PERMISSION, IO… naming the file */
+function readKeyFile(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (e) {
+    throw toEnvironmentError(e, `cannot read key file ${quote(file)}`, { on: 'home', path: file });
+  }
+}
+
 /**
  * Reads the identity files.
- * @throws BrickpostError NO_IDENTITY, BAD_KEY
+ * @throws BrickpostError NO_IDENTITY, BAD_KEY; PERMISSION, IO… when a key file cannot be read
  */
 export function loadIdentity(home: string, name: string): Identity {
   if (!hasIdentity(home)) {
     throw new BrickpostError('NO_IDENTITY', `no identity in ${quote(home)}`, { hint: "run 'brickpost keygen' first, or pass --home" });
   }
   const identityFile = join(home, IDENTITY_FILES.age);
-  const text = readFileSync(identityFile, 'utf8');
+  const text = readKeyFile(identityFile);
   const ageIdentities = age.parseIdentityFile(text);
   const ageIdentity = text.split('\n').find((l) => l.startsWith('AGE-SECRET-KEY-1'))?.trim();
   if (!ageIdentity) throw new BrickpostError('BAD_KEY', `no X25519 identity in ${quote(identityFile)}`);
-  const signingKey = minisign.parseSecretKeyFile(readFileSync(join(home, IDENTITY_FILES.minisignSecret), 'utf8'));
+  const signingKey = minisign.parseSecretKeyFile(readKeyFile(join(home, IDENTITY_FILES.minisignSecret)));
   return {
     name,
     ageIdentity,

@@ -1,10 +1,12 @@
 import { createReadStream } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { BrickpostError, quote } from '@brickpost/manifest';
 import type { EventSink } from '../api.js';
 import { bagDir, PART_SUFFIX } from '../drive/layout.js';
+import { toEnvironmentError } from '../io/errors.js';
 import { failpointError } from '../io/failpoint.js';
+import { makeFolders } from '../io/folders.js';
 import { Progress } from '../io/progress.js';
 import { SeqWriter, type WriteTap } from '../io/seq-writer.js';
 import { RecoveryWriter } from '../recovery/index.js';
@@ -51,7 +53,9 @@ export class DriveTarget {
    */
   static async open(o: { root: string; share: number; drives: number; shipment: string; capacity: number; recovery: number; onEvent: EventSink }): Promise<DriveTarget> {
     const part = bagDir(o.root, o.shipment) + PART_SUFFIX;
-    await mkdir(join(part, 'data'), { recursive: true });
+    await makeFolders(join(part, 'data')).catch((e: unknown) => {
+      throw toEnvironmentError(e, `cannot create the shipment folder on ${quote(o.root)}`, { on: 'drive' });
+    });
     const rw = o.recovery > 0 ? await RecoveryWriter.create(part, { percent: o.recovery }) : null;
     return new DriveTarget(o.root, o.share, o.shipment, o.capacity, rw, o.onEvent, Math.max(1 << 20, Math.floor((4 << 20) / o.drives)));
   }
@@ -69,9 +73,12 @@ export class DriveTarget {
    */
   async create(rel: string, tap?: WriteTap, opts: { hash?: boolean } = {}): Promise<SeqWriter> {
     const file = join(this.part, rel);
-    await mkdir(dirname(file), { recursive: true });
+    await makeFolders(dirname(file)).catch((e: unknown) => {
+      throw toEnvironmentError(e, `cannot create the folder of ${quote(rel)}`, { on: 'drive' });
+    });
     return SeqWriter.create(file, {
       ...opts,
+      on: 'drive',
       batch: this.batch,
       tap: {
         data: async (buf, offset) => {

@@ -55,7 +55,7 @@ export async function pack(ctx: Context, opts: PackOptions & { packTarget?: numb
   try {
     return await packLocked(ctx, opts, onEvent, signal);
   } finally {
-    await unlock();
+    await unlock().catch((e: unknown) => onEvent({ type: 'warning', code: 'LEFT_OVER', message: `cannot remove the pack lock of ${quote(ctx.home)}: ${(e as Error).message}` }));
   }
 }
 
@@ -293,7 +293,7 @@ async function packLocked(ctx: Context, opts: PackOptions & { packTarget?: numbe
     throw new BrickpostError(err.code, `${err.message}; the shipment is kept unfinished (${store.packCount} finished packs)`, {
       cause: err,
       ...(err.path ? { path: err.path } : {}),
-      hint: `${err.hint ?? 'fix the drive'}, then run the same pack command with --resume to continue without rewriting the finished packs`,
+      hint: err.hint?.includes('--resume') ? err.hint : `${err.hint ?? 'fix the drive'}; then run the same pack command with --resume to continue without rewriting the finished packs`,
     });
   } finally {
     against?.held.close();

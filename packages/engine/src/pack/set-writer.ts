@@ -1,9 +1,10 @@
 import { rename } from 'node:fs/promises';
 import { join } from 'node:path';
-import { age, formatSetFile, MANIFEST_PATH, packPath, SET_PATH, type DriveSet, type minisign, type ShipmentInfo } from '@brickpost/manifest';
+import { age, formatSetFile, MANIFEST_PATH, packPath, quote, SET_PATH, type DriveSet, type minisign, type ShipmentInfo } from '@brickpost/manifest';
 import type { EventSink } from '../api.js';
 import { DRIVE_DIR } from '../drive/layout.js';
 import { sealBag } from '../drive/seal.js';
+import { toEnvironmentError } from '../io/errors.js';
 import { native } from '../io/native.js';
 import { syncDir } from '../io/sync.js';
 import { DriveTarget, type DriveFile } from './drive-target.js';
@@ -151,11 +152,31 @@ export class ShipmentWriter {
         t.done();
       }),
     );
-    for (const t of this.targets) {
-      await rename(t.part, t.final);
-      await syncDir(join(t.root, DRIVE_DIR));
-    }
+    await this.rename();
     return { bytesOnDrive, paths: this.targets.map((t) => t.final) };
+  }
+
+  /**
+   * Renames every drive's sealed bag into place, each rename made durable.
+   * When one fails (or its folder cannot be synced), those already renamed
+   * go back to `.part`: no drive claims a shipment the pack did not finish,
+   * and `pack --resume` seals them again.
+   * @throws BrickpostError READ_ONLY, PERMISSION, IO, NO_SPACE
+   */
+  private async rename(): Promise<void> {
+    const done: DriveTarget[] = [];
+    try {
+      for (const t of this.targets) {
+        await rename(t.part, t.final).catch((e: unknown) => {
+          throw toEnvironmentError(e, `cannot move the sealed shipment into place on ${quote(t.root)}`, { on: 'drive' });
+        });
+        done.push(t);
+        await syncDir(join(t.root, DRIVE_DIR));
+      }
+    } catch (e) {
+      for (const t of done.reverse()) await rename(t.final, t.part).catch(() => undefined);
+      throw e;
+    }
   }
 
   /**

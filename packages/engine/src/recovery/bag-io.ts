@@ -28,12 +28,15 @@ export async function payloadManifest(bagDir: string): Promise<Map<string, strin
   return new Map(entries.map((e) => [e.path, e.digest]));
 }
 
+/** Told of a read that failed (the system error), where a caller must tell a failing drive from damage. */
+export type OnReadError = (e: unknown) => void;
+
 /**
  * Reads up to buf.length bytes at `pos`. Returns the bytes read (fewer only
  * at the end of the file), or -1 when the read fails: a bad sector is
- * damage to report, not a reason to stop.
+ * damage to report, not a reason to stop (`onError` hears of it).
  */
-export async function readAt(fh: FileHandle, buf: Uint8Array, pos: number): Promise<number> {
+export async function readAt(fh: FileHandle, buf: Uint8Array, pos: number, onError?: OnReadError): Promise<number> {
   let done = 0;
   try {
     while (done < buf.length) {
@@ -41,7 +44,8 @@ export async function readAt(fh: FileHandle, buf: Uint8Array, pos: number): Prom
       if (bytesRead === 0) break;
       done += bytesRead;
     }
-  } catch {
+  } catch (e) {
+    onError?.(e);
     return -1;
   }
   return done;
@@ -121,12 +125,12 @@ export async function createInBag(bagDir: string, rel: string): Promise<{ fh: Fi
   }
 }
 
-/** SHA-256 (hex) of an open file's content, or undefined when it cannot be read to the end. */
-export async function sha256Of(fh: FileHandle): Promise<string | undefined> {
+/** SHA-256 (hex) of an open file's content, or undefined when it cannot be read to the end (`onError` hears why). */
+export async function sha256Of(fh: FileHandle, onError?: OnReadError): Promise<string | undefined> {
   const hash = createHash('sha256');
   const buf = Buffer.allocUnsafe(1 << 20);
   for (let pos = 0; ; ) {
-    const n = await readAt(fh, buf, pos);
+    const n = await readAt(fh, buf, pos, onError);
     if (n < 0) return undefined;
     hash.update(buf.subarray(0, n));
     pos += n;

@@ -3,12 +3,12 @@
  * (B bytes each, group by group, row by row), a copy of the header and the
  * header's length as u32le, so that either copy of the header is enough.
  */
-import { mkdir } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { SeqWriter } from '../io/seq-writer.js';
 import { toEnvironmentError } from '../io/errors.js';
-import { readAt } from './bag-io.js';
+import { makeFolders } from '../io/folders.js';
+import { readAt, type OnReadError } from './bag-io.js';
 import { checkVersion, decodeHeader, encodeHeader, HEADER_PREFIX, headerIntact, headerLength, type WindowHeader } from './header.js';
 import { recoveryPath } from './params.js';
 
@@ -40,11 +40,11 @@ export async function writeWindowFile(bagDir: string, header: WindowHeader, bloc
   const abs = join(bagDir, path);
   const head = encodeHeader(header);
   try {
-    await mkdir(dirname(abs), { recursive: true });
+    await makeFolders(dirname(abs));
   } catch (e) {
-    throw toEnvironmentError(e, `cannot create the folder of ${path}`);
+    throw toEnvironmentError(e, `cannot create the folder of ${path}`, { on: 'drive' });
   }
-  const out = await SeqWriter.create(abs);
+  const out = await SeqWriter.create(abs, { on: 'drive' });
   try {
     await out.write(head);
     for (const b of blocks) await out.write(b);
@@ -64,16 +64,16 @@ export async function writeWindowFile(bagDir: string, header: WindowHeader, bloc
  * Reads and decodes the header of an open recovery file: the first copy,
  * else the copy at the end. Returns undefined when neither copy is intact
  * (the window's recovery data is lost).
- * A copy that cannot be read (a bad sector) counts as damaged.
+ * A copy that cannot be read (a bad sector) counts as damaged (`onError` hears of it).
  * @throws BrickpostError MALFORMED, UNSAFE_PATH, UNSUPPORTED_VERSION (an
  * intact header that is not acceptable)
  */
-export async function readWindowHeader(fh: FileHandle, size: number, name: string): Promise<ReadHeader | undefined> {
-  const first = await copyAt(fh, size, 0);
+export async function readWindowHeader(fh: FileHandle, size: number, name: string, onError?: OnReadError): Promise<ReadHeader | undefined> {
+  const first = await copyAt(fh, size, 0, undefined, onError);
   if (first) return { header: decodeHeader(first, name), blocksAt: first.length, firstCopyDamaged: false };
   const tail = Buffer.alloc(4);
-  const length = size >= 4 && (await readAt(fh, tail, size - 4)) === 4 ? tail.readUInt32LE(0) : size;
-  const copy = length <= size - 4 ? await copyAt(fh, size - 4, size - 4 - length, length) : undefined;
+  const length = size >= 4 && (await readAt(fh, tail, size - 4, onError)) === 4 ? tail.readUInt32LE(0) : size;
+  const copy = length <= size - 4 ? await copyAt(fh, size - 4, size - 4 - length, length, onError) : undefined;
   if (copy) return { header: decodeHeader(copy, name), blocksAt: copy.length, firstCopyDamaged: true };
   const prefix = Buffer.alloc(HEADER_PREFIX);
   if ((await readAt(fh, prefix, 0)) === HEADER_PREFIX) checkVersion(prefix, name);
@@ -81,12 +81,12 @@ export async function readWindowHeader(fh: FileHandle, size: number, name: strin
 }
 
 /** An intact header copy at `at` (of the announced length, or `expect`), or undefined. */
-async function copyAt(fh: FileHandle, end: number, at: number, expect?: number): Promise<Buffer | undefined> {
+async function copyAt(fh: FileHandle, end: number, at: number, expect?: number, onError?: OnReadError): Promise<Buffer | undefined> {
   if (end - at < HEADER_PREFIX) return undefined;
   const prefix = Buffer.alloc(HEADER_PREFIX);
-  if ((await readAt(fh, prefix, at)) !== HEADER_PREFIX) return undefined;
+  if ((await readAt(fh, prefix, at, onError)) !== HEADER_PREFIX) return undefined;
   const length = headerLength(prefix);
   if (length === undefined || (expect !== undefined && length !== expect) || at + length > end) return undefined;
   const b = Buffer.alloc(length);
-  return (await readAt(fh, b, at)) === length && headerIntact(b) ? b : undefined;
+  return (await readAt(fh, b, at, onError)) === length && headerIntact(b) ? b : undefined;
 }

@@ -12,10 +12,12 @@
  */
 import { crc32 } from 'node:zlib';
 import type { FileHandle } from 'node:fs/promises';
-import { BrickpostError } from '@brickpost/manifest';
+import { dirname, join } from 'node:path';
+import { BrickpostError, quote } from '@brickpost/manifest';
 import { toEnvironmentError } from '../io/errors.js';
+import { shellWord } from '../io/shell.js';
 import { syncDir } from '../io/sync.js';
-import { createInBag, Handles, openInBag, probe, readAt, sha256Of } from './bag-io.js';
+import { createInBag, Handles, openInBag, probe, readAt, sha256Of, type OnReadError } from './bag-io.js';
 import { decodeGroup, intactRows, rowNumber } from './decode.js';
 import { groupMembers, locate } from './header.js';
 import { readWindowHeader } from './rec-file.js';
@@ -35,8 +37,12 @@ interface Target {
  * fsyncs what it changed and re-checks each changed file's SHA-256 against
  * manifest-sha256.txt. Per file the report says intact, repaired,
  * unrepairable (with the blocks beyond the budget) or digest-mismatch.
- * @throws BrickpostError as scanRecovery; NO_SPACE, PERMISSION, IO when a
- * write fails; UNSAFE_ENTRY when a link appears during the repair; CANCELLED
+ * A read that fails while rebuilding (not a block the scan found bad: the
+ * drive failing under the repair) leaves what it kept from being repaired
+ * to an IO error naming the file, rather than to a verdict of damage.
+ * @throws BrickpostError as scanRecovery; NO_SPACE, READ_ONLY, PERMISSION, IO
+ * when a write fails, or a read while rebuilding; UNSAFE_ENTRY when a link
+ * appears during the repair; CANCELLED
  */
 export async function repairRecovery(bagDir: string, opts: RecoveryReadOptions = {}): Promise<RecoveryReport> {
   const state = await scanPass(bagDir, opts);
@@ -51,6 +57,8 @@ export async function repairRecovery(bagDir: string, opts: RecoveryReadOptions =
     }
     targets.set(f.path, { file: f, pending: f.damaged.length - f.unrepairable.length });
   }
+  let failed: { e: unknown; path: string } | undefined;
+  const onError = (rel: string) => (e: unknown) => void (failed ??= { e, path: join(bagDir, rel) });
   const dirs = new Set<string>();
   const readers = new Handles((rel) => openInBag(bagDir, rel, false));
   const writers = new Handles(async (rel) => {
@@ -62,13 +70,16 @@ export async function repairRecovery(bagDir: string, opts: RecoveryReadOptions =
   try {
     for (const dw of state.damagedWindows) {
       if (opts.signal?.aborted) throw new BrickpostError('CANCELLED', 'recovery repair cancelled');
-      report.repairedBlocks += await repairWindow(bagDir, dw, targets, readers, writers);
+      report.repairedBlocks += await repairWindow(bagDir, dw, targets, readers, writers, onError);
     }
   } finally {
     await writers.closeAll();
     await readers.closeAll();
   }
-  for (const t of targets.values()) await finish(bagDir, t, manifest.get(t.file.path)!);
+  for (const t of targets.values()) await finish(bagDir, t, manifest.get(t.file.path)!, onError(t.file.path));
+  if (failed && [...targets.values()].some((t) => t.file.status !== 'repaired')) {
+    throw toEnvironmentError(failed.e, 'the repair stopped on a read error', { on: 'drive', path: failed.path, then: `run: brickpost repair ${shellWord(dirname(dirname(bagDir)))}` });
+  }
   for (const d of dirs) await syncDir(d).catch((e) => {
     throw toEnvironmentError(e, `cannot sync folder ${d}`);
   });
@@ -78,10 +89,10 @@ export async function repairRecovery(bagDir: string, opts: RecoveryReadOptions =
 }
 
 /** Rebuilds and writes the target blocks of one window; returns how many were written. */
-async function repairWindow(bagDir: string, dw: DamagedWindow, targets: Map<string, Target>, readers: Handles, writers: Handles): Promise<number> {
+async function repairWindow(bagDir: string, dw: DamagedWindow, targets: Map<string, Target>, readers: Handles, writers: Handles, onError: (rel: string) => OnReadError): Promise<number> {
   const rec = await openInBag(bagDir, dw.path, false);
   try {
-    const read = await readWindowHeader(rec, (await rec.stat()).size, dw.path).catch(() => undefined);
+    const read = await readWindowHeader(rec, (await rec.stat()).size, dw.path, onError(dw.path)).catch(() => undefined);
     if (!read) return 0;
     const h = read.header;
     const B = h.params.blockSize;
@@ -90,11 +101,11 @@ async function repairWindow(bagDir: string, dw: DamagedWindow, targets: Map<stri
     const members = groupMembers(h);
     const byGroup = new Map<number, number[]>();
     for (const p of dw.damaged) byGroup.set(h.groups[p]!, [...(byGroup.get(h.groups[p]!) ?? []), p]);
-    const member = async (p: number) => share(await readers.get(paths[p]!), index[p]! * B, h.lengths[p]!, h.crcs[p]!, B);
+    const member = async (p: number) => share(await readers.get(paths[p]!), index[p]! * B, h.lengths[p]!, h.crcs[p]!, B, onError(paths[p]!));
     let written = 0;
     for (const [q, erased] of byGroup) {
       if (erased.length > rows[q]!.length || !erased.some((p) => targets.has(paths[p]!))) continue;
-      const row = async (j: number) => share(rec, read.blocksAt + rowNumber(h, q, j) * B, B, h.rowCrcs[rowNumber(h, q, j)]!, B);
+      const row = async (j: number) => share(rec, read.blocksAt + rowNumber(h, q, j) * B, B, h.rowCrcs[rowNumber(h, q, j)]!, B, onError(dw.path));
       for (const [p, block] of await decodeGroup(h, q, members[q]!, erased, rows[q]!, member, row)) {
         const t = targets.get(paths[p]!);
         if (!t) continue;
@@ -110,10 +121,10 @@ async function repairWindow(bagDir: string, dw: DamagedWindow, targets: Map<stri
 }
 
 /** B bytes at `pos` (the first `len` read and CRC-checked, the rest zero), or undefined when they cannot be read intact. */
-async function share(fh: FileHandle, pos: number, len: number, crc: number, B: number): Promise<Uint8Array | undefined> {
+async function share(fh: FileHandle, pos: number, len: number, crc: number, B: number, onError?: OnReadError): Promise<Uint8Array | undefined> {
   const buf = Buffer.alloc(B);
   const block = buf.subarray(0, len);
-  return (await readAt(fh, block, pos)) === len && crc32(block) === crc ? buf : undefined;
+  return (await readAt(fh, block, pos, onError)) === len && crc32(block) === crc ? buf : undefined;
 }
 
 async function writeAt(fh: FileHandle, block: Buffer, pos: number, rel: string): Promise<void> {
@@ -125,7 +136,7 @@ async function writeAt(fh: FileHandle, block: Buffer, pos: number, rel: string):
 }
 
 /** Restores the recorded size, fsyncs, and sets the file's status from its SHA-256. */
-async function finish(bagDir: string, t: Target, digest: string): Promise<void> {
+async function finish(bagDir: string, t: Target, digest: string, onError: OnReadError): Promise<void> {
   const f = t.file;
   if ((await probe(bagDir, f.path)).kind === 'missing') {
     f.status = 'unrepairable';
@@ -137,9 +148,9 @@ async function finish(bagDir: string, t: Target, digest: string): Promise<void> 
   try {
     if (f.size !== null && (await fh.stat()).size !== f.size) await fh.truncate(f.size);
     await fh.sync();
-    actual = await sha256Of(fh);
+    actual = await sha256Of(fh, onError);
   } catch (e) {
-    throw toEnvironmentError(e, `cannot finish the repair of ${f.path}`);
+    throw toEnvironmentError(e, `cannot finish the repair of ${quote(f.path)}`, { on: 'drive', path: join(bagDir, f.path) });
   } finally {
     await fh.close();
   }

@@ -1,5 +1,6 @@
 import type { FileHandle } from 'node:fs/promises';
 import { age, BrickpostError, quote } from '@brickpost/manifest';
+import { toEnvironmentError } from '../io/errors.js';
 
 /** An opened age file on a drive: its size, file key, payload nonce and where the payload starts. */
 export interface AgeHandle {
@@ -13,13 +14,23 @@ export interface AgeHandle {
 
 /**
  * Reads an age file's header from an open handle and unwraps its file key
- * with the given identities (age spec §header).
- * @throws BrickpostError MALFORMED, TRUNCATED, NO_MATCHING_KEY, HEADER_MAC_MISMATCH
+ * with the given identities (age spec §header); `path` is the file's, for messages.
+ * @throws BrickpostError MALFORMED, TRUNCATED, NO_MATCHING_KEY, HEADER_MAC_MISMATCH; IO… when it cannot be read
  */
-export async function openAgeHandle(fh: FileHandle, name: string, identities: age.Identity[]): Promise<AgeHandle> {
-  const size = (await fh.stat()).size;
-  const head = Buffer.alloc(Math.min(size, age.MAX_HEADER_BYTES + age.PAYLOAD_NONCE_SIZE));
-  await fh.read(head, 0, head.length, 0);
+export async function openAgeHandle(fh: FileHandle, name: string, identities: age.Identity[], path?: string): Promise<AgeHandle> {
+  let size: number;
+  let head: Buffer;
+  try {
+    size = (await fh.stat()).size;
+    head = Buffer.alloc(Math.min(size, age.MAX_HEADER_BYTES + age.PAYLOAD_NONCE_SIZE));
+    await fh.read(head, 0, head.length, 0);
+  } catch (e) {
+    throw toEnvironmentError(e, `cannot read ${quote(name)}`, path !== undefined ? { path } : {});
+  }
+  return unwrap(head, size, name, identities);
+}
+
+function unwrap(head: Buffer, size: number, name: string, identities: age.Identity[]): AgeHandle {
   const parsed = age.parseHeader(head);
   const fileKey = age.unwrapFileKey(parsed, head, identities, name);
   const payloadStart = age.payloadOffset(parsed.headerLength);

@@ -155,7 +155,7 @@ export async function sha256File(path: string, onBytes?: (n: number) => void, wh
       onBytes?.((chunk as Buffer).length);
     }
   } catch (e) {
-    throw toEnvironmentError(e, `cannot read ${what}`);
+    throw toEnvironmentError(e, `cannot read ${what} ${quote(path)}`, { on: 'drive', path });
   } finally {
     await fh.close();
   }

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { toEnvironmentError } from '../io/errors.js';
 import { openDriveFile } from '../drive/read-limited.js';
 import { DecompressStream } from 'zstd-napi';
 import { age, BrickpostError, entriesOf, MANIFEST_FORMATS, MANIFEST_PATH, ManifestReader, quote, RECORD_LIMITS, type ManifestExpectations, type ManifestRecord } from '@brickpost/manifest';
@@ -83,7 +84,7 @@ function checkHeader(s: OpenedShipment, r: ManifestRecord): void {
 async function feed(path: string, identities: age.Identity[], unz: DecompressStream, where: string, header: HeaderFrame): Promise<void> {
   const fh = await openDriveFile(path, where);
   try {
-    const { size, fileKey, nonce, payloadStart: start } = await openAgeHandle(fh, where, identities);
+    const { size, fileKey, nonce, payloadStart: start } = await openAgeHandle(fh, where, identities, path);
     const dec = new age.PayloadDecryptor(fileKey, nonce);
     const push = async (plain: Buffer[]): Promise<void> => {
       for (const piece of plain) {
@@ -94,7 +95,9 @@ async function feed(path: string, identities: age.Identity[], unz: DecompressStr
     };
     for (let pos = start; pos < size; ) {
       const buf = Buffer.allocUnsafe(Math.min(BLOCK, size - pos));
-      const { bytesRead } = await fh.read(buf, 0, buf.length, pos);
+      const { bytesRead } = await fh.read(buf, 0, buf.length, pos).catch((e: unknown) => {
+        throw toEnvironmentError(e, `cannot read ${where}`, { path });
+      });
       if (bytesRead === 0) throw new BrickpostError('TRUNCATED', `${where} shrank while being read`);
       pos += bytesRead;
       await push(dec.update(buf.subarray(0, bytesRead)));

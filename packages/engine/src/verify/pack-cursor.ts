@@ -56,7 +56,7 @@ export class PackCursor {
       throw e;
     }
     try {
-      const { size, fileKey, nonce, payloadStart, head } = await openAgeHandle(fh, rel, identities);
+      const { size, fileKey, nonce, payloadStart, head } = await openAgeHandle(fh, rel, identities, path);
       const c = new PackCursor(index, fh, path, size, fileKey, nonce, payloadStart);
       c.hash.update(head.subarray(0, payloadStart));
       c.filePos = payloadStart;
@@ -103,7 +103,7 @@ export class PackCursor {
     } catch (e) {
       const rel = packPath(this.index);
       if (isBrickpostError(e) && !e.message.includes(rel)) throw new BrickpostError(e.code, `pack ${quote(rel)}: ${e.message}`, { cause: e, path: this.path, ...(e.hint ? { hint: e.hint } : {}) });
-      throw toEnvironmentError(e, `cannot read pack ${rel}`);
+      throw toEnvironmentError(e, `cannot read pack ${rel}`, { on: 'drive', path: this.path });
     }
   }
 
@@ -165,7 +165,7 @@ export class PackCursor {
     }
     const buf = Buffer.allocUnsafe(Math.min(BLOCK, this.size - this.filePos));
     const { bytesRead } = await this.readAt(buf, this.filePos).catch((e) => {
-      throw toEnvironmentError(e, `cannot read pack ${packPath(this.index)}`);
+      throw toEnvironmentError(e, `cannot read pack ${packPath(this.index)}`, { on: 'drive', path: this.path });
     });
     if (bytesRead === 0) throw new BrickpostError('TRUNCATED', `pack ${quote(packPath(this.index))} shrank while being read`, { path: this.path });
     const data = buf.subarray(0, bytesRead);

@@ -7,6 +7,7 @@ import type { Context } from '../context.js';
 import { recordVerified } from '../custody/index.js';
 import { findShipment } from '../drive/layout.js';
 import { openShipment, type LenientFindings } from '../drive/open.js';
+import { withDriveHint, type HintedShipment } from '../drive/read-hint.js';
 import { rebuildMissing } from '../drive/rebuild.js';
 import { repairStatus } from '../drive/repair.js';
 import { lostShares, mergedShipment, openMembers, requireRecoverable, setDrives, setStatus } from '../drive/set.js';
@@ -24,16 +25,35 @@ import { walkShipment } from './walk-shipment.js';
  * the manifest and every chunk decrypted, decompressed and checked against
  * its keyed id. Findings are collected into the report rather than thrown,
  * so one run says everything that is wrong.
- * @throws BrickpostError only when there is nothing to verify (NOT_A_DRIVE, NOT_FOUND, AMBIGUOUS_SHIPMENT) or deep verify lacks an identity (NO_IDENTITY).
+ * A drive or a temporary folder that fails to read or write (an errno) stops
+ * verify: that is not a finding about the shipment, and the error says what
+ * to do about the drive.
+ * @throws BrickpostError when there is nothing to verify (NOT_A_DRIVE, NOT_FOUND, AMBIGUOUS_SHIPMENT), deep verify lacks an identity (NO_IDENTITY), or the environment fails (IO, NO_SPACE, PERMISSION…).
  */
 export async function verify(ctx: Context, opts: VerifyOptions, onEvent: EventSink, signal?: AbortSignal): Promise<VerifyReport> {
-  const started = performance.now();
   const found = await findShipment(opts.drive, opts.shipment);
+  const seen: { opened?: HintedShipment } = {};
+  try {
+    return await verifyFound(ctx, opts, found, seen, onEvent, signal);
+  } catch (e) {
+    throw withDriveHint(e, [seen.opened ?? { dir: found.dir, info: { recovery: 0, bagIndex: 1, bagCount: 1, setParity: 0 } }]);
+  }
+}
+
+async function verifyFound(
+  ctx: Context,
+  opts: VerifyOptions,
+  found: { id: string; dir: string },
+  seen: { opened?: HintedShipment },
+  onEvent: EventSink,
+  signal?: AbortSignal,
+): Promise<VerifyReport> {
+  const started = performance.now();
   const identityText = opts.deep ? ctx.identity().ageIdentity : '';
   const progress = new Progress(onEvent, 'verify');
   const problems: VerifyProblem[] = [];
   const asProblem = (e: unknown): void => {
-    if (!isBrickpostError(e) || e.code === 'CANCELLED') throw e;
+    if (!isBrickpostError(e) || e.code === 'CANCELLED' || e.category === 'environment') throw e;
     problems.push({ code: e.code, message: e.message, ...(e.path ? { path: e.path } : {}) });
   };
   const report: VerifyReport = {
@@ -63,6 +83,7 @@ export async function verify(ctx: Context, opts: VerifyOptions, onEvent: EventSi
     report.publisher = findings.signer;
   }
   if (opened) {
+    seen.opened = opened;
     Object.assign(report, {
       datasetFiles: opened.info.files,
       datasetBytes: opened.info.bytes,
