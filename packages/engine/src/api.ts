@@ -5,6 +5,7 @@
  */
 export { BrickpostError, EXIT_CODES, ERROR_CODES, isBrickpostError, quote } from '@brickpost/manifest/errors';
 export type { ErrorCode, Category } from '@brickpost/manifest/errors';
+export { sqliteErrorCode } from './io/sqlite-codes.js';
 export type * from './api-verify.js';
 export type * from './api-plan.js';
 export { computePlan, PLAN_DEFAULTS } from './plan/plan.js';
