@@ -10,6 +10,7 @@ import { chooseShipment } from './ingest/choose.js';
 import { history } from './ingest/history.js';
 import { ingest } from './ingest/ingest.js';
 import { rollback } from './ingest/rollback.js';
+import { commandLine } from './io/command-line.js';
 import { toEnvironmentError } from './io/errors.js';
 import { addTrust, createIdentity, fillRecipient, hasIdentity, listTrust, removeTrust, type Identity } from './keys/index.js';
 import { pack } from './pack/pack.js';
@@ -45,7 +46,7 @@ export class Engine {
    * it. With `create: false`, a home without a catalog is left as it is (not
    * even created) and the engine works on an empty catalog in memory: what
    * read-only commands (verify, report) would record there is dropped.
-   * @throws BrickpostError PERMISSION, IO, LOCKED, UNSUPPORTED_VERSION
+   * @throws BrickpostError PERMISSION, IO, NO_SPACE, LOCKED, UNSUPPORTED_VERSION, FOREIGN_DATABASE, DATABASE_DAMAGED
    */
   static open(opts: { home?: string; create?: boolean } = {}): Engine {
     const home = resolve(opts.home ?? (process.env.BRICKPOST_HOME || defaultHome()));
@@ -56,13 +57,20 @@ export class Engine {
     } catch (e) {
       throw toEnvironmentError(e, 'cannot create the home folder');
     }
-    return new Engine(new Context(home, new Catalog(file)));
+    // A damaged catalog's hint repeats --home when it was given: the command then works as printed.
+    const recover = commandLine(['catalog', 'recover', ...(opts.home !== undefined ? ['--home', home] : [])]);
+    return new Engine(new Context(home, new Catalog(file, { recover })));
   }
 
   get home(): string {
     return this.ctx.home;
   }
 
+  /**
+   * Syncs and closes the catalog. A failed sync is thrown (the catalog is
+   * closed anyway): what the command recorded may not be on disk.
+   * @throws BrickpostError IO, NO_SPACE, PERMISSION
+   */
   close(): void {
     this.ctx.catalog.close();
   }

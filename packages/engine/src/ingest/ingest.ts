@@ -76,7 +76,8 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
   const folder = new DestFolder(dest);
   await folder.ensure();
   const unlock = await folder.lock();
-  const db = new DestDb(folder.state);
+  const db = await DestDb.openLocked(folder.state, unlock);
+  let failed = false;
   let caps: IngestSummary['destination'] | null = null;
   try {
     const members = await withGathered(given, folder.state, opts.gather === true, trusted, onEvent);
@@ -243,10 +244,15 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
       notApplied: merge(plan.notApplied, applier.notApplied),
       notAppliedList,
     });
+  } catch (e) {
+    failed = true;
+    throw e;
   } finally {
     await rm(join(folder.state, 'incoming'), { recursive: true, force: true });
-    db.close();
+    const closing = db.closeAfter(failed);
     await unlock();
+    // A journal that could not be synced fails the command, which must not report success.
+    if (closing !== null) throw closing;
   }
 }
 

@@ -23,7 +23,8 @@ export async function rollback(ctx: Context, opts: RollbackOptions, onEvent: Eve
   const { dest, folder } = await openDest(opts.dest);
   const identities = age.parseIdentityFile(ctx.identity().ageIdentity);
   const unlock = await folder.lock();
-  const db = new DestDb(folder.state);
+  const db = await DestDb.openLocked(folder.state, unlock);
+  let failed = false;
   try {
     await resumePending(folder, db, identities, onEvent);
     let state = (await folder.readState())!;
@@ -59,8 +60,13 @@ export async function rollback(ctx: Context, opts: RollbackOptions, onEvent: Eve
       undone: undo.map((a) => ({ shipmentId: a.shipment, seq: a.seq })),
       seconds: (performance.now() - started) / 1000,
     };
+  } catch (e) {
+    failed = true;
+    throw e;
   } finally {
-    db.close();
+    const closing = db.closeAfter(failed);
     await unlock();
+    // A journal that could not be synced fails the command, which must not report success.
+    if (closing !== null) throw closing;
   }
 }

@@ -158,17 +158,30 @@ export class ShipmentRows {
     db.exec('COMMIT');
   }
 
-  /** Keeps what was written after a pack stopped on a drive, for `pack --resume`. */
+  /**
+   * Keeps what was written after a pack stopped on a drive, for `pack
+   * --resume`. Best effort, never throws: the failure that stopped the pack
+   * is the one reported (a shipment left 'writing' is found by the next
+   * pack as well).
+   */
   interrupted(): void {
     const db = this.ctx.catalog.db;
-    if (db.inTransaction) db.exec('COMMIT');
-    db.prepare("UPDATE shipments SET state = 'interrupted' WHERE id = ?").run(this.id);
+    try {
+      if (db.inTransaction) db.exec('COMMIT');
+      db.prepare("UPDATE shipments SET state = 'interrupted' WHERE id = ?").run(this.id);
+    } catch {
+      // The catalog failed too; the next pack finds the shipment unfinished either way.
+    }
   }
 
-  /** Forgets the shipment after a failed pack. */
+  /** Forgets the shipment after a failed pack. Best effort, never throws (see interrupted). */
   failed(): void {
     const db = this.ctx.catalog.db;
-    if (db.inTransaction) db.exec('ROLLBACK');
-    db.prepare('DELETE FROM shipments WHERE id = ?').run(this.id);
+    try {
+      if (db.inTransaction) db.exec('ROLLBACK');
+      db.prepare('DELETE FROM shipments WHERE id = ?').run(this.id);
+    } catch {
+      // Left 'writing': the next pack of the dataset discards it and its .part folders.
+    }
   }
 }

@@ -237,8 +237,9 @@ async function packLocked(ctx: Context, opts: PackOptions & { packTarget?: numbe
       store.streams,
       m,
       me.signingKey,
+      // Recorded (and synced) before any drive shows the shipment: the catalog never lags the drives.
+      (bytesOnDrive) => rows.sealed(t.files, t.bytes, bytesOnDrive, me.recipient),
     );
-    rows.sealed(t.files, t.bytes, sealed.bytesOnDrive, me.recipient);
     await recordSealed(ctx, shipmentId, sealed.paths, onEvent);
     const seconds = (performance.now() - started) / 1000;
     // The planner's measured drive speed; a resumed pack did not write its kept packs in this time.

@@ -93,11 +93,20 @@ export class ShipmentWriter {
 
   /**
    * Finishes the parity, writes the set file, finishes each drive's
-   * recovery data, seals and signs every drive's bag, then renames them all
-   * into place. Returns the bytes written to all drives and the bag folders.
-   * @throws BrickpostError NO_SPACE, PERMISSION, IO
+   * recovery data, seals and signs every drive's bag, calls `beforePublish`
+   * (the catalog records the shipment sealed: a catalog that cannot be
+   * written stops here, with no sealed shipment on any drive), then renames
+   * the bags into place. Returns the bytes written to all drives and the
+   * bag folders.
+   * @throws BrickpostError NO_SPACE, PERMISSION, IO, and what beforePublish throws
    */
-  async seal(info: CommonInfo, streams: PackInfo[][], manifest: { size: number; sha256: string }, key: minisign.SigningKey): Promise<{ bytesOnDrive: number; paths: string[] }> {
+  async seal(
+    info: CommonInfo,
+    streams: PackInfo[][],
+    manifest: { size: number; sha256: string },
+    key: minisign.SigningKey,
+    beforePublish: (bytesOnDrive: number) => void = () => undefined,
+  ): Promise<{ bytesOnDrive: number; paths: string[] }> {
     const parityFiles = (await this.parity?.finish()) ?? [];
     const n = this.targets.length;
     const shareFiles: DriveFile[][] = [...streams.map((s) => s.map((p) => ({ path: p.path, size: p.size, sha256: p.sha256 }))), ...parityFiles];
@@ -147,6 +156,7 @@ export class ShipmentWriter {
         t.done();
       }),
     );
+    beforePublish(bytesOnDrive);
     for (const t of this.targets) {
       await rename(t.part, t.final);
       await syncDir(join(t.root, DRIVE_DIR));
