@@ -9,6 +9,7 @@ import { cat, extract } from './extract/index.js';
 import { chooseShipment } from './ingest/choose.js';
 import { history } from './ingest/history.js';
 import { ingest } from './ingest/ingest.js';
+import { reconcileDest } from './ingest/record.js';
 import { rollback } from './ingest/rollback.js';
 import { commandLine } from './io/command-line.js';
 import { toEnvironmentError } from './io/errors.js';
@@ -186,12 +187,17 @@ export class Engine {
   }
 
   /** Returns a destination to the tree of an earlier shipment. @throws NOT_FOUND, USAGE, LOCKED */
-  rollback(opts: RollbackOptions, onEvent: EventSink): Promise<RollbackSummary> {
+  async rollback(opts: RollbackOptions, onEvent: EventSink): Promise<RollbackSummary> {
+    await reconcileDest(this.ctx, opts.dest);
     return rollback(this.ctx, opts, onEvent);
   }
 
-  /** The shipments applied to a destination. @throws NOT_FOUND */
-  history(dest: string): Promise<DestHistory> {
+  /**
+   * The shipments applied to a destination (from DEST's state; the catalog's
+   * record of them is brought up to date on the way). @throws NOT_FOUND
+   */
+  async history(dest: string): Promise<DestHistory> {
+    await reconcileDest(this.ctx, dest);
     return history(dest);
   }
 
@@ -200,7 +206,8 @@ export class Engine {
    * also names its dataset and last shipment) for the publisher.
    * @throws NOT_FOUND, USAGE, NO_IDENTITY, LOCKED, PERMISSION, IO, CANCELLED
    */
-  signature(opts: SignatureOptions, onEvent: EventSink, signal?: AbortSignal): Promise<SignatureSummary> {
+  async signature(opts: SignatureOptions, onEvent: EventSink, signal?: AbortSignal): Promise<SignatureSummary> {
+    await reconcileDest(this.ctx, opts.dest);
     return writeSignature(this.ctx, opts, onEvent, signal);
   }
 
@@ -209,7 +216,8 @@ export class Engine {
    * receipt of what it holds (ok: false when the check found problems).
    * @throws NOT_FOUND, NO_IDENTITY, LOCKED, NO_MATCHING_KEY, PERMISSION, IO, CANCELLED
    */
-  receipt(opts: ReceiptOptions, onEvent: EventSink = () => undefined, signal?: AbortSignal): Promise<ReceiptSummary> {
+  async receipt(opts: ReceiptOptions, onEvent: EventSink = () => undefined, signal?: AbortSignal): Promise<ReceiptSummary> {
+    await reconcileDest(this.ctx, opts.dest);
     return writeReceipt(this.ctx, opts, onEvent, signal);
   }
 

@@ -47,7 +47,8 @@ export function fsError(code: string, message: string): NodeJS.ErrnoException {
  * on how fast either runs. Unset, a pausepoint costs one comparison.
  *
  * Names: `lock-held` (a pid lock was just taken: a destination's, or a
- * home's pack lock).
+ * home's pack lock), `ingest-committed` (DEST committed an ingest; the
+ * catalog is not updated yet).
  */
 const pause = process.env.BRICKPOST_PAUSE;
 const [pauseName, pauseDir] = pause ? [pause.slice(0, pause.indexOf(':')), pause.slice(pause.indexOf(':') + 1)] : [undefined, ''];
