@@ -42,6 +42,10 @@ const IO_DETAIL: Record<string, string> = {
   SQLITE_IOERR_TRUNCATE: 'truncate failed',
   SQLITE_IOERR_DELETE: 'delete failed',
   SQLITE_IOERR_FSTAT: 'stat failed',
+  SQLITE_IOERR_SHMSIZE: 'its shared-memory file (-shm) could not grow',
+  SQLITE_IOERR_SHMOPEN: 'its shared-memory file (-shm) could not be opened',
+  SQLITE_IOERR_SHMMAP: 'its shared-memory file (-shm) could not be mapped',
+  SQLITE_IOERR_LOCK: 'a file lock failed',
   SQLITE_NOMEM: 'out of memory',
 };
 
@@ -66,7 +70,7 @@ export function fromSqliteError(e: unknown, place: DatabasePlace): unknown {
     case 'NO_SPACE':
       return make('NO_SPACE', `no space left for ${where} (${detail})`, 'free some space on the disk holding it, then run the command again');
     case 'PERMISSION':
-      return make('PERMISSION', `${where} cannot be written: it is read-only (${detail})`, 'make the file and its folder writable, or check that the disk is not mounted read-only');
+      return make('PERMISSION', `${where} cannot be written: ${whyReadOnly(place.file)} (${detail})`, 'make the file and its folder writable, or check that the disk is not mounted read-only');
     case 'DATABASE_DAMAGED':
       return make('DATABASE_DAMAGED', `${where} is damaged (${detail})`, `run '${place.recover}': it sets the damaged file aside, keeps what can still be read and rebuilds what it can`);
     case 'CANCELLED':
@@ -74,6 +78,20 @@ export function fromSqliteError(e: unknown, place: DatabasePlace): unknown {
     default:
       if (sqlite === 'SQLITE_CANTOPEN') return cannotOpen(e, place, where);
       return make('IO', `i/o error on ${where}: ${IO_DETAIL[sqlite] ?? detail} (${sqlite})`, 'check the disk holding it (its cable, free space and the system log), then run the command again');
+  }
+}
+
+/**
+ * Why SQLite has a file read-only (it opens a file read-only when it may
+ * not write it, and says no more): asked of the system again.
+ */
+function whyReadOnly(file: string): string {
+  try {
+    closeSync(openSync(file, constants.O_RDWR));
+    return 'it was opened read-only (the system refused to open it for writing)';
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    return code === 'EROFS' ? 'it is on a read-only file system' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : 'it is read-only';
   }
 }
 
