@@ -12,6 +12,7 @@ export { computePlan, PLAN_DEFAULTS } from './plan/plan.js';
 export { humanBitRate, humanByteRate, humanDuration, humanSize, parseAmount, parseBitRate, parseByteRate, parseDuration, parseSize } from './plan/units.js';
 export type * from './api-custody.js';
 export type * from './api-report.js';
+export type * from './api-recover.js';
 export { renderReportHtml } from './report/html.js';
 export { renderLabelsHtml } from './report/label-html.js';
 export { REPORT_SCHEMA } from './report/schema.js';

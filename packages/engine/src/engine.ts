@@ -3,6 +3,9 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { CatOptions, DestHistory, DriveShipment, EventSink, ExtractOptions, ExtractSummary, IngestOptions, IngestSummary, ListEntry, PackOptions, PackSummary, RollbackOptions, RollbackSummary, ShipmentChoice, TrustedKey, VerifyOptions, VerifyReport, WhoAmI } from './api.js';
 import { Catalog } from './catalog/index.js';
+import { recoverCatalog } from './catalog/recover.js';
+import type { CatalogRecoverOptions, RecoverSummary } from './api-recover.js';
+import { recoverJournal } from './ingest/journal-recover.js';
 import { Context } from './context.js';
 import { shipmentsOn } from './drive/layout.js';
 import { cat, extract } from './extract/index.js';
@@ -13,7 +16,7 @@ import { reconcileDest } from './ingest/record.js';
 import { rollback } from './ingest/rollback.js';
 import { commandLine } from './io/command-line.js';
 import { toEnvironmentError } from './io/errors.js';
-import { addTrust, createIdentity, fillRecipient, hasIdentity, listTrust, removeTrust, type Identity } from './keys/index.js';
+import { addTrust, createIdentity, fillRecipient, hasIdentity, listTrust, removeTrust, selfTrustName, type Identity } from './keys/index.js';
 import { pack } from './pack/pack.js';
 import type { RepairOptions, RepairSummary } from './api.js';
 import { repair } from './drive/repair.js';
@@ -63,6 +66,26 @@ export class Engine {
     return new Engine(new Context(home, new Catalog(file, { recover })));
   }
 
+  /**
+   * Recovers a home's damaged catalog (`opts.home`, else as open finds it):
+   * sets the damaged file aside, keeps what can still be read, rebuilds what
+   * the key files, the destinations and the drives can give, and says what
+   * was kept, rebuilt and lost (catalog/recover.ts). Needs no open engine.
+   * @throws BrickpostError NOT_FOUND, LOCKED, FOREIGN_DATABASE, PERMISSION, NO_SPACE, IO
+   */
+  static recoverCatalog(opts: CatalogRecoverOptions = {}): Promise<RecoverSummary> {
+    const home = resolve(opts.home ?? (process.env.BRICKPOST_HOME || defaultHome()));
+    return recoverCatalog(home, opts, opts.home !== undefined ? ['--home', home] : []);
+  }
+
+  /**
+   * Recovers a destination's damaged journal (ingest/journal-recover.ts).
+   * @throws BrickpostError NOT_FOUND, LOCKED, FOREIGN_DATABASE, PERMISSION, NO_SPACE, IO
+   */
+  static recoverJournal(dest: string, opts: { force?: boolean } = {}): Promise<RecoverSummary> {
+    return recoverJournal(dest, opts);
+  }
+
   get home(): string {
     return this.ctx.home;
   }
@@ -85,7 +108,7 @@ export class Engine {
     // recipient is gone with its secret key: nothing is encrypted to it again.
     this.ctx.catalog.db.prepare('UPDATE trust SET self = 0, recipient = NULL WHERE self = 1').run();
     this.ctx.forgetIdentity();
-    addTrust(this.ctx.catalog, id.minisignPublicKey, { name: uniqueSelfName(this.ctx, name, id.keyId), recipient: id.recipient, self: true });
+    addTrust(this.ctx.catalog, id.minisignPublicKey, { name: selfTrustName(this.ctx.catalog, name, id.keyId), recipient: id.recipient, self: true });
     return this.whoami();
   }
 
@@ -282,10 +305,4 @@ export class Engine {
   wipe(opts: WipeOptions, onEvent: EventSink = () => undefined): Promise<WipeSummary> {
     return wipe(this.ctx, opts, onEvent);
   }
-}
-
-function uniqueSelfName(ctx: Context, name: string, keyId: string): string {
-  const clean = name.replace(/[^\p{L}\p{N} ._@+-]/gu, '-').slice(0, 48) || 'me';
-  const taken = ctx.catalog.db.prepare('SELECT key_id FROM trust WHERE name = ?').get(clean) as { key_id: string } | undefined;
-  return !taken || taken.key_id === keyId ? clean : `${clean}-${keyId.slice(0, 6).toLowerCase()}`;
 }
