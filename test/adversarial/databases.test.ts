@@ -276,7 +276,7 @@ describe('the catalog and the journals tell the truth', () => {
       assert.equal(await done, 0, out);
       const warning = out.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, any>).find((e) => e.code === 'CATALOG_NOT_UPDATED');
       assert.ok(warning, out);
-      assert.match(warning.message, /is applied to .* but this home's catalog could not record it: the catalog .* is locked by process/);
+      assert.match(warning.message, /is applied to .* but this home's catalog could not record it: the catalog .* is locked by another process \(it is open in process \d+ \(/);
       assert.deepEqual(diffSnapshots(snapshot(trees[1]!), snapshot(dest)), []);
       assert.equal(ingestRows(home)[1]!.state, 'committing');
     } finally {

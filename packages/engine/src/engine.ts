@@ -12,7 +12,7 @@ import { cat, extract } from './extract/index.js';
 import { chooseShipment } from './ingest/choose.js';
 import { history } from './ingest/history.js';
 import { ingest } from './ingest/ingest.js';
-import { reconcileDest } from './ingest/record.js';
+import { reconcileAll, reconcileDest } from './ingest/record.js';
 import { rollback } from './ingest/rollback.js';
 import { commandLine } from './io/command-line.js';
 import { toEnvironmentError } from './io/errors.js';
@@ -302,7 +302,9 @@ export class Engine {
    * records a `wiped` event in the custody log left on the drive.
    * @throws BrickpostError USAGE (not ingested here, without force), NOT_FOUND, NOT_A_DRIVE, AMBIGUOUS_SHIPMENT, PERMISSION, IO
    */
-  wipe(opts: WipeOptions, onEvent: EventSink = () => undefined): Promise<WipeSummary> {
+  async wipe(opts: WipeOptions, onEvent: EventSink = () => undefined): Promise<WipeSummary> {
+    // An ingest whose last catalog write failed counts once its destination says it committed.
+    await reconcileAll(this.ctx);
     return wipe(this.ctx, opts, onEvent);
   }
 }

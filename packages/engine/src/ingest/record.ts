@@ -39,9 +39,12 @@ export function recordBeforeCommit(ctx: Context, r: IngestRecord): void {
  * state (reconcileIngests), and closing the engine reports it no more.
  */
 export async function afterCommit(ctx: Context, shipment: string, dest: string, onEvent: EventSink, custody: () => Promise<void>): Promise<void> {
+  let warned = false;
   const warn = (e: unknown): void => {
     if (!(e instanceof BrickpostError) || (e.category !== 'environment' && e.category !== 'busy')) throw e;
     ctx.catalog.failureReported = true;
+    if (warned) return;
+    warned = true;
     onEvent({
       type: 'warning',
       code: 'CATALOG_NOT_UPDATED',
@@ -52,16 +55,34 @@ export async function afterCommit(ctx: Context, shipment: string, dest: string, 
   try {
     finishIngest(ctx.catalog, shipment, dest);
   } catch (e) {
-    return warn(e);
+    warn(e);
   }
+  // The drives' custody logs take their events even when the catalog cannot (appendCustody warns for itself).
   await custody();
   try {
     ctx.catalog.flush();
   } catch (e) {
-    return warn(e);
+    warn(e);
   }
   // A custody event whose catalog write failed was a warning of its own; the failure is this run's too.
   if (ctx.catalog.writeFailure) warn(ctx.catalog.writeFailure);
+}
+
+/**
+ * Brings the catalog's record of every destination with an ingest still
+ * `committing` in line with that destination's state (reconcileDest): for
+ * commands that look at ingests without naming a destination (wipe).
+ * @throws only what is a bug
+ */
+export async function reconcileAll(ctx: Context): Promise<void> {
+  let dests: string[];
+  try {
+    dests = ctx.catalog.db.prepare("SELECT DISTINCT dest FROM ingests WHERE state = 'committing'").pluck().all() as string[];
+  } catch (e) {
+    if (e instanceof BrickpostError && (e.category === 'environment' || e.category === 'busy')) return;
+    throw e;
+  }
+  for (const d of dests) await reconcileDest(ctx, d);
 }
 
 /**

@@ -64,8 +64,9 @@ export function fromSqliteError(e: unknown, place: DatabasePlace): unknown {
   switch (code) {
     case 'LOCKED': {
       const holders = fileHolders([place.file, `${place.file}-wal`, `${place.file}-shm`]);
-      const them = holders.length === 0 ? 'the other process is done with it' : holders.length === 1 ? 'it is done (or end it)' : 'they are done (or end them)';
-      return make('LOCKED', `${where} is locked by ${describeHolders(holders)}`, `wait until ${them}, then run the command again`);
+      // Whoever holds a lock has the file open; not everyone who has it open holds one.
+      const open = holders.length === 0 ? '' : ` (it is open in ${describeHolders(holders)})`;
+      return make('LOCKED', `${where} is locked by another process${open}`, 'wait until that process is done with it (or end it), then run the command again');
     }
     case 'NO_SPACE':
       return make('NO_SPACE', `no space left for ${where} (${detail})`, 'free some space on the disk holding it, then run the command again');
