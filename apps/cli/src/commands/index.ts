@@ -432,7 +432,7 @@ export const COMMANDS: CommandSpec[] = [
     ],
     json: 'document',
     details:
-      "For a catalog brickpost reports as damaged (exit 5, DATABASE_DAMAGED). The\ndamaged file is set aside, never deleted (catalog.sqlite.damaged-TIME, with its\n-wal and -shm files), a new catalog is made, and every row that can still be\nread is copied into it, table by table. Then your key files give back your own\ntrusted key, each destination (--dest, and those the old catalog still names)\nthe records of what was ingested into it with its dataset's key, and each\ndrive (--drive) the shipments you packed on it and its custody logs. The\nsummary lists what was kept, what was rebuilt and from what, and what was lost\nand what that means (other keys you trusted: trust them again; receipts:\nimport them again). An intact catalog is left as it is.",
+      "For a catalog brickpost reports as damaged (exit 5, DATABASE_DAMAGED). The\ndamaged file is set aside, never deleted (catalog.sqlite.damaged-TIME, with its\n-wal and -shm files), a new catalog is made, and every row that can still be\nread is copied into it, table by table. Then your key files give back your own\ntrusted key, each destination (--dest, and those the old catalog still names)\nthe records of what was ingested into it with its dataset's key, and each\ndrive (--drive) the shipments you packed on it and its custody logs. The\nsummary lists what was kept, what was rebuilt and from what, and what was lost\nand what that means (other keys you trusted: trust them again; receipts:\nimport them again). An intact catalog is not set aside: what --dest, --drive\nand --name give is added to it.",
     load: () => import('./recover.js'),
   },
   {
