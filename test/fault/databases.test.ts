@@ -18,7 +18,8 @@ import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { MAKE_DATASET, brickpost, makeDataset, publisherAndSubscriber, sh, tempDir, type Run } from '../support.js';
+import { spawnSync } from 'node:child_process';
+import { CLI, MAKE_DATASET, brickpost, makeDataset, publisherAndSubscriber, sh, tempDir, type Run } from '../support.js';
 import { treeDigest } from '../adversarial/harness.js';
 import { brickpostWithFault, readFaultLog, type FaultOp } from './shim.js';
 
@@ -173,6 +174,27 @@ describe('faults on the catalog and the journal', () => {
       }
     });
   }
+
+  test('a pack stopped after recording its shipment sealed, before the rename, is finished by the next pack', () => {
+    // Two drives: killed before the first rename, then (another run) between the two.
+    for (const at of ['pack-publish@1', 'pack-publish@2']) {
+      const home = copy(join(root, 'pub1'));
+      const set = [join(root, `set-${++n}-a`), join(root, `set-${n}-b`)];
+      for (const d of set) mkdirSync(d);
+      const args = ['pack', src, ...set.flatMap((d) => ['--to', d]), '--recipient', recipient, '--parity', '0', '--json'];
+      const killed = spawnSync(process.execPath, [CLI, '--home', home, ...args], { env: { ...process.env, BRICKPOST_FAILPOINT: at }, encoding: 'utf8' });
+      assert.equal(killed.signal, 'SIGKILL', `${at}: ${killed.stderr}`);
+      const x = rows<{ id: string; state: string }>(home, "SELECT id, state FROM shipments WHERE role = 'published' ORDER BY seq DESC LIMIT 1")[0]!;
+      assert.equal(x.state, 'sealing', at);
+      const again = brickpost(home, args);
+      assert.equal(again.code, 0, `${at}: ${again.stdout.slice(-800)}${again.stderr}`);
+      assert.ok(events(again).warnings.some((w) => w.code === 'SHIPMENT_FINISHED' && w.message.includes(x.id)), `${at}: the next pack says it finished ${x.id}`);
+      const y = JSON.parse(again.stdout.trim().split('\n').at(-1)!).result as { shipmentId: string; parent: string; seq: number };
+      assert.equal(y.parent, x.id, `${at}: the new shipment follows the finished one`);
+      for (const d of set) assert.deepEqual(bags(d).sort(), [x.id, y.shipmentId].sort(), `${at}: ${d} holds both, in place`);
+      assert.deepEqual(rows<{ state: string }>(home, `SELECT state FROM shipments WHERE id = '${x.id}'`), [{ state: 'sealed' }]);
+    }
+  });
 
   test('EIO on the last sync of the write-ahead logs is never reported as success', () => {
     for (const [cmd, part] of [['pack', 'catalog.sqlite-wal'], ['ingest', 'journal.sqlite-wal']] as const) {

@@ -12,7 +12,8 @@ import { join } from 'node:path';
  * `apply-dirs` (before folder modes are set), `apply-state` (before the
  * new state is recorded),
  * `rollback-unstage`, `rollback-restore`, `pack-close` (after a pack of a
- * shipment is closed).
+ * shipment is closed), `pack-publish` (the shipment is recorded sealing,
+ * before each drive's bag is renamed into place).
  *
  * `failpointError` makes the K-th pass raise an error instead (the
  * process goes on): `drive-write` (a write to a drive, as if it were full),

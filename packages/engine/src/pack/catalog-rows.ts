@@ -4,9 +4,10 @@ import { createHash } from 'node:crypto';
 import { toField } from '@brickpost/manifest';
 import type { Context } from '../context.js';
 import type { SourceEntry } from '../scan/index.js';
-import { pruneTrees, type ChainPlan } from './chain.js';
+import type { ChainPlan } from './chain.js';
 import type { PackInfo } from './pack-writer.js';
 import type { Layout } from './resume.js';
+import { markSealed } from './sealing.js';
 import { SeenFilter } from './seen-filter.js';
 
 /** A file version's signature as the worker computed it. */
@@ -148,14 +149,19 @@ export class ShipmentRows {
   }
 
   /**
-   * Marks the shipment complete and drops the trees no later shipment can be
-   * relative to (`self`: the publisher's own recipient, which never ingests).
+   * Records the shipment written and signed on every drive ('sealing'),
+   * committed and synced before any bag is renamed into place (sealing.ts).
+   * @throws BrickpostError IO, NO_SPACE, LOCKED… (the catalog failing: no bag is in place yet)
    */
-  sealed(files: number, bytes: number, bytesOnDrive: number, self: string): void {
+  sealing(files: number, bytes: number, bytesOnDrive: number): void {
     const db = this.ctx.catalog.db;
-    db.prepare("UPDATE shipments SET state = 'sealed', files = ?, bytes = ?, bytes_on_drive = ? WHERE id = ?").run(files, bytes, bytesOnDrive, this.id);
-    pruneTrees(db, this.dataset.id, self);
+    db.prepare("UPDATE shipments SET state = 'sealing', files = ?, bytes = ?, bytes_on_drive = ? WHERE id = ?").run(files, bytes, bytesOnDrive, this.id);
     db.exec('COMMIT');
+  }
+
+  /** Marks the shipment sealed once its bags are in place. @throws BrickpostError (the catalog failing) */
+  sealed(self: string): void {
+    markSealed(this.ctx.catalog, this.id, this.dataset.id, self);
   }
 
   /**

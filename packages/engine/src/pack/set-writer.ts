@@ -4,6 +4,7 @@ import { age, formatSetFile, MANIFEST_PATH, packPath, SET_PATH, type DriveSet, t
 import type { EventSink } from '../api.js';
 import { DRIVE_DIR } from '../drive/layout.js';
 import { sealBag } from '../drive/seal.js';
+import { failpoint } from '../io/failpoint.js';
 import { syncDir } from '../io/sync.js';
 import { DriveTarget, type DriveFile } from './drive-target.js';
 import { ManifestOut } from './manifest-out.js';
@@ -158,6 +159,7 @@ export class ShipmentWriter {
     );
     beforePublish(bytesOnDrive);
     for (const t of this.targets) {
+      failpoint('pack-publish');
       await rename(t.part, t.final);
       await syncDir(join(t.root, DRIVE_DIR));
     }
