@@ -124,10 +124,16 @@ describe('local changes to the destination', () => {
     const src = join(root, 'sw-src');
     let drive2 = '';
     let destCount = 0;
-    /** A destination at shipment 1. */
+    /**
+     * A destination at shipment 1. --allow-older: the catalog knows this home
+     * applied shipment 2 to an earlier case's destination (a resumed commit
+     * records its ingest too), and a new destination behind it is refused by
+     * default.
+     */
     const fresh = (): string => {
       const d = join(root, `sw-dest-${++destCount}`);
-      ingest(drive1, d);
+      const r = brickpost(sub, ['ingest', drive1, d, '--allow-older', '--json']);
+      assert.equal(r.code, 0, r.stdout + r.stderr);
       return d;
     };
     let drive1 = '';

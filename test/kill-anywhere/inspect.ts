@@ -110,6 +110,22 @@ export function interruptedShipment(home: string, dataset: string): string | nul
   }
 }
 
+/** The publisher's shipment of a dataset a pack left 'sealing' (signed on every drive, not all in place): the next pack puts it in place. */
+export function sealingShipment(home: string, dataset: string): string | null {
+  const file = join(home, 'catalog.sqlite');
+  if (!existsSync(file)) return null;
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    const row = db
+      .prepare("SELECT s.id FROM shipments s JOIN datasets d ON d.id = s.dataset_id WHERE d.name = ? AND s.role = 'published' AND s.state = 'sealing' ORDER BY s.seq DESC LIMIT 1")
+      .pluck()
+      .get(dataset) as string | undefined;
+    return row ?? null;
+  } finally {
+    db.close();
+  }
+}
+
 /** True when a home's catalog has a row for shipment `id` (in any state). */
 export function catalogKnows(home: string, id: string): boolean {
   const file = join(home, 'catalog.sqlite');

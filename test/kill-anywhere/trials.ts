@@ -13,7 +13,7 @@
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { diffSnapshots, lastEvent, sh } from '../support.js';
-import { catalogKnows, catalogTree, commitPending, contentKey, driveContents, integrity, interruptedShipment, leftovers, partialFiles, treeOf } from './inspect.js';
+import { catalogKnows, catalogTree, commitPending, contentKey, driveContents, integrity, interruptedShipment, leftovers, partialFiles, sealingShipment, treeOf } from './inspect.js';
 import { describeOutcome, run, type Outcome } from './run.js';
 import { DATASET, packArgs, type IngestScenario, type PackScenario, type World } from './world.js';
 
@@ -141,6 +141,9 @@ export async function packTrial(w: World, sc: PackScenario, index: number, delay
       }
       if (id !== interrupted) sealed.push(id);
     }
+    // Killed between recording the shipment sealed and renaming its bags: the next run puts it in place.
+    const finishing = sealingShipment(home, DATASET);
+    if (finishing !== null && !sealed.includes(finishing)) sealed.push(finishing);
   }
   if (!done) {
     const args = resume ? [...plain, '--resume'] : plain;

@@ -4,7 +4,7 @@
  * printed as `brickpost: error: …` lines or as an `error` event in --json.
  */
 import { resolve } from 'node:path';
-import { BrickpostError, ERROR_CODES, isBrickpostError, isSystemError, toEnvironmentError } from '@brickpost/engine/api';
+import { BrickpostError, ERROR_CODES, isBrickpostError, isSystemError, sqliteErrorCode, toEnvironmentError } from '@brickpost/engine/api';
 import type { ErrorEvent } from '@brickpost/engine/api';
 import { INTERNAL_EXIT_CODE, exitCodeOf } from './exit-codes.js';
 import { commandLine } from './format.js';
@@ -77,6 +77,8 @@ export function toFailure(e: unknown, ctx: FailureContext = {}): Failure {
     const code = b.code === 'NOT_FOUND' ? 'IO' : b.code;
     return withOptional({ type: 'error', code, exitCode: exitCodeOf(code), message: b.message }, b.hint, path);
   }
+  const sqlite = sqliteFailure(e);
+  if (sqlite) return sqlite;
   const message = e instanceof Error ? e.message : String(e);
   return {
     type: 'error',
@@ -85,6 +87,25 @@ export function toFailure(e: unknown, ctx: FailureContext = {}): Failure {
     message: `internal error: ${message}`,
     hint: 'this is a bug in brickpost; please report it with the command line and this message (set BRICKPOST_DEBUG=1 for a stack trace)',
   };
+}
+
+/**
+ * An error SQLite raised that the engine did not map itself (it maps those
+ * on the catalog and destination journals, naming the file): classified by
+ * the engine's table (sqliteErrorCode), so a locked, full, failing or
+ * damaged database is never reported as a bug. SQL errors stay INTERNAL.
+ */
+function sqliteFailure(e: unknown): Failure | null {
+  const raw = (e as { code?: unknown } | null)?.code;
+  if (!(e instanceof Error) || typeof raw !== 'string' || !raw.startsWith('SQLITE_')) return null;
+  const code = sqliteErrorCode(raw);
+  if (code === null) return null;
+  const hint =
+    code === 'LOCKED' ? 'another process holds a brickpost database; wait until it is done, then run the command again'
+    : code === 'DATABASE_DAMAGED' ? "a brickpost database is damaged; see 'brickpost catalog recover --help' (the home's catalog) and 'brickpost journal recover --help' (a destination's journal)"
+    : code === 'CANCELLED' ? undefined
+    : 'check the disk holding your home (--home) and the destination, then run the command again';
+  return withOptional({ type: 'error', code, exitCode: exitCodeOf(code), message: `database error: ${e.message.toLowerCase()} (${raw})` }, hint, undefined);
 }
 
 function cancelled(): Failure {

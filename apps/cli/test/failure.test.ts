@@ -62,3 +62,28 @@ test('an interrupted job is reported as cancelled (130)', () => {
   abort.name = 'AbortError';
   assert.equal(toFailure(abort).exitCode, 130);
 });
+
+test("an error SQLite raised is classified by the engine's table, never as a bug, unless it is an SQL error", () => {
+  const sqlite = (code: string, message: string): Error => Object.assign(new Error(message), { name: 'SqliteError', code });
+  const cases: Array<[string, string, number]> = [
+    ['SQLITE_BUSY', 'LOCKED', 7],
+    ['SQLITE_LOCKED', 'LOCKED', 7],
+    ['SQLITE_IOERR_FSYNC', 'IO', 5],
+    ['SQLITE_FULL', 'NO_SPACE', 5],
+    ['SQLITE_READONLY', 'PERMISSION', 5],
+    ['SQLITE_CANTOPEN', 'IO', 5],
+    ['SQLITE_CORRUPT', 'DATABASE_DAMAGED', 5],
+    ['SQLITE_NOTADB', 'DATABASE_DAMAGED', 5],
+  ];
+  for (const [code, want, exit] of cases) {
+    const f = toFailure(sqlite(code, 'Database Is Locked'));
+    assert.equal(f.code, want, code);
+    assert.equal(f.exitCode, exit, code);
+    assert.match(f.message, new RegExp(`database is locked \\(${code}\\)`));
+    assert.ok(f.hint === undefined || !/bug/.test(f.hint), code);
+  }
+  assert.match(toFailure(sqlite('SQLITE_CORRUPT', 'database disk image is malformed')).hint ?? '', /'brickpost catalog recover --help'/);
+  const bug = toFailure(sqlite('SQLITE_CONSTRAINT_UNIQUE', 'UNIQUE constraint failed: trust.name'));
+  assert.equal(bug.code, 'INTERNAL');
+  assert.equal(bug.exitCode, 70);
+});

@@ -7,6 +7,7 @@ export { BrickpostError, EXIT_CODES, ERROR_CODES, isBrickpostError, quote } from
 export type { ErrorCode, Category } from '@brickpost/manifest/errors';
 export { isSystemError, toEnvironmentError } from './io/errors.js';
 export type { EnvironmentOptions, Place } from './io/errors.js';
+export { sqliteErrorCode } from './io/sqlite-codes.js';
 export type * from './api-verify.js';
 export type * from './api-plan.js';
 export { computePlan, PLAN_DEFAULTS } from './plan/plan.js';
@@ -16,6 +17,7 @@ export type * from './api-report.js';
 export type * from './api-dest.js';
 export { inProgressLines } from './api-dest.js';
 export { CLOCK_SKEW_MS, describeCreated, type CreatedNote } from './verify/created.js';
+export type * from './api-recover.js';
 export { renderReportHtml } from './report/html.js';
 export { renderLabelsHtml } from './report/label-html.js';
 export { REPORT_SCHEMA } from './report/schema.js';

@@ -3,17 +3,22 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { CatOptions, DestHistory, DestStatus, DriveShipment, EventSink, ExtractOptions, ExtractSummary, IngestOptions, IngestSummary, ListEntry, PackOptions, PackSummary, ResumeSummary, RollbackOptions, RollbackSummary, ShipmentChoice, TrustedKey, VerifyOptions, VerifyReport, WhoAmI } from './api.js';
 import { Catalog } from './catalog/index.js';
+import { recoverCatalog } from './catalog/recover.js';
+import type { CatalogRecoverOptions, RecoverSummary } from './api-recover.js';
+import { recoverJournal } from './ingest/journal-recover.js';
 import { Context } from './context.js';
 import { shipmentsOn } from './drive/layout.js';
 import { cat, extract } from './extract/index.js';
 import { chooseShipment } from './ingest/choose.js';
 import { history } from './ingest/history.js';
 import { ingest } from './ingest/ingest.js';
+import { reconcileAll, reconcileDest } from './ingest/record.js';
 import { rollback } from './ingest/rollback.js';
 import { resume } from './ingest/settle.js';
 import { destStatus } from './ingest/status.js';
+import { commandLine } from './io/command-line.js';
 import { toEnvironmentError } from './io/errors.js';
-import { addTrust, createIdentity, fillRecipient, hasIdentity, listTrust, removeTrust, type Identity } from './keys/index.js';
+import { addTrust, createIdentity, fillRecipient, hasIdentity, listTrust, removeTrust, selfTrustName, type Identity } from './keys/index.js';
 import { pack } from './pack/pack.js';
 import type { RepairOptions, RepairSummary } from './api.js';
 import { repair } from './drive/repair.js';
@@ -47,7 +52,7 @@ export class Engine {
    * it. With `create: false`, a home without a catalog is left as it is (not
    * even created) and the engine works on an empty catalog in memory: what
    * read-only commands (verify, report) would record there is dropped.
-   * @throws BrickpostError PERMISSION, IO, LOCKED, UNSUPPORTED_VERSION
+   * @throws BrickpostError PERMISSION, IO, NO_SPACE, LOCKED, UNSUPPORTED_VERSION, FOREIGN_DATABASE, DATABASE_DAMAGED
    */
   static open(opts: { home?: string; create?: boolean } = {}): Engine {
     const home = resolve(opts.home ?? (process.env.BRICKPOST_HOME || defaultHome()));
@@ -58,13 +63,40 @@ export class Engine {
     } catch (e) {
       throw toEnvironmentError(e, 'cannot create the home folder');
     }
-    return new Engine(new Context(home, new Catalog(file)));
+    // A damaged catalog's hint repeats --home when it was given: the command then works as printed.
+    const recover = commandLine(['catalog', 'recover', ...(opts.home !== undefined ? ['--home', home] : [])]);
+    return new Engine(new Context(home, new Catalog(file, { recover })));
+  }
+
+  /**
+   * Recovers a home's damaged catalog (`opts.home`, else as open finds it):
+   * sets the damaged file aside, keeps what can still be read, rebuilds what
+   * the key files, the destinations and the drives can give, and says what
+   * was kept, rebuilt and lost (catalog/recover.ts). Needs no open engine.
+   * @throws BrickpostError NOT_FOUND, LOCKED, FOREIGN_DATABASE, PERMISSION, NO_SPACE, IO
+   */
+  static recoverCatalog(opts: CatalogRecoverOptions = {}): Promise<RecoverSummary> {
+    const home = resolve(opts.home ?? (process.env.BRICKPOST_HOME || defaultHome()));
+    return recoverCatalog(home, opts, opts.home !== undefined ? ['--home', home] : []);
+  }
+
+  /**
+   * Recovers a destination's damaged journal (ingest/journal-recover.ts).
+   * @throws BrickpostError NOT_FOUND, LOCKED, FOREIGN_DATABASE, PERMISSION, NO_SPACE, IO
+   */
+  static recoverJournal(dest: string, opts: { force?: boolean } = {}): Promise<RecoverSummary> {
+    return recoverJournal(dest, opts);
   }
 
   get home(): string {
     return this.ctx.home;
   }
 
+  /**
+   * Syncs and closes the catalog. A failed sync is thrown (the catalog is
+   * closed anyway): what the command recorded may not be on disk.
+   * @throws BrickpostError IO, NO_SPACE, PERMISSION
+   */
   close(): void {
     this.ctx.catalog.close();
   }
@@ -78,7 +110,7 @@ export class Engine {
     // recipient is gone with its secret key: nothing is encrypted to it again.
     this.ctx.catalog.db.prepare('UPDATE trust SET self = 0, recipient = NULL WHERE self = 1').run();
     this.ctx.forgetIdentity();
-    addTrust(this.ctx.catalog, id.minisignPublicKey, { name: uniqueSelfName(this.ctx, name, id.keyId), recipient: id.recipient, self: true });
+    addTrust(this.ctx.catalog, id.minisignPublicKey, { name: selfTrustName(this.ctx.catalog, name, id.keyId), recipient: id.recipient, self: true });
     return this.whoami();
   }
 
@@ -194,12 +226,17 @@ export class Engine {
   }
 
   /** Returns a destination to the tree of an earlier shipment. @throws NOT_FOUND, USAGE, LOCKED, UNFINISHED */
-  rollback(opts: RollbackOptions, onEvent: EventSink): Promise<RollbackSummary> {
+  async rollback(opts: RollbackOptions, onEvent: EventSink): Promise<RollbackSummary> {
+    await reconcileDest(this.ctx, opts.dest);
     return rollback(this.ctx, opts, onEvent);
   }
 
-  /** The shipments applied to a destination. @throws NOT_FOUND */
-  history(dest: string): Promise<DestHistory> {
+  /**
+   * The shipments applied to a destination (from DEST's state; the catalog's
+   * record of them is brought up to date on the way). @throws NOT_FOUND
+   */
+  async history(dest: string): Promise<DestHistory> {
+    await reconcileDest(this.ctx, dest);
     return history(dest);
   }
 
@@ -208,7 +245,8 @@ export class Engine {
    * also names its dataset and last shipment) for the publisher.
    * @throws NOT_FOUND, USAGE, NO_IDENTITY, LOCKED, PERMISSION, IO, CANCELLED
    */
-  signature(opts: SignatureOptions, onEvent: EventSink, signal?: AbortSignal): Promise<SignatureSummary> {
+  async signature(opts: SignatureOptions, onEvent: EventSink, signal?: AbortSignal): Promise<SignatureSummary> {
+    await reconcileDest(this.ctx, opts.dest);
     return writeSignature(this.ctx, opts, onEvent, signal);
   }
 
@@ -217,7 +255,8 @@ export class Engine {
    * receipt of what it holds (ok: false when the check found problems).
    * @throws NOT_FOUND, NO_IDENTITY, LOCKED, NO_MATCHING_KEY, PERMISSION, IO, CANCELLED
    */
-  receipt(opts: ReceiptOptions, onEvent: EventSink = () => undefined, signal?: AbortSignal): Promise<ReceiptSummary> {
+  async receipt(opts: ReceiptOptions, onEvent: EventSink = () => undefined, signal?: AbortSignal): Promise<ReceiptSummary> {
+    await reconcileDest(this.ctx, opts.dest);
     return writeReceipt(this.ctx, opts, onEvent, signal);
   }
 
@@ -279,13 +318,9 @@ export class Engine {
    * records a `wiped` event in the custody log left on the drive.
    * @throws BrickpostError USAGE (not ingested here, without force), NOT_FOUND, NOT_A_DRIVE, AMBIGUOUS_SHIPMENT, PERMISSION, IO
    */
-  wipe(opts: WipeOptions, onEvent: EventSink = () => undefined): Promise<WipeSummary> {
+  async wipe(opts: WipeOptions, onEvent: EventSink = () => undefined): Promise<WipeSummary> {
+    // An ingest whose last catalog write failed counts once its destination says it committed.
+    await reconcileAll(this.ctx);
     return wipe(this.ctx, opts, onEvent);
   }
-}
-
-function uniqueSelfName(ctx: Context, name: string, keyId: string): string {
-  const clean = name.replace(/[^\p{L}\p{N} ._@+-]/gu, '-').slice(0, 48) || 'me';
-  const taken = ctx.catalog.db.prepare('SELECT key_id FROM trust WHERE name = ?').get(clean) as { key_id: string } | undefined;
-  return !taken || taken.key_id === keyId ? clean : `${clean}-${keyId.slice(0, 6).toLowerCase()}`;
 }

@@ -63,6 +63,10 @@ export const ERROR_CODES = {
   SOURCE_INCOMPLETE: 'environment',
   /** The destination's file system cannot hold names the shipment carries apart (case or normalisation collisions). */
   NAME_COLLISION: 'environment',
+  /** A file at the catalog's or a destination journal's path is not that brickpost database (another program's, or not SQLite). */
+  FOREIGN_DATABASE: 'environment',
+  /** The catalog or a destination journal is damaged (SQLite reports it corrupt or not a database). */
+  DATABASE_DAMAGED: 'environment',
   // chain: the shipment does not apply to this destination
   CHAIN_REPLAY: 'chain',
   CHAIN_GAP: 'chain',

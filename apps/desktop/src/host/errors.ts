@@ -1,10 +1,10 @@
 /**
  * Turning anything a host call throws into a WireError, the shape the
  * renderer receives (DesktopError's fields): the BrickpostError's code, hint,
- * path and exit code; system errors mapped as the CLI maps them; anything
- * else INTERNAL (a bug), without its stack.
+ * path and exit code; system errors and SQLite's mapped as the CLI maps
+ * them; anything else INTERNAL (a bug), without its stack.
  */
-import { ERROR_CODES, EXIT_CODES, isBrickpostError, toEnvironmentError } from '@brickpost/engine/api';
+import { ERROR_CODES, EXIT_CODES, isBrickpostError, sqliteErrorCode, toEnvironmentError } from '@brickpost/engine/api';
 import type { ErrorCode } from '@brickpost/engine/api';
 import type { WireError } from '../shared/methods.js';
 
@@ -44,6 +44,11 @@ export function toWireError(e: unknown): WireError {
   }
   if (isWireShaped(e)) return wire(e.code as ErrorCode, e.message, e.hint, e.path);
   if (e instanceof Error && e.name === 'AbortError') return wire('CANCELLED', 'cancelled');
+  const sqlite = (e as { code?: unknown } | null)?.code;
+  if (e instanceof Error && typeof sqlite === 'string' && sqlite.startsWith('SQLITE_') && sqliteErrorCode(sqlite) !== null) {
+    // SQLite's errors the engine left unmapped are the environment's too, as the CLI reports them.
+    return wire(sqliteErrorCode(sqlite)!, `database error: ${e.message.toLowerCase()} (${sqlite})`);
+  }
   const sys = e as NodeJS.ErrnoException;
   if (e instanceof Error && typeof sys.code === 'string' && /^E[A-Z0-9]+$/.test(sys.code)) {
     const b = toEnvironmentError(e, '');

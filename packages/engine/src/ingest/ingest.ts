@@ -29,7 +29,10 @@ import { runApply, UNDO_KEEP } from './commit.js';
 import { removeMarker, writeMarker } from './marker.js';
 import { settle } from './settle.js';
 import { DestDb, type JournalRow } from './dest-db.js';
+import { reconcileIngests } from '../catalog/ingests.js';
+import { pausepoint } from '../io/failpoint.js';
 import { withGathered } from './gather.js';
+import { afterCommit, recordBeforeCommit, recordOf } from './record.js';
 import { loadOldTree, missingError, oldFilesFromManifest, planApply, type Missing, type OldFile } from './plan.js';
 import { AttrApplier } from './attrs.js';
 import { collisionError, probeDest } from './dest-caps.js';
@@ -82,7 +85,8 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
   const folder = new DestFolder(dest);
   await folder.ensure();
   const unlock = await folder.lock('ingest');
-  const db = new DestDb(folder.state);
+  const db = await DestDb.openLocked(folder.state, unlock);
+  let failed = false;
   let caps: IngestSummary['destination'] | null = null;
   try {
     const members = await withGathered(given, folder.state, opts.gather === true, trusted, onEvent);
@@ -90,6 +94,7 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
     // Staged files of an ingest that died before its commit are of no use.
     await rm(join(folder.state, 'staging'), { recursive: true, force: true });
     const state = await folder.readState();
+    if (state) reconcileIngests(ctx.catalog, dest, state.applied);
     // Every pass reads one local copy, checked against the signed digest as it is made: a drive
     // that answered two reads of the manifest differently cannot make the passes disagree.
     const incoming = join(folder.state, 'incoming', `${s.id}.age`);
@@ -226,12 +231,14 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
     progress.emit();
     const notAppliedList = plan.notAppliedList.length > 0 ? await writeNotApplied(folder.state, s.id, plan.notAppliedList) : null;
     const j: JournalRow = { shipment: s.id, kind: 'apply', phase: 'retire', state: JSON.stringify(next), policy };
+    // The catalog is written before DEST commits: one that cannot be (locked, read-only) stops the ingest here, DEST untouched.
+    recordBeforeCommit(ctx, { ...recordOf(s, h), dest, files: s.info.files, bytes: writer.bytes });
     await writeMarker(folder, { kind: 'ingest', shipment: s.id, seq: s.info.seq, from: current ? { shipment: current.shipment, seq: current.seq } : null });
     db.setJournal(j);
     await runApply(folder, db, j, () => readManifestFile(folder.manifest(s.id), identities), keep, applier);
     await removeMarker(folder);
-    recordIngest(ctx, s, dest, s.info.files, writer.bytes, h.secret);
-    await recordIngested(ctx, [...given.members.values()], dest, s.info.files, s.info.bytes, onEvent);
+    await pausepoint('ingest-committed');
+    await afterCommit(ctx, s.id, dest, onEvent, () => recordIngested(ctx, [...given.members.values()], dest, s.info.files, s.info.bytes, onEvent));
     await tidy([rebuilt, join(folder.state, 'gather', s.id)], onEvent);
     progress.emit();
     return summary({
@@ -254,11 +261,14 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
       notAppliedList,
     });
   } catch (e) {
+    failed = true;
     throw jobFailure(withDriveHint(e, [...given.members.values()]), 'ingest failed', { drives: drives.map((d) => resolve(d)), dest, home: ctx.home }, 'run the same command again (the destination was not changed)');
   } finally {
     await tidy([join(folder.state, 'incoming')], onEvent);
-    db.close();
+    const closing = db.closeAfter(failed);
     await unlock().catch((e: unknown) => onEvent({ type: 'warning', code: 'LEFT_OVER', message: `cannot release the lock of ${quote(dest)}: ${(e as Error).message}` }));
+    // A journal that could not be synced fails the command, which must not report success.
+    if (closing !== null) throw closing;
   }
 }
 
@@ -303,28 +313,6 @@ async function refuse(
   }
   return missingError(missing, file);
 }
-
-function recordIngest(ctx: Context, s: OpenedShipment, dest: string, files: number, bytes: number, secret: string): void {
-  const db = ctx.catalog.db;
-  const now = new Date().toISOString();
-  db.prepare('INSERT OR IGNORE INTO datasets (id, name, publisher, secret, created_at) VALUES (?, ?, ?, ?, ?)').run(
-    s.info.datasetId,
-    s.info.dataset,
-    s.info.publisherKey,
-    Buffer.from(secret, 'base64'),
-    now,
-  );
-  db.prepare(
-    `INSERT OR IGNORE INTO shipments (id, dataset_id, seq, parent, label, created_at, role, state, files, bytes)
-     SELECT ?, ?, ?, ?, ?, ?, 'received', 'applied', ?, ? WHERE EXISTS (SELECT 1 FROM datasets WHERE id = ?)`,
-  ).run(s.id, s.info.datasetId, s.info.seq, s.info.parent, s.info.label, s.info.created, files, bytes, s.info.datasetId);
-  db.prepare(
-    `INSERT INTO ingests (shipment_id, dataset_id, publisher, seq, dest, state, started_at, finished_at, files, bytes)
-     VALUES (?, ?, ?, ?, ?, 'applied', ?, ?, ?, ?)
-     ON CONFLICT (shipment_id, dest) DO UPDATE SET state = 'applied', finished_at = excluded.finished_at`,
-  ).run(s.id, s.info.datasetId, s.info.publisherKey, s.info.seq, dest, now, now, files, bytes);
-}
-
 
 /** Counts by reason, added up. */
 function merge(a: Record<string, number>, b: Record<string, number>): Record<string, number> {

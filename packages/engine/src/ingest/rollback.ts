@@ -19,7 +19,8 @@ export async function rollback(ctx: Context, opts: RollbackOptions, onEvent: Eve
   const started = performance.now();
   const identities = age.parseIdentityFile(ctx.identity().ageIdentity);
   const { dest, folder, state, unlock } = await openSettled(opts.dest, 'rollback', identities, onEvent);
-  const db = new DestDb(folder.state);
+  const db = await DestDb.openLocked(folder.state, unlock);
+  let failed = false;
   try {
     const target = state.applied.find((a) => a.shipment === opts.to) ?? state.applied.find((a) => String(a.seq) === opts.to);
     if (!target) {
@@ -40,9 +41,12 @@ export async function rollback(ctx: Context, opts: RollbackOptions, onEvent: Eve
       seconds: (performance.now() - started) / 1000,
     };
   } catch (e) {
+    failed = true;
     throw jobFailure(e, 'rollback failed', { dest, home: ctx.home }, 'run the same rollback again');
   } finally {
-    db.close();
+    const closing = db.closeAfter(failed);
     await unlock().catch((e: unknown) => onEvent({ type: 'warning', code: 'LEFT_OVER', message: `cannot release the lock of ${quote(dest)}: ${(e as Error).message}` }));
+    // A journal that could not be synced fails the command, which must not report success.
+    if (closing !== null) throw closing;
   }
 }

@@ -13,7 +13,8 @@ import { join } from 'node:path';
  * new state is recorded),
  * `rollback-unstage`, `rollback-restore`, `rollback-step` (after each
  * shipment a rollback undoes), `pack-close` (after a pack of a
- * shipment is closed).
+ * shipment is closed), `pack-publish` (the shipment is recorded sealing,
+ * before each drive's bag is renamed into place).
  *
  * `failpointError` makes the K-th pass raise an error instead (the
  * process goes on): `drive-write` (a write to a drive, as if it were full),
@@ -48,7 +49,8 @@ export function fsError(code: string, message: string): NodeJS.ErrnoException {
  * on how fast either runs. Unset, a pausepoint costs one comparison.
  *
  * Names: `lock-held` (a pid lock was just taken: a destination's, or a
- * home's pack lock).
+ * home's pack lock), `ingest-committed` (DEST committed an ingest; the
+ * catalog is not updated yet).
  */
 const pause = process.env.BRICKPOST_PAUSE;
 const [pauseName, pauseDir] = pause ? [pause.slice(0, pause.indexOf(':')), pause.slice(pause.indexOf(':') + 1)] : [undefined, ''];

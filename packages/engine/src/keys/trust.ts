@@ -129,3 +129,13 @@ export function trustedVerifiers(catalog: Catalog): Array<{ keyId: Buffer; publi
     return { keyId: pk.keyId, publicKey: pk.publicKey, name: k.name };
   });
 }
+
+/**
+ * The trust store name of this home's own key: its display name made a
+ * valid name, with the key id's start added when another key has it.
+ */
+export function selfTrustName(catalog: Catalog, name: string, keyId: string): string {
+  const clean = name.replace(/[^\p{L}\p{N} ._@+-]/gu, '-').slice(0, 48) || 'me';
+  const taken = catalog.db.prepare('SELECT key_id FROM trust WHERE name = ?').get(clean) as { key_id: string } | undefined;
+  return !taken || taken.key_id === keyId ? clean : `${clean}-${keyId.slice(0, 6).toLowerCase()}`;
+}

@@ -4,9 +4,10 @@ import { createHash } from 'node:crypto';
 import { toField } from '@brickpost/manifest';
 import type { Context } from '../context.js';
 import type { SourceEntry } from '../scan/index.js';
-import { pruneTrees, type ChainPlan } from './chain.js';
+import type { ChainPlan } from './chain.js';
 import type { PackInfo } from './pack-writer.js';
 import type { Layout } from './resume.js';
+import { markSealed } from './sealing.js';
 import { SeenFilter } from './seen-filter.js';
 
 /** A file version's signature as the worker computed it. */
@@ -148,27 +149,45 @@ export class ShipmentRows {
   }
 
   /**
-   * Marks the shipment complete and drops the trees no later shipment can be
-   * relative to (`self`: the publisher's own recipient, which never ingests).
+   * Records the shipment written and signed on every drive ('sealing'),
+   * committed and synced before any bag is renamed into place (sealing.ts).
+   * @throws BrickpostError IO, NO_SPACE, LOCKED… (the catalog failing: no bag is in place yet)
    */
-  sealed(files: number, bytes: number, bytesOnDrive: number, self: string): void {
+  sealing(files: number, bytes: number, bytesOnDrive: number): void {
     const db = this.ctx.catalog.db;
-    db.prepare("UPDATE shipments SET state = 'sealed', files = ?, bytes = ?, bytes_on_drive = ? WHERE id = ?").run(files, bytes, bytesOnDrive, this.id);
-    pruneTrees(db, this.dataset.id, self);
+    db.prepare("UPDATE shipments SET state = 'sealing', files = ?, bytes = ?, bytes_on_drive = ? WHERE id = ?").run(files, bytes, bytesOnDrive, this.id);
     db.exec('COMMIT');
   }
 
-  /** Keeps what was written after a pack stopped on a drive, for `pack --resume`. */
-  interrupted(): void {
-    const db = this.ctx.catalog.db;
-    if (db.inTransaction) db.exec('COMMIT');
-    db.prepare("UPDATE shipments SET state = 'interrupted' WHERE id = ?").run(this.id);
+  /** Marks the shipment sealed once its bags are in place. @throws BrickpostError (the catalog failing) */
+  sealed(self: string): void {
+    markSealed(this.ctx.catalog, this.id, this.dataset.id, self);
   }
 
-  /** Forgets the shipment after a failed pack. */
+  /**
+   * Keeps what was written after a pack stopped on a drive, for `pack
+   * --resume`. Best effort, never throws: the failure that stopped the pack
+   * is the one reported (a shipment left 'writing' is found by the next
+   * pack as well).
+   */
+  interrupted(): void {
+    const db = this.ctx.catalog.db;
+    try {
+      if (db.inTransaction) db.exec('COMMIT');
+      db.prepare("UPDATE shipments SET state = 'interrupted' WHERE id = ?").run(this.id);
+    } catch {
+      // The catalog failed too; the next pack finds the shipment unfinished either way.
+    }
+  }
+
+  /** Forgets the shipment after a failed pack. Best effort, never throws (see interrupted). */
   failed(): void {
     const db = this.ctx.catalog.db;
-    if (db.inTransaction) db.exec('ROLLBACK');
-    db.prepare('DELETE FROM shipments WHERE id = ?').run(this.id);
+    try {
+      if (db.inTransaction) db.exec('ROLLBACK');
+      db.prepare('DELETE FROM shipments WHERE id = ?').run(this.id);
+    } catch {
+      // Left 'writing': the next pack of the dataset discards it and its .part folders.
+    }
   }
 }

@@ -21,6 +21,7 @@ import { planChain, type ChainPlan } from './chain.js';
 import { EntryPacker } from './entries.js';
 import { heldInTrees, type HeldSet } from './held.js';
 import { openDataset, ShipmentRows } from './catalog-rows.js';
+import { finishSealing } from './sealing.js';
 import { ChunkStore } from './store.js';
 import { recordDriveRate } from '../plan/drive-rates.js';
 import { TreeLookup } from './tree.js';
@@ -92,6 +93,7 @@ async function packLocked(ctx: Context, opts: PackOptions & { packTarget?: numbe
   const db = ctx.catalog.db;
   // Relative to the recipients' trees (bases), or to what a signature file lists (against), or to nothing.
   const against = opts.against !== undefined ? await loadAgainst(ctx, opts.against, dataset.id) : null;
+  await finishSealing(ctx.catalog, dataset.id, drives.roots, me.recipient, warn);
   const interrupted = findInterrupted(db, dataset.id);
   let plan: ChainPlan;
   try {
@@ -164,6 +166,8 @@ async function packLocked(ctx: Context, opts: PackOptions & { packTarget?: numbe
     warn('NOT_SHIPPED', `not shipped: ${quote(path)}: ${reason}`, path);
   };
   const portability = new Portability(opts.portable === true);
+  /** Set once the catalog holds the shipment as 'sealing': from there on it is finished, not dropped. */
+  let sealing = false;
   const entries = new EntryPacker({ db, manifest, store, rows, lookup, pipeline, progress, warn, sha: against?.ids === 'sha256', notShipped });
   const bases = plan.bases;
   try {
@@ -236,8 +240,13 @@ async function packLocked(ctx: Context, opts: PackOptions & { packTarget?: numbe
       store.streams,
       m,
       me.signingKey,
+      // Recorded (and synced) before any drive shows the shipment: the catalog never lags the drives.
+      (bytesOnDrive) => {
+        rows.sealing(t.files, t.bytes, bytesOnDrive);
+        sealing = true;
+      },
     );
-    rows.sealed(t.files, t.bytes, sealed.bytesOnDrive, me.recipient);
+    rows.sealed(me.recipient);
     await recordSealed(ctx, shipmentId, sealed.paths, onEvent);
     const seconds = (performance.now() - started) / 1000;
     // The planner's measured drive speed; a resumed pack did not write its kept packs in this time.
@@ -281,6 +290,14 @@ async function packLocked(ctx: Context, opts: PackOptions & { packTarget?: numbe
     };
   } catch (e) {
     const err = isBrickpostError(e) ? e : toEnvironmentError(e, 'pack failed');
+    if (sealing) {
+      // Written and signed everywhere: finished by the next pack (sealing.ts), never redone.
+      throw new BrickpostError(err.code, `${err.message}; shipment ${shipmentId} is sealed on every drive, but not yet in place on all of them or recorded so`, {
+        cause: err,
+        ...(err.path ? { path: err.path } : {}),
+        hint: `${err.hint ?? 'fix the drive'}; the next pack of dataset ${quote(datasetName)} to the same drives puts it in place first`,
+      });
+    }
     await store.abort();
     // A drive that filled up or failed: keep what is written for --resume.
     const resumable = err.category === 'environment' && !(err instanceof CapacityError) && err.code !== 'SOURCE_INCOMPLETE';

@@ -6,6 +6,7 @@ import { DRIVE_DIR } from '../drive/layout.js';
 import { sealBag } from '../drive/seal.js';
 import { toEnvironmentError } from '../io/errors.js';
 import { native } from '../io/native.js';
+import { failpoint } from '../io/failpoint.js';
 import { syncDir } from '../io/sync.js';
 import { DriveTarget, type DriveFile } from './drive-target.js';
 import { ManifestOut } from './manifest-out.js';
@@ -98,11 +99,20 @@ export class ShipmentWriter {
 
   /**
    * Finishes the parity, writes the set file, finishes each drive's
-   * recovery data, seals and signs every drive's bag, then renames them all
-   * into place. Returns the bytes written to all drives and the bag folders.
-   * @throws BrickpostError NO_SPACE, PERMISSION, IO
+   * recovery data, seals and signs every drive's bag, calls `beforePublish`
+   * (the catalog records the shipment sealed: a catalog that cannot be
+   * written stops here, with no sealed shipment on any drive), then renames
+   * the bags into place. Returns the bytes written to all drives and the
+   * bag folders.
+   * @throws BrickpostError NO_SPACE, PERMISSION, IO, and what beforePublish throws
    */
-  async seal(info: CommonInfo, streams: PackInfo[][], manifest: { size: number; sha256: string }, key: minisign.SigningKey): Promise<{ bytesOnDrive: number; paths: string[] }> {
+  async seal(
+    info: CommonInfo,
+    streams: PackInfo[][],
+    manifest: { size: number; sha256: string },
+    key: minisign.SigningKey,
+    beforePublish: (bytesOnDrive: number) => void = () => undefined,
+  ): Promise<{ bytesOnDrive: number; paths: string[] }> {
     const parityFiles = (await this.parity?.finish()) ?? [];
     const n = this.targets.length;
     const shareFiles: DriveFile[][] = [...streams.map((s) => s.map((p) => ({ path: p.path, size: p.size, sha256: p.sha256 }))), ...parityFiles];
@@ -152,6 +162,7 @@ export class ShipmentWriter {
         t.done();
       }),
     );
+    beforePublish(bytesOnDrive);
     await this.rename();
     return { bytesOnDrive, paths: this.targets.map((t) => t.final) };
   }
@@ -167,6 +178,7 @@ export class ShipmentWriter {
     const done: DriveTarget[] = [];
     try {
       for (const t of this.targets) {
+        failpoint('pack-publish');
         await rename(t.part, t.final).catch((e: unknown) => {
           throw toEnvironmentError(e, `cannot move the sealed shipment into place on ${quote(t.root)}`, { on: 'drive' });
         });
