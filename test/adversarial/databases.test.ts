@@ -223,6 +223,36 @@ describe('the catalog and the journals tell the truth', () => {
     assert.deepEqual(diffSnapshots(snapshot(trees[2]!), snapshot(dest)), []);
   });
 
+  test('a rollback refused for a damaged journal leaves no in-progress marker; one killed between steps, then damaged, is told lost', () => {
+    const dest = copy(base);
+    const home = copy(sub);
+    assert.equal(brickpost(home, ['ingest', drives[1]!, dest]).code, 0);
+    assert.equal(brickpost(home, ['ingest', drives[2]!, dest]).code, 0);
+    const marker = join(dest, '.brickpost', 'IN-PROGRESS');
+    const journal = join(dest, '.brickpost', 'journal.sqlite');
+    // Refused before any change: nothing may claim a rollback is under way.
+    const before = readFileSync(journal);
+    damageTable(journal, 'ops');
+    assertRefused(run(home, ['rollback', dest, '--to', '1']), { code: 'DATABASE_DAMAGED', exit: 5, names: journal });
+    assert.equal(existsSync(marker), false, 'a rollback refused before its first change leaves no marker');
+    writeFileSync(journal, before);
+    // Killed after undoing #3, before #2: the marker stands; then the steps are lost.
+    const killed = spawnSync(process.execPath, [CLI, '--home', home, 'rollback', dest, '--to', '1'], { env: { ...process.env, BRICKPOST_FAILPOINT: 'rollback-step@1' }, encoding: 'utf8' });
+    assert.equal(killed.signal, 'SIGKILL', killed.stderr);
+    assert.equal(existsSync(marker), true);
+    damageTable(journal, 'ops');
+    const r = brickpost(home, ['journal', 'recover', dest, '--json']);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    const lost = JSON.parse(r.stdout).lost as Array<{ what: string; meaning: string }>;
+    assert.ok(lost.some((l) => l.what.includes(`rollback to shipment ${ids[0]}`) && /IN-PROGRESS/.test(l.what) && /may hold part of it/.test(l.meaning)), JSON.stringify(lost));
+    assert.equal(existsSync(marker), false, 'a job that can no longer be finished is not left marked');
+    const st = brickpost(home, ['status', dest]);
+    assert.equal(st.code, 0, st.stdout + st.stderr);
+    const o = run(home, ['ingest', drives[2]!, dest]);
+    assert.equal(o.code, 0, o.stdout + o.stderr);
+    assert.deepEqual(diffSnapshots(snapshot(trees[2]!), snapshot(dest)), []);
+  });
+
   test('a commit interrupted, then its journal damaged elsewhere: recovered, the next ingest finishes it', () => {
     const dest = copy(base);
     const home = copy(sub);

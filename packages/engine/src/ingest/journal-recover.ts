@@ -8,6 +8,7 @@ import { salvageTables } from '../io/salvage.js';
 import { setAside } from '../io/set-aside.js';
 import { UNDO_KEEP } from './commit.js';
 import { DestDb } from './dest-db.js';
+import { markerFile, readMarker, removeMarker } from './marker.js';
 import { DestFolder, realDest } from './state.js';
 
 /**
@@ -56,6 +57,15 @@ export async function recoverJournal(destPath: string, opts: { force?: boolean }
         summary.lost.push({
           what: j ? `the steps of the ${j.kind === 'apply' ? 'commit' : 'rollback'} of shipment ${j.shipment} that was in progress` : 'whether a commit or rollback was in progress',
           meaning: `if one was, ${quote(dest)} may hold part of it: ingest the same drive again (it plans against what the destination holds), then check it with ${commandLine(['report', dest])}`,
+        });
+      }
+      // A job the marker names cannot be finished without every step: the marker goes, and the summary says what that means.
+      const marker = await readMarker(folder);
+      if (marker && !whole) {
+        await removeMarker(folder);
+        summary.lost.push({
+          what: `the ${marker.kind === 'ingest' ? 'ingest' : 'rollback'} to shipment ${marker.shipment} (#${marker.seq}) that ${quote(markerFile(folder))} marked as under way`,
+          meaning: `${quote(dest)} may hold part of it: ingest the same drive again (it plans against what the destination holds), then check it with ${commandLine(['report', dest])}`,
         });
       }
       await lostUndo(folder, db, summary);

@@ -29,8 +29,8 @@ export async function rollback(ctx: Context, opts: RollbackOptions, onEvent: Eve
     const from = state.applied[state.applied.length - 1]!;
     let undone: typeof state.applied = [];
     if (from !== target) {
-      await writeMarker(folder, { kind: 'rollback', shipment: target.shipment, seq: target.seq, from: { shipment: from.shipment, seq: from.seq } });
-      undone = await undoTo(folder, db, state, target, identities, onEvent);
+      const marked = () => writeMarker(folder, { kind: 'rollback', shipment: target.shipment, seq: target.seq, from: { shipment: from.shipment, seq: from.seq } });
+      undone = await undoTo(folder, db, state, target, identities, onEvent, marked);
       await removeMarker(folder);
     }
     return {

@@ -13,10 +13,12 @@ import type { AppliedShipment, DestFolder, DestState } from './state.js';
  * Undoes the shipments applied after `target`, newest first, each
  * journaled like an apply (commit.ts runRollback). Refused before anything
  * changes when a shipment to undo has no undo area left. Returns the
- * shipments undone. The caller holds DEST's lock and has settled it.
+ * shipments undone. The caller holds DEST's lock and has settled it;
+ * `begin` runs once the checks passed, before the first change (the
+ * rollback writes its in-progress marker there).
  * @throws BrickpostError USAGE (no undo area), PERMISSION, IO
  */
-export async function undoTo(folder: DestFolder, db: DestDb, state: DestState, target: AppliedShipment, identities: age.Identity[], onEvent: EventSink): Promise<AppliedShipment[]> {
+export async function undoTo(folder: DestFolder, db: DestDb, state: DestState, target: AppliedShipment, identities: age.Identity[], onEvent: EventSink, begin: () => Promise<void> = async () => undefined): Promise<AppliedShipment[]> {
   const idx = state.applied.findIndex((a) => a.shipment === target.shipment);
   const undo = state.applied.slice(idx + 1).reverse();
   const keep = state.keepUndo ?? UNDO_KEEP;
@@ -28,6 +30,7 @@ export async function undoTo(folder: DestFolder, db: DestDb, state: DestState, t
       });
     }
   }
+  await begin();
   let now = state;
   for (const a of undo) {
     const next: DestState = { ...now, applied: now.applied.slice(0, now.applied.indexOf(a)) };
