@@ -262,7 +262,11 @@ class Extractor implements ShipmentVisitor {
 
   /** Links, hard links and special files after every file; then folder modes and times, deepest first. */
   finish(): void {
-    for (const row of this.later.prepare('SELECT rec FROM later ORDER BY n').iterate() as IterableIterator<{ rec: string }>) this.make(JSON.parse(row.rec) as LinkRecord | HardRecord | SpecialRecord);
+    // Read a page at a time: make() records what it made on the same connection, which an open iterator would hold busy.
+    const page = this.later.prepare('SELECT n, rec FROM later WHERE n > ? ORDER BY n LIMIT 1024');
+    for (let after = 0, rows: Array<{ n: number; rec: string }>; (rows = page.all(after) as Array<{ n: number; rec: string }>).length > 0; after = rows[rows.length - 1]!.n) {
+      for (const row of rows) this.make(JSON.parse(row.rec) as LinkRecord | HardRecord | SpecialRecord);
+    }
     for (const row of this.later.prepare('SELECT rec FROM dirs ORDER BY path DESC').iterate() as IterableIterator<{ rec: string }>) {
       const d = JSON.parse(row.rec) as DirRecord;
       setMeta(join(this.out, d.p), modeUnder(this.policy, d.mode), d.mtime, 'dir', { attrs: attrs(d), applier: this.applier });
@@ -279,7 +283,9 @@ class Extractor implements ShipmentVisitor {
    * then says it is in the way). Throws nothing.
    */
   undo(): void {
-    const paths = (sql: string): string[] => (this.later.prepare(sql).pluck().all() as Buffer[]).map((b) => join(this.out, fromBytes(b)));
+    const paths = function* (this: Extractor, sql: string): Generator<string> {
+      for (const b of this.later.prepare(sql).pluck().iterate() as IterableIterator<Buffer>) yield join(this.out, fromBytes(b));
+    }.bind(this);
     if (this.fd >= 0) closeSync(this.fd);
     this.fd = -1;
     for (const f of [this.tmp, ...this.aside.values()]) if (f) rmSync(f, { force: true });
