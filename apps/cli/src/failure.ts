@@ -4,7 +4,7 @@
  * printed as `brickpost: error: …` lines or as an `error` event in --json.
  */
 import { resolve } from 'node:path';
-import { BrickpostError, ERROR_CODES, isBrickpostError, isSystemError, sqliteErrorCode, toEnvironmentError } from '@brickpost/engine/api';
+import { BrickpostError, ERROR_CODES, bugBehind, isBrickpostError, isSystemError, sqliteErrorCode, toEnvironmentError } from '@brickpost/engine/api';
 import type { ErrorEvent } from '@brickpost/engine/api';
 import { INTERNAL_EXIT_CODE, exitCodeOf } from './exit-codes.js';
 import { commandLine } from './format.js';
@@ -57,6 +57,8 @@ function choiceHint(e: BrickpostError, ctx: FailureContext): string | undefined 
 
 /** Turns anything thrown into a Failure. Never throws. */
 export function toFailure(e: unknown, ctx: FailureContext = {}): Failure {
+  // An environment error wrapped around a bug is the bug.
+  e = bugBehind(e) ?? e;
   if (looksLikeBrickpostError(e)) {
     if (ctx.interrupted && e.code !== 'CANCELLED') return cancelled();
     return withOptional({ type: 'error', code: e.code, exitCode: exitCodeOf(e.code), message: e.message }, choiceHint(e, ctx) ?? e.hint, e.path);

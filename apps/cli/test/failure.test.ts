@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BrickpostError } from '@brickpost/engine/api';
+import { BrickpostError, toEnvironmentError } from '@brickpost/engine/api';
 import { toFailure } from '../src/failure.js';
 
 async function systemError(fn: () => Promise<unknown>): Promise<unknown> {
@@ -86,4 +86,22 @@ test("an error SQLite raised is classified by the engine's table, never as a bug
   const bug = toFailure(sqlite('SQLITE_CONSTRAINT_UNIQUE', 'UNIQUE constraint failed: trust.name'));
   assert.equal(bug.code, 'INTERNAL');
   assert.equal(bug.exitCode, 70);
+});
+
+test('an environment error wrapped around a bug is reported as the bug (70); around an errno it stays the environment (5)', () => {
+  const misuse = new TypeError('This database connection is busy executing a query');
+  const wrapped = toEnvironmentError(misuse, 'cannot create "out/a"');
+  assert.equal(wrapped.code, 'IO', 'the engine wraps anything as IO');
+  const f = toFailure(wrapped);
+  assert.equal(f.code, 'INTERNAL');
+  assert.equal(f.exitCode, 70);
+  assert.match(f.message, /busy executing a query/);
+  const sql = Object.assign(new Error('no such table: x'), { name: 'SqliteError', code: 'SQLITE_ERROR' });
+  assert.equal(toFailure(new BrickpostError('IO', 'x', { cause: sql })).exitCode, 70);
+  const eio = Object.assign(new Error('EIO: i/o error, write'), { code: 'EIO', syscall: 'write', errno: -5 });
+  const io = toFailure(toEnvironmentError(eio, 'cannot write "out/a"'));
+  assert.equal(io.code, 'IO');
+  assert.equal(io.exitCode, 5);
+  const busy = Object.assign(new Error('database is locked'), { name: 'SqliteError', code: 'SQLITE_BUSY' });
+  assert.equal(toFailure(new BrickpostError('LOCKED', 'the catalog is locked', { cause: busy })).exitCode, 7);
 });

@@ -5,7 +5,7 @@
  */
 export { BrickpostError, EXIT_CODES, ERROR_CODES, isBrickpostError, quote } from '@brickpost/manifest/errors';
 export type { ErrorCode, Category } from '@brickpost/manifest/errors';
-export { isSystemError, toEnvironmentError } from './io/errors.js';
+export { bugBehind, isSystemError, toEnvironmentError } from './io/errors.js';
 export type { EnvironmentOptions, Place } from './io/errors.js';
 export { sqliteErrorCode } from './io/sqlite-codes.js';
 export type * from './api-verify.js';

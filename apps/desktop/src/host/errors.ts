@@ -4,7 +4,7 @@
  * path and exit code; system errors and SQLite's mapped as the CLI maps
  * them; anything else INTERNAL (a bug), without its stack.
  */
-import { ERROR_CODES, EXIT_CODES, isBrickpostError, sqliteErrorCode, toEnvironmentError } from '@brickpost/engine/api';
+import { ERROR_CODES, EXIT_CODES, bugBehind, isBrickpostError, sqliteErrorCode, toEnvironmentError } from '@brickpost/engine/api';
 import type { ErrorCode } from '@brickpost/engine/api';
 import type { WireError } from '../shared/methods.js';
 
@@ -37,6 +37,8 @@ function isWireShaped(e: unknown): e is WireError {
 
 /** Turns a thrown value into a WireError. Never throws. */
 export function toWireError(e: unknown): WireError {
+  // An environment error wrapped around a bug is the bug.
+  e = bugBehind(e) ?? e;
   if (isBrickpostError(e)) return wire(e.code, e.message, e.hint, e.path);
   if (e instanceof Error && e.name === 'BrickpostError' && Object.hasOwn(ERROR_CODES, (e as { code?: string }).code ?? '')) {
     const b = e as Error & { code: ErrorCode; hint?: string; path?: string };

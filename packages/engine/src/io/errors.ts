@@ -167,3 +167,34 @@ function withThen(e: BrickpostError, then: string | undefined): BrickpostError {
   if (!then || e.category !== 'environment' || (e.hint ?? '').includes('then ')) return e;
   return new BrickpostError(e.code, e.message, { cause: e.cause ?? e, hint: e.hint ? join(e.hint, then) : `then ${then}`, ...(e.path !== undefined ? { path: e.path } : {}) });
 }
+
+/**
+ * The bug an environment error was wrapped around, if any: toEnvironmentError
+ * makes IO of anything, so a TypeError, a failed assertion or SQLite
+ * refusing a statement (SQLITE_MISUSE, a connection busy with a query…)
+ * could be reported as a disk's fault. The CLI and the desktop report what
+ * this returns as an internal error (exit 70) instead.
+ */
+export function bugBehind(e: unknown): Error | null {
+  let c: unknown = e;
+  for (let depth = 0; depth < 8 && c instanceof Error; depth++, c = (c as { cause?: unknown }).cause) {
+    if (c instanceof BrickpostError) {
+      if (c.category !== 'environment') return null;
+      continue;
+    }
+    if (isSystemError(c)) return null;
+    const code = (c as { code?: unknown }).code;
+    if (c.name === 'SqliteError' || (c.constructor as { name?: string } | undefined)?.name === 'SqliteError' || c.message === 'This database connection is busy executing a query') {
+      return typeof code === 'string' && code.startsWith('SQLITE_') && !isSqlBug(code) ? null : c;
+    }
+    if (c instanceof TypeError || c instanceof RangeError || c instanceof ReferenceError || c instanceof SyntaxError || code === 'ERR_ASSERTION') return c;
+    return null;
+  }
+  return null;
+}
+
+/** SQLite's result codes that say the statement, not the database or the disk, is wrong. */
+function isSqlBug(code: string): boolean {
+  return code === 'SQLITE_ERROR' || code === 'SQLITE_MISUSE' || code === 'SQLITE_RANGE' || code === 'SQLITE_MISMATCH' || code.startsWith('SQLITE_CONSTRAINT');
+}
+
