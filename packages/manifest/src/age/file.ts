@@ -1,6 +1,6 @@
 /**
  * Whole-buffer encryption and decryption of age files. For large data use
- * the streams in node-stream.ts or PayloadEncryptor/PayloadDecryptor.
+ * PayloadEncryptor/PayloadDecryptor, chunk by chunk.
  */
 
 import { BrickpostError, quote } from '../errors.js';

@@ -37,7 +37,6 @@ export {
   type Identity,
   type Recipient,
 } from './keys.js';
-export { createDecryptStream, createEncryptStream, MAX_ARMORED_BYTES } from './node-stream.js';
 export { HYBRID_PUBLIC_SIZE, type HybridKey } from './hybrid.js';
 export { payloadOffset, plainSize, readPlainRange, sealedSize } from './range.js';
 export { DEFAULT_SCRYPT_LOG_N, MAX_SCRYPT_LOG_N } from './scrypt.js';
