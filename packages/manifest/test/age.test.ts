@@ -6,7 +6,9 @@ import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
 import { isBrickpostError, type ErrorCode } from '../src/errors.js';
 import {
+  decodeArmor,
   decrypt,
+  encodeArmor,
   encrypt,
   formatIdentityFile,
   generateHybridIdentity,
@@ -50,6 +52,14 @@ test('round trips at chunk-boundary sizes', () => {
     assert.equal(cipher.length, payloadStart + sealedSize(size), `size ${size}`);
     assert.ok(decrypt(cipher, [aliceId]).equals(plain), `size ${size}`);
   }
+});
+
+test('armored input is refused unless decoded first', () => {
+  const plain = randomBytes(STREAM_CHUNK + 99);
+  const armored = Buffer.from('\n' + encodeArmor(encrypt(plain, [aliceTo])));
+  throwsCode(() => decrypt(armored, [aliceId], 'data/manifest.age'), 'MALFORMED', /^"data\/manifest\.age" is ASCII-armored/);
+  throwsCode(() => openFile(armored, [aliceId]), 'MALFORMED', /ASCII-armored/);
+  assert.ok(decrypt(decodeArmor(armored), [aliceId]).equals(plain));
 });
 
 test('multiple recipients each decrypt; others do not', () => {

@@ -13,7 +13,9 @@
  * - payload: a 16-byte nonce, then the plaintext in 64 KiB STREAM chunks,
  *   each sealed with ChaCha20-Poly1305; the final chunk is flagged, so
  *   truncation, reordering and appending are detected.
- * - armor: an optional PEM text wrapping of a whole file.
+ * - armor: an optional PEM text wrapping of a whole file. No file brickpost
+ *   defines is armored: decrypt and openFile refuse armor, and decodeArmor
+ *   unwraps it where a caller means to accept it.
  *
  * An encrypted file is header ‖ nonce ‖ sealed chunks.
  */
