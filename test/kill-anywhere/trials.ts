@@ -40,11 +40,11 @@ export interface Trial {
  */
 export const KNOWN = {
   orphanPart: 'a pack killed between creating ID.part on a drive and recording ID in the catalog left an orphan .part; the row now comes first',
-  stateTmp: 'an ingest killed between writing state.json.tmp-PID and its rename left that file; the lock now removes it',
+  stateTmp: 'an ingest killed between writing a state.json.tmp-* file and its rename left that file; the lock now removes it',
 };
 
 /** A temporary file of writeAtomic (io/sync.ts). */
-const STATE_TMP = /^state\.json\.tmp-\d+$/;
+const STATE_TMP = /^state\.json\.tmp-[0-9a-f]+$/;
 
 function trialDir(w: World, name: string, index: number): string {
   const dir = join(w.root, 'trials', `${name}-${index}`);

@@ -14,11 +14,14 @@ export const CHROMIUM = process.env.BRICKPOST_CHROMIUM ?? '/usr/bin/chromium';
 export const ARTIFACTS = join(ROOT, 'test-artifacts', 'ui');
 const RENDERER_MAIN = join(ROOT, 'apps', 'desktop', 'renderer', 'web', 'renderer', 'main.js');
 
-/** Why the UI tests cannot run here, or null when they can. */
+/**
+ * Why the UI tests cannot run here (no Chromium), or null when they can.
+ * @throws Error when the renderer is not built: the build makes it, so its absence is a failure, not a reason to skip
+ */
 export function skipReason(): string | null {
+  if (!existsSync(RENDERER_MAIN)) throw new Error(`the renderer is not built at ${RENDERER_MAIN} (npx tsc -b makes it)`);
   if (!existsSync(CHROMIUM)) return `no Chromium at ${CHROMIUM} (set BRICKPOST_CHROMIUM)`;
   if (spawnSync(CHROMIUM, ['--version'], { stdio: 'ignore' }).status !== 0) return `${CHROMIUM} --version fails`;
-  if (!existsSync(RENDERER_MAIN)) return 'the renderer is not built (npx tsc -b)';
   return null;
 }
 

@@ -3,7 +3,7 @@
  * as a status line and `brickpost: warning:` lines on a terminal, or as
  * NDJSON events on stdout with --json; then print the summary.
  */
-import type { EventSink, ProgressEvent, WarningEvent } from '@brickpost/engine/api';
+import type { EventSink, ProgressEvent, SummaryEvent, WarningEvent } from '@brickpost/engine/api';
 import type { Context } from './context.js';
 import { ProgressLine } from './progress.js';
 
@@ -48,7 +48,8 @@ export async function runJob<T>(
  */
 export async function printSummary(ctx: Context, command: string, result: object, human: () => string[]): Promise<void> {
   if (ctx.json) {
-    await ctx.out.ndjson({ type: 'summary', command, result });
+    const summary: SummaryEvent<object> = { type: 'summary', command, result };
+    await ctx.out.ndjson(summary);
     return;
   }
   for (const line of human()) await ctx.out.line(line);

@@ -66,6 +66,7 @@ export interface ErrorEvent {
   path?: string;
 }
 
+/** Every event of a long job as `--json` prints it, one per NDJSON line: progress and warnings, then a summary or an error. */
 export type EngineEvent = ProgressEvent | WarningEvent | SummaryEvent | ErrorEvent;
 /** Receives events of a long job. Must not throw. */
 export type EventSink = (event: ProgressEvent | WarningEvent) => void;

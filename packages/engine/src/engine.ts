@@ -88,6 +88,7 @@ export class Engine {
     return recoverJournal(dest, opts);
   }
 
+  /** The home folder this engine works in, as an absolute path. */
   get home(): string {
     return this.ctx.home;
   }
@@ -151,18 +152,40 @@ export class Engine {
     return listTrust(this.ctx.catalog);
   }
 
+  /**
+   * Stops trusting a key, named by its trust name or key id; returns the
+   * entry removed.
+   * @throws BrickpostError NOT_FOUND, USAGE (this home's own key)
+   */
   trustRemove(nameOrKeyId: string): TrustedKey {
     return removeTrust(this.ctx.catalog, nameOrKeyId);
   }
 
+  /**
+   * Packs a folder into a signed, encrypted shipment on one drive or a set
+   * of drives, incrementally when the dataset was shipped before
+   * (pack/pack.ts).
+   * @throws BrickpostError USAGE, NOT_FOUND, NO_SPACE, PERMISSION, IO, UNSAFE_ENTRY, CANCELLED, DATASET_MISMATCH, NO_IDENTITY, LOCKED (another pack in this home)
+   */
   pack(opts: PackOptions, onEvent: EventSink, signal?: AbortSignal): Promise<PackSummary> {
     return pack(this.ctx, opts, onEvent, signal);
   }
 
+  /**
+   * Verifies a shipment on a drive: the signature, tag files and payload
+   * hashes, and with `deep` every chunk decrypted and checked. Problems of
+   * the shipment are in the report, not thrown.
+   * @throws BrickpostError NOT_A_DRIVE, NOT_FOUND, AMBIGUOUS_SHIPMENT, NO_IDENTITY (deep), IO, NO_SPACE, PERMISSION, CANCELLED
+   */
   verify(opts: VerifyOptions, onEvent: EventSink, signal?: AbortSignal): Promise<VerifyReport> {
     return verify(this.ctx, opts, onEvent, signal);
   }
 
+  /**
+   * Applies a shipment from a drive to a destination folder, checked before
+   * anything changes and committed through a journal (ingest/ingest.ts).
+   * @throws BrickpostError authenticity, integrity, UNSAFE_ENTRY, CHAIN_REPLAY, CHAIN_GAP, CHAIN_FORK, BASIS_MISSING, DATASET_MISMATCH, NO_IDENTITY, LOCKED, USAGE, CANCELLED, IO, NO_SPACE, PERMISSION
+   */
   ingest(opts: IngestOptions, onEvent: EventSink, signal?: AbortSignal): Promise<IngestSummary> {
     return ingest(this.ctx, opts, onEvent, signal);
   }
@@ -202,11 +225,21 @@ export class Engine {
     return cat(this.ctx, opts, write, onEvent, signal);
   }
 
+  /**
+   * A shipment's entries in manifest order, streamed; needs this home's age
+   * identity and a shipment signed by a trusted publisher.
+   * @throws BrickpostError NO_IDENTITY, NOT_A_DRIVE, NOT_FOUND, AMBIGUOUS_SHIPMENT, authenticity, integrity
+   */
   list(opts: { drive: string; shipment?: string }): AsyncIterable<ListEntry> {
     return list(this.ctx, opts);
   }
 
-  /** Repairs a drive in place from its recovery data. */
+  /**
+   * Repairs a drive in place from its own recovery data; only an authentic
+   * bag's files are touched, and each repaired file must match its signed
+   * SHA-256 again (drive/repair.ts).
+   * @throws BrickpostError authenticity, USAGE (no recovery data), NOT_A_DRIVE, NOT_FOUND, AMBIGUOUS_SHIPMENT, IO, NO_SPACE, PERMISSION, CANCELLED
+   */
   repair(opts: RepairOptions, onEvent: EventSink, signal?: AbortSignal): Promise<RepairSummary> {
     return repair(this.ctx, opts, onEvent, signal);
   }
@@ -225,7 +258,11 @@ export class Engine {
     return resume(this.ctx.identity().ageIdentities, dest, onEvent);
   }
 
-  /** Returns a destination to the tree of an earlier shipment. @throws NOT_FOUND, USAGE, LOCKED, UNFINISHED */
+  /**
+   * Returns a destination to the tree it had after an earlier shipment,
+   * undoing the shipments applied since, newest first (ingest/rollback.ts).
+   * @throws BrickpostError NOT_FOUND, USAGE, LOCKED, UNFINISHED, PERMISSION, IO
+   */
   async rollback(opts: RollbackOptions, onEvent: EventSink): Promise<RollbackSummary> {
     await reconcileDest(this.ctx, opts.dest);
     return rollback(this.ctx, opts, onEvent);

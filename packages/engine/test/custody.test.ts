@@ -8,7 +8,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkCustodyChain, custodyLineHash, isBrickpostError, parseCustodyEvent } from '@brickpost/manifest';
@@ -243,6 +243,25 @@ describe('custody log', () => {
     assert.equal(r.ok, true, JSON.stringify(r.problems));
     assert.deepEqual(types(r), ['packed', 'sealed', 'ingested', 'wiped']);
     await assert.rejects(sub.wipe({ drive: d4 }), (e: unknown) => isBrickpostError(e, 'NOT_FOUND'), 'nothing left to wipe');
+  });
+
+  test('a wipe interrupted after recording its event only removes the folder: no second wiped event', async () => {
+    const d6 = join(root, 'drive6');
+    mkdirSync(d6);
+    const s = await pub.pack({ source: src, drives: [d6], recipients: [sub.whoami().recipient], recovery: 0, full: true }, quiet);
+    await sub.ingest({ drive: d6, dest: join(root, 'dest6') }, quiet);
+    const bagDir = join(d6, 'brickpost', s.shipmentId);
+    const copy = join(root, 'bag6-copy');
+    cpSync(bagDir, copy, { recursive: true });
+    assert.equal((await sub.wipe({ drive: d6 }, quiet)).event?.type, 'wiped');
+    // What a wipe killed after writing its event and before removing the folder leaves.
+    renameSync(copy, `${bagDir}.wiping`);
+    const w = await sub.wipe({ drive: d6 }, quiet);
+    assert.equal(w.event, null);
+    assert.deepEqual(readdirSync(join(d6, 'brickpost')), [`${s.shipmentId}.custody`]);
+    const r = await sub.custody({ drive: d6 });
+    assert.equal(r.ok, true, JSON.stringify(r.problems));
+    assert.deepEqual(types(r), ['packed', 'sealed', 'ingested', 'wiped']);
   });
 
   test('a shipment packed without a custody log still verifies and ingests; custody says there is none', async () => {

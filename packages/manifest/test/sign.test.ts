@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, createPublicKey, verify as cryptoVerify } from 'node:crypto';
-import { blake2b } from '../src/sign/blake2b.js';
+import { blake2b as noble } from '@noble/hashes/blake2.js';
 import {
   generateSigningKey, keyIdHex, publicKeyString, formatPublicKeyFile, parsePublicKey,
   formatSecretKeyFile, parseSecretKeyFile, signBuffer, signPrehashed, signLegacy, createPrehash,
@@ -18,7 +18,8 @@ function throwsCode(fn: () => unknown, code: ErrorCode, text?: RegExp, label = '
   });
 }
 
-test('blake2b matches RFC 7693 and Python hashlib vectors', () => {
+test('the BLAKE2b of secret key checksums matches RFC 7693 and Python hashlib vectors', () => {
+  const blake2b = (data: Buffer, n: number): Buffer => Buffer.from(noble(data, { dkLen: n }));
   assert.equal(blake2b(Buffer.alloc(0), 32).toString('hex'), '0e5751c026e543b2e8ab2eb06099daa1d1e5df47778f7787faab45cdf12fe3a8');
   assert.equal(blake2b(Buffer.from('abc'), 32).toString('hex'), 'bddd813c634239723171ef3fee98579b94964e3bb1cb3e427262c8c068d52319');
   const seq = Buffer.from(Array.from({ length: 200 }, (_, i) => i));
@@ -28,7 +29,7 @@ test('blake2b matches RFC 7693 and Python hashlib vectors', () => {
     const data = seq.length >= n ? seq.subarray(0, n) : Buffer.alloc(n, 7);
     assert.deepEqual(blake2b(data, 64), createHash('blake2b512').update(data).digest(), `length ${n}`);
   }
-  assert.throws(() => blake2b(Buffer.alloc(1), 65), RangeError);
+  assert.throws(() => blake2b(Buffer.alloc(1), 65));
 });
 
 test('key id prints byte-reversed, as minisign prints it', () => {

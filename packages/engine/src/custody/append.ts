@@ -1,10 +1,9 @@
-import { randomBytes } from 'node:crypto';
-import { open, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { readdir, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { checkCustodyChain, custodyLineHash, formatCustodyEvent, formatCustodyLog, type CustodyDetails, type CustodyEventLine, type CustodyType } from '@brickpost/manifest';
 import type { EventSink } from '../api.js';
 import type { Context } from '../context.js';
-import { syncDir } from '../io/sync.js';
+import { atomicTempPrefix, writeAtomic } from '../io/sync.js';
 import { hasIdentity } from '../keys/index.js';
 import { actorOf } from './actor.js';
 import { refuseLink } from './locate.js';
@@ -106,27 +105,12 @@ export async function appendCustody(ctx: Context, t: CustodyTarget, type: Custod
 }
 
 /**
- * Writes the log to a new temporary file (O_EXCL: never through a link a
- * drive may hold), fsyncs it, renames it over the log and fsyncs the folder.
+ * Replaces the log through writeAtomic, in a folder that is not a link,
+ * after removing what a writer killed between writing and renaming left.
  */
 async function replaceLog(file: string, text: string): Promise<void> {
   await refuseLink(dirname(file), 'the folder of the custody log');
-  // A writer killed between writing and renaming left its temporary file: drop it.
-  const stale = `${basename(file)}.tmp-`;
+  const stale = atomicTempPrefix(basename(file));
   for (const n of await readdir(dirname(file)).catch(() => [])) if (n.startsWith(stale)) await rm(join(dirname(file), n), { force: true }).catch(() => undefined);
-  const tmp = `${file}.tmp-${randomBytes(6).toString('hex')}`;
-  try {
-    await writeFile(tmp, text, { flag: 'wx', mode: 0o644 });
-    const fh = await open(tmp, 'r');
-    try {
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
-    await rename(tmp, file);
-    await syncDir(dirname(file));
-  } catch (e) {
-    await rm(tmp, { force: true }).catch(() => undefined);
-    throw e;
-  }
+  await writeAtomic(file, text, 0o644);
 }

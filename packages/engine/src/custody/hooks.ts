@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
+import { parseCustodyEvent } from '@brickpost/manifest';
 import type { EventSink } from '../api.js';
 import type { Context } from '../context.js';
 import type { OpenedShipment } from '../drive/open.js';
@@ -24,7 +25,8 @@ export async function recordSealed(ctx: Context, shipment: string, bags: string[
   for (const bag of bags) {
     try {
       const lines = await readBagCustody(bag);
-      const drive = lines?.[0] ? /"drive":"([^"]*)"/.exec(lines[0])?.[1] : undefined;
+      // Written by this pack a moment ago: a line that does not parse is a failure to record, said as a warning.
+      const drive = lines?.[0] !== undefined ? parseCustodyEvent(lines[0]).drive : undefined;
       if (lines && drive) storeEvents(ctx.catalog, shipment, drive, lines, true);
     } catch (e) {
       onEvent({ type: 'warning', code: 'CUSTODY_CATALOG_ONLY', message: `the custody events of ${bag} were not recorded in the catalog: ${(e as Error).message}` });

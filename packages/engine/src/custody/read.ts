@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { bagit, isBrickpostError, MAX_CUSTODY_FILE, parseShipmentInfo, splitCustodyLog, type ShipmentInfo } from '@brickpost/manifest';
+import { bagit, isBrickpostError, MAX_CUSTODY_FILE, parseCustodyEvent, parseShipmentInfo, splitCustodyLog, type CustodyEventLine, type ShipmentInfo } from '@brickpost/manifest';
 import { readLimited } from '../drive/read-limited.js';
 import { CUSTODY_TAG_FILE } from '../drive/seal.js';
 
@@ -16,6 +16,20 @@ export async function readCustodyLog(file: string, what = 'custody log'): Promis
     throw e;
   }
   return splitCustodyLog(bytes, `${what} ${file}`);
+}
+
+/**
+ * The event a line holds, parsed, or null when it does not parse: for
+ * reading a field of a line whose chain is checked elsewhere
+ * (checkCustodyChain reports a malformed line; this does not throw).
+ */
+export function eventOf(line: string): CustodyEventLine | null {
+  try {
+    return parseCustodyEvent(line);
+  } catch (e) {
+    if (isBrickpostError(e)) return null;
+    throw e;
+  }
 }
 
 /** The publisher's events in a bag (custody.ndjson), or null for a bag without them (packed before custody logs). */

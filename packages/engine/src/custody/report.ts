@@ -1,10 +1,10 @@
-import { BrickpostError, checkCustodyChain, isBrickpostError, quote, type CheckedEvent, type ShipmentInfo } from '@brickpost/manifest';
+import { BrickpostError, checkCustodyChain, describeEvent, isBrickpostError, quote, type CheckedEvent, type ShipmentInfo } from '@brickpost/manifest';
 import type { CustodyEvent, CustodyOptions, CustodyProblem, CustodyReport } from '../api.js';
 import type { Context } from '../context.js';
 import { openShipment, type LenientFindings } from '../drive/open.js';
 import { listTrust, trustedVerifiers } from '../keys/index.js';
 import { locateCustody } from './locate.js';
-import { driveOf, readBagCustody, readBagInfo, readCustodyLog } from './read.js';
+import { driveOf, eventOf, readBagCustody, readBagInfo, readCustodyLog } from './read.js';
 import { storedChain, storedDrives } from './store.js';
 
 /**
@@ -63,7 +63,8 @@ export async function custodyReport(ctx: Context, opts: CustodyOptions): Promise
   }
 
   const chain = logLines ?? bagLines ?? [];
-  const firstDrive = chain.length > 0 ? /"drive":"([^"]*)"/.exec(chain[0]!)?.[1] : undefined;
+  // Every event of a chain names its drive; the first that parses says which (the chain check reports the others).
+  const firstDrive = chain.map(eventOf).find((e) => e !== null)?.drive;
   const drive = info ? driveOf(info) : (firstDrive ?? storedDrives(ctx.catalog, id)[0] ?? null);
   const stored = drive ? storedChain(ctx.catalog, id, drive) : [];
   if (!opts.drive && stored.length === 0) throw new BrickpostError('NOT_FOUND', `this home has no custody record of shipment ${quote(id)}`, { hint: 'give the drive that holds it' });
@@ -94,7 +95,7 @@ export async function custodyReport(ctx: Context, opts: CustodyOptions): Promise
       }
     } else if (s.onDrive && opts.drive) {
       agree = false;
-      breakAt(i + 1, 'FILE_MISSING', `event ${i + 1} (${/"type":"([^"]*)"/.exec(s.line)?.[1]}, ${/"at":"([^"]*)"/.exec(s.line)?.[1]}): this home wrote it to the drive's custody log, which no longer holds it`, log ?? undefined);
+      breakAt(i + 1, 'FILE_MISSING', `${describeEvent(i + 1, eventOf(s.line))}: this home wrote it to the drive's custody log, which no longer holds it`, log ?? undefined);
       break;
     }
   }

@@ -7,7 +7,7 @@ import { toEnvironmentError } from '../io/errors.js';
 import { syncDir } from '../io/sync.js';
 import { appendCustody } from './append.js';
 import { locateCustody, refuseLink, WIPING_SUFFIX } from './locate.js';
-import { driveOf, readBagInfo, readCustodyLog } from './read.js';
+import { driveOf, eventOf, readBagInfo, readCustodyLog } from './read.js';
 import { custodyReport } from './report.js';
 
 /**
@@ -43,7 +43,8 @@ export async function wipe(ctx: Context, opts: WipeOptions, onEvent: EventSink):
   const { files, bytes } = await measure(wiping);
   const drive = info ? driveOf(info) : null;
   // A wipe that died after recording its event only has the folder left to remove.
-  const done = !place.bag && /"type":"wiped"/.test((await readCustodyLog(place.log).catch(() => null))?.at(-1) ?? '');
+  const last = (await readCustodyLog(place.log).catch(() => null))?.at(-1);
+  const done = !place.bag && last !== undefined && eventOf(last)?.type === 'wiped';
   const event = drive && !done
     ? (await appendCustody(ctx, { shipment: place.id, drive, bag: wiping, log: place.log }, 'wiped', { removed: `brickpost/${place.id}`, files, bytes }, onEvent)).event
     : null;

@@ -13,7 +13,7 @@ import { openShipment } from './open.js';
  * file are rebuilt and rewritten, and each repaired file must match its
  * SHA-256 in the signed payload manifest again. The signature and tag
  * files are checked first, so only an authentic bag's files are touched.
- * @throws BrickpostError authenticity (the bag is not authentic), NOT_A_DRIVE, NOT_FOUND, IO, NO_SPACE
+ * @throws BrickpostError authenticity (the bag is not authentic), USAGE (no recovery data), NOT_A_DRIVE, NOT_FOUND, AMBIGUOUS_SHIPMENT, IO, NO_SPACE, PERMISSION, CANCELLED
  */
 export async function repair(ctx: Context, opts: RepairOptions, onEvent: EventSink, signal?: AbortSignal): Promise<RepairSummary> {
   const started = performance.now();

@@ -4,7 +4,7 @@ import { BrickpostError, parseStrictJson, quote } from '@brickpost/manifest';
 import { toEnvironmentError } from '../io/errors.js';
 import { lockHolder, takeLock, type LockHolder } from '../io/lock.js';
 import { makeFolders } from '../io/folders.js';
-import { writeAtomic } from '../io/sync.js';
+import { atomicTempPrefix, writeAtomic } from '../io/sync.js';
 import type { ApplyPolicy } from './policy.js';
 
 /**
@@ -124,7 +124,7 @@ export class DestFolder {
   async lock(command: string): Promise<() => Promise<void>> {
     const release = await takeLock(this.lockFile, { what: `destination ${quote(this.dest)} is in use by`, command, inspect: `brickpost status ${this.dest}` });
     for (const n of await readdir(this.state).catch(() => [] as string[])) {
-      if (n.startsWith(`${basename(this.stateFile)}.tmp-`)) await rm(join(this.state, n), { force: true });
+      if (n.startsWith(atomicTempPrefix(basename(this.stateFile)))) await rm(join(this.state, n), { force: true });
     }
     return release;
   }

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import { open, rename, rm, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { open, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { BrickpostError, quote } from '@brickpost/manifest';
 import { toEnvironmentError } from './errors.js';
@@ -66,25 +67,39 @@ export async function syncDir(dir: string): Promise<void> {
   }
 }
 
+/** The prefix of writeAtomic's temporary files for `name`: what a killed writer may leave beside it. */
+export function atomicTempPrefix(name: string): string {
+  return `${name}.tmp-`;
+}
+
 /**
- * Writes a small file atomically and durably: a temporary file beside it,
- * fsync, rename over the file, fsync of the folder.
+ * Writes a small file atomically and durably: a new temporary file beside
+ * it, under a random name and created exclusively (O_EXCL: never through a
+ * link planted there, never another writer's file), written and fsynced,
+ * renamed over the file, then an fsync of the folder. The handle is closed
+ * on every path; on failure the temporary file is removed and the file is
+ * as it was (or, when only the folder's fsync failed, already replaced).
  * @throws BrickpostError NO_SPACE, READ_ONLY, PERMISSION, IO
  */
-export async function writeAtomic(file: string, text: string | Buffer, mode = 0o644): Promise<void> {
-  const tmp = `${file}.tmp-${process.pid}`;
+export async function writeAtomic(file: string, data: string | Buffer, mode = 0o644): Promise<void> {
+  const tmp = atomicTempPrefix(file) + randomBytes(6).toString('hex');
+  let created = false;
   try {
-    await writeFile(tmp, text, { mode });
-    const fh = await open(tmp, 'r');
+    const fh = await open(tmp, 'wx', mode);
+    created = true;
     try {
+      await fh.writeFile(data);
       await fh.sync();
-    } finally {
-      await fh.close();
+    } catch (e) {
+      await fh.close().catch(() => undefined);
+      throw e;
     }
+    await fh.close();
     await rename(tmp, file);
+    created = false;
     await syncDir(dirname(file));
   } catch (e) {
-    await rm(tmp, { force: true }).catch(() => undefined);
+    if (created) await rm(tmp, { force: true }).catch(() => undefined);
     throw toEnvironmentError(e, `cannot write ${quote(file)}`, { path: tmp });
   }
 }

@@ -1,6 +1,6 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { MANIFEST_PATH, packPath } from '@brickpost/manifest';
+import { age, MANIFEST_PATH, packPath } from '@brickpost/manifest';
 import { SIGNATURE_FILE } from '../drive/seal.js';
 import type { CraftedShipment } from './craft.js';
 import type { PartyKeys } from './keys.js';
@@ -9,7 +9,7 @@ import { content, int, word, type RecipeLine } from './recipe-parse.js';
 import { corruptSignature, resealTags, resign } from './reseal.js';
 
 /** The recipe commands that change a drive once its shipment is written. */
-export const MUTATIONS = new Set(['flip', 'truncate', 'delete', 'append', 'write', 'tamper-mac', 'corrupt-signature', 'resign', 'reseal', 'swap-pack', 'swap-stream']);
+export const MUTATIONS = new Set(['flip', 'truncate', 'delete', 'append', 'write', 'tamper-mac', 'armor', 'corrupt-signature', 'resign', 'reseal', 'swap-pack', 'swap-stream']);
 
 /** The two parties of a vector: `self` runs the command (publisher and receiver), `stranger` is neither trusted nor a recipient. */
 export interface Parties {
@@ -62,6 +62,9 @@ export async function mutate(l: RecipeLine, dir: string, parties: Parties, twin:
       break;
     case 'tamper-mac':
       await tamperAgeMac(file());
+      break;
+    case 'armor':
+      await writeFile(file(), age.encodeArmor(await readFile(file())));
       break;
     case 'corrupt-signature':
       await corruptSignature(dir);

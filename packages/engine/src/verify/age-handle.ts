@@ -15,7 +15,9 @@ export interface AgeHandle {
 /**
  * Reads an age file's header from an open handle and unwraps its file key
  * with the given identities (age spec §header); `path` is the file's, for messages.
- * @throws BrickpostError MALFORMED, TRUNCATED, NO_MATCHING_KEY, HEADER_MAC_MISMATCH; IO… when it cannot be read
+ * A drive's age files are binary (FORMAT.md §encryption): an ASCII-armored
+ * one is refused, not decoded.
+ * @throws BrickpostError MALFORMED (also armored), TRUNCATED, NO_MATCHING_KEY, HEADER_MAC_MISMATCH; IO… when it cannot be read
  */
 export async function openAgeHandle(fh: FileHandle, name: string, identities: age.Identity[], path?: string): Promise<AgeHandle> {
   let size: number;
@@ -27,10 +29,13 @@ export async function openAgeHandle(fh: FileHandle, name: string, identities: ag
   } catch (e) {
     throw toEnvironmentError(e, `cannot read ${quote(name)}`, path !== undefined ? { path } : {});
   }
-  return unwrap(head, size, name, identities);
+  return unwrap(head, size, name, identities, path);
 }
 
-function unwrap(head: Buffer, size: number, name: string, identities: age.Identity[]): AgeHandle {
+function unwrap(head: Buffer, size: number, name: string, identities: age.Identity[], path: string | undefined): AgeHandle {
+  if (age.isArmored(head)) {
+    throw new BrickpostError('MALFORMED', `${quote(name)} is an ASCII-armored age file; a drive holds binary age files only`, path !== undefined ? { path } : {});
+  }
   const parsed = age.parseHeader(head);
   const fileKey = age.unwrapFileKey(parsed, head, identities, name);
   const payloadStart = age.payloadOffset(parsed.headerLength);

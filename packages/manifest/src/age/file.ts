@@ -1,10 +1,10 @@
 /**
  * Whole-buffer encryption and decryption of age files. For large data use
- * the streams in node-stream.ts or PayloadEncryptor/PayloadDecryptor.
+ * PayloadEncryptor/PayloadDecryptor, chunk by chunk.
  */
 
 import { BrickpostError, quote } from '../errors.js';
-import { decodeArmor, isArmored } from './armor.js';
+import { isArmored } from './armor.js';
 import { PayloadDecryptor } from './decryptor.js';
 import { PayloadEncryptor } from './encryptor.js';
 import { createHeader, unwrapFileKey } from './file-key.js';
@@ -20,15 +20,19 @@ export function encrypt(plain: Buffer, recipients: Recipient[]): Buffer {
 }
 
 /**
- * Reads the header and payload nonce of a complete age file held in `file`
- * and unwraps its file key. Throws as parseHeader and unwrapFileKey do, and
- * TRUNCATED when the nonce is missing.
+ * Reads the header and payload nonce of a complete binary age file held in
+ * `file` and unwraps its file key. Throws as parseHeader and unwrapFileKey
+ * do, MALFORMED for an ASCII-armored file (decode it with decodeArmor
+ * first), and TRUNCATED when the nonce is missing.
  */
 export function openFile(
   file: Buffer,
   identities: Identity[],
   path?: string,
 ): { fileKey: Buffer; nonce: Buffer; headerLength: number; payloadStart: number } {
+  if (isArmored(file)) {
+    throw new BrickpostError('MALFORMED', `${path === undefined ? 'the age file' : quote(path)} is ASCII-armored; decode the armor first`, { path });
+  }
   const parsed = parseHeader(file);
   const fileKey = unwrapFileKey(parsed, file, identities, path);
   const payloadStart = payloadOffset(parsed.headerLength);
@@ -42,12 +46,12 @@ export function openFile(
 }
 
 /**
- * Decrypts a whole age file, binary or ASCII-armored. Throws MALFORMED for
- * bad armor or header, NO_MATCHING_KEY, HEADER_MAC_MISMATCH, TRUNCATED, or
- * PAYLOAD_CORRUPT; no plaintext is returned unless all of it verified.
+ * Decrypts a whole binary age file (an armored one must go through
+ * decodeArmor first). Throws MALFORMED for a bad header or armored input,
+ * NO_MATCHING_KEY, HEADER_MAC_MISMATCH, TRUNCATED, or PAYLOAD_CORRUPT; no
+ * plaintext is returned unless all of it verified.
  */
-export function decrypt(cipher: Buffer, identities: Identity[], path?: string): Buffer {
-  const file = isArmored(cipher) ? decodeArmor(cipher) : cipher;
+export function decrypt(file: Buffer, identities: Identity[], path?: string): Buffer {
   const { fileKey, nonce, payloadStart } = openFile(file, identities, path);
   const dec = new PayloadDecryptor(fileKey, Buffer.from(nonce));
   const parts = dec.update(file.subarray(payloadStart));

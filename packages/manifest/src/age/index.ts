@@ -13,7 +13,9 @@
  * - payload: a 16-byte nonce, then the plaintext in 64 KiB STREAM chunks,
  *   each sealed with ChaCha20-Poly1305; the final chunk is flagged, so
  *   truncation, reordering and appending are detected.
- * - armor: an optional PEM text wrapping of a whole file.
+ * - armor: an optional PEM text wrapping of a whole file. No file brickpost
+ *   defines is armored: decrypt and openFile refuse armor, and decodeArmor
+ *   unwraps it where a caller means to accept it.
  *
  * An encrypted file is header ‖ nonce ‖ sealed chunks.
  */
@@ -37,7 +39,6 @@ export {
   type Identity,
   type Recipient,
 } from './keys.js';
-export { createDecryptStream, createEncryptStream, MAX_ARMORED_BYTES } from './node-stream.js';
 export { HYBRID_PUBLIC_SIZE, type HybridKey } from './hybrid.js';
 export { payloadOffset, plainSize, readPlainRange, sealedSize } from './range.js';
 export { DEFAULT_SCRYPT_LOG_N, MAX_SCRYPT_LOG_N } from './scrypt.js';

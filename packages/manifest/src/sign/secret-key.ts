@@ -12,9 +12,9 @@
  * never checks it on an unencrypted key.
  */
 
+import { blake2b } from '@noble/hashes/blake2.js';
 import { BrickpostError } from '../errors.js';
 import { decodeBase64Exact } from './base64.js';
-import { blake2b } from './blake2b.js';
 import { publicKeyOfSeed } from './ed25519.js';
 import { keyIdHex, SIG_ALG, UNTRUSTED_PREFIX, type SigningKey } from './key.js';
 
@@ -26,8 +26,9 @@ const KEY_ID_AT = 54;
 const SK_AT = 62;
 const CHK_AT = 126;
 
+// BLAKE2b-256 is not a truncation of the BLAKE2b-512 Node's OpenSSL offers (the length is in the parameter block).
 function checksum(keyId: Buffer, seed: Buffer, publicKey: Buffer): Buffer {
-  return blake2b(Buffer.concat([SIG_ALG, keyId, seed, publicKey]), 32);
+  return Buffer.from(blake2b(Buffer.concat([SIG_ALG, keyId, seed, publicKey]), { dkLen: 32 }));
 }
 
 /**
