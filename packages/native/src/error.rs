@@ -28,13 +28,32 @@ impl BpError {
 
     /// A file-system error: the code names the errno so the caller can word it.
     pub fn io(e: &io::Error, what: &str) -> Self {
+        // The errno's own name, so the engine words it as it words Node's errors (a read-only disk is not an I/O error).
         let name = match e.raw_os_error() {
             Some(libc::ENOENT) => "ENOENT",
             Some(libc::EACCES) => "EACCES",
             Some(libc::EPERM) => "EPERM",
             Some(libc::ENOSPC) => "ENOSPC",
+            Some(libc::EDQUOT) => "EDQUOT",
+            Some(libc::EROFS) => "EROFS",
+            Some(libc::EBUSY) => "EBUSY",
+            Some(libc::ENOTDIR) => "ENOTDIR",
+            Some(libc::EISDIR) => "EISDIR",
+            Some(libc::EEXIST) => "EEXIST",
+            Some(libc::EXDEV) => "EXDEV",
+            Some(libc::EMFILE) => "EMFILE",
+            Some(libc::ENFILE) => "ENFILE",
+            Some(libc::EFBIG) => "EFBIG",
+            Some(libc::ENAMETOOLONG) => "ENAMETOOLONG",
+            Some(libc::EINVAL) => "EINVAL",
+            Some(libc::ENXIO) => "ENXIO",
+            Some(libc::ENODEV) => "ENODEV",
+            Some(libc::ETIMEDOUT) => "ETIMEDOUT",
+            Some(libc::ESTALE) => "ESTALE",
+            Some(libc::ENOMEM) => "ENOMEM",
+            Some(libc::EAGAIN) => "EAGAIN",
+            Some(libc::EINTR) => "EINTR",
             Some(libc::ELOOP) => "ELOOP",
-            Some(libc::EIO) => "EIO",
             _ => "EIO",
         };
         BpError::new(&format!("ERRNO:{name}"), format!("{what}: {e}"))

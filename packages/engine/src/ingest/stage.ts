@@ -68,7 +68,7 @@ export class StagingWriter {
         try {
           data.writeTo(this.fd, this.fileAt);
         } catch (e) {
-          throw fromNative(e);
+          throw fromNative(e, (errno) => toEnvironmentError(errno, 'cannot write a staged file', { on: 'destination', path: this.current }));
         }
       } else {
         let off = 0;

@@ -101,7 +101,7 @@ async function* hashAll(jobs: HashJob[], progress: Progress, signal?: AbortSigna
       try {
         const named = `payload file ${quote(job.path)}`;
         checkBound((await fh.stat()).size, job.bound, named, job.path);
-        const d = await core.hashFile(fh.fd, job.bound.max + 1).catch((e: unknown) => Promise.reject(fromNative(e)));
+        const d = await core.hashFile(fh.fd, job.bound.max + 1).catch((e: unknown) => Promise.reject(fromNative(e, (errno) => toEnvironmentError(errno, 'cannot read payload file', { on: 'drive', path: job.path }))));
         checkBound(d.bytes, job.bound, named, job.path, false);
         progress.add(d.bytes);
         return d.sha256;
