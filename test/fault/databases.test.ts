@@ -129,7 +129,7 @@ describe('faults on the catalog and the journal', () => {
         const r = brickpostWithFault(home, args(home, drive), { op, errno, nth, path: 'catalog.sqlite' }, log);
         const fired = readFaultLog(log).some((c) => c.fired);
         checkFailure(r, what, /catalog\.sqlite/, fired, op);
-        const sealed = (): string[] => rows<{ id: string }>(home, "SELECT id FROM shipments WHERE role = 'published' AND state = 'sealed'").map((x) => x.id);
+        const sealed = (): string[] => rows<{ id: string }>(home, "SELECT id FROM shipments WHERE role = 'published' AND state IN ('sealing', 'sealed')").map((x) => x.id);
         for (const bag of bags(drive)) assert.ok(sealed().includes(bag), `${what}: bag ${bag} on the drive is sealed in the catalog`);
         const again = brickpost(home, args(home, drive));
         assert.equal(again.code, 0, `${what}: pack again\n${again.stdout.slice(-800)}${again.stderr}`);
