@@ -65,7 +65,14 @@ static int errno_named(const char *s) {
   return atoi(s) > 0 ? atoi(s) : EIO;
 }
 
+/* A child forked while another thread held the lock would wait on it forever: it starts unlocked. */
+static void after_fork_child(void) {
+  pthread_mutex_init(&mu, NULL);
+  inside = 0;
+}
+
 static void setup(void) {
+  pthread_atfork(NULL, NULL, after_fork_child);
   const char *spec = getenv("BP_FAULT");
   const char *lp = getenv("BP_FAULT_LOG");
   const char *cp = getenv("BP_FAULT_COUNT");
