@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, lstatSync, openSync, rmSync } from 'node:fs';
+import { closeSync, lstatSync, openSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { BrickpostError, displayName, quote } from '@brickpost/manifest';
 import { toEnvironmentError } from '../io/errors.js';
@@ -26,6 +26,8 @@ export interface DestCaps {
  * @throws BrickpostError PERMISSION, NO_SPACE, IO
  */
 export async function probeDest(dest: string, stateDir: string, windowsAsked: boolean): Promise<DestCaps> {
+  // A probe killed between its create and its remove left its file: gone before the next probe.
+  for (const name of readdirSync(stateDir)) if (/^probe-[0-9a-f]{8}-/.test(name)) rmSync(join(stateDir, name), { force: true });
   const tag = randomBytes(4).toString('hex');
   return {
     caseInsensitive: seenAs(stateDir, `probe-${tag}-Aa`, `probe-${tag}-aA`),

@@ -1,7 +1,7 @@
 import { loadNative, nativeErrorParts, type NativeBinding } from '@brickpost/native';
 import { BrickpostError, ERROR_CODES, type ErrorCode } from '@brickpost/manifest/errors';
 import { zstd } from '../chunk/zstd.js';
-import { toEnvironmentError } from './errors.js';
+import { isSystemError, toEnvironmentError } from './errors.js';
 
 let chosen: NativeBinding | null | undefined;
 
@@ -34,6 +34,8 @@ export function native(): NativeBinding | null {
  */
 export function fromNative(e: unknown, fileError?: (errno: NodeJS.ErrnoException) => BrickpostError): BrickpostError {
   if (e instanceof BrickpostError) return e;
+  // A system error raised on the JavaScript side of a native call is worded like the core's.
+  if (isSystemError(e)) return fileError ? fileError(e) : toEnvironmentError(e, '');
   const { code, message, hint } = nativeErrorParts(e);
   const opts = { cause: e, ...(hint ? { hint } : {}) };
   if (code?.startsWith('ERRNO:')) {

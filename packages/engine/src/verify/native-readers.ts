@@ -142,7 +142,7 @@ export class NativePackReaders implements PackSource {
   private named(e: unknown, pack: number): BrickpostError {
     const rel = packPath(pack);
     const path = join(this.bagOf(pack), rel);
-    const err = fromNative(e, (errno) => toEnvironmentError(errno, `cannot read pack ${quote(rel)}`, { on: 'drive', path }));
+    const err = fromNative(e, (errno) => toEnvironmentError(errno, `cannot read pack ${rel}`, { on: 'drive', path }));
     if (!err.message.includes(rel)) return new BrickpostError(err.code, `pack ${quote(rel)}: ${err.message}`, { cause: err, path, ...(err.hint ? { hint: err.hint } : {}) });
     return err;
   }
