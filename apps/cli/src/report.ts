@@ -40,7 +40,7 @@ export function reportLines(r: VerifyReport, home?: string): string[] {
     `publisher  ${who}  ${pub.trusted ? 'trusted' : 'NOT TRUSTED'}`,
     `signature  ${signatureText(r)}`,
     `fixity     ${r.fixity}  (${plural(r.filesChecked, 'drive file')}, ${formatBytes(r.bytesChecked)}${dataset})`,
-    `deep       ${r.deep}${r.deep !== 'skipped' ? `  (${formatCount(r.chunksChecked)} chunks${r.chunksHeld ? `, ${formatCount(r.chunksHeld)} held` : ''})` : ''}`,
+    `deep       ${r.deep}${r.deep !== 'skipped' ? `  (${plural(r.chunksChecked, 'chunk')} checked${r.refsCovered !== undefined ? `, covering ${plural(r.refsCovered, 'ref')}` : ''}${r.chunksHeld ? `, ${formatCount(r.chunksHeld)} held` : ''})` : ''}`,
   ];
   const custody = CUSTODY[r.custody];
   if (custody) lines.push(`custody    ${custody(home)}`);

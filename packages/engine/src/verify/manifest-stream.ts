@@ -1,3 +1,4 @@
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { openDriveFile } from '../drive/read-limited.js';
 import { age, BrickpostError, entriesOf, MANIFEST_FORMATS, MANIFEST_PATH, ManifestReader, quote, RECORD_LIMITS, type ManifestExpectations, type ManifestRecord } from '@brickpost/manifest';
@@ -5,6 +6,7 @@ import type { OpenedShipment } from '../drive/open.js';
 import { payloadBound } from '../drive/payload-bound.js';
 import { sha256File } from './fixity.js';
 import { inflate, type InflateLimit } from '../io/inflate.js';
+import { DataBudget, manifestTextLimit } from './expansion.js';
 import { textLines } from '../io/lines.js';
 import { openAgeHandle } from './age-handle.js';
 import { HeaderFrame } from '../io/header-frame.js';
@@ -25,10 +27,15 @@ export async function* readManifest(s: OpenedShipment, identities: age.Identity[
   if (digest !== s.payload.get(MANIFEST_PATH)) {
     throw new BrickpostError('FIXITY_MISMATCH', `${MANIFEST_PATH} does not match its SHA-256 in the signed payload manifest`, { path, hint: 'the drive was damaged or modified' });
   }
+  const budget = s.maxExpansion !== undefined ? new DataBudget(s, s.maxExpansion) : null;
+  const text = s.maxExpansion !== undefined ? manifestTextLimit(s.maxExpansion, (await stat(path)).size) : undefined;
   let line = 0;
+  let file = '';
   const i = s.info;
-  for await (const r of readManifestFile(path, identities, { where: MANIFEST_PATH, expect: { entries: i.entries, packs: i.packs, bytes: i.bytes } })) {
+  for await (const r of readManifestFile(path, identities, { where: MANIFEST_PATH, expect: { entries: i.entries, packs: i.packs, bytes: i.bytes }, ...(text ? { text } : {}) })) {
     if (++line === 1) checkHeader(s, r);
+    if (r.t === 'file') file = r.p;
+    if (budget && (r.t === 'file' || r.t === 'more')) budget.add(r.c, line, file);
     if (r.t === 'end' && (r.files !== i.files || r.bytes !== i.bytes || entriesOf(r) !== i.entries)) {
       throw new BrickpostError('MALFORMED', `${MANIFEST_PATH}: holds ${r.files} files, ${entriesOf(r)} entries, ${r.bytes} bytes; the signed bag-info declares ${i.files} files, ${i.entries} entries, ${i.bytes} bytes`);
     }

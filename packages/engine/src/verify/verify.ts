@@ -14,6 +14,7 @@ import { Progress } from '../io/progress.js';
 import { requireSpace } from '../io/space.js';
 import { trustedVerifiers } from '../keys/index.js';
 import { describeCreated } from './created.js';
+import { expansionLimit } from './expansion.js';
 import { checkFixity } from './fixity.js';
 import { walkShipment } from './walk-shipment.js';
 
@@ -24,12 +25,16 @@ import { walkShipment } from './walk-shipment.js';
  * the manifest and every chunk decrypted, decompressed and checked against
  * its keyed id. Findings are collected into the report rather than thrown,
  * so one run says everything that is wrong.
- * @throws BrickpostError only when there is nothing to verify (NOT_A_DRIVE, NOT_FOUND, AMBIGUOUS_SHIPMENT) or deep verify lacks an identity (NO_IDENTITY).
+ * Deep verify decodes each distinct chunk frame once and counts the refs
+ * it covered, and refuses (a problem, LIMIT_EXCEEDED) a shipment whose
+ * data expands past `maxExpansion` times its size on the drive.
+ * @throws BrickpostError only when there is nothing to verify (NOT_A_DRIVE, NOT_FOUND, AMBIGUOUS_SHIPMENT), deep verify lacks an identity (NO_IDENTITY), or maxExpansion is not a limit (USAGE).
  */
 export async function verify(ctx: Context, opts: VerifyOptions, onEvent: EventSink, signal?: AbortSignal): Promise<VerifyReport> {
   const started = performance.now();
   const found = await findShipment(opts.drive, opts.shipment);
   const identityText = opts.deep ? ctx.identity().ageIdentity : '';
+  const maxExpansion = expansionLimit(opts.maxExpansion);
   const progress = new Progress(onEvent, 'verify');
   const problems: VerifyProblem[] = [];
   const asProblem = (e: unknown): void => {
@@ -117,8 +122,9 @@ export async function verify(ctx: Context, opts: VerifyOptions, onEvent: EventSi
           await rebuildMissing(m, scratch, undefined, signal);
           whole = mergedShipment(m, scratch);
         }
-        const t = await walkShipment(whole, identityText, {}, progress, signal);
-        report.chunksChecked = t.chunks - t.held;
+        const t = await walkShipment({ ...whole, maxExpansion }, identityText, {}, progress, signal);
+        report.chunksChecked = t.decoded;
+        report.refsCovered = t.chunks - t.held;
         report.chunksHeld = t.held;
         report.deep = 'ok';
       } catch (e) {
