@@ -121,8 +121,13 @@ export async function createInBag(bagDir: string, rel: string): Promise<{ fh: Fi
   }
 }
 
-/** SHA-256 (hex) of an open file's content, or undefined when it cannot be read to the end. */
-export async function sha256Of(fh: FileHandle): Promise<string | undefined> {
+/**
+ * SHA-256 (hex) of an open file's content, or undefined when it cannot be
+ * read to the end, or is longer than `max` (what signed data allows it: it
+ * cannot match its signed digest, and is not read).
+ */
+export async function sha256Of(fh: FileHandle, max = Infinity): Promise<string | undefined> {
+  if ((await fh.stat()).size > max) return undefined;
   const hash = createHash('sha256');
   const buf = Buffer.allocUnsafe(1 << 20);
   for (let pos = 0; ; ) {
@@ -130,6 +135,8 @@ export async function sha256Of(fh: FileHandle): Promise<string | undefined> {
     if (n < 0) return undefined;
     hash.update(buf.subarray(0, n));
     pos += n;
+    // A file that grows while it is read is not read past its bound either.
+    if (pos > max) return undefined;
     if (n < buf.length) return hash.digest('hex');
   }
 }

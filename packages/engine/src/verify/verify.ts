@@ -87,7 +87,8 @@ export async function verify(ctx: Context, opts: VerifyOptions, onEvent: EventSi
     report.bytesChecked = fx.bytes;
     if (fx.problems.length > 0 && opened.info.recovery > 0) {
       try {
-        report.repair = await repairStatus(opened.dir, opened.payload, signal);
+        const failing = fx.problems.flatMap((p) => (p.path !== undefined && p.path.startsWith(opened!.dir + '/') ? [p.path.slice(opened!.dir.length + 1)] : []));
+        report.repair = await repairStatus(opened, failing, signal);
       } catch (e) {
         asProblem(e);
       }
