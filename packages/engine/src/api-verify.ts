@@ -44,6 +44,8 @@ export interface VerifyProblem {
   code: string;
   message: string;
   path?: string;
+  /** What to do, when the problem says more than its code (a refusal of what the publisher signed). */
+  hint?: string;
 }
 
 export interface VerifyReport {

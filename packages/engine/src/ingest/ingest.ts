@@ -187,7 +187,8 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
       if (e instanceof BrickpostError && e.code === 'BASIS_MISSING' && e.path) {
         throw await refuse(ctx, folder, s, h, state, [{ path: e.path, reason: e.message }], opts.requestOut, oldTree);
       }
-      if (e instanceof BrickpostError && e.category === 'integrity' && !opts.skipDamaged) {
+      // A refusal of what the publisher signed (MALFORMED with its own hint) is not drive damage: its hint stays.
+      if (e instanceof BrickpostError && e.category === 'integrity' && !opts.skipDamaged && !(e.code === 'MALFORMED' && e.hint)) {
         throw new BrickpostError(e.code, e.message, {
           cause: e,
           ...(e.path ? { path: e.path } : {}),

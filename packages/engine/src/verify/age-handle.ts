@@ -1,5 +1,5 @@
 import type { FileHandle } from 'node:fs/promises';
-import { age, BrickpostError, quote } from '@brickpost/manifest';
+import { age, BrickpostError, isBrickpostError, quote } from '@brickpost/manifest';
 
 /** An opened age file on a drive: its size, file key, payload nonce and where the payload starts. */
 export interface AgeHandle {
@@ -13,14 +13,22 @@ export interface AgeHandle {
 
 /**
  * Reads an age file's header from an open handle and unwraps its file key
- * with the given identities (age spec §header).
+ * with the given identities (age spec §header). Every message names the
+ * file (`name`, its bag path).
  * @throws BrickpostError MALFORMED, TRUNCATED, NO_MATCHING_KEY, HEADER_MAC_MISMATCH
  */
 export async function openAgeHandle(fh: FileHandle, name: string, identities: age.Identity[]): Promise<AgeHandle> {
   const size = (await fh.stat()).size;
   const head = Buffer.alloc(Math.min(size, age.MAX_HEADER_BYTES + age.PAYLOAD_NONCE_SIZE));
   await fh.read(head, 0, head.length, 0);
-  const parsed = age.parseHeader(head);
+  let parsed: ReturnType<typeof age.parseHeader>;
+  try {
+    parsed = age.parseHeader(head);
+  } catch (e) {
+    // The header parser knows bytes, not files: a cut-short header is named like any other problem of this file.
+    if (isBrickpostError(e) && !e.message.includes(name)) throw new BrickpostError(e.code, `${quote(name)}: ${e.message}`, { cause: e, ...(e.hint ? { hint: e.hint } : {}) });
+    throw e;
+  }
   const fileKey = age.unwrapFileKey(parsed, head, identities, name);
   const payloadStart = age.payloadOffset(parsed.headerLength);
   if (head.length < payloadStart) throw new BrickpostError('TRUNCATED', `${quote(name)} ends inside its age header`);

@@ -5,6 +5,7 @@ import { age, BrickpostError, entriesOf, MANIFEST_FORMATS, MANIFEST_PATH, Manife
 import type { OpenedShipment } from '../drive/open.js';
 import { payloadBound } from '../drive/payload-bound.js';
 import { sha256File } from './fixity.js';
+import { commandLine } from '../io/command.js';
 import { inflate, type InflateLimit } from '../io/inflate.js';
 import { DataBudget, manifestTextLimit } from './expansion.js';
 import { textLines } from '../io/lines.js';
@@ -32,15 +33,33 @@ export async function* readManifest(s: OpenedShipment, identities: age.Identity[
   let line = 0;
   let file = '';
   const i = s.info;
-  for await (const r of readManifestFile(path, identities, { where: MANIFEST_PATH, expect: { entries: i.entries, packs: i.packs, bytes: i.bytes }, ...(text ? { text } : {}) })) {
-    if (++line === 1) checkHeader(s, r);
-    if (r.t === 'file') file = r.p;
-    if (budget && (r.t === 'file' || r.t === 'more')) budget.add(r.c, line, file);
-    if (r.t === 'end' && (r.files !== i.files || r.bytes !== i.bytes || entriesOf(r) !== i.entries)) {
-      throw new BrickpostError('MALFORMED', `${MANIFEST_PATH}: holds ${r.files} files, ${entriesOf(r)} entries, ${r.bytes} bytes; the signed bag-info declares ${i.files} files, ${i.entries} entries, ${i.bytes} bytes`);
+  try {
+    for await (const r of readManifestFile(path, identities, { where: MANIFEST_PATH, expect: { entries: i.entries, packs: i.packs, bytes: i.bytes }, ...(text ? { text } : {}) })) {
+      if (++line === 1) checkHeader(s, r);
+      if (r.t === 'file') file = r.p;
+      if (budget && (r.t === 'file' || r.t === 'more')) budget.add(r.c, line, file);
+      if (r.t === 'end' && (r.files !== i.files || r.bytes !== i.bytes || entriesOf(r) !== i.entries)) {
+        throw new BrickpostError('MALFORMED', `${MANIFEST_PATH}: holds ${r.files} files, ${entriesOf(r)} entries, ${r.bytes} bytes; the signed bag-info declares ${i.files} files, ${i.entries} entries, ${i.bytes} bytes`);
+      }
+      yield r;
     }
-    yield r;
+  } catch (e) {
+    throw withDriveHint(e, s);
   }
+}
+
+/**
+ * A refusal of what the manifest holds, with what to do: it matched its
+ * signed SHA-256, so the publisher's software wrote it so (or the
+ * publisher's key made a hostile drive).
+ */
+function withDriveHint(e: unknown, s: OpenedShipment): unknown {
+  if (!(e instanceof BrickpostError) || e.hint !== undefined || !['integrity', 'unsafe'].includes(e.category)) return e;
+  return new BrickpostError(e.code, e.message, {
+    cause: e,
+    path: e.path ?? join(s.dir, MANIFEST_PATH),
+    hint: `the manifest matches its signed SHA-256, so it was made this way: do not use this shipment, and ask its publisher for a new drive (${commandLine(['verify', '--deep', s.dir])} lists every problem)`,
+  });
 }
 
 /**

@@ -39,7 +39,7 @@ export async function verify(ctx: Context, opts: VerifyOptions, onEvent: EventSi
   const problems: VerifyProblem[] = [];
   const asProblem = (e: unknown): void => {
     if (!isBrickpostError(e) || e.code === 'CANCELLED') throw e;
-    problems.push({ code: e.code, message: e.message, ...(e.path ? { path: e.path } : {}) });
+    problems.push({ code: e.code, message: e.message, ...(e.path ? { path: e.path } : {}), ...(e.hint ? { hint: e.hint } : {}) });
   };
   const report: VerifyReport = {
     ok: false,
