@@ -108,5 +108,5 @@ export interface NativeBinding {
 /** The native binding, or null and why. */
 export declare function loadNative(): { binding: NativeBinding | null; reason: string | null; disabled: boolean };
 
-/** A native error's code (a BrickpostError code, or ERRNO:<name>), message and hint; code null if not native. */
-export declare function nativeErrorParts(e: unknown): { code: string | null; message: string; hint: string };
+/** A native error's code (a BrickpostError code, or ERRNO:<name>), message, hint and, for a failure at one item of a batch, its index; code null if not native. */
+export declare function nativeErrorParts(e: unknown): { code: string | null; message: string; hint: string; at: number | null };

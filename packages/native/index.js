@@ -30,12 +30,14 @@ export function loadNative() {
 
 /**
  * Splits a native error's reason into its parts: the BrickpostError code
- * (or `ERRNO:<name>` for a file-system error), the message and the hint.
+ * (or `ERRNO:<name>` for a file-system error), the message, the hint, and
+ * for a failure at one item of a batch its index `at` (else null).
  * Errors that did not come from the native core give code null.
  */
 export function nativeErrorParts(e) {
   const msg = e instanceof Error ? e.message : String(e);
   const parts = msg.split('\u0001');
-  if (parts.length !== 3) return { code: null, message: msg, hint: '' };
-  return { code: parts[0], message: parts[1], hint: parts[2] };
+  if (parts.length === 4 && /^[0-9]+$/.test(parts[3])) return { code: parts[0], message: parts[1], hint: parts[2], at: Number(parts[3]) };
+  if (parts.length !== 3) return { code: null, message: msg, hint: '', at: null };
+  return { code: parts[0], message: parts[1], hint: parts[2], at: null };
 }

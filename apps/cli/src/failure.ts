@@ -55,13 +55,30 @@ function choiceHint(e: BrickpostError, ctx: FailureContext): string | undefined 
   return `name one with --shipment; for the newest: ${commandLine([...ctx.argv, '--shipment', newest])}`;
 }
 
+/**
+ * For a shipment refused for expanding too far: the engine's advice and
+ * the command as typed with `--max-expansion` set to the value that
+ * accepts it (the engine's `choices`), a command that works as printed.
+ */
+function expansionHint(e: BrickpostError, ctx: FailureContext): string | undefined {
+  const value = e.choices?.[0];
+  if (e.code !== 'LIMIT_EXCEEDED' || value === undefined || ctx.argv === undefined) return undefined;
+  const argv: string[] = [];
+  for (let i = 0; i < ctx.argv.length; i++) {
+    const a = ctx.argv[i]!;
+    if (a === '--max-expansion') i++;
+    else if (!a.startsWith('--max-expansion=')) argv.push(a);
+  }
+  return `${(e.hint ?? '').replace(/; if you trust the publisher.*$/, '')}; if you trust the publisher, accept it: ${commandLine([...argv, '--max-expansion', value])}`;
+}
+
 /** Turns anything thrown into a Failure. Never throws. */
 export function toFailure(e: unknown, ctx: FailureContext = {}): Failure {
   // An environment error wrapped around a bug is the bug.
   e = bugBehind(e) ?? e;
   if (looksLikeBrickpostError(e)) {
     if (ctx.interrupted && e.code !== 'CANCELLED') return cancelled();
-    return withOptional({ type: 'error', code: e.code, exitCode: exitCodeOf(e.code), message: e.message }, choiceHint(e, ctx) ?? e.hint, e.path);
+    return withOptional({ type: 'error', code: e.code, exitCode: exitCodeOf(e.code), message: e.message }, choiceHint(e, ctx) ?? expansionHint(e, ctx) ?? e.hint, e.path);
   }
   if (ctx.interrupted || (e instanceof Error && e.name === 'AbortError')) return cancelled();
   if (isSystemError(e)) {

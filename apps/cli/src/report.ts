@@ -40,7 +40,7 @@ export function reportLines(r: VerifyReport, home?: string): string[] {
     `publisher  ${who}  ${pub.trusted ? 'trusted' : 'NOT TRUSTED'}`,
     `signature  ${signatureText(r)}`,
     `fixity     ${r.fixity}  (${plural(r.filesChecked, 'drive file')}, ${formatBytes(r.bytesChecked)}${dataset})`,
-    `deep       ${r.deep}${r.deep !== 'skipped' ? `  (${formatCount(r.chunksChecked)} chunks${r.chunksHeld ? `, ${formatCount(r.chunksHeld)} held` : ''})` : ''}`,
+    `deep       ${r.deep}${r.deep !== 'skipped' ? `  (${plural(r.chunksChecked, 'chunk')} checked${r.refsCovered !== undefined ? `, covering ${plural(r.refsCovered, 'ref')}` : ''}${r.chunksHeld ? `, ${formatCount(r.chunksHeld)} held` : ''})` : ''}`,
   ];
   const custody = CUSTODY[r.custody];
   if (custody) lines.push(`custody    ${custody(home)}`);
@@ -82,6 +82,16 @@ export function reportFailure(r: VerifyReport, drive: string, shipment?: string)
       ? `the drive's recovery data can repair it: ${commandLine(['repair', drive, ...(shipment !== undefined ? ['--shipment', shipment] : [])])}`
       : worst === 'UNTRUSTED_PUBLISHER' && r.signature === 'valid' && r.publisher.publicKey
         ? `if ${r.publisher.keyId} is your publisher's key (compare it with the key id they gave you), trust it: brickpost trust add ${r.publisher.publicKey}`
-        : (HINTS[categoryOf(worst)] ?? HINTS.integrity!),
+        : (refusalHint(r, worst) ?? HINTS[categoryOf(worst)] ?? HINTS.integrity!),
   };
+}
+
+/**
+ * The engine's own hint for the most serious problem when it refuses what
+ * the publisher signed (a manifest naming a frame past its pack, a limit
+ * passed): the drive is not damaged, so the generic advice would mislead.
+ */
+function refusalHint(r: VerifyReport, worst: string): string | undefined {
+  if (worst !== 'MALFORMED' && worst !== 'LIMIT_EXCEEDED' && categoryOf(worst) !== 'unsafe') return undefined;
+  return r.problems.find((p) => p.code === worst && p.hint !== undefined)?.hint;
 }

@@ -13,6 +13,8 @@ export interface VerifyOptions {
   deep?: boolean;
   /** Other drives of the same set to use (besides those found mounted next to `drive`). */
   drives?: string[];
+  /** With `deep`: how many times its size on the drive the shipment's data may expand (as IngestOptions.maxExpansion). */
+  maxExpansion?: number | 'none';
 }
 
 /** A drive set as verify sees it from one of its drives. */
@@ -43,6 +45,8 @@ export interface VerifyProblem {
   code: string;
   message: string;
   path?: string;
+  /** What to do, when the problem says more than its code (a refusal of what the publisher signed). */
+  hint?: string;
 }
 
 export interface VerifyReport {
@@ -73,8 +77,10 @@ export interface VerifyReport {
    * home has no identity to sign it.
    */
   custody: 'drive' | 'catalog' | 'none' | 'no-identity';
-  /** Chunk refs checked by `deep`: packed refs decoded and id-checked, delta frames decoded to their length. */
+  /** Chunk frames `deep` decoded and checked: packed frames against their ids, delta frames to their length; each once, however many refs name it. */
   chunksChecked: number;
+  /** The packed and delta refs those frames cover (refs naming a frame already checked are not decoded again). */
+  refsCovered?: number;
   /** Held refs seen by `deep`: not on the drive (the recipient's base tree holds them), so not checked. */
   chunksHeld?: number;
   /** Present for a drive of a set. */

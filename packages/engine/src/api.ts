@@ -243,6 +243,8 @@ export interface IngestOptions {
   specials?: boolean;
   /** Create symbolic links whose target lies outside DEST (absolute, or escaping with ..) as they are; by default they are listed, not created. */
   outsideLinks?: boolean;
+  /** How many times its size on the drive the shipment's data may expand (holes and the destination's own data do not count); default 10000, 'none' for no limit. Refused past it with LIMIT_EXCEEDED. */
+  maxExpansion?: number | 'none';
 }
 
 export interface IngestSummary {
@@ -292,7 +294,7 @@ export interface IngestSummary {
 }
 
 /** What to take off a drive with Engine.extract; the apply options are ingest's. */
-export interface ExtractOptions extends Pick<IngestOptions, 'samePermissions' | 'setid' | 'owners' | 'acls' | 'noXattrs' | 'specials' | 'outsideLinks'> {
+export interface ExtractOptions extends Pick<IngestOptions, 'samePermissions' | 'setid' | 'owners' | 'acls' | 'noXattrs' | 'specials' | 'outsideLinks' | 'maxExpansion'> {
   drive: string;
   /** More drives of the same drive set. */
   drives?: string[];
@@ -319,7 +321,7 @@ export interface ExtractSummary {
 }
 
 /** What to write out with Engine.cat: one file of a shipment. */
-export interface CatOptions {
+export interface CatOptions extends Pick<IngestOptions, 'maxExpansion'> {
   drive: string;
   drives?: string[];
   shipment?: string;

@@ -1,6 +1,7 @@
-//! Errors as they cross into JavaScript: a BrickpostError code and a
-//! message, joined by U+0001 in the napi Error's reason (the loader splits
-//! them again, index.js `fromNative`). File errors carry `ERRNO:<name>` as
+//! Errors as they cross into JavaScript: a BrickpostError code, a message
+//! and a hint, joined by U+0001 in the napi Error's reason, and for a
+//! failure at one item of a batch (a pack reader's refs) its index as a
+//! fourth part (the loader splits them again, index.js `nativeErrorParts`). File errors carry `ERRNO:<name>` as
 //! their code so the engine can word them as it words its own.
 
 use std::fmt;
@@ -12,13 +13,21 @@ pub struct BpError {
     pub code: String,
     pub message: String,
     pub hint: Option<String>,
+    /// The index of the item of a batch that failed, if the error is about one.
+    pub at: Option<usize>,
 }
 
 pub type BpResult<T> = Result<T, BpError>;
 
 impl BpError {
     pub fn new(code: &str, message: impl Into<String>) -> Self {
-        BpError { code: code.to_string(), message: message.into(), hint: None }
+        BpError { code: code.to_string(), message: message.into(), hint: None, at: None }
+    }
+
+    /// The same error, about item `i` of a batch.
+    pub fn at(mut self, i: usize) -> Self {
+        self.at = Some(i);
+        self
     }
 
     pub fn with_hint(mut self, hint: &str) -> Self {
@@ -69,7 +78,10 @@ impl fmt::Display for BpError {
 impl From<BpError> for napi::Error {
     fn from(e: BpError) -> Self {
         let hint = e.hint.unwrap_or_default();
-        napi::Error::from_reason(format!("{}\u{1}{}\u{1}{}", e.code, e.message, hint))
+        match e.at {
+            Some(i) => napi::Error::from_reason(format!("{}\u{1}{}\u{1}{}\u{1}{}", e.code, e.message, hint, i)),
+            None => napi::Error::from_reason(format!("{}\u{1}{}\u{1}{}", e.code, e.message, hint)),
+        }
     }
 }
 

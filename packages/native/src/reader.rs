@@ -212,7 +212,7 @@ impl Cursor {
     fn read_ahead(&mut self, offset: u64, len: usize) -> BpResult<Vec<u8>> {
         while offset > self.plain_pos {
             if self.queued() == 0 && !self.fill()? {
-                return Err(BpError::new("TRUNCATED", "pack ends early"));
+                return Err(BpError::new("TRUNCATED", format!("pack ends before plaintext offset {}", offset + len as u64)));
             }
             let k = (self.queued() as u64).min(offset - self.plain_pos) as usize;
             self.off += k;
@@ -397,7 +397,7 @@ impl PackReader {
                 match r {
                     Ok(f) => frames.push(f),
                     Err(e) => {
-                        err = Some(e);
+                        err = Some(e.at(i));
                         break;
                     }
                 }
@@ -408,9 +408,9 @@ impl PackReader {
                     .enumerate()
                     .map(|(i, f)| {
                         if delta[i] {
-                            decode_frame(f, lengths[i] as u64, max_delta as u64).map(|v| Some(Either::A(Buffer::from(v))))
+                            decode_frame(f, lengths[i] as u64, max_delta as u64).map(|v| Some(Either::A(Buffer::from(v)))).map_err(|e| e.at(i))
                         } else {
-                            decode_chunk(f, lengths[i] as u64, &ids[i * 32..i * 32 + 32], &mac, max_chunk as u64).map(|v| keep.then(|| Either::B(NativeBytes::new(v))))
+                            decode_chunk(f, lengths[i] as u64, &ids[i * 32..i * 32 + 32], &mac, max_chunk as u64).map(|v| keep.then(|| Either::B(NativeBytes::new(v)))).map_err(|e| e.at(i))
                         }
                     })
                     .collect();

@@ -1,6 +1,7 @@
 /** `brickpost cat`: write one file of a shipment to standard output. */
 import type { CommandRun } from '../context.js';
 import { list, str } from '../context.js';
+import { expansionOption } from '../apply-options.js';
 import { withEngine } from '../session.js';
 
 /**
@@ -12,7 +13,7 @@ export const run: CommandRun = async (ctx, inv) => {
   const shipment = str(inv, 'shipment');
   await withEngine(ctx, (engine) =>
     engine.cat(
-      { drive, path, drives: list(inv, 'drive'), ...(shipment !== undefined ? { shipment } : {}) },
+      { drive, path, drives: list(inv, 'drive'), ...(shipment !== undefined ? { shipment } : {}), ...expansionOption(inv) },
       (b) => ctx.out.bytes(b),
       (ev) => (ev.type === 'warning' ? ctx.out.warn(ev.message, ev.path) : undefined),
       ctx.signal,

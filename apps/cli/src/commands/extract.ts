@@ -2,7 +2,7 @@
 import type { CommandRun } from '../context.js';
 import { list, str } from '../context.js';
 import { formatBytes, formatCount, plural } from '../format.js';
-import { applyOptions } from '../apply-options.js';
+import { applyOptions, expansionOption } from '../apply-options.js';
 import { printSummary, runJob } from '../job.js';
 import { withEngine } from '../session.js';
 
@@ -10,7 +10,7 @@ import { withEngine } from '../session.js';
 export const run: CommandRun = async (ctx, inv) => {
   const [drive, ...paths] = inv.positionals as [string, ...string[]];
   const shipment = str(inv, 'shipment');
-  const opts = { drive, drives: list(inv, 'drive'), paths, to: str(inv, 'to')!, ...(shipment !== undefined ? { shipment } : {}), ...applyOptions(inv) };
+  const opts = { drive, drives: list(inv, 'drive'), paths, to: str(inv, 'to')!, ...(shipment !== undefined ? { shipment } : {}), ...applyOptions(inv), ...expansionOption(inv) };
   const { result: s } = await runJob(ctx, (sink, signal) => withEngine(ctx, (engine) => engine.extract(opts, sink, signal)));
   await printSummary(ctx, 'extract', s, () => [
     `extracted ${plural(s.files, 'file')} (${formatBytes(s.bytesWritten)}), ${plural(s.dirs, 'folder')}, ${plural(s.links, 'symbolic link')}, ${plural(s.hardLinks, 'hard link')} from shipment ${s.shipmentId} into ${s.to}`,

@@ -52,6 +52,13 @@ const APPLY: OptionSpec[] = [
   { name: 'no-xattrs', type: 'boolean', help: 'do not apply the extended attributes (user.*) the source had' },
   { name: 'specials', type: 'boolean', help: 'create FIFOs and devices the source had (root only)' },
 ];
+/** The limit on how far a shipment's data may expand (SECURITY.md "Bounded work for a small hostile drive"). */
+const maxExpansion: OptionSpec = {
+  name: 'max-expansion',
+  type: 'string',
+  value: 'N',
+  help: "accept a shipment whose data expands up to N times its size on the drive (default 10000; 'none' for no limit); holes of sparse files do not count",
+};
 const shipment: OptionSpec = {
   name: 'shipment',
   type: 'string',
@@ -179,6 +186,7 @@ export const COMMANDS: CommandSpec[] = [
       { name: 'deep', type: 'boolean', help: 'also decrypt, decompress and re-hash every chunk (needs your identity)' },
       { name: 'drive', type: 'string', multiple: true, value: 'DRIVE-DIR', help: 'another drive of the same set (drives mounted next to DRIVE-DIR are found without it); repeatable' },
       shipment,
+      { ...maxExpansion, help: `with --deep: ${maxExpansion.help}` },
       json('print NDJSON events; the summary holds the full report'),
     ],
     json: 'events',
@@ -201,6 +209,7 @@ export const COMMANDS: CommandSpec[] = [
       { name: 'windows-names', type: 'boolean', help: 'refuse names Windows cannot create (CON, nul.txt, a trailing dot or space, < > : " | ? *) on any destination (always on Windows and on FAT, exFAT and NTFS)' },
       { name: 'request-out', type: 'string', value: 'FILE', help: 'where to write the request file if the shipment is refused for missing data (default DEST/.brickpost/requests/ID.bpsig)' },
       { name: 'keep-undo', type: 'string', value: 'N', help: 'how many shipments stay undoable by rollback (default 3, 0 keeps none); remembered by DEST' },
+      maxExpansion,
       ...APPLY,
       json('print NDJSON events'),
     ],
@@ -234,6 +243,7 @@ export const COMMANDS: CommandSpec[] = [
       { name: 'to', type: 'string', required: true, value: 'DIR', help: 'the folder to write into (created when absent; nothing in it is replaced)' },
       shipment,
       { name: 'drive', type: 'string', multiple: true, value: 'DRIVE-DIR', help: 'another drive of the same set (a missing data drive is rebuilt from the parity); repeatable' },
+      maxExpansion,
       ...APPLY,
       json('print NDJSON events'),
     ],
@@ -251,6 +261,7 @@ export const COMMANDS: CommandSpec[] = [
     options: [
       shipment,
       { name: 'drive', type: 'string', multiple: true, value: 'DRIVE-DIR', help: 'another drive of the same set; repeatable' },
+      maxExpansion,
     ],
     json: 'none',
     details: "PATH as 'brickpost ls' prints it. Holes of a sparse file come out as zeros. Only\nthe file's chunks are read, each checked against its id.",

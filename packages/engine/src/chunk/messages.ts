@@ -49,6 +49,8 @@ export interface SerializedError {
   errno?: string;
   syscall?: string;
   errnoNumber?: number;
+  /** For a request about several items (a pack reader's refs): the index of the one that failed. */
+  ref?: number;
 }
 
 /** Flattens an error for postMessage; a system error keeps its errno, call and path. */
@@ -57,6 +59,8 @@ export function serializeError(e: unknown): SerializedError {
     const s: SerializedError = { code: e.code, message: e.message };
     if (e.hint !== undefined) s.hint = e.hint;
     if (e.path !== undefined) s.path = e.path;
+    const ref = (e as { ref?: unknown }).ref;
+    if (typeof ref === 'number') s.ref = ref;
     return s;
   }
   const s: SerializedError = { message: e instanceof Error ? e.message : String(e) };

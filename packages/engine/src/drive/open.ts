@@ -19,6 +19,7 @@ import {
 } from '@brickpost/manifest';
 import type { VerifyProblem } from '../api.js';
 import { windowOfPath } from '../recovery/index.js';
+import type { ExpansionLimit } from '../verify/expansion.js';
 import { readLimited } from './read-limited.js';
 import { CUSTODY_TAG_FILE, SIGNATURE_FILE, TAG_MANIFEST } from './seal.js';
 
@@ -39,6 +40,8 @@ export interface OpenedShipment {
   set: DriveSet | null;
   /** A copy of the manifest already checked against its signed SHA-256 (ingest reads only that copy); else the drive's. */
   manifestFile?: string;
+  /** How far its data may expand past its size on the drive: every read of its manifest refuses more (verify/expansion.ts); unset for reads that do no work per byte (ls). */
+  maxExpansion?: ExpansionLimit;
   /** Where each pack's file is, for a set read from several drives; else every pack is in `dir`. */
   packDirs?: { bags: string[]; of: Uint16Array };
   signature: 'valid' | 'invalid' | 'missing';

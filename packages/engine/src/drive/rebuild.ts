@@ -1,6 +1,7 @@
 import { mkdir, rm, type FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { BrickpostError, isBrickpostError, quote, type SetShare } from '@brickpost/manifest';
+import { commandLine } from '../io/command.js';
 import type { Progress } from '../io/progress.js';
 import { SeqWriter } from '../io/seq-writer.js';
 import { combine, reconstructionMatrix } from '../parity/rs.js';
@@ -52,7 +53,7 @@ export async function rebuildMissing(m: SetMembers, out: string, progress?: Prog
         }
         if ((await w.close()) !== f.sha256) {
           throw new BrickpostError('FIXITY_MISMATCH', `rebuilt ${quote(f.path)} of drive ${share.index + 1} does not match its SHA-256 in the set file: a drive used to rebuild it is damaged`, {
-            hint: `run brickpost verify on drives ${chosen.map((i) => i + 1).join(', ')} and brickpost repair on the damaged one`,
+            hint: `verify each drive used, to find the damaged one: ${chosen.map((i) => commandLine(['verify', m.members.get(i)!.dir])).join('; ')}`,
           });
         }
         progress?.add(0, 1);
@@ -64,7 +65,10 @@ export async function rebuildMissing(m: SetMembers, out: string, progress?: Prog
   return bytes;
 }
 
-/** Reads a share stream (its files back to back; zeros past its end) from a drive's bag. */
+/**
+ * Reads a share stream (its files back to back; zeros past its end) from a
+ * drive's bag: each file no further than the size the set file gives it.
+ */
 class ShareStream {
   private fh: FileHandle | null = null;
   private at = -1;
@@ -84,7 +88,7 @@ class ShareStream {
       const fh = await this.handle(i);
       const n = Math.min(len - done, f.offset + f.size - p);
       const { bytesRead } = await fh.read(buf, done, n, p - f.offset);
-      if (bytesRead < n) throw new BrickpostError('TRUNCATED', `${quote(f.path)} on drive ${this.share.index + 1} is shorter than the set file says`, { path: join(this.bag, f.path), hint: 'run brickpost repair on that drive' });
+      if (bytesRead < n) throw new BrickpostError('TRUNCATED', `${quote(f.path)} on drive ${this.share.index + 1} is shorter than the set file says`, { path: join(this.bag, f.path), hint: this.hint() });
       done += n;
     }
     return buf;
@@ -110,7 +114,7 @@ class ShareStream {
     try {
       this.fh = await openDriveFile(path, `${quote(f.path)} of drive ${this.share.index + 1}`);
     } catch (e) {
-      if (isBrickpostError(e) && e.code === 'FILE_MISSING') throw new BrickpostError('FILE_MISSING', `${quote(f.path)} of drive ${this.share.index + 1} is missing`, { path, hint: 'run brickpost repair on that drive' });
+      if (isBrickpostError(e) && e.code === 'FILE_MISSING') throw new BrickpostError('FILE_MISSING', `${quote(f.path)} of drive ${this.share.index + 1} is missing`, { path, hint: this.hint() });
       throw e;
     }
     this.at = i;
@@ -120,5 +124,10 @@ class ShareStream {
   async close(): Promise<void> {
     await this.fh?.close();
     this.fh = null;
+  }
+
+  /** What to do about a file of this drive that is not as the set file says. */
+  private hint(): string {
+    return `${commandLine(['verify', this.bag])} says whether that drive's recovery data can repair it; or give another drive of the set instead`;
   }
 }

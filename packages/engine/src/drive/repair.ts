@@ -5,7 +5,8 @@ import { Progress } from '../io/progress.js';
 import { trustedVerifiers } from '../keys/index.js';
 import { repairRecovery, scanRecovery, type RecoveryReport } from '../recovery/index.js';
 import { findShipment } from './layout.js';
-import { openShipment } from './open.js';
+import { openShipment, type OpenedShipment } from './open.js';
+import { payloadBound } from './payload-bound.js';
 
 /**
  * Repairs a drive in place from its own recovery data (FORMAT.md
@@ -24,7 +25,9 @@ export async function repair(ctx: Context, opts: RepairOptions, onEvent: EventSi
   }
   const progress = new Progress(onEvent, 'repair');
   // The payload manifest openShipment checked against the signed tag manifest is the one repair uses: it is not read again.
-  const r = await (opts.dryRun ? scanRecovery : repairRecovery)(found.dir, { progress, signal, payload: s.payload });
+  // Nothing is read past what signed data allows a file: a longer one is cut to its recorded size, never hashed whole.
+  const bound = (rel: string): number => payloadBound(s, rel).max;
+  const r = await (opts.dryRun ? scanRecovery : repairRecovery)(found.dir, { progress, signal, payload: s.payload, bound });
   progress.emit();
   const files = r.files.filter((f) => f.status !== 'intact');
   return {
@@ -41,12 +44,18 @@ export async function repair(ctx: Context, opts: RepairOptions, onEvent: EventSi
   };
 }
 
-/** What verify says about damage a drive's recovery data could repair; `payload` is the payload manifest verify checked. */
-export async function repairStatus(bagDir: string, payload: ReadonlyMap<string, string>, signal?: AbortSignal): Promise<VerifyRepairStatus> {
-  const r: RecoveryReport = await scanRecovery(bagDir, { signal, payload });
+/**
+ * What verify says about damage a drive's recovery data could repair, for
+ * the opened shipment verify checked; `failing` are the bag paths fixity
+ * found damaged. Repairable only when each of them is a file the recovery
+ * data can repair, so that proposing `brickpost repair` is never in vain.
+ */
+export async function repairStatus(s: OpenedShipment, failing: readonly string[], signal?: AbortSignal): Promise<VerifyRepairStatus> {
+  const r: RecoveryReport = await scanRecovery(s.dir, { signal, payload: s.payload, bound: (rel) => payloadBound(s, rel).max });
   const files = r.files.filter((f) => f.status !== 'intact');
+  const covered = failing.every((rel) => files.some((f) => f.path === rel && f.status === 'repairable'));
   return {
-    repairable: files.every((f) => f.status === 'repairable') && r.windowProblems.every((w) => w.state === 'degraded'),
+    repairable: covered && files.every((f) => f.status === 'repairable') && r.windowProblems.every((w) => w.state === 'degraded'),
     damagedBlocks: r.damagedBlocks,
     files: files.map((f) => ({ path: f.path, damagedBlocks: f.damaged.length, repairable: f.status === 'repairable' })),
   };

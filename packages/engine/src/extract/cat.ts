@@ -18,7 +18,7 @@ const ZEROS = Buffer.alloc(1 << 20);
  * @throws BrickpostError NOT_FOUND (no such entry), USAGE (a folder, a link or a special file), BASIS_MISSING (a file of an incremental shipment that reuses data it does not carry), and what opening and reading the drive throw
  */
 export async function cat(ctx: Context, opts: CatOptions, write: (b: Buffer) => Promise<void>, onEvent: EventSink, signal?: AbortSignal): Promise<{ shipmentId: string; path: string; bytes: number }> {
-  const r = await openReadable(ctx, opts.drive, opts.drives ?? [], opts.shipment, onEvent, signal);
+  const r = await openReadable(ctx, opts.drive, opts.drives ?? [], opts.shipment, onEvent, signal, opts.maxExpansion);
   try {
     const sel = new Selection([opts.path]);
     let want: string | null = null;

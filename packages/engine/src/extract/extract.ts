@@ -4,7 +4,7 @@ import { closeSync, constants, fchmodSync, ftruncateSync, linkSync, lstatSync, m
 import { realpath } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import * as posix from '@brickpost/posix';
-import { BrickpostError, displayName, fromBytes, quote, toBytes, type DirRecord, type EntryAttributes, type FileRecord, type HardRecord, type LinkRecord, type SpecialRecord } from '@brickpost/manifest';
+import { BrickpostError, displayName, fromBytes, quote, toBytes, type ChunkRef, type DirRecord, type EntryAttributes, type FileRecord, type HardRecord, type LinkRecord, type SpecialRecord } from '@brickpost/manifest';
 import type { EventSink, ExtractOptions, ExtractSummary } from '../api.js';
 import type { Context } from '../context.js';
 import { toEnvironmentError } from '../io/errors.js';
@@ -49,10 +49,10 @@ export async function extract(ctx: Context, opts: ExtractOptions, onEvent: Event
     throw toEnvironmentError(e, 'cannot create the folder to extract into');
   });
   const out = await realpath(resolve(opts.to));
-  const r = await openReadable(ctx, opts.drive, opts.drives ?? [], opts.shipment, onEvent, signal);
+  const r = await openReadable(ctx, opts.drive, opts.drives ?? [], opts.shipment, onEvent, signal, opts.maxExpansion);
   try {
     const survey = await surveySelection(r, sel, out);
-    await requireSpace(out, survey.bytes, { where: 'target folder', what: 'the entries to extract' });
+    await requireSpace(out, survey.room, { where: 'target folder', what: 'the entries to extract' });
     const x = new Extractor(out, sel, survey.sources, policy, (message, path) => onEvent({ type: 'warning', code: 'NOT_APPLIED', message, path }));
     const progress = new Progress(onEvent, 'extract');
     progress.bytesTotal = survey.bytes;
@@ -87,15 +87,16 @@ export async function extract(ctx: Context, opts: ExtractOptions, onEvent: Event
 
 /**
  * The first pass: what is taken, and whether it can be. Returns the bytes
- * to write, the files, and for each file taken only through a hard link the
- * path to write it at.
+ * of the files taken, the room they need (less their holes), the files,
+ * and for each file taken only through a hard link the path to write it at.
  * @throws BrickpostError NOT_FOUND, USAGE, BASIS_MISSING
  */
-async function surveySelection(r: Readable, sel: Selection, out: string): Promise<{ bytes: number; files: number; sources: Map<string, string> }> {
+async function surveySelection(r: Readable, sel: Selection, out: string): Promise<{ bytes: number; room: number; files: number; sources: Map<string, string> }> {
   const sources = new Map<string, string>();
   const inTheWay: string[] = [];
   const needsBase: string[] = [];
   let bytes = 0;
+  let room = 0;
   let files = 0;
   let file: FileRecord | null = null;
   let relative = false;
@@ -107,6 +108,7 @@ async function surveySelection(r: Readable, sel: Selection, out: string): Promis
     if (rec.t === 'shipment') relative = rec.bases.length > 0 || rec.against !== null;
     if (rec.t === 'more') {
       if (file && relative && rec.c.some((c) => c.length === 2 || c.length === 6)) needsBase.push(file.p);
+      if (file) room -= holes(rec.c);
       continue;
     }
     file = null;
@@ -121,6 +123,8 @@ async function surveySelection(r: Readable, sel: Selection, out: string): Promis
     if (rec.t === 'file') {
       files++;
       bytes += rec.size;
+      // Holes of a sparse file are not written: they take no room.
+      room += rec.size - holes(rec.c);
       file = rec;
       if (relative && rec.c.some((c) => c.length === 2 || c.length === 6)) needsBase.push(rec.p);
     } else if (rec.t === 'hard' && !sel.selects(rec.to) && !sources.has(rec.to)) {
@@ -138,7 +142,12 @@ async function surveySelection(r: Readable, sel: Selection, out: string): Promis
       hint: 'extract into an empty folder, or move those entries away first',
     });
   }
-  return { bytes, files, sources };
+  return { bytes, room, files, sources };
+}
+
+/** The bytes of the holes among a record's chunk refs. */
+function holes(refs: readonly ChunkRef[]): number {
+  return refs.reduce((n, r) => n + (r.length === 1 ? r[0] : 0), 0);
 }
 
 /** Writes the entries of a walk over the shipment (ShipmentVisitor). */

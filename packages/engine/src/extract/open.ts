@@ -12,6 +12,7 @@ import { Progress } from '../io/progress.js';
 import { requireSpace } from '../io/space.js';
 import { trustedVerifiers } from '../keys/index.js';
 import type { EventSink } from '../api.js';
+import { expansionLimit } from '../verify/expansion.js';
 
 /** A shipment opened for reading some of its entries, and the scratch folder that goes with it. */
 export interface Readable {
@@ -31,9 +32,11 @@ export interface Readable {
  * checked, so every pass reads the same bytes. Chunks are then read where
  * they are, each checked against its keyed id (extract and cat need no
  * whole-pack check: every byte they use is authenticated by its chunk).
- * @throws BrickpostError what openShipment and openMembers throw; SET_INCOMPLETE; NO_SPACE, IO
+ * Every read of its manifest applies `maxExpansion` (verify/expansion.ts).
+ * @throws BrickpostError USAGE (a bad maxExpansion), what openShipment and openMembers throw; SET_INCOMPLETE; NO_SPACE, IO
  */
-export async function openReadable(ctx: Context, drive: string, more: string[], shipment: string | undefined, onEvent: EventSink, signal?: AbortSignal): Promise<Readable> {
+export async function openReadable(ctx: Context, drive: string, more: string[], shipment: string | undefined, onEvent: EventSink, signal?: AbortSignal, maxExpansion?: number | 'none'): Promise<Readable> {
+  const limit = expansionLimit(maxExpansion);
   const me = ctx.identity();
   const identities = age.parseIdentityFile(me.ageIdentity);
   const trusted = trustedVerifiers(ctx.catalog);
@@ -55,7 +58,7 @@ export async function openReadable(ctx: Context, drive: string, more: string[], 
     let s = mergedShipment(members, lost.length > 0 ? join(scratch, 'rebuilt') : null);
     const copy = join(scratch, 'manifest.age');
     await copyDriveFile(join(members.first.dir, MANIFEST_PATH), copy, s.payload.get(MANIFEST_PATH)!, MANIFEST_PATH, payloadBound(members.first, MANIFEST_PATH));
-    s = { ...s, manifestFile: copy };
+    s = { ...s, manifestFile: copy, maxExpansion: limit };
     return {
       shipment: s,
       identities,

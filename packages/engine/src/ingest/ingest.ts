@@ -9,7 +9,7 @@ import type { Context } from '../context.js';
 import { recordIngested } from '../custody/index.js';
 import type { OpenedShipment } from '../drive/open.js';
 import { payloadBound } from '../drive/payload-bound.js';
-import { requireSpace } from '../io/space.js';
+import { SpaceBudget } from '../io/space.js';
 import { copyDriveFile } from '../drive/read-limited.js';
 import { withDriveHint } from '../drive/read-hint.js';
 import { rebuildMissing } from '../drive/rebuild.js';
@@ -21,6 +21,7 @@ import { trustedVerifiers } from '../keys/index.js';
 import { readManifest, readManifestFile } from '../verify/manifest-stream.js';
 import { damagedFiles, findDamage } from '../verify/damage.js';
 import { describeCreated } from '../verify/created.js';
+import { expansionLimit } from '../verify/expansion.js';
 import { walkShipment } from '../verify/walk-shipment.js';
 import { checkChain, checkNotOlder } from './chain.js';
 import { chooseShipment } from './choose.js';
@@ -81,6 +82,7 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
     throw new BrickpostError('USAGE', `--keep-undo ${String(opts.keepUndo)} must be a whole number from 0 to 1000`);
   }
   const policy = policyOf(opts);
+  const maxExpansion = expansionLimit(opts.maxExpansion);
   const dest = await prepareDest(opts.dest);
   const folder = new DestFolder(dest);
   await folder.ensure();
@@ -99,7 +101,7 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
     // that answered two reads of the manifest differently cannot make the passes disagree.
     const incoming = join(folder.state, 'incoming', `${s.id}.age`);
     await copyDriveFile(join(s.dir, MANIFEST_PATH), incoming, s.payload.get(MANIFEST_PATH)!, MANIFEST_PATH, payloadBound(s, MANIFEST_PATH));
-    s = { ...s, manifestFile: incoming };
+    s = { ...s, manifestFile: incoming, maxExpansion };
     members.first = s;
     let header: ShipmentRecord | null = null;
     for await (const r of readManifest(s, identities)) {
@@ -152,13 +154,14 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
       current ? oldFilesFromManifest(dest, readManifestFile(folder.manifest(current.shipment), identities)) : scanOldTree(dest, key, signal);
     await loadOldTree(db, oldTree());
     caps = await probeDest(dest, folder.state, opts.windowsNames === true);
-    const plan = await planApply(db, dest, s.id, readManifest(s, identities), { caps, policy });
+    const lost = lostShares(members);
+    // Free space is taken while the plan streams: a shipment needing more than DEST holds stops at once.
+    const room = await SpaceBudget.of(dest, lost.reduce((a, x) => a + x.bytes, 0), { where: 'destination', what: 'the shipment' });
+    const plan = await planApply(db, dest, s.id, readManifest(s, identities), { caps, policy, room });
     if (plan.collisionCount > 0) throw collisionError(dest, caps, plan.collisions, plan.collisionCount);
     if (plan.missing.length > 0) {
       throw await refuse(ctx, folder, s, h, state, plan.missing, opts.requestOut, oldTree);
     }
-    const lost = lostShares(members);
-    await requireSpace(dest, plan.bytesToStage + lost.reduce((a, x) => a + x.bytes, 0), { where: 'destination', what: 'the shipment' });
     const rebuilt = join(folder.state, 'rebuild', s.id);
     if (lost.length > 0) {
       const rp = new Progress(onEvent, 'rebuild');
@@ -192,7 +195,8 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
       if (e instanceof BrickpostError && e.code === 'BASIS_MISSING' && e.path) {
         throw await refuse(ctx, folder, s, h, state, [{ path: e.path, reason: e.message }], opts.requestOut, oldTree);
       }
-      if (e instanceof BrickpostError && e.category === 'integrity' && !opts.skipDamaged) {
+      // A refusal of what the publisher signed (MALFORMED with its own hint) is not drive damage: its hint stays.
+      if (e instanceof BrickpostError && e.category === 'integrity' && !opts.skipDamaged && !(e.code === 'MALFORMED' && e.hint)) {
         throw new BrickpostError(e.code, e.message, {
           cause: e,
           ...(e.path ? { path: e.path } : {}),

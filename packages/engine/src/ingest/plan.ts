@@ -8,6 +8,7 @@ import {
   foldKey,
   fromBytes,
   quote,
+  refLength,
   RESERVED_ROOT_NAME,
   toBytes,
   type ChunkRef,
@@ -19,6 +20,7 @@ import {
   type SpecialRecord,
 } from '@brickpost/manifest';
 import { toEnvironmentError } from '../io/errors.js';
+import type { SpaceBudget } from '../io/space.js';
 import { fsPath } from '../io/fs-path.js';
 import { NOT_APPLIED } from './attrs.js';
 import type { DestCaps } from './dest-caps.js';
@@ -65,6 +67,8 @@ export interface Plan {
 export interface PlanOptions {
   caps: DestCaps;
   policy: ApplyPolicy;
+  /** Takes the room each staged file needs (its size less its holes) as soon as it is known. */
+  room?: SpaceBudget;
 }
 
 /**
@@ -98,7 +102,7 @@ export interface PlanOptions {
  * the shipment). Held and delta chunks of staged files whose data DEST lacks
  * are collected in `missing`: the caller refuses the shipment before
  * anything changes. With the Windows name rules, every path must pass them.
- * @throws BrickpostError UNSAFE_PATH, MALFORMED (a hard link to a path that is not a file of the shipment)
+ * @throws BrickpostError UNSAFE_PATH, MALFORMED (a hard link to a path that is not a file of the shipment), NO_SPACE (opts.room)
  */
 export async function planApply(db: DestDb, dest: string, shipment: string, records: AsyncIterable<ManifestRecord>, opts: PlanOptions): Promise<Plan> {
   const { caps, policy } = opts;
@@ -143,6 +147,9 @@ export async function planApply(db: DestDb, dest: string, shipment: string, reco
   let dig: ChunkListDigest | null = null;
   let heldMissing = 0;
   let basisProblem: string | null = null;
+  /** The file has no old copy, so it is staged: its room is taken ref by ref; `holes` are its bytes that take none. */
+  let staged = false;
+  let holes = 0;
 
   const finishFile = (): void => {
     const r = file;
@@ -165,6 +172,7 @@ export async function planApply(db: DestDb, dest: string, shipment: string, reco
     if (basisProblem) addMissing(r.p, basisProblem);
     plan.filesStaged++;
     plan.bytesToStage += r.size;
+    if (!staged) opts.room?.take(r.size - holes);
     if (st) op('retire', r.p, { oldMode: old ? old.mode : null, oldMtime: old ? old.mtime : null }), plan.retired++;
     const k = op('install', r.p, { mode: r.mode, mtime: r.mtime, attrs: r });
     addNew(r.p, 'file', 'stage', k, digest);
@@ -173,6 +181,8 @@ export async function planApply(db: DestDb, dest: string, shipment: string, reco
   const takeRefs = (refs: ChunkRef[]): void => {
     for (const ref of refs) {
       dig!.addRef(ref);
+      if (ref.length === 1) holes += ref[0];
+      else if (staged) opts.room?.take(refLength(ref));
       if (ref.length === 2 && !getHeld.get(Buffer.from(ref[0], 'hex'))) heldMissing++;
     }
   };
@@ -251,6 +261,8 @@ export async function planApply(db: DestDb, dest: string, shipment: string, reco
           dig = new ChunkListDigest();
           heldMissing = 0;
           basisProblem = null;
+          holes = 0;
+          staged = getOld.get(dbPath(r.p)) === undefined;
           if (r.b) {
             const b = getOld.get(dbPath(r.b[0])) as { size: number; ok: number } | undefined;
             if (!b) basisProblem = `its delta applies to ${quote(r.b[0])}, which the destination does not have`;

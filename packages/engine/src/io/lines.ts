@@ -1,70 +1,56 @@
-import type { DecompressStream } from 'zstd-napi';
 import { BrickpostError } from '@brickpost/manifest';
-import { MAX_WINDOW_LOG } from '../chunk/zstd.js';
+
+/** Bytes decoded at once, so a long line is refused before a larger string is built. */
+const SLICE = 64 << 10;
 
 /**
- * The lines of a stream of UTF-8 text arriving in chunks (a zstd
- * decompressor's output), without their newlines, in memory bounded by one
- * line of at most `maxLine` characters. The stream must end with a newline.
- * What the stream itself throws that is not a BrickpostError or a system
- * error comes from the decompressor: a frame needs a window over
- * MAX_WINDOW_LOG (LIMIT_EXCEEDED), or the data is not zstd (MALFORMED).
- * @throws BrickpostError MALFORMED, LIMIT_EXCEEDED, TRUNCATED
+ * The lines of a stream of UTF-8 text arriving in pieces (inflate's
+ * output), without their newlines, in memory bounded by one line of at
+ * most `maxLine` code units (FORMAT.md §9.2 counts a line in UTF-16 code
+ * units) and one slice of 64 KiB, whatever size the pieces are: a line is
+ * refused as soon as it passes the limit, before the rest of it is read.
+ * The stream must end with a newline.
+ * @throws BrickpostError MALFORMED (not UTF-8), LIMIT_EXCEEDED (a line too long), TRUNCATED (no final newline), and what the stream throws
  */
-export async function* textLines(chunks: AsyncIterable<unknown>, where: string, maxLine: number): AsyncGenerator<string> {
+export async function* textLines(pieces: AsyncIterable<Uint8Array>, where: string, maxLine: number): AsyncGenerator<string> {
   const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
   let carry = '';
   let line = 0;
-  try {
-    for await (const out of chunks) {
+  /** Bytes of text before the current slice. */
+  let offset = 0;
+  const tooLong = (n: number): BrickpostError =>
+    new BrickpostError('LIMIT_EXCEEDED', `${where} line ${n}: longer than the limit of ${maxLine} characters (UTF-16 code units)`);
+  for await (const piece of pieces) {
+    for (let from = 0; from < piece.length; from += SLICE) {
+      const bytes = piece.subarray(from, Math.min(piece.length, from + SLICE));
       let text: string;
       try {
-        text = carry + decoder.decode(out as Uint8Array, { stream: true });
+        text = carry + decoder.decode(bytes, { stream: true });
       } catch {
-        const bytes = out as Uint8Array;
         const k = firstInvalid(bytes);
         const n = line + 1 + bytes.subarray(0, k).filter((b) => b === 0x0a).length;
         const hex = Buffer.from(bytes.subarray(k, k + 4)).toString('hex').replace(/(..)(?!$)/g, '$1 ');
-        throw new BrickpostError('MALFORMED', `${where} line ${n}: not valid UTF-8 (bytes ${hex})`);
+        throw new BrickpostError('MALFORMED', `${where} line ${n}: not valid UTF-8 (bytes ${hex} at text offset ${offset + k})`);
       }
       let at = 0;
       for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', at)) {
         line++;
-        if (nl - at > maxLine) throw new BrickpostError('LIMIT_EXCEEDED', `${where} line ${line}: longer than ${maxLine} bytes`);
+        if (nl - at > maxLine) throw tooLong(line);
         yield text.slice(at, nl);
         at = nl + 1;
       }
       carry = text.slice(at);
-      if (carry.length > maxLine) throw new BrickpostError('LIMIT_EXCEEDED', `${where} line ${line + 1}: longer than ${maxLine} bytes`);
+      offset += bytes.length;
+      if (carry.length > maxLine) throw tooLong(line + 1);
     }
-  } catch (e) {
-    if (e instanceof BrickpostError || (e as NodeJS.ErrnoException).code !== undefined) throw e;
-    // zstd's words for a frame whose window is over the decoder's windowLogMax.
-    if (/too much memory/i.test((e as Error).message)) {
-      throw new BrickpostError('LIMIT_EXCEEDED', `${where}: a zstd frame needs a window larger than the ${2 ** (MAX_WINDOW_LOG - 20)} MiB limit`, { cause: e });
-    }
-    throw new BrickpostError('MALFORMED', `${where}: not a valid zstd stream (${(e as Error).message})`, { cause: e });
   }
   try {
     // Flushes the decoder: bytes of a character cut short at the end are invalid, not dropped.
     decoder.decode();
   } catch {
-    throw new BrickpostError('MALFORMED', `${where}: not valid UTF-8 (ends inside a character)`);
+    throw new BrickpostError('MALFORMED', `${where}: not valid UTF-8 (ends inside a character, at text offset ${offset})`);
   }
   if (carry.length > 0) throw new BrickpostError('TRUNCATED', `${where}: last line has no newline`);
-}
-
-/** Resolves when the stream can take more, or is gone; leaves no listener behind. */
-export function drainOrClose(stream: DecompressStream): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => {
-      stream.off('drain', done);
-      stream.off('close', done);
-      resolve();
-    };
-    stream.on('drain', done);
-    stream.on('close', done);
-  });
 }
 
 /**

@@ -125,8 +125,13 @@ export async function createInBag(bagDir: string, rel: string): Promise<{ fh: Fi
   }
 }
 
-/** SHA-256 (hex) of an open file's content, or undefined when it cannot be read to the end (`onError` hears why). */
-export async function sha256Of(fh: FileHandle, onError?: OnReadError): Promise<string | undefined> {
+/**
+ * SHA-256 (hex) of an open file's content, or undefined when it cannot be
+ * read to the end (`onError` hears why), or is longer than `max` (what
+ * signed data allows it: it cannot match its signed digest, and is not read).
+ */
+export async function sha256Of(fh: FileHandle, max = Infinity, onError?: OnReadError): Promise<string | undefined> {
+  if ((await fh.stat()).size > max) return undefined;
   const hash = createHash('sha256');
   const buf = Buffer.allocUnsafe(1 << 20);
   for (let pos = 0; ; ) {
@@ -134,6 +139,8 @@ export async function sha256Of(fh: FileHandle, onError?: OnReadError): Promise<s
     if (n < 0) return undefined;
     hash.update(buf.subarray(0, n));
     pos += n;
+    // A file that grows while it is read is not read past its bound either.
+    if (pos > max) return undefined;
     if (n < buf.length) return hash.digest('hex');
   }
 }

@@ -49,7 +49,7 @@ export async function checkWindow(ctx: CheckContext, w: number, rel: string): Pr
     let read: ReadHeader | undefined;
     try {
       read = await readWindowHeader(fh, entry.size, rel);
-      if (read) checkHeaderFits(read.header, w, ctx.manifest, rel);
+      if (read) checkHeaderFits(read.header, w, ctx, rel);
     } catch (e) {
       if (isBrickpostError(e) && (e.category === 'integrity' || e.category === 'unsafe')) return problem('refused', e.message, e);
       throw e;
@@ -66,15 +66,21 @@ export async function checkWindow(ctx: CheckContext, w: number, rel: string): Pr
 }
 
 /**
- * An intact header belongs in this file and names only files the payload
- * manifest lists.
+ * An intact header belongs in this file, names only files the payload
+ * manifest lists, and no block past what signed data allows a file
+ * (`ctx.bound`), so nothing past it is read or written.
  * @throws BrickpostError MALFORMED, UNSAFE_PATH
  */
-function checkHeaderFits(h: WindowHeader, w: number, manifest: ReadonlyMap<string, string>, rel: string): void {
+function checkHeaderFits(h: WindowHeader, w: number, ctx: CheckContext, rel: string): void {
   if (h.window !== w) throw new BrickpostError('MALFORMED', `recovery file ${quote(rel)} holds the header of window ${h.window}`, { path: rel });
+  const B = h.params.blockSize;
   for (const g of h.segments) {
-    if (!manifest.has(g.path)) {
+    if (!ctx.manifest.has(g.path)) {
       throw new BrickpostError('UNSAFE_PATH', `recovery file ${quote(rel)} names ${quote(g.path)}, which the payload manifest does not list`, { path: rel });
+    }
+    const bound = ctx.bound?.(g.path) ?? Infinity;
+    if (g.count > 0 && (g.first + g.count - 1) * B >= bound) {
+      throw new BrickpostError('MALFORMED', `recovery file ${quote(rel)} names blocks of ${quote(g.path)} up to offset ${(g.first + g.count - 1) * B}, past the ${bound} bytes signed data allows it`, { path: rel });
     }
   }
 }

@@ -50,7 +50,7 @@ export async function repairRecovery(bagDir: string, opts: RecoveryReadOptions =
   const targets = new Map<string, Target>();
   for (const f of report.files) {
     if (f.status !== 'repairable' && !(f.status === 'unrepairable' && f.actualSize !== null && f.damaged.length > f.unrepairable.length)) continue;
-    if (f.actualSize !== null && (await digestOf(bagDir, f.path)) === manifest.get(f.path)) {
+    if (f.actualSize !== null && (await digestOf(bagDir, f.path, opts.bound?.(f.path))) === manifest.get(f.path)) {
       Object.assign(f, { status: 'intact', damaged: [], unrepairable: [] });
       f.reason = 'the file matches the payload manifest, so the recovery data that disagrees with it is wrong; the file was left as it is';
       continue;
@@ -76,7 +76,7 @@ export async function repairRecovery(bagDir: string, opts: RecoveryReadOptions =
     await writers.closeAll();
     await readers.closeAll();
   }
-  for (const t of targets.values()) await finish(bagDir, t, manifest.get(t.file.path)!, onError(t.file.path));
+  for (const t of targets.values()) await finish(bagDir, t, manifest.get(t.file.path)!, onError(t.file.path), opts.bound?.(t.file.path));
   if (failed && [...targets.values()].some((t) => t.file.status !== 'repaired')) {
     throw toEnvironmentError(failed.e, 'the repair stopped on a read error', { on: 'drive', path: failed.path, then: `run: brickpost repair ${shellWord(dirname(dirname(bagDir)))}` });
   }
@@ -135,8 +135,12 @@ async function writeAt(fh: FileHandle, block: Buffer, pos: number, rel: string):
   }
 }
 
-/** Restores the recorded size, fsyncs, and sets the file's status from its SHA-256. */
-async function finish(bagDir: string, t: Target, digest: string, onError: OnReadError): Promise<void> {
+/**
+ * Restores the recorded size (a file longer than it is cut to it: no byte
+ * past it belongs to the file), fsyncs, and sets the file's status from its
+ * SHA-256, read no further than `max`, what signed data allows the file.
+ */
+async function finish(bagDir: string, t: Target, digest: string, onError: OnReadError, max?: number): Promise<void> {
   const f = t.file;
   if ((await probe(bagDir, f.path)).kind === 'missing') {
     f.status = 'unrepairable';
@@ -148,7 +152,7 @@ async function finish(bagDir: string, t: Target, digest: string, onError: OnRead
   try {
     if (f.size !== null && (await fh.stat()).size !== f.size) await fh.truncate(f.size);
     await fh.sync();
-    actual = await sha256Of(fh, onError);
+    actual = await sha256Of(fh, max, onError);
   } catch (e) {
     throw toEnvironmentError(e, `cannot finish the repair of ${quote(f.path)}`, { on: 'drive', path: join(bagDir, f.path) });
   } finally {
@@ -167,11 +171,11 @@ async function finish(bagDir: string, t: Target, digest: string, onError: OnRead
   }
 }
 
-/** SHA-256 of a protected file, or undefined when it cannot be read whole. */
-async function digestOf(bagDir: string, rel: string): Promise<string | undefined> {
+/** SHA-256 of a protected file, or undefined when it cannot be read whole or is longer than `max`. */
+async function digestOf(bagDir: string, rel: string, max?: number): Promise<string | undefined> {
   const fh = await openInBag(bagDir, rel, false);
   try {
-    return await sha256Of(fh);
+    return await sha256Of(fh, max);
   } finally {
     await fh.close();
   }

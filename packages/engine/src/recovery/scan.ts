@@ -89,7 +89,7 @@ export async function scanPass(bagDir: string, opts: RecoveryReadOptions): Promi
   for (const f of report.files) {
     const entry = entries.get(f.path)!;
     f.actualSize = entry.kind === 'file' ? entry.size : null;
-    Object.assign(f, scanStatus(f, entry));
+    Object.assign(f, scanStatus(f, entry, opts.bound?.(f.path)));
     report.blocks += f.blocks;
     report.damagedBlocks += f.damaged.length;
     report.unrepairableBlocks += f.unrepairable.length;

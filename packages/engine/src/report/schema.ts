@@ -20,7 +20,7 @@ const obj = (properties: Record<string, Schema>, optional: string[] = []): Schem
   properties,
 });
 
-const problem = obj({ code: { type: 'string', pattern: '^[A-Z_]+$' }, message: str, path: str }, ['path']);
+const problem = obj({ code: { type: 'string', pattern: '^[A-Z_]+$' }, message: str, path: str, hint: str }, ['path', 'hint']);
 const outcome = enm('ok', 'failed', 'skipped');
 const keyId = { type: 'string', pattern: '^([0-9A-F]{16})?$' };
 

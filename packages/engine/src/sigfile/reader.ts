@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { access, open } from 'node:fs/promises';
-import { DecompressStream } from 'zstd-napi';
 import { BrickpostError, parseStrictJson, quote } from '@brickpost/manifest';
 import { toEnvironmentError } from '../io/errors.js';
 import { HeaderFrame } from '../io/header-frame.js';
-import { drainOrClose, textLines } from '../io/lines.js';
+import { inflate } from '../io/inflate.js';
+import { textLines } from '../io/lines.js';
 import { hashFile, minisigPath, verifyDetached, type Verifier } from './detached.js';
 import { checkHeader, checkSigRecord, SIG_LIMITS, SIGNATURE_FORMAT, SigRecordOrder, sigTrustedComment, type SigHeader, type SigRecord } from './records.js';
 
@@ -72,54 +72,46 @@ export async function openSignatureFile(path: string, verifiers: ReadonlyArray<V
  * checked line by line; at the end, the file's SHA-256 must be `sha256`.
  */
 async function* readRecords(path: string, sha256: string, onHeader: (h: SigHeader) => void): AsyncGenerator<SigRecord> {
-  const unz = new DecompressStream({ windowLogMax: 23 });
   const hash = createHash('sha256');
-  const feeding = feed(path, unz, hash).catch((e) => unz.destroy(e));
   const order = new SigRecordOrder(path);
   let line = 0;
-  try {
-    for await (const raw of textLines(unz, path, SIG_LIMITS.lineBytes)) {
-      line++;
-      const where = `${path} line ${line}`;
-      const v = parseStrictJson(raw, { where, maxDepth: SIG_LIMITS.depth });
-      if (line === 1) {
-        onHeader(checkHeader(v, where));
-        continue;
-      }
-      const r = checkSigRecord(v, where);
-      order.push(r, line);
-      yield r;
+  // Pulled end to end: nothing is decoded before the line reader asks for it.
+  for await (const raw of textLines(inflate(afterHeader(path, hash), path), path, SIG_LIMITS.lineBytes)) {
+    line++;
+    const where = `${path} line ${line}`;
+    const v = parseStrictJson(raw, { where, maxDepth: SIG_LIMITS.depth });
+    if (line === 1) {
+      onHeader(checkHeader(v, where));
+      continue;
     }
-    await feeding;
-    if (line === 0) throw new BrickpostError('TRUNCATED', `${path}: no header`);
-    order.finish();
-    if (hash.digest('hex') !== sha256) throw new BrickpostError('SIGNATURE_INVALID', `signature file ${quote(path)} changed while being read`);
-  } finally {
-    unz.destroy();
+    const r = checkSigRecord(v, where);
+    order.push(r, line);
+    yield r;
   }
+  if (line === 0) throw new BrickpostError('TRUNCATED', `${path}: no header`);
+  order.finish();
+  if (hash.digest('hex') !== sha256) throw new BrickpostError('SIGNATURE_INVALID', `signature file ${quote(path)} changed while being read`);
 }
 
-/** Reads the file into the decompressor, after checking the frame that names the format. */
-async function feed(path: string, unz: DecompressStream, hash: ReturnType<typeof createHash>): Promise<void> {
+/** The file's bytes after the frame that names the format, hashed as they are read. */
+async function* afterHeader(path: string, hash: ReturnType<typeof createHash>): AsyncGenerator<Buffer> {
   const fh = await open(path, 'r').catch((e) => {
     throw toEnvironmentError(e, 'cannot open the signature file');
   });
   try {
     const header = new HeaderFrame(SIGNATURE_FORMAT, path);
-    const buf = Buffer.allocUnsafe(BLOCK);
     for (;;) {
-      const { bytesRead } = await fh.read(buf, 0, BLOCK, null);
+      const buf = Buffer.allocUnsafe(BLOCK);
+      const { bytesRead } = await fh.read(buf, 0, BLOCK, null).catch((e) => {
+        throw toEnvironmentError(e, `cannot read ${path}`);
+      });
       if (bytesRead === 0) break;
-      const chunk = Buffer.from(buf.subarray(0, bytesRead));
+      const chunk = buf.subarray(0, bytesRead);
       hash.update(chunk);
       const p = header.take(chunk);
-      if (p.length > 0 && !unz.write(p)) await drainOrClose(unz);
-      if (unz.destroyed) return;
+      if (p.length > 0) yield p;
     }
     header.end();
-    unz.end();
-  } catch (e) {
-    throw toEnvironmentError(e, `cannot read ${path}`);
   } finally {
     await fh.close();
   }

@@ -1,4 +1,6 @@
+import { Compressor } from 'zstd-napi';
 import type { ChunkRef } from '@brickpost/manifest';
+import { handmadeFrame, type FrameBlock } from './frames.js';
 import { leavesDest } from '../ingest/plan.js';
 import type { CraftLayout } from './craft.js';
 import { word, type RecipeLine } from './recipe-parse.js';
@@ -25,9 +27,12 @@ export function manifestLines(cmds: RecipeLine[], layout: CraftLayout): { lines:
   const v2 = layout.header.format === 'brickpost-manifest/v2';
   const t = v2 ? { dirs: 0, files: 0, links: 0, hard: 0, specials: 0, bytes: 0, chunks: 0, packs: 0 } : { dirs: 0, files: 0, bytes: 0, chunks: 0, packs: 0 };
   const count = (k: 'links' | 'hard' | 'specials'): void => void ((t as Record<string, number>)[k]! += 1);
-  // `hole:N` in a chunk list is a hole of N bytes (v2).
+  // `hole:N` in a chunk list is a hole of N bytes (v2); `NAME*N` is the chunk NAME N times.
   const refsOf = (l: RecipeLine, from: number): { refs: ChunkRef[]; data: Buffer; chunks: number } => {
-    const names = l.words.slice(from).map((w) => w.text);
+    const names = l.words.slice(from).flatMap((w) => {
+      const m = /^(.+)\*([0-9]+)$/.exec(w.text);
+      return m ? new Array<string>(Number(m[2])).fill(m[1]!) : [w.text];
+    });
     const refs = names.map((n): ChunkRef => {
       if (n.startsWith('hole:')) return [Number(n.slice(5))];
       const r = layout.refs.get(n);
@@ -111,11 +116,16 @@ function rawLine(l: RecipeLine, layout: CraftLayout): string | Buffer {
   return Buffer.concat(parts.map((p, k) => (k % 2 === 1 ? Buffer.from(p, 'hex') : Buffer.from(expand(p, l, layout), 'utf8'))));
 }
 
-/** `{{ref NAME}}`, `{{id NAME}}`, `{{len NAME}}`, `{{end NAME}}` (where its frame ends), `{{shipment}}` and `{{repeat N TEXT}}` in a raw line. */
+/**
+ * `{{ref NAME}}`, `{{id NAME}}`, `{{len NAME}}`, `{{end NAME}}` (where its
+ * frame ends), `{{shipment}}`, `{{repeat N TEXT}}` and `{{rle HEX N}}` (a
+ * marker rleFrames turns into a frame of N bytes HEX) in a raw line.
+ */
 function expand(text: string, l: RecipeLine, layout: CraftLayout): string {
   return text.replace(/\{\{(\w+)(?: (\w+))?(?: (\w+))?\}\}/g, (_, what: string, name?: string, text?: string) => {
     if (what === 'shipment') return layout.shipment;
     if (what === 'repeat') return (text ?? '').repeat(Number(name));
+    if (what === 'rle') return `\u0000rle:${(name ?? '').toLowerCase()}:${Number(text)}\u0000`;
     const r = layout.refs.get(name ?? '');
     if (!r) throw new Error(`recipe line ${l.n}: no chunk ${name}`);
     if (what === 'ref') return JSON.stringify(r);
@@ -124,4 +134,35 @@ function expand(text: string, l: RecipeLine, layout: CraftLayout): string {
     if (what === 'end') return String(r[2] + r[3]);
     throw new Error(`recipe line ${l.n}: unknown placeholder ${what}`);
   });
+}
+
+/** The marker of `{{rle HEX N}}` in the manifest text. */
+const RLE_MARK = /\u0000rle:([0-9a-f]{2}):([0-9]+)\u0000/;
+
+/**
+ * The manifest text's frames when it holds `{{rle HEX N}}` markers: the
+ * text between them in zstd frames (level 6, content size given), each
+ * marker a frame of RLE blocks declaring and decoding to N bytes HEX (a
+ * few bytes per 128 KiB, so a gibibyte of text costs the drive kilobytes).
+ * Null when the text has no marker.
+ */
+export function rleFrames(text: Buffer): Buffer | null {
+  const parts = text.toString('latin1').split(new RegExp(RLE_MARK.source, 'g'));
+  if (parts.length === 1) return null;
+  const out: Buffer[] = [];
+  for (let k = 0; k < parts.length; k += 3) {
+    if (parts[k] !== '') {
+      const z = new Compressor();
+      z.setParameters({ compressionLevel: 6, contentSizeFlag: true });
+      out.push(z.compress(Buffer.from(parts[k]!, 'latin1')));
+    }
+    if (k + 2 < parts.length) {
+      const byte = parseInt(parts[k + 1]!, 16);
+      const n = Number(parts[k + 2]);
+      const blocks: FrameBlock[] = [];
+      for (let left = n; left > 0; left -= 128 << 10) blocks.push({ type: 'rle', byte, size: Math.min(128 << 10, left) });
+      out.push(handmadeFrame(blocks, n));
+    }
+  }
+  return Buffer.concat(out);
 }

@@ -5,7 +5,7 @@ import { packHeaderFrame } from '../pack/pack-writer.js';
 import { craftShipment, type CraftChunk, type CraftedShipment, type CraftOptions } from './craft.js';
 import { bombFrame, lyingFrame } from './frames.js';
 import { content, int, parseRecipe, word, type RecipeLine } from './recipe-parse.js';
-import { manifestLines, type ExpectedEntry } from './recipe-manifest.js';
+import { manifestLines, rleFrames, type ExpectedEntry } from './recipe-manifest.js';
 import { MUTATIONS, mutate, party, type Parties } from './recipe-mutate.js';
 
 /** A vector's drive, built: the shipment and what an ok ingest must produce. */
@@ -134,6 +134,7 @@ export async function buildVector(body: string, parties: Parties, drive: string,
       return Buffer.concat(out.lines.flatMap((t, k) => [Buffer.from(t), ...(k < last || finalNewline ? [nl] : [])]));
     },
     ...(windowLog !== undefined ? { manifestFrames: (text: Buffer) => lyingFrame(text, undefined, windowLog) } : {}),
+    ...(windowLog === undefined && body.includes('{{rle ') ? { manifestFrames: (text: Buffer) => rleFrames(text) ?? text } : {}),
   };
   const needsTwin = after.some((l) => l.cmd === 'swap-pack');
   const twin = needsTwin ? await craftShipment({ ...opts, drive: scratch }) : null;

@@ -1,15 +1,17 @@
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { toEnvironmentError } from '../io/errors.js';
 import { openDriveFile } from '../drive/read-limited.js';
-import { DecompressStream } from 'zstd-napi';
 import { age, BrickpostError, entriesOf, MANIFEST_FORMATS, MANIFEST_PATH, ManifestReader, quote, RECORD_LIMITS, type ManifestExpectations, type ManifestRecord } from '@brickpost/manifest';
 import type { OpenedShipment } from '../drive/open.js';
 import { payloadBound } from '../drive/payload-bound.js';
 import { sha256File } from './fixity.js';
-import { drainOrClose, textLines } from '../io/lines.js';
+import { commandLine } from '../io/command.js';
+import { inflate, type InflateLimit } from '../io/inflate.js';
+import { DataBudget, manifestTextLimit } from './expansion.js';
+import { textLines } from '../io/lines.js';
 import { openAgeHandle } from './age-handle.js';
 import { HeaderFrame } from '../io/header-frame.js';
-import { MAX_WINDOW_LOG } from '../chunk/zstd.js';
 
 const BLOCK = 1 << 20;
 
@@ -27,18 +29,38 @@ export async function* readManifest(s: OpenedShipment, identities: age.Identity[
   if (digest !== s.payload.get(MANIFEST_PATH)) {
     throw new BrickpostError('FIXITY_MISMATCH', `${MANIFEST_PATH} does not match its SHA-256 in the signed payload manifest`, { path, hint: 'the drive was damaged or modified' });
   }
-  let first = true;
-  const records = readManifestFile(path, identities, { where: MANIFEST_PATH, expect: { entries: s.info.entries, packs: s.info.packs } });
-  for await (const r of records) {
-    if (first) checkHeader(s, r), (first = false);
-    if (r.t === 'end') {
-      const i = s.info;
-      if (r.files !== i.files || r.bytes !== i.bytes || entriesOf(r) !== i.entries) {
+  const budget = s.maxExpansion !== undefined ? new DataBudget(s, s.maxExpansion) : null;
+  const text = s.maxExpansion !== undefined ? manifestTextLimit(s.maxExpansion, (await stat(path)).size) : undefined;
+  let line = 0;
+  let file = '';
+  const i = s.info;
+  try {
+    for await (const r of readManifestFile(path, identities, { where: MANIFEST_PATH, expect: { entries: i.entries, packs: i.packs, bytes: i.bytes }, ...(text ? { text } : {}) })) {
+      if (++line === 1) checkHeader(s, r);
+      if (r.t === 'file') file = r.p;
+      if (budget && (r.t === 'file' || r.t === 'more')) budget.add(r.c, line, file);
+      if (r.t === 'end' && (r.files !== i.files || r.bytes !== i.bytes || entriesOf(r) !== i.entries)) {
         throw new BrickpostError('MALFORMED', `${MANIFEST_PATH}: holds ${r.files} files, ${entriesOf(r)} entries, ${r.bytes} bytes; the signed bag-info declares ${i.files} files, ${i.entries} entries, ${i.bytes} bytes`);
       }
+      yield r;
     }
-    yield r;
+  } catch (e) {
+    throw withDriveHint(e, s);
   }
+}
+
+/**
+ * A refusal of what the manifest holds, with what to do: it matched its
+ * signed SHA-256, so the publisher's software wrote it so (or the
+ * publisher's key made a hostile drive).
+ */
+function withDriveHint(e: unknown, s: OpenedShipment): unknown {
+  if (!(e instanceof BrickpostError) || e.hint !== undefined || !['integrity', 'unsafe'].includes(e.category)) return e;
+  return new BrickpostError(e.code, e.message, {
+    cause: e,
+    path: e.path ?? join(s.dir, MANIFEST_PATH),
+    hint: `the manifest matches its signed SHA-256, so it was made this way: do not use this shipment, and ask its publisher for a new drive (${commandLine(['verify', '--deep', s.dir])} lists every problem)`,
+  });
 }
 
 /**
@@ -51,27 +73,21 @@ export async function* readManifest(s: OpenedShipment, identities: age.Identity[
 export async function* readManifestFile(
   path: string,
   identities: age.Identity[],
-  opts: { where?: string; expect?: ManifestExpectations } = {},
+  opts: { where?: string; expect?: ManifestExpectations; text?: InflateLimit } = {},
 ): AsyncGenerator<ManifestRecord> {
   const where = opts.where ?? path;
   const reader = new ManifestReader(where, opts.expect ?? {});
-  const unz = new DecompressStream({ windowLogMax: MAX_WINDOW_LOG });
   // The plaintext opens with a skippable frame naming the format; the header record must name the same.
   const header = new HeaderFrame(MANIFEST_FORMATS, where);
-  const feeding = feed(path, identities, unz, where, header).catch((e) => unz.destroy(e));
-  try {
-    for await (const line of textLines(unz, where, RECORD_LIMITS.lineBytes)) {
-      const r = reader.push(line);
-      if (r.t === 'shipment' && r.format !== header.seen) {
-        throw new BrickpostError('MALFORMED', `${where}: the header record says ${quote(r.format)}, the header frame ${quote(header.seen ?? '')}`);
-      }
-      yield r;
+  // Pulled end to end: nothing is decrypted or decoded before the line reader asks for it.
+  for await (const line of textLines(inflate(plaintext(path, identities, where, header), where, opts.text), where, RECORD_LIMITS.lineBytes)) {
+    const r = reader.push(line);
+    if (r.t === 'shipment' && r.format !== header.seen) {
+      throw new BrickpostError('MALFORMED', `${where}: the header record says ${quote(r.format)}, the header frame ${quote(header.seen ?? '')}`);
     }
-    await feeding;
-    reader.finish();
-  } finally {
-    unz.destroy();
+    yield r;
   }
+  reader.finish();
 }
 
 function checkHeader(s: OpenedShipment, r: ManifestRecord): void {
@@ -81,18 +97,12 @@ function checkHeader(s: OpenedShipment, r: ManifestRecord): void {
   if (!same) throw new BrickpostError('MALFORMED', `${MANIFEST_PATH}: header does not match the signed bag-info (shipment ${quote(r.shipment)}, seq ${r.seq})`);
 }
 
-async function feed(path: string, identities: age.Identity[], unz: DecompressStream, where: string, header: HeaderFrame): Promise<void> {
+/** The manifest's plaintext after its header frame, a STREAM chunk at a time, decrypted as it is asked for. */
+async function* plaintext(path: string, identities: age.Identity[], where: string, header: HeaderFrame): AsyncGenerator<Buffer> {
   const fh = await openDriveFile(path, where);
   try {
     const { size, fileKey, nonce, payloadStart: start } = await openAgeHandle(fh, where, identities, path);
     const dec = new age.PayloadDecryptor(fileKey, nonce);
-    const push = async (plain: Buffer[]): Promise<void> => {
-      for (const piece of plain) {
-        const p = header.take(piece);
-        if (p.length > 0 && !unz.write(p)) await drainOrClose(unz);
-        if (unz.destroyed) return;
-      }
-    };
     for (let pos = start; pos < size; ) {
       const buf = Buffer.allocUnsafe(Math.min(BLOCK, size - pos));
       const { bytesRead } = await fh.read(buf, 0, buf.length, pos).catch((e: unknown) => {
@@ -100,12 +110,16 @@ async function feed(path: string, identities: age.Identity[], unz: DecompressStr
       });
       if (bytesRead === 0) throw new BrickpostError('TRUNCATED', `${where} shrank while being read`);
       pos += bytesRead;
-      await push(dec.update(buf.subarray(0, bytesRead)));
-      if (unz.destroyed) return;
+      for (const piece of dec.update(buf.subarray(0, bytesRead))) {
+        const p = header.take(piece);
+        if (p.length > 0) yield p;
+      }
     }
-    await push(dec.final());
+    for (const piece of dec.final()) {
+      const p = header.take(piece);
+      if (p.length > 0) yield p;
+    }
     header.end();
-    unz.end();
   } finally {
     await fh.close();
   }

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { NativeBinding, NativeBytes, PackReader } from '@brickpost/native';
+import { nativeErrorParts, type NativeBinding, type NativeBytes, type PackReader } from '@brickpost/native';
 import { age, BrickpostError, frame, isBrickpostError, packPath, parseStrictJson, quote, RECORD_LIMITS } from '@brickpost/manifest';
 import { CHUNK_PARAMS_V1 } from '../chunk/params.js';
 import { openDriveFile } from '../drive/read-limited.js';
@@ -9,7 +9,7 @@ import { HEADER_FRAME_NIBBLE } from '../io/header-frame.js';
 import { fromNative } from '../io/native.js';
 import { PACK_FORMAT } from '../pack/pack-writer.js';
 import { openAgeHandle } from './age-handle.js';
-import type { ReaderInit, ReaderRef } from './reader-messages.js';
+import { RefError, type ReaderInit, type ReaderRef } from './reader-messages.js';
 
 /** A chunk's verified bytes: held natively (the native core), or a Buffer. */
 export type ChunkBytes = Buffer | NativeBytes;
@@ -166,7 +166,8 @@ export class NativePackReaders implements PackSource {
         RECORD_LIMITS.maxDeltaLength,
       );
     } catch (e) {
-      throw this.named(e, pack);
+      const at = nativeErrorParts(e).at;
+      throw at !== null ? new RefError(at, this.named(e, pack)) : this.named(e, pack);
     }
   }
 

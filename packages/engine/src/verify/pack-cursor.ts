@@ -64,7 +64,7 @@ export class PackCursor {
       return c;
     } catch (e) {
       await fh.close();
-      if (isBrickpostError(e) && !e.path) throw new BrickpostError(e.code, `pack ${quote(rel)}: ${e.message}`, { cause: e, path });
+      if (isBrickpostError(e) && !e.path) throw new BrickpostError(e.code, e.message.includes(rel) ? `pack ${e.message}` : `pack ${quote(rel)}: ${e.message}`, { cause: e, path, ...(e.hint ? { hint: e.hint } : {}) });
       throw e;
     }
   }

@@ -1,3 +1,4 @@
+import { BrickpostError } from '@brickpost/manifest';
 import type { SerializedError } from '../chunk/messages.js';
 
 /** What a pack reader thread is started with. */
@@ -32,3 +33,16 @@ export type ReaderRequest =
 export type ReaderReply =
   | { seq: number; ok: true; chunks: Uint8Array[]; plain?: number }
   | { seq: number; ok: false; error: SerializedError };
+
+/**
+ * A pack reader's failure at one ref of a read: `ref` is its index in the
+ * refs asked for, so the walk can name the manifest entry it belongs to.
+ */
+export class RefError extends BrickpostError {
+  constructor(
+    readonly ref: number,
+    e: BrickpostError,
+  ) {
+    super(e.code, e.message, { cause: e.cause ?? e, ...(e.hint !== undefined ? { hint: e.hint } : {}), ...(e.path !== undefined ? { path: e.path } : {}) });
+  }
+}

@@ -5,11 +5,11 @@
  * handled strictly one after another. Not imported by anything else.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { age, RECORD_LIMITS } from '@brickpost/manifest';
+import { age, BrickpostError, RECORD_LIMITS } from '@brickpost/manifest';
 import { decodeChunk, decodeFrame } from '../chunk/codec.js';
 import { forPost, serializeError } from '../chunk/messages.js';
 import { PackCursor } from './pack-cursor.js';
-import type { ReaderReply, ReaderRequest, ReaderInit } from './reader-messages.js';
+import { RefError, type ReaderReply, type ReaderRequest, type ReaderInit } from './reader-messages.js';
 
 const init = workerData as ReaderInit;
 const identities = age.parseIdentityFile(init.identityText);
@@ -41,10 +41,14 @@ async function handle(req: ReaderRequest): Promise<ReaderReply> {
   if (req.op === 'read') {
     const c = await cursorFor(req.pack);
     const chunks: Uint8Array[] = [];
-    for (const [off, clen, len, id, kind] of req.refs) {
-      const frame = finished.has(req.pack) ? await c.readRandom(off, clen) : await c.read(off, clen);
-      if (kind === 'delta') chunks.push(decodeFrame(frame, len, { maxLength: RECORD_LIMITS.maxDeltaLength }));
-      else chunks.push(decodeChunk(frame, len, Buffer.from(id, 'hex'), key));
+    for (const [i, [off, clen, len, id, kind]] of req.refs.entries()) {
+      try {
+        const frame = finished.has(req.pack) ? await c.readRandom(off, clen) : await c.read(off, clen);
+        if (kind === 'delta') chunks.push(decodeFrame(frame, len, { maxLength: RECORD_LIMITS.maxDeltaLength }));
+        else chunks.push(decodeChunk(frame, len, Buffer.from(id, 'hex'), key));
+      } catch (e) {
+        throw e instanceof BrickpostError ? new RefError(i, e) : e;
+      }
     }
     return { seq: req.seq, ok: true, chunks };
   }

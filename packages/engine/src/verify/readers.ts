@@ -3,7 +3,7 @@ import { Worker } from 'node:worker_threads';
 import { BrickpostError } from '@brickpost/manifest';
 import { asBuffer, deserializeError, WORKER_LIMITS } from '../chunk/messages.js';
 import type { PackSource } from './native-readers.js';
-import type { ReaderInit, ReaderRef, ReaderReply, ReaderRequest } from './reader-messages.js';
+import { RefError, type ReaderInit, type ReaderRef, type ReaderReply, type ReaderRequest } from './reader-messages.js';
 
 type WithoutSeq<T> = T extends unknown ? Omit<T, 'seq'> : never;
 
@@ -28,7 +28,7 @@ export class PackReaders implements PackSource {
         this.waiters.delete(r.seq);
         if (!waiter) return;
         if (r.ok) waiter.resolve(r);
-        else waiter.reject(deserializeError(r.error));
+        else waiter.reject(r.error.ref !== undefined ? new RefError(r.error.ref, deserializeError(r.error)) : deserializeError(r.error));
       });
       w.on('error', (e) => this.fail(new BrickpostError('IO', `pack reader thread crashed: ${e.message}`, { cause: e })));
       this.workers.push(w);

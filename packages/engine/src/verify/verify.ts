@@ -15,6 +15,7 @@ import { Progress } from '../io/progress.js';
 import { requireSpace } from '../io/space.js';
 import { trustedVerifiers } from '../keys/index.js';
 import { describeCreated } from './created.js';
+import { expansionLimit } from './expansion.js';
 import { checkFixity } from './fixity.js';
 import { walkShipment } from './walk-shipment.js';
 
@@ -28,7 +29,10 @@ import { walkShipment } from './walk-shipment.js';
  * A drive or a temporary folder that fails to read or write (an errno) stops
  * verify: that is not a finding about the shipment, and the error says what
  * to do about the drive.
- * @throws BrickpostError when there is nothing to verify (NOT_A_DRIVE, NOT_FOUND, AMBIGUOUS_SHIPMENT), deep verify lacks an identity (NO_IDENTITY), or the environment fails (IO, NO_SPACE, PERMISSION…).
+ * Deep verify decodes each distinct chunk frame once and counts the refs
+ * it covered, and refuses (a problem, LIMIT_EXCEEDED) a shipment whose
+ * data expands past `maxExpansion` times its size on the drive.
+ * @throws BrickpostError when there is nothing to verify (NOT_A_DRIVE, NOT_FOUND, AMBIGUOUS_SHIPMENT), deep verify lacks an identity (NO_IDENTITY), maxExpansion is not a limit (USAGE), or the environment fails (IO, NO_SPACE, PERMISSION…).
  */
 export async function verify(ctx: Context, opts: VerifyOptions, onEvent: EventSink, signal?: AbortSignal): Promise<VerifyReport> {
   const found = await findShipment(opts.drive, opts.shipment);
@@ -50,11 +54,12 @@ async function verifyFound(
 ): Promise<VerifyReport> {
   const started = performance.now();
   const identityText = opts.deep ? ctx.identity().ageIdentity : '';
+  const maxExpansion = expansionLimit(opts.maxExpansion);
   const progress = new Progress(onEvent, 'verify');
   const problems: VerifyProblem[] = [];
   const asProblem = (e: unknown): void => {
     if (!isBrickpostError(e) || e.code === 'CANCELLED' || e.category === 'environment') throw e;
-    problems.push({ code: e.code, message: e.message, ...(e.path ? { path: e.path } : {}) });
+    problems.push({ code: e.code, message: e.message, ...(e.path ? { path: e.path } : {}), ...(e.hint ? { hint: e.hint } : {}) });
   };
   const report: VerifyReport = {
     ok: false,
@@ -104,7 +109,8 @@ async function verifyFound(
     report.bytesChecked = fx.bytes;
     if (fx.problems.length > 0 && opened.info.recovery > 0) {
       try {
-        report.repair = await repairStatus(opened.dir, opened.payload, signal);
+        const failing = fx.problems.flatMap((p) => (p.path !== undefined && p.path.startsWith(opened!.dir + '/') ? [p.path.slice(opened!.dir.length + 1)] : []));
+        report.repair = await repairStatus(opened, failing, signal);
       } catch (e) {
         asProblem(e);
       }
@@ -139,8 +145,9 @@ async function verifyFound(
           await rebuildMissing(m, scratch, undefined, signal);
           whole = mergedShipment(m, scratch);
         }
-        const t = await walkShipment(whole, identityText, {}, progress, signal);
-        report.chunksChecked = t.chunks - t.held;
+        const t = await walkShipment({ ...whole, maxExpansion }, identityText, {}, progress, signal);
+        report.chunksChecked = t.decoded;
+        report.refsCovered = t.chunks - t.held;
         report.chunksHeld = t.held;
         report.deep = 'ok';
       } catch (e) {

@@ -7,6 +7,8 @@ import { readManifest } from './manifest-stream.js';
 import { NativePackReaders, type ChunkBytes, type PackSource } from './native-readers.js';
 import type { ReaderRef } from './reader-messages.js';
 import { PackReaders } from './readers.js';
+import { blameRef } from './blame.js';
+import { CheckedFrames } from './checked-frames.js';
 
 /** What a walk over a shipment's content calls, in manifest order. */
 export interface ShipmentVisitor {
@@ -39,6 +41,8 @@ export interface ShipmentVisitor {
 interface Batch {
   pack: number;
   refs: ReaderRef[];
+  /** The path of the file each ref belongs to, for messages. */
+  files: string[];
   bytes: number;
   result: Promise<Array<ChunkBytes | null>> | null;
 }
@@ -66,7 +70,11 @@ const MAX_QUEUED_BYTES = 16 << 20;
  * index; a chunk stored in an earlier pack is read again from there. The
  * visitor sees the records and chunk bytes in manifest order. Held refs are
  * counted (`held`) and handed to the visitor as they are; delta frames are
- * decoded within their deltaLength and handed over unapplied.
+ * decoded within their deltaLength and handed over unapplied. A visitor
+ * that takes no chunk bytes (deep verify) has each frame decoded once
+ * however many refs name it (CheckedFrames); `decoded` counts the frames
+ * decoded, `chunks` every ref. A refusal of a chunk names its file, its
+ * pack and its offset (blameRef).
  * @throws BrickpostError on the first integrity, authenticity or safety problem.
  */
 export async function walkShipment(
@@ -77,13 +85,15 @@ export async function walkShipment(
   signal?: AbortSignal,
   /** Packs known damaged (ingest --skip-damaged): read only where wanted, never checked whole. */
   damaged: ReadonlySet<number> = new Set(),
-): Promise<{ files: number; dirs: number; bytes: number; chunks: number; held: number; deltas: number }> {
+): Promise<{ files: number; dirs: number; bytes: number; chunks: number; held: number; deltas: number; decoded: number }> {
   const identities = age.parseIdentityFile(identityText);
   let readers: PackSource | null = null;
   let nextPack = 0;
   const plainOf = new Map<number, Promise<number>>();
   const queue: Item[] = [];
-  const totals = { files: 0, dirs: 0, bytes: 0, chunks: 0, held: 0, deltas: 0 };
+  const totals = { files: 0, dirs: 0, bytes: 0, chunks: 0, held: 0, deltas: 0, decoded: 0 };
+  // Only checks, no bytes wanted: a frame checked once is checked for every ref that names it.
+  const checked = visit.chunk === undefined && visit.delta === undefined ? new CheckedFrames() : null;
   let file: FileRecord | null = null;
   /** The current file is one the visitor does not want: its refs are not read. */
   let skipping = false;
@@ -107,7 +117,7 @@ export async function walkShipment(
     }
   };
 
-  const addRef = (ref: ChunkRef): void => {
+  const addRef = (ref: ChunkRef, path: string): void => {
     if (ref.length === 1) {
       queue.push({ kind: 'hole', length: ref[0] });
       return;
@@ -125,10 +135,16 @@ export async function walkShipment(
       finishBefore(p);
       nextPack = p;
     }
+    if (delta) totals.deltas++;
+    if (checked?.seen(p, off, clen, delta ? delta[5] : len, delta ? null : id)) {
+      progress.add(len);
+      return;
+    }
+    totals.decoded++;
     if (open && (open.pack !== p || open.bytes >= BATCH_BYTES || open.refs.length >= BATCH_REFS)) send(open);
-    open ??= { pack: p, refs: [], bytes: 0, result: null };
+    open ??= { pack: p, refs: [], files: [], bytes: 0, result: null };
+    open.files.push(path);
     if (delta) {
-      totals.deltas++;
       queue.push({ kind: 'chunk', batch: open, i: open.refs.length, delta });
       open.refs.push([off, clen, delta[5], id, 'delta']);
       open.bytes += delta[5];
@@ -145,8 +161,9 @@ export async function walkShipment(
     while (queue.length > limit) {
       const it = queue[0]!;
       if (it.kind === 'chunk') {
-        send(it.batch);
-        const data = (await it.batch.result!)[it.i] ?? null;
+        const b = it.batch;
+        send(b);
+        const data = (await b.result!.catch(async (e: unknown) => Promise.reject(await blameRef(e, s, b.pack, b.refs, b.files))))[it.i] ?? null;
         queue.shift();
         queuedBytes -= it.batch.refs[it.i]![2];
         if (it.delta) {
@@ -208,10 +225,10 @@ export async function walkShipment(
           skipping = false;
           file = r;
           queue.push({ kind: 'file', r });
-          for (const ref of r.c) addRef(ref);
+          for (const ref of r.c) addRef(ref, r.p);
           break;
         case 'more':
-          if (!skipping) for (const ref of r.c) addRef(ref);
+          if (!skipping && file) for (const ref of r.c) addRef(ref, file.p);
           break;
         case 'link':
         case 'hard':

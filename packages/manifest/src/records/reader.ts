@@ -18,6 +18,8 @@ import {
 export interface ManifestExpectations {
   entries?: number;
   packs?: number;
+  /** Brickpost-Bytes: the sizes of the files may not add up to more (refused at the file record that passes it). */
+  bytes?: number;
 }
 
 /**
@@ -166,6 +168,9 @@ export class ManifestReader {
       case 'file':
         t.files++;
         t.bytes += r.size;
+        if (t.bytes > (this.expect.bytes ?? Infinity)) {
+          throw new BrickpostError('LIMIT_EXCEEDED', `${where}: the files up to ${quote(r.p)} hold more than the ${this.expect.bytes} bytes the signed bag-info declares (Brickpost-Bytes)`);
+        }
         this.file = { path: r.p, size: r.size, seen: 0, basis: r.b !== undefined, hole: false };
         if (r.b) {
           if (!this.relative) throw new BrickpostError('MALFORMED', `${where}: ${quote(r.p)} has a delta basis but the shipment names no base`);
