@@ -1,4 +1,4 @@
-import { Catalog } from './catalog/index.js';
+import type { Catalog } from './catalog/index.js';
 import { loadIdentity, type Identity } from './keys/index.js';
 
 /** What every operation of one home shares: its folder, catalog and identity. */

@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync, closeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BrickpostError, isBrickpostError } from '@brickpost/manifest';
+import { type BrickpostError, isBrickpostError } from '@brickpost/manifest';
 import { Catalog } from '../src/catalog/catalog.js';
 import { SCHEMA_VERSION } from '../src/catalog/migrate.js';
 import m001 from '../src/catalog/migrations/001-initial.js';

@@ -12,7 +12,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import * as bagit from '../src/bag/index.js';
-import { BrickpostError } from '../src/errors.js';
+import type { BrickpostError } from '../src/errors.js';
 import { packPath } from '../src/records/index.js';
 import { formatSetFile, parityPath, parseSetFile, PARITY_FILE_SIZE, type DriveSet, type SetShare } from '../src/set-file.js';
 import { FORMAT_VERSION, parseShipmentInfo, shipmentInfoFields, type ShipmentInfo } from '../src/shipment-info.js';

@@ -8,14 +8,15 @@
  * path}: contextBridge copies an Error's message only, so an Error would lose
  * the code and hint the renderer shows.
  */
-import { contextBridge, ipcRenderer } from 'electron';
+// CommonJS written as such: verbatimModuleSyntax emits imports as written.
+import electron = require('electron');
 import type { DesktopApi, JobListener } from '../shared/api.js';
 
 type Answer = { ok: true; value: unknown } | { ok: false; error: Record<string, unknown> };
 
 const listeners = new Map<string, JobListener>();
 
-ipcRenderer.on('brickpost:event', (_e, jobId: unknown, event: unknown) => {
+electron.ipcRenderer.on('brickpost:event', (_e, jobId: unknown, event: unknown) => {
   if (typeof jobId !== 'string') return;
   try {
     listeners.get(jobId)?.(event as Parameters<JobListener>[0]);
@@ -25,7 +26,7 @@ ipcRenderer.on('brickpost:event', (_e, jobId: unknown, event: unknown) => {
 });
 
 async function invoke(method: string, ...args: unknown[]): Promise<never> {
-  const answer = (await ipcRenderer.invoke(`brickpost:${method}`, ...args)) as Answer;
+  const answer = (await electron.ipcRenderer.invoke(`brickpost:${method}`, ...args)) as Answer;
   if (answer.ok) return answer.value as never;
   throw { ...answer.error, name: 'BrickpostError' };
 }
@@ -67,4 +68,4 @@ const api: DesktopApi = {
   custody: (o) => invoke('custody', o),
 };
 
-contextBridge.exposeInMainWorld('brickpost', api);
+electron.contextBridge.exposeInMainWorld('brickpost', api);

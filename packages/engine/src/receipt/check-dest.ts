@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { lstat, open, readlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { age, BrickpostError, quote, RECORD_LIMITS, refLength, toBytes, type ChunkRef } from '@brickpost/manifest';
+import { type age, BrickpostError, quote, RECORD_LIMITS, refLength, toBytes, type ChunkRef } from '@brickpost/manifest';
 import { fsPath } from '../io/fs-path.js';
 import type { ReceiptVerification, VerifyProblem } from '../api.js';
 import { chunkKey } from '../chunk/index.js';

@@ -1,4 +1,4 @@
-import { age, minisign } from '@brickpost/manifest';
+import type { age, minisign } from '@brickpost/manifest';
 import { Engine } from '../engine.js';
 import { loadIdentity } from '../keys/index.js';
 
