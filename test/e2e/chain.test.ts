@@ -116,18 +116,19 @@ describe('a chain of incremental shipments', () => {
   /**
    * Files that shipment TO reuses from shipment FROM as they are (same path,
    * content, size, mode, mtime), larger than 64 KiB and whose content is
-   * nowhere else in the tree (so no other file can stand in for them);
-   * largest first.
+   * nowhere else in the tree (so no other file can stand in for them):
+   * the two largest.
    */
-  const reusedFiles = (from: number, to: number): string[] => {
+  const reusedFiles = (from: number, to: number): [string, string] => {
     const a = snapshot(state(from));
     const b = snapshot(state(to));
     const count = new Map<string, number>();
     for (const n of files(b)) count.set(n.sha256!, (count.get(n.sha256!) ?? 0) + 1);
     const reused = [...b].filter(([p, n]) => n.type === 'file' && n.size >= 64 << 10 && count.get(n.sha256!) === 1 && !p.startsWith('binary/vm/') &&
       JSON.stringify(a.get(p)) === JSON.stringify(n)).sort((x, y) => y[1].size - x[1].size).map(([p]) => p);
-    assert.ok(reused.length >= 2, `shipment ${to} reuses at least two unique files of shipment ${from}`);
-    return reused;
+    const [first, second] = reused;
+    assert.ok(first !== undefined && second !== undefined, `shipment ${to} reuses at least two unique files of shipment ${from}`);
+    return [first, second];
   };
 
   /** Asserts that an incremental pack summary is relative to shipment BASE and much smaller than the full one. */

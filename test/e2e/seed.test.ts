@@ -65,7 +65,7 @@ describe('a subscriber seeded by hand', () => {
     assert.equal(brickpost(pub, ['trust', 'add', subKey, '--name', 'subscriber']).code, 0);
     const altered = join(root, 'altered.bpsig');
     const bytes = readFileSync(sig);
-    bytes[bytes.length >> 1] ^= 0x01;
+    bytes[bytes.length >> 1]! ^= 0x01;
     writeFileSync(altered, bytes);
     writeFileSync(`${altered}.minisig`, readFileSync(`${sig}.minisig`));
     const bad = pack(join(root, 'drive-altered'), altered);

@@ -36,7 +36,7 @@ function naiveInv(a: number): number {
 function naiveCombine(srcs: Uint8Array[], coefs: number[], length: number): Uint8Array {
   const out = new Uint8Array(length);
   srcs.forEach((s, i) => {
-    for (let x = 0; x < length; x++) out[x] ^= naiveMul(coefs[i], s[x]);
+    for (let x = 0; x < length; x++) out[x]! ^= naiveMul(coefs[i]!, s[x]!);
   });
   return out;
 }
@@ -54,7 +54,7 @@ test('gfMul is the field of 0x11d: all products, hand values, axioms', () => {
   assert.equal(gfInv(1), 1);
   const r = stream(3 * 2000, 9);
   for (let t = 0; t < 2000; t++) {
-    const [a, b, c] = [r[3 * t], r[3 * t + 1], r[3 * t + 2]];
+    const [a, b, c] = [r[3 * t]!, r[3 * t + 1]!, r[3 * t + 2]!];
     assert.equal(gfMul(a, b ^ c), gfMul(a, b) ^ gfMul(a, c), 'distributive');
     assert.equal(gfMul(gfMul(a, b), c), gfMul(a, gfMul(b, c)), 'associative');
   }
@@ -65,7 +65,7 @@ test('gfMul is the field of 0x11d: all products, hand values, axioms', () => {
 });
 
 test('cauchy coefficients are inv((k + j) XOR i), as ISA-L gf_gen_cauchy1_matrix', () => {
-  for (const [k, m] of [[1, 1], [2, 3], [10, 4], [200, 4], [250, 6], [255, 1]]) {
+  for (const [k, m] of [[1, 1], [2, 3], [10, 4], [200, 4], [250, 6], [255, 1]] as const) {
     for (let j = 0; j < m; j++) {
       for (let i = 0; i < k; i++) assert.equal(cauchy(k, j, i), naiveInv((k + j) ^ i), `C[${j}][${i}] of k = ${k}`);
     }
@@ -83,15 +83,15 @@ test('the SIMD kernel runs, and mulAdd / combine equal the reference on any leng
     const coefs = [0x53, 1, 0xff];
     const dst = unaligned(length + 2, 4, 1).subarray(0, length);
     const expected = new Uint8Array(length);
-    srcs.forEach((s, i) => mulAddBytes(expected, s, coefs[i], length));
+    srcs.forEach((s, i) => mulAddBytes(expected, s, coefs[i]!, length));
     combine(dst, srcs, coefs, length);
     assert.deepEqual(dst, expected, `combine of ${length} bytes`);
 
     const acc = Uint8Array.from(dst);
-    mulAddBytes(acc, srcs[0], 0x1d, length);
-    mulAdd(dst, srcs[0], 0x1d, length);
+    mulAddBytes(acc, srcs[0]!, 0x1d, length);
+    mulAdd(dst, srcs[0]!, 0x1d, length);
     assert.deepEqual(dst, acc, `mulAdd of ${length} bytes`);
-    mulAdd(dst, srcs[1], 0);
+    mulAdd(dst, srcs[1]!, 0);
     assert.deepEqual(dst, acc, 'coefficient 0 changes nothing');
   }
   const mid = unaligned(1000, 5, 7);
@@ -104,7 +104,7 @@ test('the SIMD kernel runs, and mulAdd / combine equal the reference on any leng
 });
 
 test('combine with many sources (blocks of several sizes, more sources than one kernel call) equals the naive field', () => {
-  for (const [n, length] of [[16, 70_001], [200, 12_345], [300, 5_000]]) {
+  for (const [n, length] of [[16, 70_001], [200, 12_345], [300, 5_000]] as const) {
     const srcs = Array.from({ length: n }, (_, i) => unaligned(length, 10 + i, i % 7));
     const coefs = srcs.map((_, i) => (i * 73 + 11) & 0xff);
     const dst = new Uint8Array(length);
@@ -114,7 +114,7 @@ test('combine with many sources (blocks of several sizes, more sources than one 
 });
 
 test('Accumulators (kernel and byte loop) equal mulAdd row by row: several groups, partial and odd-length blocks, two windows', () => {
-  for (const [size, groups, r] of [[64, 2, 3], [4096, 3, 4], [65536, 5, 4]]) {
+  for (const [size, groups, r] of [[64, 2, 3], [4096, 3, 4], [65536, 5, 4]] as const) {
     for (const simd of [true, false]) {
       const acc = new Accumulators(groups * r, size, { simd });
       for (const window of [0, 1]) {
@@ -127,7 +127,7 @@ test('Accumulators (kernel and byte loop) equal mulAdd row by row: several group
           const coefs = Array.from({ length: r }, (_, j) => (b === 4 && j === 1 ? 0 : b === 5 && j === 2 ? 1 : cauchy(200, j, m)));
           const slots = coefs.map((_, j) => q * r + j);
           acc.mulAdd(slots, src, coefs, length);
-          slots.forEach((slot, j) => mulAdd(expected[slot], src, coefs[j], length));
+          slots.forEach((slot, j) => mulAdd(expected[slot]!, src, coefs[j]!, length));
         });
         expected.forEach((e, slot) => assert.deepEqual(acc.view(slot), e, `slot ${slot} of ${groups} × ${r} × ${size} (simd ${simd}, window ${window})`));
         acc.clear();
@@ -176,7 +176,7 @@ function stripe(k: number, m: number, length: number, seed: number): Uint8Array[
 }
 
 test('reconstruct rebuilds every erasure pattern of small codes', () => {
-  for (const [k, m] of [[1, 1], [2, 1], [3, 2], [4, 2], [2, 3]]) {
+  for (const [k, m] of [[1, 1], [2, 1], [3, 2], [4, 2], [2, 3]] as const) {
     const length = 1001;
     const shares = stripe(k, m, length, 40 + k * 8 + m);
     for (const lost of subsets(k + m, m)) {
@@ -195,7 +195,7 @@ test('reconstruct rebuilds random erasure patterns of wide codes, and of their f
     seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
     return seed % n;
   };
-  for (const [k, m] of [[200, 4], [250, 6]]) {
+  for (const [k, m] of [[200, 4], [250, 6]] as const) {
     const length = 333;
     const shares = stripe(k, m, length, 100 + k);
     for (let t = 0; t < 6; t++) {
@@ -228,7 +228,7 @@ test('reconstructionMatrix: rows that rebuild data and parity, and its errors', 
   const shares = stripe(k, m, 64, 7);
   rows.forEach((row, w) => {
     const out = new Uint8Array(64);
-    combine(out, [shares[0], shares[3], shares[4]], row, 64);
+    combine(out, [shares[0]!, shares[3]!, shares[4]!], row, 64);
     assert.deepEqual(out, shares[w], `share ${w}`);
   });
   assert.throws(() => reconstructionMatrix(k, m, [0, 1], [2]), /exactly k = 3 present shares, got 2/);

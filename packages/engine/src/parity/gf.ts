@@ -24,7 +24,7 @@ for (let i = 0, x = 1; i < 255; i++) {
 /** MUL[a · 256 + b] = a · b. */
 export const MUL = new Uint8Array(65536);
 for (let a = 1; a < 256; a++) {
-  for (let b = 1; b < 256; b++) MUL[a * 256 + b] = EXP[LOG[a] + LOG[b]];
+  for (let b = 1; b < 256; b++) MUL[a * 256 + b] = EXP[LOG[a]! + LOG[b]!]!;
 }
 
 function checkByte(what: string, v: number): void {
@@ -38,7 +38,7 @@ function checkByte(what: string, v: number): void {
 export function gfMul(a: number, b: number): number {
   checkByte('gf factor', a);
   checkByte('gf factor', b);
-  return MUL[a * 256 + b];
+  return MUL[a * 256 + b]!;
 }
 
 /**
@@ -48,7 +48,7 @@ export function gfMul(a: number, b: number): number {
 export function gfInv(a: number): number {
   checkByte('gf element', a);
   if (a === 0) throw new RangeError('gf element 0 has no inverse');
-  return EXP[255 - LOG[a]];
+  return EXP[255 - LOG[a]!]!;
 }
 
 /**
@@ -60,8 +60,8 @@ export function nibbleTables(): Uint8Array {
   const t = new Uint8Array(256 * 32);
   for (let c = 0; c < 256; c++) {
     for (let x = 0; x < 16; x++) {
-      t[c * 32 + x] = MUL[c * 256 + x];
-      t[c * 32 + 16 + x] = MUL[c * 256 + (x << 4)];
+      t[c * 32 + x] = MUL[c * 256 + x]!;
+      t[c * 32 + 16 + x] = MUL[c * 256 + (x << 4)]!;
     }
   }
   return t;
@@ -75,9 +75,9 @@ export function nibbleTables(): Uint8Array {
 export function mulAddBytes(dst: Uint8Array, src: Uint8Array, coef: number, length: number): void {
   if (coef === 0) return;
   if (coef === 1) {
-    for (let x = 0; x < length; x++) dst[x] ^= src[x];
+    for (let x = 0; x < length; x++) dst[x]! ^= src[x]!;
     return;
   }
   const row = MUL.subarray(coef * 256, coef * 256 + 256);
-  for (let x = 0; x < length; x++) dst[x] ^= row[src[x]];
+  for (let x = 0; x < length; x++) dst[x]! ^= row[src[x]!]!;
 }

@@ -21,20 +21,23 @@ export function invert(a: Uint8Array[]): Uint8Array[] {
   });
   for (let c = 0; c < n; c++) {
     let p = c;
-    while (p < n && m[p][c] === 0) p++;
+    while (p < n && m[p]![c] === 0) p++;
     if (p === n) throw new RangeError(`matrix is singular (no pivot in column ${c})`);
-    [m[c], m[p]] = [m[p], m[c]];
-    [inv[c], inv[p]] = [inv[p], inv[c]];
-    const f = gfInv(m[c][c]);
+    const pivot = m[p]!;
+    const pivotInv = inv[p]!;
+    [m[c], m[p]] = [pivot, m[c]!];
+    [inv[c], inv[p]] = [pivotInv, inv[c]!];
+    const f = gfInv(pivot[c]!);
     if (f !== 1) {
-      scale(m[c], f);
-      scale(inv[c], f);
+      scale(pivot, f);
+      scale(pivotInv, f);
     }
     for (let r = 0; r < n; r++) {
-      const g = m[r][c];
+      const row = m[r]!;
+      const g = row[c]!;
       if (r === c || g === 0) continue;
-      mulAddBytes(m[r], m[c], g, n);
-      mulAddBytes(inv[r], inv[c], g, n);
+      mulAddBytes(row, pivot, g, n);
+      mulAddBytes(inv[r]!, pivotInv, g, n);
     }
   }
   return inv;

@@ -95,10 +95,10 @@ export function reconstructionMatrix(k: number, m: number, present: readonly num
   for (const w of want) checkShare(k, m, w, 'wanted');
   const inv = invert(present.map((s) => generatorRow(k, s)));
   return want.map((w) => {
-    if (w < k) return Array.from(inv[w]);
+    if (w < k) return Array.from(inv[w]!);
     const c = cauchyRow(k, w - k);
     const out = new Uint8Array(k);
-    for (let t = 0; t < k; t++) mulAddBytes(out, inv[t], c[t], k);
+    for (let t = 0; t < k; t++) mulAddBytes(out, inv[t]!, c[t]!, k);
     return Array.from(out);
   });
 }
@@ -125,7 +125,7 @@ export function reconstruct(k: number, m: number, shares: Array<Uint8Array | nul
   if (missing.length) {
     const out = missing.map(() => new Uint8Array(length));
     dot(out, srcs, reconstructionMatrix(k, m, use, missing), length, false);
-    missing.forEach((i, r) => (shares[i] = out[r]));
+    missing.forEach((i, r) => (shares[i] = out[r]!));
   }
   return shares as Uint8Array[];
 }
@@ -145,7 +145,7 @@ function dot(dsts: Uint8Array[], srcs: Uint8Array[], rows: ArrayLike<number>[], 
   if (dotProductsSimd(dsts, srcs, rows, length, accumulate)) return;
   dsts.forEach((dst, r) => {
     if (!accumulate) dst.fill(0, 0, length);
-    srcs.forEach((src, i) => mulAddBytes(dst, src, rows[r][i], length));
+    srcs.forEach((src, i) => mulAddBytes(dst, src, rows[r]![i]!, length));
   });
 }
 
@@ -178,7 +178,7 @@ function checkShare(k: number, m: number, s: number, what: string): void {
 function checkCoefs(coefs: ArrayLike<number>): void {
   for (let i = 0; i < coefs.length; i++) {
     const c = coefs[i];
-    if (!Number.isInteger(c) || c < 0 || c > 255) throw new RangeError(`coefficient ${i} is not a byte: ${c}`);
+    if (c === undefined || !Number.isInteger(c) || c < 0 || c > 255) throw new RangeError(`coefficient ${i} is not a byte: ${c}`);
   }
 }
 

@@ -154,15 +154,15 @@ export function dotProductsSimd(
     return true;
   }
   for (let r = 0; r < rows.length; r++) {
-    const row = rows[r];
-    for (let a = 0; a < n; a++) heap[COEFS + r * n + a] = row[used[a]];
+    const row = rows[r]!;
+    for (let a = 0; a < n; a++) heap[COEFS + r * n + a] = row[used[a]!]!;
   }
   const block = Math.min(MAX_BLOCK, Math.floor(SRC_BYTES / n / 64) * 64);
   for (let off = 0; off < length; off += block) {
     const len = Math.min(block, length - off);
-    for (let a = 0; a < n; a++) heap.set(srcs[used[a]].subarray(off, off + len), SRC + a * block);
+    for (let a = 0; a < n; a++) heap.set(srcs[used[a]!]!.subarray(off, off + len), SRC + a * block);
     for (let r = 0; r < dsts.length; r++) {
-      const dst = dsts[r];
+      const dst = dsts[r]!;
       if (accumulate) heap.set(dst.subarray(off, off + len), DST);
       k.dot(n, len, block, COEFS + r * n, accumulate ? 1 : 0);
       dst.set(heap.subarray(DST, DST + len), off);
