@@ -88,9 +88,9 @@ export type ErrorCode = keyof typeof ERROR_CODES;
 
 export interface BrickpostErrorOptions {
   /** What the user can do about it, one sentence. */
-  hint?: string;
+  hint?: string | undefined;
   /** The file, drive path or entry the error is about. */
-  path?: string;
+  path?: string | undefined;
   /** The values the user may choose from (AMBIGUOUS_SHIPMENT: shipment ids, oldest first), so a front end can say how to pick one. */
   choices?: readonly string[];
   cause?: unknown;

@@ -21,7 +21,8 @@ export async function custodyReport(ctx: Context, opts: CustodyOptions): Promise
   const problems: CustodyProblem[] = [];
   const soft = (e: unknown, path?: string): void => {
     if (!isBrickpostError(e)) throw e;
-    problems.push({ code: e.code, message: e.message, ...((e.path ?? path) ? { path: e.path ?? path } : {}) });
+    const at = e.path ?? path;
+    problems.push({ code: e.code, message: e.message, ...(at ? { path: at } : {}) });
   };
   let id: string;
   let bagDir: string | null = null;

@@ -75,7 +75,7 @@ export interface RecoveryReadOptions {
   /** Receives the bytes read. */
   progress?: Progress;
   /** Stops the job with CANCELLED between reads. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /**
    * The bag's payload manifest (bag path → SHA-256 hex) as the caller read
    * it, once, and checked against the signed tag manifest (openShipment's

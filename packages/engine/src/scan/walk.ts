@@ -46,7 +46,7 @@ export interface SkippedEntry {
 
 export interface WalkOptions {
   /** Entries left out on purpose (pack --exclude, --exclude-from). */
-  exclude?: Excluder;
+  exclude?: Excluder | undefined;
   /** Leave out folders tagged as caches (a CACHEDIR.TAG file with the standard signature). */
   excludeCaches?: boolean;
   /** Read extended attributes, ACLs and owner names (pack does; measuring does not need them). */

@@ -21,7 +21,7 @@ export interface ScannedFile {
 export interface ScanFolderOptions {
   /** Chunk-id key (chunkKey of the dataset secret): chunks get their keyed ids. Without it, their SHA-256. */
   key?: Buffer;
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Bytes read so far, as they are read (for progress). */
   onBytes?: (n: number) => void;
   /** An entry left out: a symlink, special file, unportable name, or a file that vanished. */
