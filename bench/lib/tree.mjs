@@ -2,18 +2,17 @@
  * File trees as the benchmarks and the demo see them.
  *
  * A tree is the set of entries under a root, keyed by relative path with `/`
- * separators. An entry is a file (size, mtime in ms, executable bit) or a
- * directory. `compareTrees` says how a copy differs from its original, byte
+ * separators. An entry is a file (size, mtime in ms, executable bit), a
+ * directory, a symbolic link (its target) or another special file (its kind:
+ * a real tree given with --source holds them). `compareTrees` says how a copy differs from its original, byte
  * for byte; `treeBytes` is what a tool's output costs on the drive.
  */
-import { open, lstat, readdir } from 'node:fs/promises';
+import { open, lstat, readdir, readlink } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /**
  * Walks ROOT and returns Map(relPath -> entry). Names in `exclude` are
  * skipped at the top level only (for a tool's state folder).
- * Throws on symlinks and special files: none of the compared tools should
- * produce them from our datasets.
  */
 export async function walkTree(root, { exclude = [] } = {}) {
   const entries = new Map();
@@ -35,8 +34,11 @@ export async function walkTree(root, { exclude = [] } = {}) {
           mtimeMs: Number(st.mtimeNs / 1_000_000n),
           exec: (Number(st.mode) & 0o111) !== 0,
         });
+      } else if (st.isSymbolicLink()) {
+        entries.set(path, { type: 'link', target: await readlink(join(root, path)) });
       } else {
-        throw new Error(`unexpected non-regular entry in tree: ${join(root, path)}`);
+        const kind = st.isFIFO() ? 'fifo' : st.isSocket() ? 'socket' : st.isCharacterDevice() ? 'char' : 'block';
+        entries.set(path, { type: kind });
       }
     }
   }
@@ -92,6 +94,7 @@ export async function compareTrees(original, copy, { exclude = [], content = tru
     const eb = b.get(path);
     if (!eb) { add(`missing: ${path}`); continue; }
     if (ea.type !== eb.type) { add(`type differs: ${path} (${ea.type} vs ${eb.type})`); continue; }
+    if (ea.type === 'link' && ea.target !== eb.target) add(`link target differs: ${path} (${ea.target} vs ${eb.target})`);
     if (ea.type !== 'file') continue;
     if (ea.size !== eb.size) { add(`size differs: ${path} (${ea.size} vs ${eb.size})`); continue; }
     if (ea.mtimeMs !== eb.mtimeMs) add(`mtime differs: ${path} (${ea.mtimeMs} vs ${eb.mtimeMs} ms)`);
@@ -102,7 +105,11 @@ export async function compareTrees(original, copy, { exclude = [], content = tru
   }
   for (const path of b.keys()) if (!a.has(path)) add(`unexpected: ${path}`);
   let files = 0;
+  let dirs = 0;
   let bytes = 0;
-  for (const e of a.values()) if (e.type === 'file') { files += 1; bytes += e.size; }
-  return { equal: diffs.length === 0, diffs, files, dirs: a.size - files, bytes };
+  for (const e of a.values()) {
+    if (e.type === 'file') { files += 1; bytes += e.size; }
+    else if (e.type === 'dir') dirs += 1;
+  }
+  return { equal: diffs.length === 0, diffs, files, dirs, bytes };
 }
