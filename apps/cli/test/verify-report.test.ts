@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { VerifyReport } from '@brickpost/engine/api';
-import { reportFailure, reportLines } from '../src/report.js';
+import { reportFailure, reportLines } from '../src/verify-report.js';
 
 const base: VerifyReport = {
   ok: true, shipmentId: 'S1', dataset: 'survey', seq: 2, label: '', publisher: { keyId: '0123456789ABCDEF', name: 'lab', trusted: true },

@@ -4,7 +4,7 @@ import { flag, list, str } from '../context.js';
 import { mostSerious } from '../exit-codes.js';
 import type { Failure } from '../failure.js';
 import { printSummary, runJob } from '../job.js';
-import { reportFailure, reportLines } from '../report.js';
+import { reportFailure, reportLines } from '../verify-report.js';
 import { expansionOption } from '../apply-options.js';
 import { withEngine } from '../session.js';
 

@@ -15,7 +15,7 @@ import { Progress } from '../io/progress.js';
 import { requireSpace } from '../io/space.js';
 import { AttrApplier } from '../ingest/attrs.js';
 import { setMeta } from '../ingest/meta.js';
-import { leavesDest, NOT_CREATED } from '../ingest/plan.js';
+import { leavesDest, NOT_CREATED } from '../ingest/apply-plan.js';
 import { modeUnder, policyOf, type ApplyPolicy } from '../ingest/policy.js';
 import { readManifest } from '../verify/manifest-stream.js';
 import { chunkBuffer, type ChunkBytes } from '../verify/native-readers.js';

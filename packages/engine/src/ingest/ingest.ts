@@ -34,14 +34,14 @@ import { reconcileIngests } from '../catalog/ingests.js';
 import { pausepoint } from '../io/failpoint.js';
 import { withGathered } from './gather.js';
 import { afterCommit, recordBeforeCommit, recordOf } from './record.js';
-import { loadOldTree, missingError, oldFilesFromManifest, planApply, type Missing, type OldFile } from './plan.js';
+import { loadOldTree, missingError, oldFilesFromManifest, planApply, type Missing, type OldFile } from './apply-plan.js';
 import { AttrApplier } from './attrs.js';
 import { collisionError, probeDest } from './dest-caps.js';
 import { policyOf } from './policy.js';
 import { writeRequest } from './request.js';
 import { scanOldTree } from './seed.js';
-import { StagingWriter } from './stage.js';
-import { Stager } from './stager.js';
+import { StagingWriter } from './staging-writer.js';
+import { Stager } from './staged-files.js';
 import { DestFolder, realDest, type AppliedShipment, type DestState } from './state.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { Context } from '../context.js';
 import type { ShipmentRecord } from '@brickpost/manifest';
 import { SignatureFileWriter } from '../sigfile/writer.js';
-import type { Missing, OldFile } from './plan.js';
+import type { Missing, OldFile } from './apply-plan.js';
 
 /**
  * Writes a request file (FORMAT.md §15, kind `request`, keyed ids): the

@@ -1,7 +1,7 @@
 import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import { scanFolder } from '../sigfile/scan.js';
-import { ChunkListDigest, type OldFile } from './plan.js';
+import { ChunkListDigest, type OldFile } from './apply-plan.js';
 
 /**
  * The tree of a folder brickpost never wrote (seeding with a shipment built

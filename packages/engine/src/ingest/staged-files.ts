@@ -9,7 +9,7 @@ import type { ChunkBytes } from '../verify/native-readers.js';
 import type { ShipmentVisitor } from '../verify/walk-shipment.js';
 import { fsPath } from '../io/fs-path.js';
 import { dbPath, pathFromDb, type DestDb } from './dest-db.js';
-import type { StagingWriter } from './stage.js';
+import type { StagingWriter } from './staging-writer.js';
 
 /** Errors of opening a DEST file that mean it was changed locally (a basis missing), not that the disk failed. */
 const LOCALLY_CHANGED = new Set(['ENOENT', 'ELOOP', 'ENOTDIR', 'EISDIR']);
