@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { nativeErrorParts, type NativeBinding, type NativeBytes, type PackReader } from '@brickpost/native';
-import { age, BrickpostError, frame, isBrickpostError, packPath, parseStrictJson, quote, RECORD_LIMITS } from '@brickpost/manifest';
+import { age, BrickpostError, frame, packPath, parseStrictJson, quote, RECORD_LIMITS } from '@brickpost/manifest';
 import { CHUNK_PARAMS_V1 } from '../chunk/params.js';
-import { openDriveFile } from '../drive/read-limited.js';
+import { openPackFile } from './pack-cursor.js';
 import { toEnvironmentError } from '../io/errors.js';
 import { failpointError, fsError } from '../io/failpoint.js';
 import { HEADER_FRAME_NIBBLE } from '../io/header-frame.js';
@@ -85,15 +85,7 @@ export class NativePackReaders implements PackSource {
 
   /** Opens pack `pack` as PackCursor.open does, then hands its descriptor to the core. */
   private async open(pack: number): Promise<PackReader> {
-    const rel = packPath(pack);
-    const path = join(this.bagOf(pack), rel);
-    let fh;
-    try {
-      fh = await openDriveFile(path, `pack ${quote(rel)}`);
-    } catch (e) {
-      if (isBrickpostError(e) && e.code === 'FILE_MISSING') throw new BrickpostError('FILE_MISSING', `pack ${quote(rel)} is missing`, { path });
-      throw e;
-    }
+    const { fh, rel } = await openPackFile(this.bagOf(pack), pack);
     try {
       const h = await openAgeHandle(fh, rel, this.identities);
       const r = new this.core.PackReader(fh.fd, h.size, h.payloadStart, age.payloadKey(h.fileKey, h.nonce), this.key);

@@ -46,15 +46,7 @@ export class PackCursor {
    * @throws BrickpostError FILE_MISSING, NO_MATCHING_KEY, HEADER_MAC_MISMATCH, MALFORMED, TRUNCATED, PAYLOAD_CORRUPT
    */
   static async open(bag: string, index: number, shipment: string, identities: age.Identity[]): Promise<PackCursor> {
-    const rel = packPath(index);
-    const path = join(bag, rel);
-    let fh: FileHandle;
-    try {
-      fh = await openDriveFile(path, `pack ${quote(rel)}`);
-    } catch (e) {
-      if (isBrickpostError(e) && e.code === 'FILE_MISSING') throw new BrickpostError('FILE_MISSING', `pack ${quote(rel)} is missing`, { path });
-      throw e;
-    }
+    const { fh, rel, path } = await openPackFile(bag, index);
     try {
       const { size, fileKey, nonce, payloadStart, head } = await openAgeHandle(fh, rel, identities, path);
       const c = new PackCursor(index, fh, path, size, fileKey, nonce, payloadStart);
@@ -238,5 +230,20 @@ export class PackCursor {
 
   async close(): Promise<void> {
     await this.fh.close().catch(() => undefined);
+  }
+}
+
+/**
+ * Opens pack `index` of the bag at `bag` for reading, as a drive file.
+ * @throws BrickpostError FILE_MISSING (naming the pack), and what openDriveFile throws
+ */
+export async function openPackFile(bag: string, index: number): Promise<{ fh: FileHandle; rel: string; path: string }> {
+  const rel = packPath(index);
+  const path = join(bag, rel);
+  try {
+    return { fh: await openDriveFile(path, `pack ${quote(rel)}`), rel, path };
+  } catch (e) {
+    if (isBrickpostError(e) && e.code === 'FILE_MISSING') throw new BrickpostError('FILE_MISSING', `pack ${quote(rel)} is missing`, { path });
+    throw e;
   }
 }
