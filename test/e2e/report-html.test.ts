@@ -7,7 +7,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { REPORT_SCHEMA, renderLabelsHtml, renderReportHtml, type ShipmentReport } from '@brickpost/engine/api';
+import { REPORT_SCHEMA, type ShipmentReport } from '@brickpost/engine/api';
+import { renderLabelsHtml, renderReportHtml } from '@brickpost/engine/report-html';
 import { assertStandalone, bodyText } from '../html-check.js';
 
 const HOSTILE = `<script>alert(1)</script><img src=x onerror=alert(2)>"'&amp;`;

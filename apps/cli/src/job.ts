@@ -3,7 +3,7 @@
  * as a status line and `brickpost: warning:` lines on a terminal, or as
  * NDJSON events on stdout with --json; then print the summary.
  */
-import type { EventSink, ProgressEvent, SummaryEvent, WarningEvent } from '@brickpost/engine/api';
+import type { EventSink, JobEvent, SummaryEvent } from '@brickpost/engine/api';
 import type { Context } from './context.js';
 import { ProgressLine } from './progress.js';
 
@@ -23,11 +23,11 @@ export async function runJob<T>(
 ): Promise<{ result: T; stats: JobStats }> {
   const stats: JobStats = { warnings: 0 };
   const progress = new ProgressLine(ctx.out);
-  const sink: EventSink = (ev: ProgressEvent | WarningEvent) => {
+  const sink: EventSink = (ev: JobEvent) => {
     if (ev.type === 'warning') stats.warnings++;
     if (ctx.json) {
       // Events are few (a handful a second); stdout buffers them in order.
-      void ctx.out.ndjson(ev);
+      void ctx.out.event(ev);
     } else if (ev.type === 'progress') {
       progress.update(ev);
     } else {
@@ -48,8 +48,8 @@ export async function runJob<T>(
  */
 export async function printSummary(ctx: Context, command: string, result: object, human: () => string[]): Promise<void> {
   if (ctx.json) {
-    const summary: SummaryEvent<object> = { type: 'summary', command, result };
-    await ctx.out.ndjson(summary);
+    const summary: SummaryEvent = { type: 'summary', command, result };
+    await ctx.out.event(summary);
     return;
   }
   for (const line of human()) await ctx.out.line(line);

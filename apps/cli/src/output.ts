@@ -4,7 +4,7 @@
  * `brickpost: …` diagnostics and the rewritable status line of a TTY.
  */
 import type { Writable } from 'node:stream';
-import type { ErrorEvent } from '@brickpost/engine/api';
+import type { EngineEvent, ErrorEvent, ListEntry } from '@brickpost/engine/api';
 
 /** A writable stream that may be a terminal. */
 export type Stream = Writable & { isTTY?: boolean; columns?: number };
@@ -63,9 +63,14 @@ export class Output {
     return this.write(JSON.stringify(value, null, 2) + '\n');
   }
 
-  /** Writes one NDJSON line to stdout (events of long jobs, `ls` entries). */
-  ndjson(value: unknown): Promise<void> {
-    return this.write(JSON.stringify(value) + '\n');
+  /** Writes one event of a long job as an NDJSON line to stdout (--json). */
+  event(ev: EngineEvent): Promise<void> {
+    return this.write(JSON.stringify(ev) + '\n');
+  }
+
+  /** Writes one entry of `ls --json` as an NDJSON line to stdout. */
+  entry(e: ListEntry): Promise<void> {
+    return this.write(JSON.stringify(e) + '\n');
   }
 
   /** An informational `brickpost: …` line on stderr, unless --quiet. */
@@ -87,7 +92,7 @@ export class Output {
   async failure(f: ErrorEvent): Promise<void> {
     this.diag(`brickpost: error: ${f.message}`);
     if (f.hint !== undefined) this.hint(f.hint);
-    if (this.json) await this.ndjson(f);
+    if (this.json) await this.event(f);
   }
 
   /** Draws (or redraws) the status line on stderr; no-op unless statusEnabled. */

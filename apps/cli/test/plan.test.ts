@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { computePlan } from '@brickpost/engine/api';
+import { computePlan } from '@brickpost/engine/plan';
 import { brickpost, json, show } from './transcript.js';
 
 const root = mkdtempSync(join(tmpdir(), 'bp-plan-cli-'));

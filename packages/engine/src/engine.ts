@@ -1,10 +1,10 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { CatOptions, DestHistory, DestStatus, DriveShipment, EventSink, ExtractOptions, ExtractSummary, IngestOptions, IngestSummary, ListEntry, PackOptions, PackSummary, ResumeSummary, RollbackOptions, RollbackSummary, ShipmentChoice, TrustedKey, VerifyOptions, VerifyReport, WhoAmI } from './api.js';
+import type { CatOptions, DestHistory, DestStatus, DriveShipment, EventSink, ExtractOptions, ExtractSummary, IngestOptions, IngestSummary, ListEntry, PackOptions, PackSummary, ResumeSummary, RollbackOptions, RollbackSummary, ShipmentChoice, TrustedKey, VerifyOptions, VerifyReport, WhoAmI } from './api/index.js';
 import { Catalog } from './catalog/index.js';
 import { recoverCatalog } from './catalog/recover.js';
-import type { CatalogRecoverOptions, RecoverSummary } from './api-recover.js';
+import type { CatalogRecoverOptions, RecoverSummary } from './api/recover.js';
 import { recoverJournal } from './ingest/journal-recover.js';
 import { Context } from './context.js';
 import { shipmentsOn } from './drive/layout.js';
@@ -20,18 +20,18 @@ import { commandLine } from './io/command-line.js';
 import { toEnvironmentError } from './io/errors.js';
 import { addTrust, createIdentity, fillRecipient, hasIdentity, listTrust, removeTrust, selfTrustName, type Identity } from './keys/index.js';
 import { pack } from './pack/pack.js';
-import type { RepairOptions, RepairSummary } from './api.js';
+import type { RepairOptions, RepairSummary } from './api/index.js';
 import { repair } from './drive/repair.js';
-import type { ReceiptImportSummary, ReceiptOptions, ReceiptSummary, SignatureOptions, SignatureSummary } from './api.js';
+import type { ReceiptImportSummary, ReceiptOptions, ReceiptSummary, SignatureOptions, SignatureSummary } from './api/index.js';
 import { importReceipt, writeReceipt } from './receipt/index.js';
 import { writeSignature } from './sigfile/index.js';
-import type { CustodyOptions, CustodyReport, WipeOptions, WipeSummary } from './api.js';
+import type { CustodyOptions, CustodyReport, WipeOptions, WipeSummary } from './api/index.js';
 import { custodyReport, wipe } from './custody/index.js';
 import { list } from './verify/list.js';
-import type { PlanOptions, PlanResult } from './api.js';
+import type { PlanOptions, PlanResult } from './api/index.js';
 import { computePlan, measuredDriveSpeed } from './plan/index.js';
 import { verify } from './verify/verify.js';
-import type { LabelOptions, LabelSheet, ReportOptions, ShipmentReport } from './api.js';
+import type { LabelOptions, LabelSheet, ReportOptions, ShipmentReport } from './api/index.js';
 
 /** The per-user home folder: XDG config on Linux, Application Support on macOS, APPDATA on Windows. */
 export function defaultHome(): string {

@@ -8,7 +8,9 @@
  * journaled commit, destination state), catalog/ (SQLite), keys/ (identity
  * and trust store).
  */
-export * from './api.js';
+export * from './api/index.js';
+export { computePlan, PLAN_DEFAULTS } from './plan/plan.js';
+export { renderLabelsHtml, renderReportHtml } from './report-html.js';
 export { Engine, defaultHome } from './engine.js';
 export { worstProblem } from './verify/verify.js';
 export { findBrowser, printPdf } from './report/pdf.js';

@@ -12,7 +12,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkCustodyChain, custodyLineHash, isBrickpostError, parseCustodyEvent } from '@brickpost/manifest';
-import type { CustodyReport, PackSummary } from '../src/api.js';
+import type { CustodyReport, PackSummary } from '../src/api/index.js';
 import { Engine } from '../src/engine.js';
 import { loadIdentity } from '../src/keys/index.js';
 import { resealTags } from '../src/testing/index.js';

@@ -18,7 +18,7 @@ import * as fc from 'fast-check';
 import { Compressor } from 'zstd-napi';
 import { BrickpostError, packPath, parseStrictJson, RECORD_LIMITS } from '@brickpost/manifest';
 import type * as FuzzUtil from '../../manifest/dist/test/fuzz-util.js';
-import type { Receipt } from '../src/api.js';
+import type { Receipt } from '../src/api/index.js';
 import { CHUNK_PARAMS_V1, chunkId, chunkKey, decodeChunk, decodeFrame, encodeChunk } from '../src/chunk/index.js';
 import { applyDelta, computeDelta, decodeDelta, encodeDelta, parseSignature as parseDeltaSignature, SignatureBuilder, type DeltaOp } from '../src/delta/index.js';
 import { textLines } from '../src/io/lines.js';

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { age, minisign, type ChunkRef, type DeltaRef, type FileRecord, type ShipmentRecord } from '@brickpost/manifest';
-import type { PackOptions, PackSummary } from '../src/api.js';
+import type { PackOptions, PackSummary } from '../src/api/index.js';
 import { chunkId, chunkKey } from '../src/chunk/index.js';
 import { applyDelta, decodeDelta } from '../src/delta/index.js';
 import { openShipment } from '../src/drive/open.js';

@@ -4,7 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Receipt } from '../src/api.js';
+import type { Receipt } from '../src/api/index.js';
 import { formatReceipt, parseReceipt, receiptTrustedComment } from '../src/receipt/index.js';
 import { SAMPLE_RECEIPT } from './sample-receipt.js';
 

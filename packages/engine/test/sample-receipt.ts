@@ -1,5 +1,5 @@
 /** A receipt with every field set, for the tests of the receipt schema. */
-import type { Receipt } from '../src/api.js';
+import type { Receipt } from '../src/api/index.js';
 
 export const SAMPLE_RECEIPT: Receipt = {
   format: 'brickpost-receipt/v1',

@@ -27,7 +27,7 @@ export const run: CommandRun = async (ctx, inv) => {
     for await (const e of engine.list(shipment !== undefined ? { drive, shipment } : { drive })) {
       if (ctx.out.closed) break;
       if (ctx.signal.aborted) throw new BrickpostError('CANCELLED', 'listing interrupted');
-      await (ctx.json ? ctx.out.ndjson(e) : ctx.out.line(long ? longLine(e) : entryLine(e)));
+      await (ctx.json ? ctx.out.entry(e) : ctx.out.line(long ? longLine(e) : entryLine(e)));
     }
   });
   return 0;

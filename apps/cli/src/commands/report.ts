@@ -2,7 +2,8 @@
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { findBrowser, printPdf } from '@brickpost/engine';
-import { renderReportHtml, type ShipmentReport } from '@brickpost/engine/api';
+import type { ShipmentReport } from '@brickpost/engine/api';
+import { renderReportHtml } from '@brickpost/engine/report-html';
 import type { CommandRun, Context } from '../context.js';
 import { flag, str } from '../context.js';
 import { exitCodeOf, mostSerious } from '../exit-codes.js';

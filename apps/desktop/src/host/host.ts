@@ -7,7 +7,8 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { Engine } from '@brickpost/engine';
-import { BrickpostError, isBrickpostError, quote, renderReportHtml, type ExtractOptions } from '@brickpost/engine/api';
+import { BrickpostError, isBrickpostError, quote, type ExtractOptions } from '@brickpost/engine/api';
+import { renderReportHtml } from '@brickpost/engine/report-html';
 import type { JobListener } from '../shared/api.js';
 import { isJobMethod, isQuickMethod, type JobMethod, type QuickMethod } from '../shared/methods.js';
 import { boolField, jobIdArg, objectArg, stringField, stringListField, type Opts } from './args.js';

@@ -2,7 +2,7 @@
  * The messages between the desktop's main process and the engine child
  * process (JSON over the Node IPC channel of child_process.fork).
  */
-import type { ProgressEvent, WarningEvent } from '@brickpost/engine/api';
+import type { JobEvent } from '@brickpost/engine/api';
 import type { JobMethod, QuickMethod, WireError } from '../shared/methods.js';
 
 /** Main → child. */
@@ -17,4 +17,4 @@ export type FromChild =
   | { t: 'fatal'; error: WireError }
   | { t: 'ok'; id: number; value: unknown }
   | { t: 'err'; id: number; error: WireError }
-  | { t: 'event'; id: number; event: ProgressEvent | WarningEvent };
+  | { t: 'event'; id: number; event: JobEvent };

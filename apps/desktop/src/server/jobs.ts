@@ -6,16 +6,17 @@
  * `result` or `error` event; a finished job is forgotten a minute later.
  */
 import type { ServerResponse } from 'node:http';
+import type { JobEvent } from '@brickpost/engine/api';
 import type { JobListener } from '../shared/api.js';
 import type { JobMethod, WireError } from '../shared/methods.js';
 import { toWireError } from '../host/errors.js';
 import type { HostPort } from '../host/host.js';
 
-/** One SSE message: its event name and JSON data. */
-interface Message {
-  event: 'progress' | 'warning' | 'result' | 'error';
-  data: unknown;
-}
+/** One SSE message: its event name and JSON data (a job's event, its result, or its error). */
+type Message =
+  | { event: JobEvent['type']; data: JobEvent }
+  | { event: 'result'; data: unknown }
+  | { event: 'error'; data: WireError };
 
 const KEEP_EVENTS = 300;
 const FORGET_AFTER_MS = 60_000;
@@ -61,7 +62,7 @@ export class ServerJobs {
     const onEvent: JobListener = (ev) => stream.push({ event: ev.type, data: ev });
     this.host.job(jobId, method, args, onEvent).then(
       (value) => stream.finish({ event: 'result', data: value === undefined ? null : value }),
-      (e: unknown) => stream.finish({ event: 'error', data: toWireError(e) satisfies WireError }),
+      (e: unknown) => stream.finish({ event: 'error', data: toWireError(e) }),
     ).finally(() => {
       const t = setTimeout(() => {
         this.timers.delete(t);

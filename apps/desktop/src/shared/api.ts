@@ -13,6 +13,7 @@
 import type {
   CustodyReport,
   DestHistory,
+  EventSink,
   ExtractOptions,
   ExtractSummary,
   IngestOptions,
@@ -22,7 +23,6 @@ import type {
   PackSummary,
   PlanOptions,
   PlanResult,
-  ProgressEvent,
   ReceiptSummary,
   ResumeSummary,
   RollbackSummary,
@@ -30,7 +30,6 @@ import type {
   TrustedKey,
   VerifyOptions,
   VerifyReport,
-  WarningEvent,
   WhoAmI,
 } from '@brickpost/engine/api';
 
@@ -92,8 +91,8 @@ export interface ShipmentFolder {
   note: string | null;
 }
 
-/** Receives a long job's events. */
-export type JobListener = (event: ProgressEvent | WarningEvent) => void;
+/** Receives a long job's events: the engine's EventSink, the same events `--json` prints. */
+export type JobListener = EventSink;
 
 export interface DesktopApi {
   /** 'electron' or 'browser': where the renderer runs (decides pickers and downloads). */

@@ -5,6 +5,7 @@
  * engine child process) dispatches on these lists and refuses any other name.
  * No Node imports.
  */
+import type { ErrorEvent } from '@brickpost/engine/api';
 import type { DesktopApi } from './api.js';
 
 /** Quick calls: `method(opts?)` → a promise of the answer. */
@@ -51,14 +52,12 @@ export function isJobMethod(name: unknown): name is JobMethod {
 /** A job id chosen by the renderer: short, printable, safe in a URL path. */
 export const JOB_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
-/** An API error as it crosses a process or network boundary (DesktopError without the Error). */
-export interface WireError {
+/**
+ * An API error as it crosses a process or network boundary (DesktopError
+ * without the Error): the engine's ErrorEvent, named instead of typed.
+ */
+export interface WireError extends Omit<ErrorEvent, 'type'> {
   name: 'BrickpostError';
-  code: string;
-  message: string;
-  hint?: string;
-  exitCode: number;
-  path?: string;
 }
 
 // Compile-time check: every function of DesktopApi is in one of the lists.

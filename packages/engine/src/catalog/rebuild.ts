@@ -1,5 +1,5 @@
 import { checkCustodyChain, quote, type ShipmentRecord } from '@brickpost/manifest';
-import type { LostItem, RebuiltItem } from '../api-recover.js';
+import type { LostItem, RebuiltItem } from '../api/recover.js';
 import { custodyLogOf } from '../custody/locate.js';
 import { driveOf, readBagCustody, readBagInfo, readCustodyLog } from '../custody/read.js';
 import { storedChain, storeEvents } from '../custody/store.js';

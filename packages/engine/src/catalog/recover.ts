@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BrickpostError, isBrickpostError, quote } from '@brickpost/manifest';
-import type { CatalogRecoverOptions, LostItem, RecoverSummary } from '../api-recover.js';
+import type { CatalogRecoverOptions, LostItem, RecoverSummary } from '../api/recover.js';
 import { commandLine } from '../io/command-line.js';
 import { describeHolders, fileHolders } from '../io/holders.js';
 import { salvageTables } from '../io/salvage.js';

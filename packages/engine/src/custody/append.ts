@@ -1,7 +1,7 @@
 import { readdir, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { checkCustodyChain, custodyLineHash, formatCustodyEvent, formatCustodyLog, type CustodyDetails, type CustodyEventLine, type CustodyType } from '@brickpost/manifest';
-import type { EventSink } from '../api.js';
+import type { EventSink } from '../api/index.js';
 import type { Context } from '../context.js';
 import { atomicTempPrefix, writeAtomic } from '../io/sync.js';
 import { hasIdentity } from '../keys/index.js';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { parseCustodyEvent } from '@brickpost/manifest';
-import type { EventSink } from '../api.js';
+import type { EventSink } from '../api/index.js';
 import type { Context } from '../context.js';
 import type { OpenedShipment } from '../drive/open.js';
 import { TAG_MANIFEST } from '../drive/seal.js';

@@ -1,5 +1,5 @@
 import { BrickpostError, checkCustodyChain, describeEvent, isBrickpostError, quote, type CheckedEvent, type ShipmentInfo } from '@brickpost/manifest';
-import type { CustodyEvent, CustodyOptions, CustodyProblem, CustodyReport } from '../api.js';
+import type { CustodyEvent, CustodyOptions, CustodyProblem, CustodyReport } from '../api/index.js';
 import type { Context } from '../context.js';
 import { openShipment, type LenientFindings } from '../drive/open.js';
 import { listTrust, trustedVerifiers } from '../keys/index.js';

@@ -1,7 +1,7 @@
 import { readdir, rename, rm, lstat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { BrickpostError, quote } from '@brickpost/manifest';
-import type { EventSink, WipeOptions, WipeSummary } from '../api.js';
+import type { EventSink, WipeOptions, WipeSummary } from '../api/index.js';
 import type { Context } from '../context.js';
 import { toEnvironmentError } from '../io/errors.js';
 import { syncDir } from '../io/sync.js';

@@ -1,7 +1,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { bagit, BrickpostError, parseShipmentInfo, quote } from '@brickpost/manifest';
-import type { DriveShipment } from '../api.js';
+import type { DriveShipment } from '../api/index.js';
 import { readLimited } from './read-limited.js';
 
 /**

@@ -17,7 +17,7 @@ import {
   type DriveSet,
   type ShipmentInfo,
 } from '@brickpost/manifest';
-import type { VerifyProblem } from '../api.js';
+import type { VerifyProblem } from '../api/index.js';
 import { windowOfPath } from '../recovery/index.js';
 import type { ExpansionLimit } from '../verify/expansion.js';
 import { readLimited } from './read-limited.js';

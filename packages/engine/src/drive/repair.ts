@@ -1,5 +1,5 @@
 import { BrickpostError, quote } from '@brickpost/manifest';
-import type { EventSink, RepairOptions, RepairSummary, VerifyRepairStatus } from '../api.js';
+import type { EventSink, RepairOptions, RepairSummary, VerifyRepairStatus } from '../api/index.js';
 import type { Context } from '../context.js';
 import { Progress } from '../io/progress.js';
 import { trustedVerifiers } from '../keys/index.js';

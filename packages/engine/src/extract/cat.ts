@@ -1,5 +1,5 @@
 import { BrickpostError, displayName, quote, type FileRecord } from '@brickpost/manifest';
-import type { CatOptions, EventSink } from '../api.js';
+import type { CatOptions, EventSink } from '../api/index.js';
 import type { Context } from '../context.js';
 import { Progress } from '../io/progress.js';
 import { readManifest } from '../verify/manifest-stream.js';

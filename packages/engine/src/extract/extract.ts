@@ -5,7 +5,7 @@ import { realpath } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import * as posix from '@brickpost/posix';
 import { BrickpostError, displayName, fromBytes, quote, toBytes, type ChunkRef, type DirRecord, type EntryAttributes, type FileRecord, type HardRecord, type LinkRecord, type SpecialRecord } from '@brickpost/manifest';
-import type { EventSink, ExtractOptions, ExtractSummary } from '../api.js';
+import type { EventSink, ExtractOptions, ExtractSummary } from '../api/index.js';
 import type { Context } from '../context.js';
 import { toEnvironmentError } from '../io/errors.js';
 import { makeFolders } from '../io/folders.js';

@@ -11,7 +11,7 @@ import { lostShares, mergedShipment, openMembers, requireRecoverable, setDrives 
 import { Progress } from '../io/progress.js';
 import { requireSpace } from '../io/space.js';
 import { trustedVerifiers } from '../keys/index.js';
-import type { EventSink } from '../api.js';
+import type { EventSink } from '../api/index.js';
 import { expansionLimit } from '../verify/expansion.js';
 
 /** A shipment opened for reading some of its entries, and the scratch folder that goes with it. */

@@ -1,4 +1,4 @@
-import type { DriveShipment, ShipmentChoice } from '../api.js';
+import type { DriveShipment, ShipmentChoice } from '../api/index.js';
 import { ambiguous, shipmentsOn } from '../drive/layout.js';
 import { DestFolder, realDest, type DestState } from './state.js';
 

@@ -1,6 +1,6 @@
 import { rm } from 'node:fs/promises';
 import { isBrickpostError, quote } from '@brickpost/manifest';
-import type { EventSink } from '../api.js';
+import type { EventSink } from '../api/index.js';
 import { isSystemError, placeIn, toEnvironmentError } from '../io/errors.js';
 
 /** The folders a job works on, to tell which one a failing path is on. */

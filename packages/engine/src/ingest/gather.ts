@@ -1,7 +1,7 @@
 import { copyFile, mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BrickpostError, quote } from '@brickpost/manifest';
-import type { EventSink } from '../api.js';
+import type { EventSink } from '../api/index.js';
 import { DRIVE_DIR } from '../drive/layout.js';
 import type { OpenedShipment, TrustedSigner } from '../drive/open.js';
 import { payloadBound, withinTotal } from '../drive/payload-bound.js';

@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises';
-import type { DestHistory } from '../api.js';
+import type { DestHistory } from '../api/index.js';
 import { UNDO_KEEP } from './commit.js';
 import { openDest } from './state.js';
 import { underWay } from './status.js';

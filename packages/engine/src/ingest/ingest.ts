@@ -3,7 +3,7 @@ import { makeFolders } from '../io/folders.js';
 import { jobFailure, tidy } from './failures.js';
 import { dirname, join, resolve } from 'node:path';
 import { age, BrickpostError, MANIFEST_PATH, quote, toField, type ShipmentRecord } from '@brickpost/manifest';
-import type { EventSink, IngestOptions, IngestSummary } from '../api.js';
+import type { EventSink, IngestOptions, IngestSummary } from '../api/index.js';
 import { chunkKey } from '../chunk/index.js';
 import type { Context } from '../context.js';
 import { recordIngested } from '../custody/index.js';

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BrickpostError, isBrickpostError, quote } from '@brickpost/manifest';
-import type { RecoverSummary } from '../api-recover.js';
+import type { RecoverSummary } from '../api/recover.js';
 import { commandLine } from '../io/command-line.js';
 import { salvageTables } from '../io/salvage.js';
 import { setAside } from '../io/set-aside.js';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { BrickpostError } from '@brickpost/manifest';
-import type { IngestOptions } from '../api.js';
+import type { IngestOptions } from '../api/index.js';
 
 /**
  * What ingest applies of what a shipment recorded (README "What a shipment

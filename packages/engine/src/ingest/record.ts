@@ -4,7 +4,7 @@
  * a failing catalog missed is caught up from DEST's state.
  */
 import { BrickpostError, quote, type ShipmentRecord } from '@brickpost/manifest';
-import type { EventSink } from '../api.js';
+import type { EventSink } from '../api/index.js';
 import { beginIngest, finishIngest, reconcileIngests, type IngestRecord } from '../catalog/ingests.js';
 import type { Context } from '../context.js';
 import type { OpenedShipment } from '../drive/open.js';

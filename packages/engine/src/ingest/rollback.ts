@@ -1,5 +1,5 @@
 import { age, BrickpostError, quote } from '@brickpost/manifest';
-import type { EventSink, RollbackOptions, RollbackSummary } from '../api.js';
+import type { EventSink, RollbackOptions, RollbackSummary } from '../api/index.js';
 import type { Context } from '../context.js';
 import { DestDb } from './dest-db.js';
 import { removeMarker, writeMarker } from './marker.js';

@@ -1,6 +1,6 @@
 import { lstat } from 'node:fs/promises';
 import { BrickpostError, quote, type age } from '@brickpost/manifest';
-import type { EventSink, ResumeSummary } from '../api.js';
+import type { EventSink, ResumeSummary } from '../api/index.js';
 import { readManifestFile } from '../verify/manifest-stream.js';
 import { AttrApplier } from './attrs.js';
 import { runApply, runRollback, UNDO_KEEP } from './commit.js';

@@ -2,8 +2,8 @@ import { existsSync, lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { BrickpostError, quote } from '@brickpost/manifest';
-import type { DestInProgress, DestStatus } from '../api.js';
-import { inProgressLines } from '../api-dest.js';
+import type { DestInProgress, DestStatus } from '../api/index.js';
+import { inProgressLines } from './in-progress.js';
 import { readMarker } from './marker.js';
 import { DestFolder, realDest } from './state.js';
 

@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { BrickpostError, quote, type age } from '@brickpost/manifest';
-import type { EventSink } from '../api.js';
+import type { EventSink } from '../api/index.js';
 import { failpoint } from '../io/failpoint.js';
 import { readManifestFile } from '../verify/manifest-stream.js';
 import { AttrApplier } from './attrs.js';

@@ -1,4 +1,4 @@
-import type { EventSink } from '../api.js';
+import type { EventSink } from '../api/index.js';
 
 /**
  * Turns counters into throttled progress events with a rate over the last

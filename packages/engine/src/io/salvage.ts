@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { SalvagedTable } from '../api-recover.js';
+import type { SalvagedTable } from '../api/recover.js';
 import { sqliteCode } from './sqlite-errors.js';
 
 /** Rows copied per transaction of the new database. */

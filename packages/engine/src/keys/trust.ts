@@ -1,5 +1,5 @@
 import { BrickpostError, minisign, quote } from '@brickpost/manifest';
-import type { TrustedKey } from '../api.js';
+import type { TrustedKey } from '../api/index.js';
 import type { Catalog } from '../catalog/index.js';
 import { checkRecipient, parseContact } from './contact.js';
 

@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { BrickpostError, quote } from '@brickpost/manifest';
-import type { EventSink } from '../api.js';
+import type { EventSink } from '../api/index.js';
 import { bagDir, PART_SUFFIX } from '../drive/layout.js';
 import { toEnvironmentError } from '../io/errors.js';
 import { failpointError } from '../io/failpoint.js';

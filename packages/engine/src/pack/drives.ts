@@ -1,7 +1,7 @@
 import { realpath, stat, statfs } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { BrickpostError, MAX_SET_DRIVES, quote } from '@brickpost/manifest';
-import type { PackOptions } from '../api.js';
+import type { PackOptions } from '../api/index.js';
 
 /** Slack per drive for the manifest and the tag files. */
 const SLACK = 1 << 20;

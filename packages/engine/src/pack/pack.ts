@@ -3,7 +3,7 @@ import { realpath, rm, stat } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { readFile } from 'node:fs/promises';
 import { age, BrickpostError, componentProblem, displayName, FORMAT_VERSION, isBrickpostError, MANIFEST_FORMAT, quote, windowsNameProblem } from '@brickpost/manifest';
-import type { EventSink, PackEntryCounts, PackOptions, PackSummary } from '../api.js';
+import type { EventSink, PackEntryCounts, PackOptions, PackSummary } from '../api/index.js';
 import { chunkKey, chunkPipeline } from '../chunk/index.js';
 import type { Context } from '../context.js';
 import { recordSealed } from '../custody/index.js';

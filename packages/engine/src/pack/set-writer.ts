@@ -1,7 +1,7 @@
 import { rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type age, formatSetFile, MANIFEST_PATH, packPath, quote, SET_PATH, type DriveSet, type minisign, type ShipmentInfo } from '@brickpost/manifest';
-import type { EventSink } from '../api.js';
+import type { EventSink } from '../api/index.js';
 import { DRIVE_DIR } from '../drive/layout.js';
 import { sealBag } from '../drive/seal.js';
 import { toEnvironmentError } from '../io/errors.js';

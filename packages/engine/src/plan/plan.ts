@@ -11,7 +11,7 @@
  * linear without one, so they cross at most once.
  */
 import { BrickpostError, quote } from '@brickpost/manifest/errors';
-import type { PlanInputs, PlanOptions, PlanPoint, PlanResult } from '../api-plan.js';
+import type { PlanInputs, PlanOptions, PlanPoint, PlanResult } from '../api/plan.js';
 import { humanDuration, humanSize } from './units.js';
 
 /** Defaults of every input but the size. */

@@ -3,7 +3,7 @@ import { lstat, open, readlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type age, BrickpostError, quote, RECORD_LIMITS, refLength, toBytes, type ChunkRef } from '@brickpost/manifest';
 import { fsPath } from '../io/fs-path.js';
-import type { ReceiptVerification, VerifyProblem } from '../api.js';
+import type { ReceiptVerification, VerifyProblem } from '../api/index.js';
 import { chunkKey } from '../chunk/index.js';
 import type { Progress } from '../io/progress.js';
 import { readManifestFile } from '../verify/manifest-stream.js';

@@ -2,7 +2,7 @@ import { access } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
 import { BrickpostError, minisign, quote } from '@brickpost/manifest';
-import type { ReceiptImportSummary } from '../api.js';
+import type { ReceiptImportSummary } from '../api/index.js';
 import type { Context } from '../context.js';
 import { readLimited } from '../drive/read-limited.js';
 import { fillRecipient, trustedVerifiers } from '../keys/index.js';

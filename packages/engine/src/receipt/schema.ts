@@ -1,5 +1,5 @@
 import { BrickpostError, parseStrictJson, quote, type Json } from '@brickpost/manifest';
-import type { Receipt, VerifyProblem } from '../api.js';
+import type { Receipt, VerifyProblem } from '../api/index.js';
 
 /** Version string of receipts, their `format` (FORMAT.md §receipt). */
 export const RECEIPT_FORMAT = 'brickpost-receipt/v1';

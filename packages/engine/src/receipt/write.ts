@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { BrickpostError, quote } from '@brickpost/manifest';
-import type { EventSink, Receipt, ReceiptOptions, ReceiptSummary } from '../api.js';
+import type { EventSink, Receipt, ReceiptOptions, ReceiptSummary } from '../api/index.js';
 import type { Context } from '../context.js';
 import { recordReceipt } from '../custody/index.js';
 import { openSettled } from '../ingest/settle.js';

@@ -1,5 +1,5 @@
 import { BrickpostError, quote } from '@brickpost/manifest';
-import type { CustodyReport, EventSink, ReportOptions, ShipmentReport } from '../api.js';
+import type { CustodyReport, EventSink, ReportOptions, ShipmentReport } from '../api/index.js';
 import type { Context } from '../context.js';
 import { history } from '../ingest/history.js';
 import { openSettled } from '../ingest/settle.js';

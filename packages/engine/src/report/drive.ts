@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { DriveSet, ShipmentInfo } from '@brickpost/manifest';
-import type { CustodyReport, EventSink, ReportDrive, ReportOptions, ShipmentReport, VerifyProblem, VerifyReport } from '../api.js';
+import type { CustodyReport, EventSink, ReportDrive, ReportOptions, ShipmentReport, VerifyProblem, VerifyReport } from '../api/index.js';
 import type { Context } from '../context.js';
 import { custodyReport } from '../custody/index.js';
 import { findShipment } from '../drive/layout.js';

@@ -1,4 +1,4 @@
-import type { CustodyReport } from '../api-custody.js';
+import type { CustodyReport } from '../api/custody.js';
 import { esc, table, when } from './html-kit.js';
 
 const SOURCE: Record<string, string> = { drive: 'drive log', bag: 'signed bag', catalog: 'this home only' };

@@ -1,4 +1,4 @@
-import type { ReportDrive, ShipmentReport } from '../api-report.js';
+import type { ReportDrive, ShipmentReport } from '../api/report.js';
 import { custodySection } from './html-custody.js';
 import { bytes, count, esc, facts, page, rate, seconds, table, when } from './html-kit.js';
 

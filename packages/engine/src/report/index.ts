@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { stat } from 'node:fs/promises';
 import { BrickpostError, quote } from '@brickpost/manifest';
 import { driveRoot, isBagFolder } from '../drive/layout.js';
-import type { EventSink, ReportOptions, ShipmentReport } from '../api.js';
+import type { EventSink, ReportOptions, ShipmentReport } from '../api/index.js';
 import type { Context } from '../context.js';
 import { STATE_DIR } from '../ingest/state.js';
 import { destReport } from './dest.js';

@@ -1,4 +1,4 @@
-import type { DriveLabel } from '../api-report.js';
+import type { DriveLabel } from '../api/report.js';
 import { esc, page } from './html-kit.js';
 
 const LABEL_CSS = `

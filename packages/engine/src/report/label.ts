@@ -1,6 +1,6 @@
 import QRCode from 'qrcode';
 import { BrickpostError } from '@brickpost/manifest';
-import type { DriveLabel, LabelOptions, LabelSheet } from '../api.js';
+import type { DriveLabel, LabelOptions, LabelSheet } from '../api/index.js';
 import type { Context } from '../context.js';
 import { findShipment } from '../drive/layout.js';
 import { openShipment } from '../drive/open.js';

@@ -1,5 +1,5 @@
-import type { EventSink } from '../api.js';
-import type { ReportPhase, ReportTimings } from '../api-report.js';
+import type { EventSink } from '../api/index.js';
+import type { ReportPhase, ReportTimings } from '../api/report.js';
 
 interface Running {
   phase: string;

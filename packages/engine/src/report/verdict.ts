@@ -1,6 +1,6 @@
 import { ERROR_CODES } from '@brickpost/manifest/errors';
-import type { VerifyProblem } from '../api-verify.js';
-import type { ReportVerdict, ShipmentReport } from '../api-report.js';
+import type { VerifyProblem } from '../api/verify.js';
+import type { ReportVerdict, ShipmentReport } from '../api/report.js';
 
 /** Limits of a report document. */
 export const REPORT_LIMITS = {

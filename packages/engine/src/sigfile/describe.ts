@@ -1,7 +1,7 @@
 import { lstat, stat } from 'node:fs/promises';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { BrickpostError, quote } from '@brickpost/manifest';
-import type { EventSink, SignatureOptions, SignatureSummary } from '../api.js';
+import type { EventSink, SignatureOptions, SignatureSummary } from '../api/index.js';
 import type { Context } from '../context.js';
 import { openSettled } from '../ingest/settle.js';
 import { DestFolder } from '../ingest/state.js';

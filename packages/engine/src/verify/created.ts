@@ -3,19 +3,13 @@
  * ingest and the desktop's verdict show it: the time, how long ago, and a
  * warning when it lies in the future by more than CLOCK_SKEW_MS (the
  * publisher's clock is wrong, or the drive was made to look newer than it
- * is). No Node imports: the desktop renderer uses it.
+ * is). No Node imports.
  */
+import type { CreatedNote } from '../api/verify.js';
 
 /** How far a creation time may lie ahead of this machine's clock before a warning: one hour. */
 export const CLOCK_SKEW_MS = 60 * 60 * 1000;
 
-/** A creation time for people. */
-export interface CreatedNote {
-  /** "2026-11-26 10:02 UTC (3 days ago)". */
-  text: string;
-  /** Set when the time is ahead of this machine's clock by more than CLOCK_SKEW_MS: what that means. */
-  warning: string | null;
-}
 
 /** Describes `created` (ISO 8601) relative to `now` (ms since the epoch). */
 export function describeCreated(created: string, now = Date.now()): CreatedNote {

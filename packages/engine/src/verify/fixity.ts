@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { lstat, opendir } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { BrickpostError, isBrickpostError, quote } from '@brickpost/manifest';
-import type { VerifyProblem } from '../api.js';
+import type { VerifyProblem } from '../api/index.js';
 import type { OpenedShipment } from '../drive/open.js';
 import { checkBound, payloadBound, withinTotal, type SizeBound } from '../drive/payload-bound.js';
 import { openDriveFile } from '../drive/read-limited.js';

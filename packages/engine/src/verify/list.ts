@@ -1,5 +1,5 @@
 import type { ManifestRecord } from '@brickpost/manifest';
-import type { ListEntry } from '../api.js';
+import type { ListEntry } from '../api/index.js';
 import type { Context } from '../context.js';
 import { findShipment } from '../drive/layout.js';
 import { openShipment } from '../drive/open.js';

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ERROR_CODES, isBrickpostError } from '@brickpost/manifest';
-import type { EventSink, VerifyOptions, VerifyProblem, VerifyReport } from '../api.js';
+import type { EventSink, VerifyOptions, VerifyProblem, VerifyReport } from '../api/index.js';
 import type { Context } from '../context.js';
 import { recordVerified } from '../custody/index.js';
 import { findShipment } from '../drive/layout.js';

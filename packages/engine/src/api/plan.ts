@@ -1,6 +1,6 @@
 /**
  * The engine API's types for the planner: ship drives, or send over the
- * network? Re-exported by api.ts. The model is in plan/plan.ts; units and
+ * network? Types only. The model is in plan/plan.ts; units and
  * their text in plan/units.ts.
  */
 

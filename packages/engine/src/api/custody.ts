@@ -1,7 +1,7 @@
 /**
  * The engine API's types for the custody log (FORMAT.md §custody): a
  * hash-chained, signed record of every handling step of a shipment.
- * Re-exported by api.ts.
+ * Types only.
  */
 
 export type CustodyEventType = 'packed' | 'sealed' | 'verified' | 'ingested' | 'receipt-issued' | 'wiped';

@@ -1,9 +1,16 @@
 /**
  * The engine API's types for checking drives: verify (one drive, or the
  * drive set it belongs to) and repair from a drive's recovery data.
- * Re-exported by api.ts.
+ * Types only.
  */
-import type { CreatedNote } from './verify/created.js';
+
+/** A creation time for people (verify/created.ts's describeCreated). */
+export interface CreatedNote {
+  /** "2026-11-26 10:02 UTC (3 days ago)". */
+  text: string;
+  /** Set when the time is ahead of this machine's clock by more than CLOCK_SKEW_MS: what that means. */
+  warning: string | null;
+}
 
 export interface VerifyOptions {
   drive: string;

@@ -3,11 +3,11 @@
  * drive labels (`brickpost label`). A ShipmentReport is a stable JSON
  * document, `brickpost-report/v1`: fields are only ever added, and its JSON
  * Schema (REPORT_SCHEMA) says exactly what a version holds.
- * Re-exported by api.ts.
+ * Types only.
  */
-import type { CustodyReport } from './api-custody.js';
-import type { AppliedShipmentInfo } from './api.js';
-import type { VerifyProblem, VerifyRepairStatus } from './api-verify.js';
+import type { CustodyReport } from './custody.js';
+import type { AppliedShipmentInfo } from './dest.js';
+import type { VerifyProblem, VerifyRepairStatus } from './verify.js';
 
 /** Options of Engine.report. */
 export interface ReportOptions {

@@ -55,18 +55,36 @@ export interface ResumeSummary {
   seconds: number;
 }
 
-/**
- * What an ingest or rollback under way or interrupted means for someone
- * reading DEST, as lines: what it is, what DEST may hold meanwhile, and what
- * to do. The CLI (status, history) and the desktop show these words.
- */
-export function inProgressLines(p: Omit<DestInProgress, 'lines'>, dest: string): string[] {
-  const to = `shipment ${p.seq !== null ? `#${p.seq} ` : ''}${p.shipmentId}`;
-  const what = p.kind === 'ingest' ? `the ingest of ${to}` : `the rollback to ${to}`;
-  const phase = p.phase ? ` (at its ${p.phase} phase)` : '';
-  return [
-    p.running ? `${what} is under way${phase}` : `${what} was interrupted${phase}`,
-    `until it finishes, ${dest} may hold some entries of ${p.from ? `#${p.from.seq}` : 'the tree it had'} and some of ${p.seq !== null ? `#${p.seq}` : 'the new tree'}, each entry whole`,
-    p.running ? 'wait for it to finish' : `to finish it: brickpost resume ${dest}`,
-  ];
+/** One shipment applied to a destination. */
+export interface AppliedShipmentInfo {
+  shipmentId: string;
+  seq: number;
+  label: string;
+  appliedAt: string;
+  files: number;
+  bytes: number;
+  /** Bytes read from the drive for this shipment (the rest came from DEST). */
+  bytesFromDrive: number | null;
+  parent: string | null;
+  /** Rollback can return to the state before this shipment (its undo area is kept). */
+  undoable: boolean;
+}
+
+
+/** What a destination holds: its dataset and the shipments applied, oldest first. */
+
+export interface DestHistory {
+  dest: string;
+  dataset: string;
+  datasetId: string;
+  publisherKeyId: string;
+  /** How many shipments keep their undo area. */
+  keepUndo: number;
+  shipments: AppliedShipmentInfo[];
+  /**
+   * An ingest or rollback under way or interrupted: until it finishes, DEST
+   * may hold entries of two trees, and `shipments` ends with the last one
+   * recorded whole.
+   */
+  inProgress: DestInProgress | null;
 }
