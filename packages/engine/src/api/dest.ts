@@ -1,8 +1,8 @@
 /**
  * The engine API's types for the state of a destination: what it holds,
- * who works on it, and an ingest or rollback under way or interrupted,
- * with the one wording every front end uses for it. Re-exported by api.ts;
- * no Node imports.
+ * who works on it, and an ingest or rollback under way or interrupted.
+ * Types only; the one wording every front end uses for an interrupted job
+ * is inProgressLines (ingest/in-progress.ts).
  */
 
 /**
