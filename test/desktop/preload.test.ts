@@ -2,7 +2,8 @@
  * The Electron preload, run as Electron's sandbox runs it (a CommonJS
  * function of exports, require and module) with a stand-in for the
  * 'electron' module, since no Electron binary can run here: it requires
- * nothing but 'electron', exposes exactly one object, `brickpost`, with one
+ * nothing but 'electron', takes the table of methods from the main process
+ * (as ipc.ts answers it), exposes exactly one object, `brickpost`, with one
  * function per DesktopApi method and no IPC object, routes each call to the
  * main handler of the same name, and turns failures into {code, hint}.
  */
@@ -11,7 +12,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runInNewContext } from 'node:vm';
-import { ALL_METHODS, JOB_METHODS } from '@brickpost/desktop/host';
+import { ALL_METHODS, JOB_METHODS, METHODS } from '@brickpost/desktop/host';
 import { ROOT } from '../support.js';
 
 const PRELOAD = join(ROOT, 'apps', 'desktop', 'dist', 'src', 'preload', 'preload.cjs');
@@ -24,6 +25,10 @@ test('the preload exposes one object with exactly the API methods, over IPC chan
   const electron = {
     contextBridge: { exposeInMainWorld: (key: string, api: Record<string, unknown>) => exposed.set(key, api) },
     ipcRenderer: {
+      sendSync: (channel: string) => {
+        if (channel !== 'brickpost:methods') throw new Error(`unexpected synchronous message on ${channel}`);
+        return JSON.parse(JSON.stringify(METHODS)) as unknown;
+      },
       on: (channel: string, fn: (...a: unknown[]) => void) => listeners.set(channel, fn),
       invoke: async (channel: string, ...args: unknown[]) => {
         invoked.push([channel, args]);

@@ -1,6 +1,7 @@
 /**
  * The browser side of `brickpost ui`: defines `window.brickpost`, the
- * DesktopApi, over the UI server's HTTP API (POST /api/call; POST /api/job
+ * DesktopApi (one function per entry of the table of methods), over the UI
+ * server's HTTP API (POST /api/call; POST /api/job
  * and its Server-Sent Events; POST /api/job/ID/cancel). It does nothing
  * where `window.brickpost` already exists (Electron's preload defined it).
  * Every failure rejects with a DesktopError-shaped Error. DOM only, no Node.
@@ -10,6 +11,7 @@
  * cookie lets a reload in).
  */
 import type { DesktopApi, DesktopError, JobListener } from '../shared/api.js';
+import { ALL_METHODS, METHODS } from '../shared/methods.js';
 
 interface Wire {
   code?: unknown;
@@ -117,34 +119,19 @@ function install(): void {
     }
   }
 
-  const api: DesktopApi = {
-    host: 'browser',
-    whoami: () => call('whoami'),
-    keygen: (o) => call('keygen', o),
-    trustList: () => call('trustList'),
-    trustAdd: (o) => call('trustAdd', o),
-    trustRemove: (o) => call('trustRemove', o),
-    drives: () => call('drives'),
-    chooseFolder: async () => null,
-    listFolder: (o) => call('listFolder', o),
-    sourceInfo: (o) => call('sourceInfo', o),
-    plan: (o) => call('plan', o),
-    shipmentFolder: (o) => call('shipmentFolder', o),
-    pack: (id, o, on) => job('pack', id, o, on),
-    verify: (id, o, on) => job('verify', id, o, on),
-    ingest: (id, o, on) => job('ingest', id, o, on),
-    extract: (id, o, on) => job('extract', id, o, on),
-    cancel: async (id) => {
-      await post(`/api/job/${encodeURIComponent(id)}/cancel`, {});
-    },
-    receipt: (o) => call('receipt', o),
-    history: (o) => call('history', o),
-    rollback: (o) => call('rollback', o),
-    resume: (o) => call('resume', o),
-    report: (o) => call('report', o),
-    label: (o) => call('label', o),
-    custody: (o) => call('custody', o),
+  const cancel = async (id: string): Promise<void> => {
+    await post(`/api/job/${encodeURIComponent(id)}/cancel`, {});
   };
+  const api: Record<string, unknown> = { host: 'browser' };
+  for (const m of ALL_METHODS) {
+    const shape = METHODS[m];
+    api[m] =
+      m === 'chooseFolder' ? async () => null
+      : shape === 'job' ? (id: string, o: unknown, on: JobListener) => job(m, id, o, on)
+      : shape === 'jobId' ? cancel
+      : shape === 'none' ? () => call(m)
+      : (o: unknown) => call(m, o);
+  }
   Object.defineProperty(window, 'brickpost', { value: Object.freeze(api), writable: false, configurable: false, enumerable: true });
 }
 

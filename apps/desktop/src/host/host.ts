@@ -9,8 +9,8 @@ import { basename, join, resolve } from 'node:path';
 import { Engine } from '@brickpost/engine';
 import { BrickpostError, isBrickpostError, quote, type ExtractOptions } from '@brickpost/engine/api';
 import { renderReportHtml } from '@brickpost/engine/report-html';
-import type { JobListener } from '../shared/api.js';
-import { isJobMethod, isQuickMethod, type JobMethod, type QuickMethod } from '../shared/methods.js';
+import type { DesktopApi, JobListener } from '../shared/api.js';
+import { isJobMethod, isQuickMethod, type JobMethod, type Method, type QuickMethod } from '../shared/methods.js';
 import { boolField, jobIdArg, objectArg, stringField, stringListField, type Opts } from './args.js';
 import { detectDrives } from './drives.js';
 import { listFolder, sourceInfo } from './folders.js';
@@ -52,71 +52,9 @@ export class DesktopHost implements HostPort {
     this.checkOpen();
     if (!isQuickMethod(method)) throw new BrickpostError('USAGE', `unknown method ${quote(String(method))}`);
     if (!Array.isArray(args)) throw new BrickpostError('USAGE', `${method}: arguments must be an array`);
-    const e = this.engine;
-    switch (method) {
-      case 'whoami':
-        try {
-          return e.whoami();
-        } catch (err) {
-          if (isBrickpostError(err, 'NO_IDENTITY')) return null;
-          throw err;
-        }
-      case 'keygen':
-        return e.keygen({ name: stringField(method, objectArg(method, args), 'name') });
-      case 'trustList':
-        return e.trustList();
-      case 'trustAdd': {
-        const o = objectArg(method, args);
-        return e.trustAdd(stringField(method, o, 'key'), stringField(method, o, 'name', true), stringField(method, o, 'recipient', true));
-      }
-      case 'trustRemove':
-        return e.trustRemove(stringField(method, objectArg(method, args), 'nameOrKeyId'));
-      case 'drives':
-        return detectDrives();
-      case 'chooseFolder':
-        // Only Electron has a native dialog; its main process answers this itself.
-        return null;
-      case 'listFolder':
-        return listFolder(stringField(method, objectArg(method, args, 0, true), 'path', true));
-      case 'sourceInfo':
-        return sourceInfo(stringField(method, objectArg(method, args), 'path'));
-      case 'receipt':
-        return this.receipt(objectArg(method, args));
-      case 'history':
-        return e.history(stringField(method, objectArg(method, args), 'dest'));
-      case 'rollback': {
-        const o = objectArg(method, args);
-        return e.rollback({ dest: stringField(method, o, 'dest'), to: stringField(method, o, 'to') }, () => undefined);
-      }
-      case 'resume':
-        return e.resume(stringField(method, objectArg(method, args), 'dest'), () => undefined);
-      case 'plan':
-        return e.plan(objectArg(method, args) as never);
-      case 'shipmentFolder': {
-        const o = objectArg(method, args);
-        const shipment = stringField(method, o, 'shipment', true);
-        const folder = o.folder === '' ? '' : stringField(method, o, 'folder');
-        return shipmentFolder(e, { drive: stringField(method, o, 'drive'), folder, ...(shipment !== undefined ? { shipment } : {}) });
-      }
-      case 'custody': {
-        const o = objectArg(method, args);
-        const shipment = stringField(method, o, 'shipment', true);
-        return e.custody({ drive: stringField(method, o, 'drive'), ...(shipment !== undefined ? { shipment } : {}) });
-      }
-      case 'report': {
-        const o = objectArg(method, args);
-        const shipment = stringField(method, o, 'shipment', true);
-        const report = await e.report({ target: stringField(method, o, 'target'), deep: boolField(method, o, 'deep'), ...(shipment !== undefined ? { shipment } : {}) });
-        return { report, html: renderReportHtml(report) };
-      }
-      case 'label': {
-        const o = objectArg(method, args);
-        const shipment = stringField(method, o, 'shipment', true);
-        return e.label({ drive: stringField(method, o, 'drive'), ...(shipment !== undefined ? { shipment } : {}) });
-      }
-      default:
-        return unhandled(method);
-    }
+    // Each handler is typed by the method's answer in DesktopApi.
+    const handler = QUICK[method] as (e: Engine, args: unknown[]) => unknown;
+    return handler(this.engine, args);
   }
 
   async job(jobId: string, method: JobMethod, args: unknown[], onEvent: JobListener): Promise<unknown> {
@@ -133,23 +71,9 @@ export class DesktopHost implements HostPort {
         // A listener that throws must not break the engine's job (EventSink must not throw).
       }
     };
-    const e = this.engine;
     const signal = controller.signal;
-    const run = (): Promise<unknown> => {
-      switch (method) {
-        case 'pack':
-          return e.pack(opts as never, sink, signal);
-        case 'verify':
-          return e.verify(opts as never, sink, signal);
-        case 'ingest':
-          return e.ingest(opts as never, sink, signal);
-        case 'extract':
-          return e.extract(extractOptions(opts), sink, signal);
-        default:
-          return unhandled(method);
-      }
-    };
-    const done = run();
+    const run = JOBS[method] as (e: Engine, opts: Opts, sink: JobListener, signal: AbortSignal) => Promise<unknown>;
+    const done = run(this.engine, opts, sink, signal);
     this.jobs.set(jobId, { controller, done });
     try {
       const result = await done;
@@ -179,25 +103,88 @@ export class DesktopHost implements HostPort {
   private checkOpen(): void {
     if (this.closed) throw new BrickpostError('USAGE', 'the engine host is closed', { hint: 'restart the app' });
   }
-
-  /** Writes the receipt (default: HOME/receipts/DEST-NAME-TIME.json) and returns it with the file's text. */
-  private async receipt(o: Record<string, unknown>): Promise<unknown> {
-    const dest = resolve(stringField('receipt', o, 'dest'));
-    let out = stringField('receipt', o, 'out', true);
-    if (out === undefined) {
-      const dir = join(this.engine.home, 'receipts');
-      await mkdir(dir, { recursive: true, mode: 0o700 });
-      const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-      out = join(dir, `${basename(dest).replace(/[^\p{L}\p{N}._-]/gu, '_') || 'dest'}-${stamp}.json`);
-    }
-    const summary = await this.engine.receipt({ dest, out: resolve(out), deep: boolField('receipt', o, 'deep') });
-    return { ...summary, text: await readFile(summary.out, 'utf8') };
-  }
 }
 
-/** A method in the lists of methods.ts that a switch above does not carry out: a compile error, and USAGE if it ever runs. */
-function unhandled(method: never): never {
-  throw new BrickpostError('USAGE', `method ${quote(String(method))} is not carried out by this host`);
+/** A method's answer, as DesktopApi declares it. */
+type Answer<M extends Method> = Awaited<ReturnType<DesktopApi[M]>>;
+
+/** The quick methods of the table in shared/methods.ts, each carried out over an Engine. */
+const QUICK: { [M in QuickMethod]: (e: Engine, args: unknown[]) => Answer<M> | Promise<Answer<M>> } = {
+  whoami: (e) => {
+    try {
+      return e.whoami();
+    } catch (err) {
+      if (isBrickpostError(err, 'NO_IDENTITY')) return null;
+      throw err;
+    }
+  },
+  keygen: (e, args) => e.keygen({ name: stringField('keygen', objectArg('keygen', args), 'name') }),
+  trustList: (e) => e.trustList(),
+  trustAdd: (e, args) => {
+    const m = 'trustAdd';
+    const o = objectArg(m, args);
+    return e.trustAdd(stringField(m, o, 'key'), stringField(m, o, 'name', true), stringField(m, o, 'recipient', true));
+  },
+  trustRemove: (e, args) => e.trustRemove(stringField('trustRemove', objectArg('trustRemove', args), 'nameOrKeyId')),
+  drives: () => detectDrives(),
+  // Only Electron has a native dialog; its main process answers this itself.
+  chooseFolder: () => null,
+  listFolder: (_e, args) => listFolder(stringField('listFolder', objectArg('listFolder', args, 0, true), 'path', true)),
+  sourceInfo: (_e, args) => sourceInfo(stringField('sourceInfo', objectArg('sourceInfo', args), 'path')),
+  plan: (e, args) => e.plan(objectArg('plan', args) as never),
+  shipmentFolder: (e, args) => {
+    const m = 'shipmentFolder';
+    const o = objectArg(m, args);
+    const shipment = stringField(m, o, 'shipment', true);
+    const folder = o.folder === '' ? '' : stringField(m, o, 'folder');
+    return shipmentFolder(e, { drive: stringField(m, o, 'drive'), folder, ...(shipment !== undefined ? { shipment } : {}) });
+  },
+  receipt: (e, args) => receipt(e, objectArg('receipt', args)),
+  history: (e, args) => e.history(stringField('history', objectArg('history', args), 'dest')),
+  rollback: (e, args) => {
+    const o = objectArg('rollback', args);
+    return e.rollback({ dest: stringField('rollback', o, 'dest'), to: stringField('rollback', o, 'to') }, () => undefined);
+  },
+  resume: (e, args) => e.resume(stringField('resume', objectArg('resume', args), 'dest'), () => undefined),
+  report: async (e, args) => {
+    const m = 'report';
+    const o = objectArg(m, args);
+    const shipment = stringField(m, o, 'shipment', true);
+    const report = await e.report({ target: stringField(m, o, 'target'), deep: boolField(m, o, 'deep'), ...(shipment !== undefined ? { shipment } : {}) });
+    return { report, html: renderReportHtml(report) };
+  },
+  label: (e, args) => {
+    const o = objectArg('label', args);
+    const shipment = stringField('label', o, 'shipment', true);
+    return e.label({ drive: stringField('label', o, 'drive'), ...(shipment !== undefined ? { shipment } : {}) });
+  },
+  custody: (e, args) => {
+    const o = objectArg('custody', args);
+    const shipment = stringField('custody', o, 'shipment', true);
+    return e.custody({ drive: stringField('custody', o, 'drive'), ...(shipment !== undefined ? { shipment } : {}) });
+  },
+};
+
+/** The job methods of the table, each run over an Engine with an event sink and an abort signal. */
+const JOBS: { [M in JobMethod]: (e: Engine, opts: Opts, sink: JobListener, signal: AbortSignal) => Promise<Answer<M>> } = {
+  pack: (e, o, sink, signal) => e.pack(o as never, sink, signal),
+  verify: (e, o, sink, signal) => e.verify(o as never, sink, signal),
+  ingest: (e, o, sink, signal) => e.ingest(o as never, sink, signal),
+  extract: (e, o, sink, signal) => e.extract(extractOptions(o), sink, signal),
+};
+
+/** Writes the receipt (default: HOME/receipts/DEST-NAME-TIME.json) and returns it with the file's text. */
+async function receipt(engine: Engine, o: Opts): Promise<Answer<'receipt'>> {
+  const dest = resolve(stringField('receipt', o, 'dest'));
+  let out = stringField('receipt', o, 'out', true);
+  if (out === undefined) {
+    const dir = join(engine.home, 'receipts');
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+    out = join(dir, `${basename(dest).replace(/[^\p{L}\p{N}._-]/gu, '_') || 'dest'}-${stamp}.json`);
+  }
+  const summary = await engine.receipt({ dest, out: resolve(out), deep: boolField('receipt', o, 'deep') });
+  return { ...summary, text: await readFile(summary.out, 'utf8') };
 }
 
 const APPLY_FLAGS = ['samePermissions', 'setid', 'owners', 'acls', 'noXattrs', 'specials', 'outsideLinks'] as const;

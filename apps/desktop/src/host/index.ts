@@ -16,4 +16,4 @@ export { parseMountinfo, driveMounts, type Mount } from './mountinfo.js';
 export { parseGetVolume, parseWmic } from './volumes.js';
 export { listFolder, sourceInfo } from './folders.js';
 export { shipmentFolder, folderPath, FOLDER_LIMIT, type FolderRequest } from './shipment-folder.js';
-export { ALL_METHODS, QUICK_METHODS, JOB_METHODS, type WireError } from '../shared/methods.js';
+export { ALL_METHODS, METHODS, QUICK_METHODS, JOB_METHODS, type CallShape, type WireError } from '../shared/methods.js';

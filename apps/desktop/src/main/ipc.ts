@@ -4,13 +4,14 @@
  * own page (not a frame, not another page it navigated to) and relaying it to
  * the engine host. Answers are {ok, value} or {ok: false, error} (a
  * WireError): an exception thrown by a handler would reach the page as a
- * bare message. Job events go back on `brickpost:event` (jobId, event).
+ * bare message. Job events go back on `brickpost:event` (jobId, event). The
+ * preload asks for the table of methods on `brickpost:methods`.
  */
 import { dialog, ipcMain, type BrowserWindow, type IpcMainInvokeEvent } from 'electron';
 import { BrickpostError } from '@brickpost/engine/api';
 import { toWireError } from '../host/errors.js';
 import type { HostPort } from '../host/host.js';
-import { ALL_METHODS, JOB_METHODS, QUICK_METHODS, type JobMethod, type QuickMethod } from '../shared/methods.js';
+import { ALL_METHODS, JOB_METHODS, METHODS, QUICK_METHODS } from '../shared/methods.js';
 
 type Answer = { ok: true; value: unknown } | { ok: false; error: ReturnType<typeof toWireError> };
 
@@ -40,7 +41,7 @@ export function registerIpc(host: HostPort, win: () => BrowserWindow | null, pag
       answer(async () => {
         checkSender(event);
         if (method === 'chooseFolder') return chooseFolder(win(), opts);
-        return host.call(method as QuickMethod, opts === undefined ? [] : [opts]);
+        return host.call(method, opts === undefined ? [] : [opts]);
       }),
     );
   }
@@ -49,12 +50,17 @@ export function registerIpc(host: HostPort, win: () => BrowserWindow | null, pag
       answer(async () => {
         checkSender(event);
         const sender = event.sender;
-        return host.job(String(jobId), method as JobMethod, [opts], (ev) => {
+        return host.job(String(jobId), method, [opts], (ev) => {
           if (!sender.isDestroyed()) sender.send('brickpost:event', jobId, ev);
         });
       }),
     );
   }
+  // The preload's table of methods, asked for synchronously as it starts. The
+  // names are no secret: every call above checks its sender.
+  ipcMain.on('brickpost:methods', (event) => {
+    event.returnValue = METHODS;
+  });
   ipcMain.handle('brickpost:cancel', (event, jobId: unknown) =>
     answer(async () => {
       checkSender(event);
@@ -66,6 +72,7 @@ export function registerIpc(host: HostPort, win: () => BrowserWindow | null, pag
 /** Removes every handler registerIpc added. */
 export function unregisterIpc(): void {
   for (const m of ALL_METHODS) ipcMain.removeHandler(`brickpost:${m}`);
+  ipcMain.removeAllListeners('brickpost:methods');
 }
 
 async function chooseFolder(w: BrowserWindow | null, opts: unknown): Promise<string | null> {

@@ -1,8 +1,9 @@
 /**
  * The preload of the desktop window (sandboxed, so CommonJS and no imports
  * but 'electron'). It exposes exactly one object, `window.brickpost`, with one
- * function per DesktopApi method; each invokes the main process's handler of
- * the same name (channel `brickpost:METHOD`). No ipcRenderer reaches the page.
+ * function per DesktopApi method, made from the table of methods the main
+ * process gives; each invokes the main process's handler of the same name
+ * (channel `brickpost:METHOD`). No ipcRenderer reaches the page.
  *
  * Failures reject with a plain object {name, code, message, hint, exitCode,
  * path}: contextBridge copies an Error's message only, so an Error would lose
@@ -11,6 +12,7 @@
 // CommonJS written as such: verbatimModuleSyntax emits imports as written.
 import electron = require('electron');
 import type { DesktopApi, JobListener } from '../shared/api.js';
+import type { CallShape } from '../shared/methods.js';
 
 type Answer = { ok: true; value: unknown } | { ok: false; error: Record<string, unknown> };
 
@@ -41,31 +43,23 @@ async function job(method: string, jobId: string, opts: unknown, onEvent: JobLis
   }
 }
 
-const api: DesktopApi = {
-  host: 'electron',
-  whoami: () => invoke('whoami'),
-  keygen: (o) => invoke('keygen', o),
-  trustList: () => invoke('trustList'),
-  trustAdd: (o) => invoke('trustAdd', o),
-  trustRemove: (o) => invoke('trustRemove', o),
-  drives: () => invoke('drives'),
-  chooseFolder: (o) => invoke('chooseFolder', o),
-  listFolder: (o) => invoke('listFolder', o),
-  sourceInfo: (o) => invoke('sourceInfo', o),
-  plan: (o) => invoke('plan', o),
-  shipmentFolder: (o) => invoke('shipmentFolder', o),
-  pack: (id, o, on) => job('pack', id, o, on),
-  verify: (id, o, on) => job('verify', id, o, on),
-  ingest: (id, o, on) => job('ingest', id, o, on),
-  extract: (id, o, on) => job('extract', id, o, on),
-  cancel: (id) => invoke('cancel', id),
-  receipt: (o) => invoke('receipt', o),
-  history: (o) => invoke('history', o),
-  rollback: (o) => invoke('rollback', o),
-  resume: (o) => invoke('resume', o),
-  report: (o) => invoke('report', o),
-  label: (o) => invoke('label', o),
-  custody: (o) => invoke('custody', o),
-};
+function method(name: string, shape: CallShape): (...args: never[]) => Promise<unknown> {
+  switch (shape) {
+    case 'none':
+      return () => invoke(name);
+    case 'opts':
+      return (o: unknown) => invoke(name, o);
+    case 'job':
+      return (id: string, o: unknown, on: JobListener) => job(name, id, o, on);
+    case 'jobId':
+      return (id: string) => invoke(name, id);
+  }
+}
 
-electron.contextBridge.exposeInMainWorld('brickpost', api);
+// The table of methods (shared/methods.ts METHODS) comes from the main
+// process: a sandboxed preload can require nothing but 'electron'.
+const table = electron.ipcRenderer.sendSync('brickpost:methods') as Record<string, CallShape>;
+const api: Record<string, unknown> = { host: 'electron' };
+for (const [name, shape] of Object.entries(table)) api[name] = method(name, shape);
+
+electron.contextBridge.exposeInMainWorld('brickpost', api as unknown as DesktopApi);

@@ -8,36 +8,63 @@
 import type { ErrorEvent } from '@brickpost/engine/api';
 import type { DesktopApi } from './api.js';
 
+/**
+ * How a method's arguments travel: `none` (no argument), `opts` (one plain
+ * object), `job` (a job id, an object, and a listener of its events; then
+ * one answer), `jobId` (a running job's id).
+ */
+export type CallShape = 'none' | 'opts' | 'job' | 'jobId';
+
+/**
+ * The one table of the desktop API's methods and how each is called. The
+ * preload (which asks the main process for it: a sandboxed preload can
+ * require nothing but 'electron'), the browser bridge, the IPC handlers and
+ * the host's tables of handlers are all made from it; the compiler checks
+ * it against DesktopApi below.
+ */
+export const METHODS = {
+  whoami: 'none',
+  keygen: 'opts',
+  trustList: 'none',
+  trustAdd: 'opts',
+  trustRemove: 'opts',
+  drives: 'none',
+  chooseFolder: 'opts',
+  listFolder: 'opts',
+  sourceInfo: 'opts',
+  plan: 'opts',
+  shipmentFolder: 'opts',
+  pack: 'job',
+  verify: 'job',
+  ingest: 'job',
+  extract: 'job',
+  cancel: 'jobId',
+  receipt: 'opts',
+  history: 'opts',
+  rollback: 'opts',
+  resume: 'opts',
+  report: 'opts',
+  label: 'opts',
+  custody: 'opts',
+} as const satisfies Record<Exclude<keyof DesktopApi, 'host'>, CallShape>;
+
+/** Every function of DesktopApi. */
+export type Method = keyof typeof METHODS;
 /** Quick calls: `method(opts?)` → a promise of the answer. */
-export const QUICK_METHODS = [
-  'whoami',
-  'keygen',
-  'trustList',
-  'trustAdd',
-  'trustRemove',
-  'drives',
-  'chooseFolder',
-  'listFolder',
-  'sourceInfo',
-  'plan',
-  'shipmentFolder',
-  'receipt',
-  'history',
-  'rollback',
-  'resume',
-  'report',
-  'label',
-  'custody',
-] as const satisfies ReadonlyArray<keyof DesktopApi>;
-
+export type QuickMethod = { [M in Method]: (typeof METHODS)[M] extends 'none' | 'opts' ? M : never }[Method];
 /** Long jobs: `method(jobId, opts, onEvent)`; `cancel(jobId)` stops one. */
-export const JOB_METHODS = ['pack', 'verify', 'ingest', 'extract'] as const satisfies ReadonlyArray<keyof DesktopApi>;
+export type JobMethod = { [M in Method]: (typeof METHODS)[M] extends 'job' ? M : never }[Method];
 
-export type QuickMethod = (typeof QUICK_METHODS)[number];
-export type JobMethod = (typeof JOB_METHODS)[number];
+const names = Object.keys(METHODS) as Method[];
+
+/** The quick methods, in table order. */
+export const QUICK_METHODS: readonly QuickMethod[] = names.filter((m): m is QuickMethod => METHODS[m] === 'none' || METHODS[m] === 'opts');
+
+/** The job methods, in table order. */
+export const JOB_METHODS: readonly JobMethod[] = names.filter((m): m is JobMethod => METHODS[m] === 'job');
 
 /** Every function of DesktopApi (the preload exposes exactly these). */
-export const ALL_METHODS: ReadonlyArray<QuickMethod | JobMethod | 'cancel'> = [...QUICK_METHODS, ...JOB_METHODS, 'cancel'];
+export const ALL_METHODS: readonly Method[] = names;
 
 /** True when `name` is a quick method. */
 export function isQuickMethod(name: unknown): name is QuickMethod {
@@ -60,7 +87,14 @@ export interface WireError extends Omit<ErrorEvent, 'type'> {
   name: 'BrickpostError';
 }
 
-// Compile-time check: every function of DesktopApi is in one of the lists.
-type Unlisted = Exclude<keyof DesktopApi, QuickMethod | JobMethod | 'cancel' | 'host'>;
-const everyMethodListed: [Unlisted] extends [never] ? true : Unlisted = true;
-void everyMethodListed;
+// Compile-time check: each method's shape in METHODS is how DesktopApi declares it.
+type ShapeOf<F> = F extends (...args: infer A) => unknown
+  ? A extends [] ? 'none'
+  : A extends [string, unknown, (event: never) => void] ? 'job'
+  : A extends [string] ? 'jobId'
+  : A extends [unknown] ? 'opts'
+  : never
+  : never;
+type Misdeclared = { [M in Method]: (typeof METHODS)[M] extends ShapeOf<DesktopApi[M]> ? never : M }[Method];
+const everyShapeRight: [Misdeclared] extends [never] ? true : Misdeclared = true;
+void everyShapeRight;
