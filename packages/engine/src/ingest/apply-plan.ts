@@ -24,7 +24,7 @@ import type { SpaceBudget } from '../io/space.js';
 import { fsPath } from '../io/fs-path.js';
 import { NOT_APPLIED } from './attrs.js';
 import type { DestCaps } from './dest-caps.js';
-import { dbPath, pathFromDb, type DestDb } from './dest-db.js';
+import { dbPath, pathFromDb, type DestDb, type OpKind } from './dest-db.js';
 import { FolderChain } from './folder-chain.js';
 import { attrsKey, ChunkListDigest, lstatOrNull } from './old-tree.js';
 import type { ApplyPolicy } from './policy.js';
@@ -111,24 +111,18 @@ export async function planApply(db: DestDb, dest: string, shipment: string, reco
     if (caps.windowsNames) checkWindowsPath(p);
   };
   const plan: Plan = { filesKept: 0, filesStaged: 0, bytesToStage: 0, retired: 0, links: 0, hardLinks: 0, specials: 0, missing: [], notApplied: {}, notAppliedList: [], collisions: [], collisionCount: 0 };
-  const sql = db.db;
   db.dropOps(shipment);
   let n = 0;
-  const putOp = sql.prepare('INSERT INTO ops (shipment, n, kind, path, mode, mtime, old_mode, old_mtime, target, attrs, old_attrs) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
-  const op = (kind: string, path: string, o: { mode?: number; mtime?: string; oldMode?: number | null; oldMtime?: string | null; target?: string; attrs?: EntryAttributes; oldAttrs?: string | null } = {}): number => {
-    putOp.run(shipment, ++n, kind, dbPath(path), o.mode ?? null, o.mtime ?? null, o.oldMode ?? null, o.oldMtime ?? null, o.target ?? null, o.attrs ? attrsKey(o.attrs) : null, o.oldAttrs ?? null);
+  const op = (kind: OpKind, path: string, o: { mode?: number; mtime?: string; oldMode?: number | null; oldMtime?: string | null; target?: string; attrs?: EntryAttributes; oldAttrs?: string | null } = {}): number => {
+    db.addOp({ shipment, n: ++n, kind, path: dbPath(path), mode: o.mode ?? null, mtime: o.mtime ?? null, oldMode: o.oldMode ?? null, oldMtime: o.oldMtime ?? null, target: o.target ?? null, attrs: o.attrs ? attrsKey(o.attrs) : null, oldAttrs: o.oldAttrs ?? null });
     return n;
   };
   const keyOf = (name: string): string | null => (caps.caseInsensitive ? foldKey(name) : caps.normalizationInsensitive ? name.normalize('NFC') : null);
-  const putNew = sql.prepare('INSERT INTO new (path, type, action, n, digest, parent, fkey) VALUES (?, ?, ?, ?, ?, ?, ?)');
   const addNew = (p: string, type: string, action: string, k: number | null = null, digest: Buffer | null = null): void => {
     const slash = p.lastIndexOf('/');
     const key = keyOf(p.slice(slash + 1));
-    putNew.run(dbPath(p), type, action, k, digest, slash < 0 ? '' : dbPath(p.slice(0, slash)), key === null ? null : dbPath(key));
+    db.addNew(dbPath(p), type, action, k, digest, slash < 0 ? '' : dbPath(p.slice(0, slash)), key === null ? null : dbPath(key));
   };
-  const getNew = sql.prepare('SELECT type, action FROM new WHERE path = ?');
-  const getOld = sql.prepare('SELECT size, mode, mtime, digest, ok, attrs FROM old WHERE path = ?');
-  const getHeld = sql.prepare('SELECT 1 FROM held WHERE id = ?').pluck();
   const addMissing = (path: string, reason: string): void => {
     if (plan.missing.length < 10000) plan.missing.push({ path, reason });
   };
@@ -156,7 +150,7 @@ export async function planApply(db: DestDb, dest: string, shipment: string, reco
     if (!r) return;
     file = null;
     const digest = dig!.digest();
-    const old = getOld.get(dbPath(r.p)) as { size: number; mode: number; mtime: string; digest: Buffer; ok: number; attrs: string | null } | undefined;
+    const old = db.oldEntry(dbPath(r.p));
     const st = fileInPlace ? names.lstat(r.p) : null;
     if (st?.isFile() && old && old.ok === 1 && old.digest.equals(digest)) {
       const metaChanged = old.mode !== r.mode || old.mtime !== r.mtime;
@@ -183,7 +177,7 @@ export async function planApply(db: DestDb, dest: string, shipment: string, reco
       dig!.addRef(ref);
       if (ref.length === 1) holes += ref[0];
       else if (staged) opts.room?.take(refLength(ref));
-      if (ref.length === 2 && !getHeld.get(Buffer.from(ref[0], 'hex'))) heldMissing++;
+      if (ref.length === 2 && db.heldAt(Buffer.from(ref[0], 'hex')) === undefined) heldMissing++;
     }
   };
 
@@ -210,7 +204,7 @@ export async function planApply(db: DestDb, dest: string, shipment: string, reco
 
   const hard = (r: HardRecord): void => {
     plan.hardLinks++;
-    const to = getNew.get(dbPath(r.to)) as { type: string; action: string } | undefined;
+    const to = db.newEntry(dbPath(r.to));
     if (to?.type !== 'file') throw new BrickpostError('MALFORMED', `manifest: hard link ${quote(r.p)} names ${quote(r.to)}, which is not a file of the shipment`);
     const target = to.action === 'keep' ? names.lstat(r.to) : null;
     const kept = replace(r.p, (st) => target !== null && st.isFile() && st.ino === target.ino && st.dev === target.dev);
@@ -232,7 +226,7 @@ export async function planApply(db: DestDb, dest: string, shipment: string, reco
   };
 
   let inTx = 0;
-  sql.exec('BEGIN');
+  db.begin();
   try {
     for await (const r of records) {
       if (r.t === 'more') {
@@ -262,9 +256,9 @@ export async function planApply(db: DestDb, dest: string, shipment: string, reco
           heldMissing = 0;
           basisProblem = null;
           holes = 0;
-          staged = getOld.get(dbPath(r.p)) === undefined;
+          staged = db.oldEntry(dbPath(r.p)) === undefined;
           if (r.b) {
-            const b = getOld.get(dbPath(r.b[0])) as { size: number; ok: number } | undefined;
+            const b = db.oldEntry(dbPath(r.b[0]));
             if (!b) basisProblem = `its delta applies to ${quote(r.b[0])}, which the destination does not have`;
             else if (b.ok !== 1) basisProblem = `its delta applies to ${quote(r.b[0])}, which was changed locally`;
             else if (b.size !== r.b[1]) basisProblem = `its delta applies to ${quote(r.b[0])} of ${r.b[1]} bytes; the destination's has ${b.size}`;
@@ -284,22 +278,21 @@ export async function planApply(db: DestDb, dest: string, shipment: string, reco
           special(r);
           break;
       }
-      if (++inTx > 20000) sql.exec('COMMIT; BEGIN'), (inTx = 0);
+      if (++inTx > 20000) db.commit(true), (inTx = 0);
     }
     finishFile();
-    sweep(dest, sql, (p) => (op('retire', p), plan.retired++));
-    collisions(sql, plan);
-    sql.exec('COMMIT');
+    sweep(dest, db, (p) => (op('retire', p), plan.retired++));
+    collisions(db, plan);
+    db.commit();
   } catch (e) {
-    if (sql.inTransaction) sql.exec('ROLLBACK');
+    db.rollback();
     throw e;
   }
   return plan;
 }
 
 /** Anything DEST has that the new tree lacks is retired, whole folders at once. */
-function sweep(dest: string, sql: DestDb['db'], retire: (p: string) => void): void {
-  const getNew = sql.prepare('SELECT type, action FROM new WHERE path = ?');
+function sweep(dest: string, db: DestDb, retire: (p: string) => void): void {
   const visit = (rel: string): void => {
     let entries: import('node:fs').Dirent<Buffer>[];
     try {
@@ -311,7 +304,7 @@ function sweep(dest: string, sql: DestDb['db'], retire: (p: string) => void): vo
       const name = fromBytes(d.name);
       if (!rel && name === STATE_DIR) continue;
       const p = rel ? `${rel}/${name}` : name;
-      const t = getNew.get(dbPath(p)) as { type: string; action: string } | undefined;
+      const t = db.newEntry(dbPath(p));
       if (t === undefined) retire(p);
       else if (t.type === 'dir' && t.action === 'keep' && d.isDirectory()) visit(p);
     }
@@ -320,14 +313,12 @@ function sweep(dest: string, sql: DestDb['db'], retire: (p: string) => void): vo
 }
 
 /** The groups of names DEST cannot hold apart (new.fkey is set only on such a destination). */
-function collisions(sql: DestDb['db'], plan: Plan): void {
-  const groups = sql.prepare('SELECT parent, fkey FROM new WHERE fkey IS NOT NULL GROUP BY parent, fkey HAVING COUNT(*) > 1');
-  const members = sql.prepare('SELECT path FROM new WHERE parent = ? AND fkey = ? ORDER BY path LIMIT 16').pluck();
-  for (const g of groups.iterate() as IterableIterator<{ parent: string; fkey: string }>) {
+function collisions(db: DestDb, plan: Plan): void {
+  for (const g of db.collisionGroups()) {
     plan.collisionCount++;
     if (plan.collisions.length >= 100) continue;
     const parent = pathFromDb(g.parent);
-    plan.collisions.push({ parent, names: (members.all(g.parent, g.fkey) as string[]).map((p) => pathFromDb(p).slice(parent ? parent.length + 1 : 0)) });
+    plan.collisions.push({ parent, names: db.collisionMembers(g.parent, g.fkey).map((p) => pathFromDb(p).slice(parent ? parent.length + 1 : 0)) });
   }
 }
 

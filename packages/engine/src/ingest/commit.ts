@@ -10,7 +10,7 @@ import { fsPath } from '../io/fs-path.js';
 import { setTimesPath } from '../io/times.js';
 import { CAN_SYNC_FS, syncDir, syncFilesystem } from '../io/sync.js';
 import type { AttrApplier } from './attrs.js';
-import { pathFromDb, type DestDb, type JournalRow } from './dest-db.js';
+import { pathFromDb, type DestDb, type JournalRow, type OpRow, type OpSelection } from './dest-db.js';
 import { FolderChain } from './folder-chain.js';
 import { setMeta, swapped } from './meta.js';
 import { modeUnder, type ApplyPolicy } from './policy.js';
@@ -19,30 +19,9 @@ import type { DestFolder, DestState } from './state.js';
 /** How many applied shipments keep their undo area by default (rollback reaches back that far). */
 export const UNDO_KEEP = 3;
 
-type OpKind = 'retire' | 'mkdir' | 'install' | 'meta' | 'hardlink' | 'symlink' | 'special' | 'lmeta';
-
-interface OpRow {
-  n: number;
-  kind: OpKind;
-  path: string;
-  mode: number | null;
-  mtime: string | null;
-  old_mode: number | null;
-  old_mtime: string | null;
-  target: string | null;
-  attrs: string | null;
-  old_attrs: string | null;
-}
-
-/** Ops of the links phase: after every file and folder is in place. */
-const LINK_OPS = "('hardlink', 'symlink', 'special', 'lmeta')";
-
 /** The ops of a shipment from the journal, paths as escaped strings. */
-function readOps(db: DestDb, shipment: string, where: string, order: 'ASC' | 'DESC' = 'ASC'): OpRow[] {
-  return (db.db.prepare(`SELECT n, kind, path, mode, mtime, old_mode, old_mtime, target, attrs, old_attrs FROM ops WHERE shipment = ? ${where} ORDER BY n ${order}`).all(shipment) as OpRow[]).map((o) => ({
-    ...o,
-    path: pathFromDb(o.path),
-  }));
+function readOps(db: DestDb, shipment: string, which: OpSelection): OpRow[] {
+  return db.ops(shipment, which).map((o) => ({ ...o, path: pathFromDb(o.path) }));
 }
 
 /**
@@ -76,14 +55,14 @@ export async function runApply(folder: DestFolder, db: DestDb, j: JournalRow, di
   try {
     if (j.phase === 'retire') {
       await makeFolders(undo, 0o700);
-      for (const o of readOps(db, j.shipment, "AND kind = 'retire'")) {
+      for (const o of readOps(db, j.shipment, 'retire')) {
         moveIfPresent(join(folder.dest, o.path), join(undo, String(o.n)));
         failpoint('apply-retire');
       }
       j = await advance(folder, db, j, 'install');
     }
     if (j.phase === 'install') {
-      for (const o of readOps(db, j.shipment, `AND kind != 'retire' AND kind NOT IN ${LINK_OPS}`)) {
+      for (const o of readOps(db, j.shipment, 'install')) {
         const target = join(folder.dest, o.path);
         if (o.kind === 'mkdir') mkdirIfAbsent(target);
         else if (o.kind === 'install') moveIfPresent(join(staged, String(o.n)), target);
@@ -93,7 +72,7 @@ export async function runApply(folder: DestFolder, db: DestDb, j: JournalRow, di
       j = await advance(folder, db, j, 'links');
     }
     if (j.phase === 'links') {
-      for (const o of readOps(db, j.shipment, `AND kind IN ${LINK_OPS}`)) {
+      for (const o of readOps(db, j.shipment, 'links')) {
         makeLink(folder.dest, o, policy, applier);
         failpoint('apply-links');
       }
@@ -122,7 +101,7 @@ export async function runApply(folder: DestFolder, db: DestDb, j: JournalRow, di
 export async function runRollback(folder: DestFolder, db: DestDb, j: JournalRow, dirs: () => AsyncIterable<ManifestRecord>, keep: number, applier: AttrApplier): Promise<void> {
   const undo = folder.undo(j.shipment);
   const out = join(undo, 'out');
-  const ops = readOps(db, j.shipment, '', 'DESC');
+  const ops = readOps(db, j.shipment, 'undo');
   const policy = j.policy;
   try {
     if (j.phase === 'unstage') {
@@ -284,10 +263,8 @@ function removeDir(p: string, outPath: string): void {
  */
 export async function applyDirMeta(db: DestDb, dest: string, records: AsyncIterable<ManifestRecord>, opts: { policy: ApplyPolicy; applier: AttrApplier; lenient?: boolean }): Promise<void> {
   const lenient = opts.lenient === true;
-  const sql = db.db;
-  sql.exec('CREATE TEMP TABLE IF NOT EXISTS dirmeta (path TEXT PRIMARY KEY, mode INTEGER, mtime TEXT, attrs TEXT) WITHOUT ROWID; DELETE FROM dirmeta;');
-  const put = sql.prepare('INSERT OR REPLACE INTO dirmeta (path, mode, mtime, attrs) VALUES (?, ?, ?, ?)');
-  sql.exec('BEGIN');
+  db.resetDirMeta();
+  db.begin();
   try {
     const chain = new FolderChain();
     for await (const r of records) {
@@ -296,20 +273,19 @@ export async function applyDirMeta(db: DestDb, dest: string, records: AsyncItera
       const st = chain.parentReal(p) ? lstatIfPresent(join(dest, p)) : null;
       chain.enter(p, st?.isDirectory() === true);
       const d = r as DirRecord;
-      if (st?.isDirectory()) put.run(toBytes(p).toString('latin1'), r.mode, r.mtime, d.x || d.o || d.acl ? JSON.stringify({ x: d.x, o: d.o, acl: d.acl }) : null);
+      if (st?.isDirectory()) db.addDirMeta(toBytes(p).toString('latin1'), r.mode, r.mtime, d.x || d.o || d.acl ? JSON.stringify({ x: d.x, o: d.o, acl: d.acl }) : null);
       else if (st && !lenient) throw swapped(join(dest, p), 'dir');
     }
-    sql.exec('COMMIT');
+    db.commit();
   } catch (e) {
-    if (sql.inTransaction) sql.exec('ROLLBACK');
+    db.rollback();
     throw e;
   }
-  // Paths are keyed by their bytes (as latin1 text), so DESC order puts every folder after what it holds.
-  for (const d of sql.prepare('SELECT path, mode, mtime, attrs FROM dirmeta ORDER BY path DESC').iterate() as IterableIterator<{ path: string; mode: number; mtime: string; attrs: string | null }>) {
+  for (const d of db.dirMetaDeepestFirst()) {
     const attrs = d.attrs ? (JSON.parse(d.attrs) as EntryAttributes) : undefined;
     setMeta(join(dest, fromBytes(Buffer.from(d.path, 'latin1'))), modeUnder(opts.policy, d.mode), d.mtime, 'dir', { lenient, ...(attrs ? { attrs, applier: opts.applier } : {}) });
   }
-  sql.exec('DELETE FROM dirmeta');
+  db.clearDirMeta();
 }
 
 /** Keeps the undo areas (and ops) of the last `keep` shipments applied; removes older ones. */
@@ -321,6 +297,6 @@ export async function pruneUndo(folder: DestFolder, db: DestDb, state: DestState
       await rm(join(root, name), { recursive: true, force: true }).catch(() => undefined);
     }
   }
-  const shipments = db.db.prepare('SELECT DISTINCT shipment FROM ops').pluck().all() as string[];
+  const shipments = db.opShipments();
   for (const s of shipments) if (!live.has(s)) db.dropOps(s);
 }

@@ -1,10 +1,13 @@
-import type Database from 'better-sqlite3';
+import Database from 'better-sqlite3';
 import { dirname, join } from 'node:path';
 import { fromField, toField } from '@brickpost/manifest';
 import { commandLine } from '../io/command-line.js';
 import type { DatabasePlace } from '../io/sqlite-errors.js';
 import { APPLICATION_IDS, busyTimeout, closeDatabase, KIND_NAMES, openOwnDatabase, tablesOf } from '../io/sqlite-open.js';
+import { addColumns, isOlderJournal, JOURNAL_VERSION, SCHEMA } from './dest-schema.js';
 import { DEFAULT_POLICY, type ApplyPolicy } from './policy.js';
+
+export { isOlderJournal, JOURNAL_VERSION } from './dest-schema.js';
 
 /**
  * A destination's journal: one SQLite file in its state folder,
@@ -30,6 +33,7 @@ import { DEFAULT_POLICY, type ApplyPolicy } from './policy.js';
 export class DestDb {
   readonly db: Database.Database;
   readonly place: DatabasePlace;
+  private readonly stmts = new Map<string, Database.Statement>();
 
   /**
    * Opens (creating, or adopting one an older brickpost wrote) the
@@ -67,15 +71,15 @@ export class DestDb {
 
   /** The apply or rollback in progress, if any. */
   pending(): JournalRow | null {
-    const r = this.db.prepare('SELECT shipment, kind, phase, state, policy FROM journal').get() as (Omit<JournalRow, 'policy'> & { policy: string | null }) | undefined;
+    const r = this.q<[], Omit<JournalRow, 'policy'> & { policy: string | null }>('SELECT shipment, kind, phase, state, policy FROM journal').get();
     if (!r) return null;
     return { ...r, policy: r.policy ? (JSON.parse(r.policy) as ApplyPolicy) : DEFAULT_POLICY };
   }
 
   setJournal(row: JournalRow | null): void {
     this.tx(() => {
-      this.db.prepare('DELETE FROM journal').run();
-      if (row) this.db.prepare('INSERT INTO journal (shipment, kind, phase, state, policy) VALUES (?, ?, ?, ?, ?)').run(row.shipment, row.kind, row.phase, row.state, JSON.stringify(row.policy));
+      this.q('DELETE FROM journal').run();
+      if (row) this.q('INSERT INTO journal (shipment, kind, phase, state, policy) VALUES (?, ?, ?, ?, ?)').run(row.shipment, row.kind, row.phase, row.state, JSON.stringify(row.policy));
     });
   }
 
@@ -85,7 +89,129 @@ export class DestDb {
   }
 
   dropOps(shipment: string): void {
-    this.db.prepare('DELETE FROM ops WHERE shipment = ?').run(shipment);
+    this.q<[string]>('DELETE FROM ops WHERE shipment = ?').run(shipment);
+  }
+
+  /** Records op `n` of a shipment (the planner writes them in order). */
+  addOp(o: OpInsert): void {
+    this.q<[string, number, string, string, number | null, string | null, number | null, string | null, string | null, string | null, string | null]>(
+      'INSERT INTO ops (shipment, n, kind, path, mode, mtime, old_mode, old_mtime, target, attrs, old_attrs) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    ).run(o.shipment, o.n, o.kind, o.path, o.mode, o.mtime, o.oldMode, o.oldMtime, o.target, o.attrs, o.oldAttrs);
+  }
+
+  /** The ops of a shipment of one commit phase (or all of them, newest first to undo them), paths in their stored form. */
+  ops(shipment: string, which: OpSelection): OpRow[] {
+    const cols = 'SELECT n, kind, path, mode, mtime, old_mode, old_mtime, target, attrs, old_attrs FROM ops WHERE shipment = ?';
+    const where = which === 'retire' ? ` AND kind = 'retire'` : which === 'install' ? ` AND kind != 'retire' AND kind NOT IN ${LINK_OPS}` : which === 'links' ? ` AND kind IN ${LINK_OPS}` : '';
+    return this.q<[string], OpRow>(`${cols}${where} ORDER BY n ${which === 'undo' ? 'DESC' : 'ASC'}`).all(shipment);
+  }
+
+  /** Whether the journal keeps any op of `shipment` (its undo steps). */
+  hasOps(shipment: string): boolean {
+    return this.q<[string]>('SELECT 1 FROM ops WHERE shipment = ? LIMIT 1').get(shipment) !== undefined;
+  }
+
+  /** The shipments whose ops the journal keeps. */
+  opShipments(): string[] {
+    return this.q<[], string>('SELECT DISTINCT shipment FROM ops').pluck().all();
+  }
+
+  /** Records an entry of the shipment's tree being planned (scratch table `new`). */
+  addNew(path: string, type: string, action: string, n: number | null, digest: Buffer | null, parent: string, fkey: string | null): void {
+    this.q<[string, string, string, number | null, Buffer | null, string, string | null]>('INSERT INTO new (path, type, action, n, digest, parent, fkey) VALUES (?, ?, ?, ?, ?, ?, ?)').run(path, type, action, n, digest, parent, fkey);
+  }
+
+  /** An entry of the planned tree: its type and what the commit does with it. */
+  newEntry(path: string): { type: string; action: string } | undefined {
+    return this.q<[string], { type: string; action: string }>('SELECT type, action FROM new WHERE path = ?').get(path);
+  }
+
+  /** A file of the planned tree: its action, install op and digest. */
+  newFile(path: string): { action: string; n: number | null; digest: Buffer | null } | undefined {
+    return this.q<[string], { action: string; n: number | null; digest: Buffer | null }>('SELECT action, n, digest FROM new WHERE path = ?').get(path);
+  }
+
+  /** Groups of names a destination cannot hold apart (`fkey` is set only on such a destination). */
+  collisionGroups(): IterableIterator<{ parent: string; fkey: string }> {
+    return this.q<[], { parent: string; fkey: string }>('SELECT parent, fkey FROM new WHERE fkey IS NOT NULL GROUP BY parent, fkey HAVING COUNT(*) > 1').iterate();
+  }
+
+  /** The first 16 paths of one such group, by name. */
+  collisionMembers(parent: string, fkey: string): string[] {
+    return this.q<[string, string], string>('SELECT path FROM new WHERE parent = ? AND fkey = ? ORDER BY path LIMIT 16').pluck().all(parent, fkey);
+  }
+
+  /** Records a file of DEST's current tree (scratch table `old`). */
+  addOld(path: string, size: number, mode: number, mtime: string, digest: Buffer, ok: boolean, attrs: string | null): void {
+    this.q<[string, string, number, number, string, Buffer, number, string | null]>('INSERT OR REPLACE INTO old (path, type, size, mode, mtime, digest, ok, attrs) VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run(path, 'file', size, mode, mtime, digest, ok ? 1 : 0, attrs);
+  }
+
+  /** A file of DEST's current tree. */
+  oldEntry(path: string): OldRow | undefined {
+    return this.q<[string], OldRow>('SELECT size, mode, mtime, digest, ok, attrs FROM old WHERE path = ?').get(path);
+  }
+
+  /** A file being retired (or replaced by a folder) whose content has `digest` and is intact in DEST: the path to copy it from. */
+  retiredWith(digest: Buffer): string | undefined {
+    return this.q<[Buffer], string>(
+      `SELECT o.path FROM old o LEFT JOIN new n ON n.path = o.path
+       WHERE o.digest = ? AND o.ok = 1 AND (n.path IS NULL OR n.action = 'stage' OR n.type = 'dir') LIMIT 1`,
+    ).pluck().get(digest);
+  }
+
+  /** Records where DEST holds a chunk (the first place found is kept). */
+  addHeld(id: Buffer, path: string, offset: number, len: number): void {
+    this.q<[Buffer, string, number, number]>('INSERT OR IGNORE INTO held (id, path, offset, len) VALUES (?, ?, ?, ?)').run(id, path, offset, len);
+  }
+
+  /** Where DEST holds a chunk, if it does. */
+  heldAt(id: Buffer): { path: string; offset: number; len: number } | undefined {
+    return this.q<[Buffer], { path: string; offset: number; len: number }>('SELECT path, offset, len FROM held WHERE id = ?').get(id);
+  }
+
+  /** Starts a batch of writes (a transaction that loading a large tree commits every so often). */
+  begin(): void {
+    this.db.exec('BEGIN');
+  }
+
+  /** Commits the batch of writes; `more` opens the next one. */
+  commit(more = false): void {
+    this.db.exec(more ? 'COMMIT; BEGIN' : 'COMMIT');
+  }
+
+  /** Rolls the batch back, if one is open. */
+  rollback(): void {
+    if (this.db.inTransaction) this.db.exec('ROLLBACK');
+  }
+
+  /** Clears the folder attributes to apply deepest first (a temporary table of this connection). */
+  resetDirMeta(): void {
+    this.db.exec('CREATE TEMP TABLE IF NOT EXISTS dirmeta (path TEXT PRIMARY KEY, mode INTEGER, mtime TEXT, attrs TEXT) WITHOUT ROWID; DELETE FROM dirmeta;');
+  }
+
+  /** Records a folder's attributes; `key` is its path's bytes as latin1 text, so that descending order puts every folder after what it holds. */
+  addDirMeta(key: string, mode: number, mtime: string, attrs: string | null): void {
+    this.q<[string, number, string, string | null]>('INSERT OR REPLACE INTO dirmeta (path, mode, mtime, attrs) VALUES (?, ?, ?, ?)').run(key, mode, mtime, attrs);
+  }
+
+  /** The recorded folders, deepest first. */
+  dirMetaDeepestFirst(): IterableIterator<{ path: string; mode: number; mtime: string; attrs: string | null }> {
+    return this.q<[], { path: string; mode: number; mtime: string; attrs: string | null }>('SELECT path, mode, mtime, attrs FROM dirmeta ORDER BY path DESC').iterate();
+  }
+
+  /** Empties the folder attributes recorded. */
+  clearDirMeta(): void {
+    this.db.exec('DELETE FROM dirmeta');
+  }
+
+  /** The statement of `sql`, prepared once per DestDb. */
+  private q<P extends unknown[] = unknown[], R = unknown>(sql: string): Database.Statement<P, R> {
+    let s = this.stmts.get(sql);
+    if (s === undefined) {
+      s = this.db.prepare(sql);
+      this.stmts.set(sql, s);
+    }
+    return s as Database.Statement<P, R>;
   }
 
   /** Syncs and closes; closed even when the sync fails. @throws BrickpostError IO, NO_SPACE, PERMISSION */
@@ -134,6 +260,72 @@ export interface JournalRow {
   policy: ApplyPolicy;
 }
 
+/** An op as the planner records it; paths in their stored form (dbPath). */
+/** What an op does: retire, mkdir, install and meta, then (links phase) hardlink, symlink, special and lmeta. */
+export type OpKind = 'retire' | 'mkdir' | 'install' | 'meta' | 'hardlink' | 'symlink' | 'special' | 'lmeta';
+
+export interface OpInsert {
+  shipment: string;
+  n: number;
+  kind: OpKind;
+  path: string;
+  mode: number | null;
+  mtime: string | null;
+  oldMode: number | null;
+  oldMtime: string | null;
+  target: string | null;
+  attrs: string | null;
+  oldAttrs: string | null;
+}
+
+/** An op as the journal holds it. */
+export interface OpRow {
+  n: number;
+  kind: OpKind;
+  path: string;
+  mode: number | null;
+  mtime: string | null;
+  old_mode: number | null;
+  old_mtime: string | null;
+  target: string | null;
+  attrs: string | null;
+  old_attrs: string | null;
+}
+
+/** Which ops to read: those of one commit phase, or all of a shipment newest first (to undo them). */
+export type OpSelection = 'retire' | 'install' | 'links' | 'undo';
+
+/** Ops of the links phase: after every file and folder is in place. */
+const LINK_OPS = "('hardlink', 'symlink', 'special', 'lmeta')";
+
+/** A file of DEST's current tree as the scratch table `old` holds it. */
+export interface OldRow {
+  size: number;
+  mode: number;
+  mtime: string;
+  /** Always written (loadOldTree). */
+  digest: Buffer;
+  ok: number;
+  attrs: string | null;
+}
+
+/**
+ * The step of the journal in progress, read without writing (the journal
+ * file may belong to a running ingest): null when there is none, or when
+ * the journal cannot be read.
+ */
+export function readPendingStep(file: string): { shipment: string; kind: string; phase: string } | null {
+  let db: Database.Database | null = null;
+  try {
+    db = new Database(file, { readonly: true, fileMustExist: true });
+    return db.prepare<[], { shipment: string; kind: string; phase: string }>('SELECT shipment, kind, phase FROM journal').get() ?? null;
+  } catch {
+    return null;
+  } finally {
+    db?.close();
+  }
+}
+
 /** A path as the journal's tables store it (its manifest field form: UTF-8 text whatever its bytes). */
 export function dbPath(p: string): string {
   return toField(p);
@@ -144,90 +336,3 @@ export function pathFromDb(p: string): string {
   return fromField(p, 'destination journal', 'path');
 }
 
-/** The schema version of a journal this brickpost writes (journals before it were unversioned: 0). */
-export const JOURNAL_VERSION = 1;
-
-/** The tables of the first journals, and the columns every version of each had. */
-const FIRST_JOURNAL: Readonly<Record<string, readonly string[]>> = {
-  held: ['id', 'path', 'offset', 'len'],
-  journal: ['shipment', 'kind', 'phase', 'state'],
-  new: ['path', 'type', 'action', 'n', 'digest'],
-  old: ['path', 'type', 'size', 'mode', 'mtime', 'digest', 'ok'],
-  ops: ['shipment', 'n', 'kind', 'path', 'mode', 'mtime', 'old_mode', 'old_mtime'],
-};
-/** The columns added since, by table. */
-const ADDED: Readonly<Record<string, readonly string[]>> = { journal: ['policy'], new: ['parent', 'fkey'], old: ['attrs'], ops: ['target', 'attrs', 'old_attrs'] };
-
-/**
- * Whether the tables of an unmarked file (as tablesOf gives them) are an
- * unversioned journal: exactly the journal's tables, each with its first
- * columns in order followed by some of those added since.
- */
-export function isOlderJournal(tables: string[]): boolean {
-  const names = Object.keys(FIRST_JOURNAL);
-  if (tables.length !== names.length) return false;
-  return tables.every((line, i) => {
-    const m = /^([a-z_]+)\((.*)\)$/.exec(line);
-    if (!m || m[1] !== names[i]) return false;
-    const cols = m[2]!.split(',');
-    const first = FIRST_JOURNAL[m[1]!]!;
-    const rest = cols.slice(first.length);
-    return first.every((c, j) => cols[j] === c) && rest.every((c, j) => (ADDED[m[1]!] ?? [])[j] === c);
-  });
-}
-
-/** Adds columns a table lacks (a journal from an earlier version). */
-function addColumns(db: Database.Database, table: string, columns: string[]): void {
-  const have = new Set((db.prepare(`PRAGMA table_info(${table})`).all() as Array<{ name: string }>).map((c) => c.name));
-  for (const c of columns) if (!have.has(c.split(' ')[0]!)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${c}`);
-}
-
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS journal (
-  shipment TEXT PRIMARY KEY,
-  kind TEXT NOT NULL,
-  phase TEXT NOT NULL,
-  state TEXT NOT NULL,
-  policy TEXT
-);
-CREATE TABLE IF NOT EXISTS ops (
-  shipment TEXT NOT NULL,
-  n INTEGER NOT NULL,
-  kind TEXT NOT NULL,
-  path TEXT NOT NULL,
-  mode INTEGER,
-  mtime TEXT,
-  old_mode INTEGER,
-  old_mtime TEXT,
-  target TEXT,
-  attrs TEXT,
-  old_attrs TEXT,
-  PRIMARY KEY (shipment, n)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS old (
-  path TEXT PRIMARY KEY,
-  type TEXT NOT NULL,
-  size INTEGER NOT NULL,
-  mode INTEGER NOT NULL,
-  mtime TEXT NOT NULL,
-  digest BLOB,
-  ok INTEGER NOT NULL,
-  attrs TEXT
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS old_digest ON old (digest);
-CREATE TABLE IF NOT EXISTS new (
-  path TEXT PRIMARY KEY,
-  type TEXT NOT NULL,
-  action TEXT NOT NULL,
-  n INTEGER,
-  digest BLOB,
-  parent TEXT,
-  fkey TEXT
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS held (
-  id BLOB PRIMARY KEY,
-  path TEXT NOT NULL,
-  offset INTEGER NOT NULL,
-  len INTEGER NOT NULL
-) WITHOUT ROWID;
-`;

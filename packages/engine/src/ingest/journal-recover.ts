@@ -85,9 +85,8 @@ async function lostUndo(folder: DestFolder, db: DestDb, summary: RecoverSummary)
   const state = await folder.readState();
   if (!state) return;
   const keep = state.keepUndo ?? UNDO_KEEP;
-  const has = db.db.prepare('SELECT 1 FROM ops WHERE shipment = ? LIMIT 1').pluck();
   for (const a of state.applied.slice(1).slice(-keep)) {
-    if (has.get(a.shipment) !== undefined || !(await stat(folder.undo(a.shipment)).catch(() => null))) continue;
+    if (db.hasOps(a.shipment) || !(await stat(folder.undo(a.shipment)).catch(() => null))) continue;
     summary.lost.push({
       what: `the steps of shipment ${a.shipment} (seq ${a.seq})`,
       meaning: `'brickpost rollback' can no longer go back before it; the files it replaced stay in ${quote(folder.undo(a.shipment))}; ingesting goes on as before`,

@@ -58,27 +58,25 @@ export function attrsKey(a: EntryAttributes): string | null {
  */
 export async function loadOldTree(db: DestDb, files: AsyncIterable<OldFile>): Promise<{ files: number; ok: number }> {
   db.resetScratch();
-  const putOld = db.db.prepare('INSERT OR REPLACE INTO old (path, type, size, mode, mtime, digest, ok, attrs) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
-  const putHeld = db.db.prepare('INSERT OR IGNORE INTO held (id, path, offset, len) VALUES (?, ?, ?, ?)');
   let n = 0;
   let ok = 0;
   let inTx = 0;
-  db.db.exec('BEGIN');
+  db.begin();
   try {
     for await (const f of files) {
       const path = dbPath(f.path);
-      putOld.run(path, 'file', f.size, f.mode, f.mtime, f.digest, f.ok ? 1 : 0, f.attrs ? attrsKey(f.attrs) : null);
+      db.addOld(path, f.size, f.mode, f.mtime, f.digest, f.ok, f.attrs ? attrsKey(f.attrs) : null);
       n++;
       if (f.ok) {
         ok++;
-        for (const c of f.chunks) putHeld.run(c.id, path, c.offset, c.len);
+        for (const c of f.chunks) db.addHeld(c.id, path, c.offset, c.len);
       }
       inTx += 1 + f.chunks.length;
-      if (inTx > 20000) db.db.exec('COMMIT; BEGIN'), (inTx = 0);
+      if (inTx > 20000) db.commit(true), (inTx = 0);
     }
-    db.db.exec('COMMIT');
+    db.commit();
   } catch (e) {
-    if (db.db.inTransaction) db.db.exec('ROLLBACK');
+    db.rollback();
     throw e;
   }
   return { files: n, ok };

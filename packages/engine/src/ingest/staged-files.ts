@@ -32,9 +32,7 @@ export class Stager implements ShipmentVisitor {
   /** Install op of each file wanted, until the walk reaches it (wants runs ahead of the writes). */
   private readonly pending = new Map<string, number>();
   private readonly fds = new Map<string, number>();
-  private readonly getNew;
-  private readonly getHeld;
-  private readonly findMove;
+  private readonly db: DestDb;
 
   constructor(
     db: DestDb,
@@ -42,13 +40,7 @@ export class Stager implements ShipmentVisitor {
     private readonly writer: StagingWriter,
     private readonly key: Buffer,
   ) {
-    this.getNew = db.db.prepare('SELECT action, n, digest FROM new WHERE path = ?');
-    this.getHeld = db.db.prepare('SELECT path, offset, len FROM held WHERE id = ?');
-    // A file being retired whose content is the new file's: copy it instead of building it.
-    this.findMove = db.db.prepare(
-      `SELECT o.path FROM old o LEFT JOIN new n ON n.path = o.path
-       WHERE o.digest = ? AND o.ok = 1 AND (n.path IS NULL OR n.action = 'stage' OR n.type = 'dir') LIMIT 1`,
-    );
+    this.db = db;
   }
 
   /** Files not to build (damaged on the drive, ingest --skip-damaged): they stay out of DEST. */
@@ -56,10 +48,11 @@ export class Stager implements ShipmentVisitor {
 
   wants(r: FileRecord): boolean {
     if (this.skip.has(r.p)) return false;
-    const row = this.getNew.get(dbPath(r.p)) as { action: string; n: number | null; digest: Buffer | null } | undefined;
+    const row = this.db.newFile(dbPath(r.p));
     if (!row || row.action !== 'stage') return false;
     if (r.size > 0 && row.digest) {
-      const found = this.findMove.pluck().get(row.digest) as string | undefined;
+      // A file being retired whose content is the new file's: copy it instead of building it.
+      const found = this.db.retiredWith(row.digest);
       const from = found === undefined ? undefined : pathFromDb(found);
       if (from !== undefined && copyRetired(join(this.dest, from), this.writer.pathOf(row.n!), r.size)) {
         this.writer.finishLinked(row.n!, r);
@@ -88,7 +81,7 @@ export class Stager implements ShipmentVisitor {
   }
 
   held(ref: HeldRef): void {
-    const row = this.getHeld.get(Buffer.from(ref[0], 'hex')) as { path: string; offset: number; len: number } | undefined;
+    const row = this.db.heldAt(Buffer.from(ref[0], 'hex'));
     if (!row || row.len !== ref[1]) throw this.basisMissing(this.file!.p, `a chunk it reuses is no longer in the destination`);
     row.path = pathFromDb(row.path);
     const data = this.read(row.path, row.offset, row.len);

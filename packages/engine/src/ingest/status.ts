@@ -1,8 +1,8 @@
 import { existsSync, lstatSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { BrickpostError, quote } from '@brickpost/manifest';
 import type { DestInProgress, DestStatus } from '../api/index.js';
+import { readPendingStep } from './dest-db.js';
 import { inProgressLines } from './in-progress.js';
 import { readMarker } from './marker.js';
 import { DestFolder, realDest } from './state.js';
@@ -64,14 +64,5 @@ export async function underWay(folder: DestFolder, running: boolean): Promise<De
 /** The journal's step in progress, read without writing (null when none, or when the journal cannot be read). */
 function pendingStep(folder: DestFolder): { shipment: string; kind: string; phase: string } | null {
   const file = join(folder.state, 'journal.sqlite');
-  if (!existsSync(file)) return null;
-  let db: Database.Database | null = null;
-  try {
-    db = new Database(file, { readonly: true, fileMustExist: true });
-    return (db.prepare('SELECT shipment, kind, phase FROM journal').get() as { shipment: string; kind: string; phase: string } | undefined) ?? null;
-  } catch {
-    return null;
-  } finally {
-    db?.close();
-  }
+  return existsSync(file) ? readPendingStep(file) : null;
 }

@@ -23,7 +23,7 @@ export async function undoTo(folder: DestFolder, db: DestDb, state: DestState, t
   const undo = state.applied.slice(idx + 1).reverse();
   const keep = state.keepUndo ?? UNDO_KEEP;
   for (const a of undo) {
-    const kept = (await stat(folder.undo(a.shipment)).catch(() => null)) !== null && db.db.prepare('SELECT 1 FROM ops WHERE shipment = ? LIMIT 1').get(a.shipment) !== undefined;
+    const kept = (await stat(folder.undo(a.shipment)).catch(() => null)) !== null && db.hasOps(a.shipment);
     if (!kept) {
       throw new BrickpostError('USAGE', `cannot roll back to seq ${target.seq}: the undo area of shipment ${quote(a.shipment)} (seq ${a.seq}) was not kept (the last ${keep} shipments keep theirs)`, {
         hint: 'roll back to a later point, or ingest with a larger --keep-undo next time',
