@@ -1,4 +1,5 @@
 import type { Catalog } from './catalog/index.js';
+import { metaValue } from './catalog/meta.js';
 import { loadIdentity, type Identity } from './keys/index.js';
 
 /** What every operation of one home shares: its folder, catalog and identity. */
@@ -12,8 +13,7 @@ export class Context {
 
   /** This home's display name (set by keygen). */
   get name(): string {
-    const r = this.catalog.db.prepare("SELECT value FROM meta WHERE key = 'name'").get() as { value: string } | undefined;
-    return r?.value ?? 'brickpost user';
+    return metaValue(this.catalog, 'name') ?? 'brickpost user';
   }
 
   /** The identity; @throws BrickpostError NO_IDENTITY */

@@ -3,7 +3,9 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { CatOptions, DestHistory, DestStatus, DriveShipment, EventSink, ExtractOptions, ExtractSummary, IngestOptions, IngestSummary, ListEntry, PackOptions, PackSummary, ResumeSummary, RollbackOptions, RollbackSummary, ShipmentChoice, TrustedKey, VerifyOptions, VerifyReport, WhoAmI } from './api/index.js';
 import { Catalog } from './catalog/index.js';
+import { setMeta } from './catalog/meta.js';
 import { recoverCatalog } from './catalog/recover.js';
+import { retireSelfKey } from './catalog/trust.js';
 import type { CatalogRecoverOptions, RecoverSummary } from './api/recover.js';
 import { recoverJournal } from './ingest/journal-recover.js';
 import { Context } from './context.js';
@@ -106,10 +108,10 @@ export class Engine {
   keygen(opts: { name?: string; force?: boolean } = {}): WhoAmI {
     const name = opts.name ?? this.ctx.name;
     const id = createIdentity(this.ctx.home, name, opts.force ?? false);
-    this.ctx.catalog.db.prepare("INSERT INTO meta (key, value) VALUES ('name', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(name);
+    setMeta(this.ctx.catalog, 'name', name);
     // The replaced key stays trusted (drives it signed still verify), but its
     // recipient is gone with its secret key: nothing is encrypted to it again.
-    this.ctx.catalog.db.prepare('UPDATE trust SET self = 0, recipient = NULL WHERE self = 1').run();
+    retireSelfKey(this.ctx.catalog);
     this.ctx.forgetIdentity();
     addTrust(this.ctx.catalog, id.minisignPublicKey, { name: selfTrustName(this.ctx.catalog, name, id.keyId), recipient: id.recipient, self: true });
     return this.whoami();
@@ -327,7 +329,7 @@ export class Engine {
    * @throws BrickpostError USAGE (an input out of range)
    */
   plan(opts: PlanOptions): PlanResult {
-    return computePlan(opts, opts.driveBytesPerSecond === undefined ? measuredDriveSpeed(this.ctx.catalog.db) : null);
+    return computePlan(opts, opts.driveBytesPerSecond === undefined ? measuredDriveSpeed(this.ctx.catalog) : null);
   }
 
   /**

@@ -180,7 +180,7 @@ test('a pack records its drive rate; plan uses the median of the recent large on
     engine.close();
 
     const catalog = new Catalog(join(home, 'catalog.sqlite'));
-    const rates = driveRates(catalog.db);
+    const rates = driveRates(catalog);
     assert.equal(rates.length, 1);
     assert.equal(rates[0]!.shipment, packed.shipmentId);
     assert.equal(rates[0]!.bytesPerDrive, packed.bytesOnDrive);
@@ -197,7 +197,7 @@ test('a pack records its drive rate; plan uses the median of the recent large on
       ['2026-02-06', big, 1, 400e6],
     ];
     for (const [day, perDrive, drives, rate] of rows) {
-      recordDriveRate(catalog.db, { shipment: `s-${day}`, at: `${day}T00:00:00.000Z`, bytes: perDrive * drives, drives, seconds: perDrive / rate });
+      recordDriveRate(catalog, { shipment: `s-${day}`, at: `${day}T00:00:00.000Z`, bytes: perDrive * drives, drives, seconds: perDrive / rate });
     }
     catalog.close();
 

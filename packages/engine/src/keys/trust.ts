@@ -1,6 +1,7 @@
 import { BrickpostError, minisign, quote } from '@brickpost/manifest';
 import type { TrustedKey } from '../api/index.js';
 import type { Catalog } from '../catalog/index.js';
+import { allTrust, deleteTrust, setTrustRecipientIfNone, trustByKeyId, trustByNameOrKeyId, trustKeyIdNamed, upsertTrust, type TrustRow } from '../catalog/trust.js';
 import { checkRecipient, parseContact } from './contact.js';
 
 /**
@@ -10,16 +11,7 @@ import { checkRecipient, parseContact } from './contact.js';
  * home's own key is entered automatically (self = 1).
  */
 
-interface Row {
-  key_id: string;
-  name: string;
-  public_key: string;
-  added_at: string;
-  self: number;
-  recipient: string | null;
-}
-
-function toKey(r: Row): TrustedKey {
+function toKey(r: TrustRow): TrustedKey {
   return { name: r.name, keyId: r.key_id, minisignPublicKey: r.public_key, recipient: r.recipient, addedAt: r.added_at, self: r.self === 1 };
 }
 
@@ -55,17 +47,11 @@ export function addTrust(catalog: Catalog, keyText: string, fields: TrustFields 
   if (!NAME.test(chosen)) {
     throw new BrickpostError('USAGE', `trust name ${quote(chosen)} is not allowed`, { hint: 'use letters, digits, space, . _ @ + - (at most 64)' });
   }
-  const taken = catalog.db.prepare('SELECT key_id FROM trust WHERE name = ?').get(chosen) as { key_id: string } | undefined;
-  if (taken && taken.key_id !== pk.keyIdHex) {
-    throw new BrickpostError('USAGE', `the name ${quote(chosen)} is already used by key ${taken.key_id}`, { hint: 'choose another --name' });
+  const taken = trustKeyIdNamed(catalog, chosen);
+  if (taken !== undefined && taken !== pk.keyIdHex) {
+    throw new BrickpostError('USAGE', `the name ${quote(chosen)} is already used by key ${taken}`, { hint: 'choose another --name' });
   }
-  catalog.db
-    .prepare(
-      `INSERT INTO trust (key_id, name, public_key, added_at, self, recipient) VALUES (?, ?, ?, ?, ?, ?)
-       ON CONFLICT (key_id) DO UPDATE SET name = excluded.name, public_key = excluded.public_key, self = max(self, excluded.self),
-         recipient = coalesce(excluded.recipient, recipient)`,
-    )
-    .run(pk.keyIdHex, chosen, pk.line, new Date().toISOString(), fields.self ? 1 : 0, recipient);
+  upsertTrust(catalog, { key_id: pk.keyIdHex, name: chosen, public_key: pk.line, added_at: new Date().toISOString(), self: fields.self === true, recipient });
   return getTrust(catalog, pk.keyIdHex)!;
 }
 
@@ -80,7 +66,7 @@ export function fillRecipient(catalog: Catalog, keyId: string, recipient: string
   } catch {
     return false;
   }
-  return catalog.db.prepare('UPDATE trust SET recipient = ? WHERE key_id = ? AND recipient IS NULL').run(recipient, keyId.toUpperCase()).changes > 0;
+  return setTrustRecipientIfNone(catalog, keyId.toUpperCase(), recipient);
 }
 
 /**
@@ -88,25 +74,25 @@ export function fillRecipient(catalog: Catalog, keyId: string, recipient: string
  * case), or null.
  */
 export function findTrust(catalog: Catalog, nameOrKeyId: string): TrustedKey | null {
-  const r = catalog.db.prepare('SELECT * FROM trust WHERE name = ? OR key_id = ?').get(nameOrKeyId, nameOrKeyId.toUpperCase()) as Row | undefined;
+  const r = trustByNameOrKeyId(catalog, nameOrKeyId, nameOrKeyId.toUpperCase());
   return r ? toKey(r) : null;
 }
 
 /** The name a contact text suggests, when allowed and free; else null. */
 function suggested(catalog: Catalog, name: string | null, keyId: string): string | null {
   if (name === null || !NAME.test(name)) return null;
-  const taken = catalog.db.prepare('SELECT key_id FROM trust WHERE name = ?').get(name) as { key_id: string } | undefined;
-  return !taken || taken.key_id === keyId ? name : null;
+  const taken = trustKeyIdNamed(catalog, name);
+  return taken === undefined || taken === keyId ? name : null;
 }
 
 /** All trusted keys, own key first. */
 export function listTrust(catalog: Catalog): TrustedKey[] {
-  return (catalog.db.prepare('SELECT * FROM trust ORDER BY self DESC, name').all() as Row[]).map(toKey);
+  return allTrust(catalog).map(toKey);
 }
 
 /** One trusted key by key id (16 hex digits), or null. */
 export function getTrust(catalog: Catalog, keyId: string): TrustedKey | null {
-  const r = catalog.db.prepare('SELECT * FROM trust WHERE key_id = ?').get(keyId.toUpperCase()) as Row | undefined;
+  const r = trustByKeyId(catalog, keyId.toUpperCase());
   return r ? toKey(r) : null;
 }
 
@@ -118,7 +104,7 @@ export function removeTrust(catalog: Catalog, nameOrKeyId: string): TrustedKey {
   const k = findTrust(catalog, nameOrKeyId);
   if (!k) throw new BrickpostError('NOT_FOUND', `no trusted key named ${quote(nameOrKeyId)}`, { hint: "see 'brickpost trust list'" });
   if (k.self) throw new BrickpostError('USAGE', `${quote(k.name)} is this home's own key and cannot be removed`);
-  catalog.db.prepare('DELETE FROM trust WHERE key_id = ?').run(k.keyId);
+  deleteTrust(catalog, k.keyId);
   return k;
 }
 
@@ -136,6 +122,6 @@ export function trustedVerifiers(catalog: Catalog): Array<{ keyId: Buffer; publi
  */
 export function selfTrustName(catalog: Catalog, name: string, keyId: string): string {
   const clean = name.replace(/[^\p{L}\p{N} ._@+-]/gu, '-').slice(0, 48) || 'me';
-  const taken = catalog.db.prepare('SELECT key_id FROM trust WHERE name = ?').get(clean) as { key_id: string } | undefined;
-  return !taken || taken.key_id === keyId ? clean : `${clean}-${keyId.slice(0, 6).toLowerCase()}`;
+  const taken = trustKeyIdNamed(catalog, clean);
+  return taken === undefined || taken === keyId ? clean : `${clean}-${keyId.slice(0, 6).toLowerCase()}`;
 }

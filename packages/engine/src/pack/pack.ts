@@ -250,7 +250,7 @@ async function packLocked(ctx: Context, opts: PackOptions & { packTarget?: numbe
     await recordSealed(ctx, shipmentId, sealed.paths, onEvent);
     const seconds = (performance.now() - started) / 1000;
     // The planner's measured drive speed; a resumed pack did not write its kept packs in this time.
-    if (kept.length === 0) recordDriveRate(db, { shipment: shipmentId, bytes: sealed.bytesOnDrive, drives: drives.roots.length, seconds });
+    if (kept.length === 0) recordDriveRate(ctx.catalog, { shipment: shipmentId, bytes: sealed.bytesOnDrive, drives: drives.roots.length, seconds });
     progress.emit();
     const c = store.counts;
     return {

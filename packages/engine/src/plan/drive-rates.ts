@@ -4,7 +4,8 @@
  * per pack, key `drive-rate/<time>/<shipment>`, the newest 20 kept). The
  * planner's default drive speed is the median of the recent ones.
  */
-import type Database from 'better-sqlite3';
+import type { Catalog } from '../catalog/catalog.js';
+import { keepNewestWithPrefix, metaWithPrefix, setMeta } from '../catalog/meta.js';
 import type { MeasuredSpeed } from './plan.js';
 
 const PREFIX = 'drive-rate/';
@@ -32,24 +33,22 @@ export interface DriveRate {
  * Records a finished pack's write rate. Never throws: the shipment is sealed
  * by now, and a lost measurement only leaves the planner its default.
  */
-export function recordDriveRate(db: Database.Database, r: DriveRate): void {
+export function recordDriveRate(catalog: Catalog, r: DriveRate): void {
   if (!(r.seconds > 0 && r.drives > 0 && r.bytes >= 0)) return;
   try {
     const key = `${PREFIX}${r.at ?? new Date().toISOString()}/${r.shipment}`;
-    db.transaction(() => {
-      db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)').run(key, JSON.stringify({ bytes: r.bytes, drives: r.drives, seconds: r.seconds }));
-      db.prepare(
-        `DELETE FROM meta WHERE substr(key, 1, ${PREFIX.length}) = ? AND key NOT IN (SELECT key FROM meta WHERE substr(key, 1, ${PREFIX.length}) = ? ORDER BY key DESC LIMIT ${KEEP})`,
-      ).run(PREFIX, PREFIX);
-    })();
+    catalog.tx(() => {
+      setMeta(catalog, key, JSON.stringify({ bytes: r.bytes, drives: r.drives, seconds: r.seconds }));
+      keepNewestWithPrefix(catalog, PREFIX, KEEP);
+    });
   } catch {
     // A busy or read-only catalog: the measurement is lost, nothing else.
   }
 }
 
 /** The recorded measurements, newest first, as bytes per second per drive. */
-export function driveRates(db: Database.Database): Array<{ shipment: string; at: string; bytesPerDrive: number; bytesPerSecond: number }> {
-  const rows = db.prepare(`SELECT key, value FROM meta WHERE substr(key, 1, ${PREFIX.length}) = ? ORDER BY key DESC`).all(PREFIX) as Array<{ key: string; value: string }>;
+export function driveRates(catalog: Catalog): Array<{ shipment: string; at: string; bytesPerDrive: number; bytesPerSecond: number }> {
+  const rows = metaWithPrefix(catalog, PREFIX);
   const out = [];
   for (const row of rows) {
     const rest = row.key.slice(PREFIX.length);
@@ -67,8 +66,8 @@ export function driveRates(db: Database.Database): Array<{ shipment: string; at:
 }
 
 /** The median per-drive write rate of the recent packs large enough to tell, or null when there are none. */
-export function measuredDriveSpeed(db: Database.Database): MeasuredSpeed | null {
-  const recent = driveRates(db)
+export function measuredDriveSpeed(catalog: Catalog): MeasuredSpeed | null {
+  const recent = driveRates(catalog)
     .filter((r) => r.bytesPerDrive >= MIN_MEASURED_BYTES)
     .slice(0, RECENT_PACKS)
     .map((r) => r.bytesPerSecond)
