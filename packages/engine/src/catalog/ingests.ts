@@ -70,7 +70,7 @@ export function finishIngest(catalog: Catalog, shipment: string, dest: string): 
  */
 export function reconcileIngests(catalog: Catalog, dest: string, applied: ReadonlyArray<{ shipment: string; appliedAt: string }>): number {
   try {
-    const open = catalog.db.prepare("SELECT shipment_id FROM ingests WHERE dest = ? AND state = 'committing'").pluck().all(dest) as string[];
+    const open = catalog.db.prepare<[string], string>("SELECT shipment_id FROM ingests WHERE dest = ? AND state = 'committing'").pluck().all(dest);
     if (open.length === 0) return 0;
     const at = new Map(applied.map((a) => [a.shipment, a.appliedAt]));
     const done = open.filter((s) => at.has(s));
@@ -84,4 +84,34 @@ export function reconcileIngests(catalog: Catalog, dest: string, applied: Readon
     if (isBrickpostError(e) && (e.category === 'environment' || e.category === 'busy')) return 0;
     throw e;
   }
+}
+
+/** The destinations with an ingest left `committing`. */
+export function committingDests(catalog: Catalog): string[] {
+  return catalog.db.prepare<[], string>("SELECT DISTINCT dest FROM ingests WHERE state = 'committing'").pluck().all();
+}
+
+/** Every destination this home ingested into. */
+export function ingestDests(catalog: Catalog): string[] {
+  return catalog.db.prepare<[], string>('SELECT DISTINCT dest FROM ingests').pluck().all();
+}
+
+/** The destinations a shipment was applied to, by name. */
+export function appliedDestsOf(catalog: Catalog, shipment: string): string[] {
+  return catalog.db.prepare<[string], string>("SELECT dest FROM ingests WHERE shipment_id = ? AND state = 'applied' ORDER BY dest").pluck().all(shipment);
+}
+
+/** The newest shipment (by seq) of a dataset and publisher applied to any destination, and where. */
+export function newestApplied(catalog: Catalog, datasetId: string, publisher: string): { seq: number; dest: string } | undefined {
+  return catalog.db
+    .prepare<[string, string], { seq: number; dest: string }>("SELECT seq, dest FROM ingests WHERE dataset_id = ? AND publisher = ? AND state = 'applied' ORDER BY seq DESC LIMIT 1")
+    .get(datasetId, publisher);
+}
+
+/** The publisher key id of a shipment this home ingested or packed. */
+export function publisherOfShipment(catalog: Catalog, shipment: string): string | undefined {
+  return catalog.db
+    .prepare<[string, string], string>('SELECT publisher FROM ingests WHERE shipment_id = ? UNION ALL SELECT d.publisher FROM shipments s JOIN datasets d ON d.id = s.dataset_id WHERE s.id = ? LIMIT 1')
+    .pluck()
+    .get(shipment, shipment);
 }

@@ -2,7 +2,7 @@ import { checkCustodyChain, quote, type ShipmentRecord } from '@brickpost/manife
 import type { LostItem, RebuiltItem } from '../api/recover.js';
 import { custodyLogOf } from '../custody/locate.js';
 import { driveOf, readBagCustody, readBagInfo, readCustodyLog } from '../custody/read.js';
-import { storedChain, storeEvents } from '../custody/store.js';
+import { storedChain, storeEvents } from './custody.js';
 import { shipmentsOn } from '../drive/layout.js';
 import { openShipment } from '../drive/open.js';
 import { DestFolder, realDest } from '../ingest/state.js';
@@ -28,7 +28,7 @@ export interface Rebuilt {
 export function rebuildIdentity(catalog: Catalog, me: Identity, name: string | undefined, setName: string): Rebuilt {
   const out: Rebuilt = { rebuilt: [], lost: [] };
   const db = catalog.db;
-  const known = db.prepare("SELECT value FROM meta WHERE key = 'name'").pluck().get() as string | undefined;
+  const known = db.prepare<[], string>("SELECT value FROM meta WHERE key = 'name'").pluck().get();
   if (name !== undefined) {
     db.prepare("INSERT INTO meta (key, value) VALUES ('name', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(name);
     out.rebuilt.push({ what: `your display name ${quote(name)}`, from: 'the --name given' });

@@ -8,6 +8,7 @@ import { salvageTables } from '../io/salvage.js';
 import { setAside } from '../io/set-aside.js';
 import { hasIdentity, loadIdentity } from '../keys/index.js';
 import { Catalog } from './catalog.js';
+import { ingestDests } from './ingests.js';
 import { rebuildFromDest, rebuildFromDrive, rebuildIdentity, type Rebuilt } from './rebuild.js';
 
 /** The catalog's tables, parents before the rows that refer to them. */
@@ -80,7 +81,7 @@ async function rebuild(catalog: Catalog, home: string, opts: CatalogRecoverOptio
     return;
   }
   absorb(summary, rebuildIdentity(catalog, me, opts.name, commandLine(['catalog', 'recover', ...homeArgs, '--name', 'NAME'])));
-  const named = catalog.db.prepare('SELECT DISTINCT dest FROM ingests').pluck().all() as string[];
+  const named = ingestDests(catalog);
   for (const dest of new Set([...(opts.dests ?? []), ...named])) absorb(summary, await attempt(`destination ${quote(dest)}`, () => rebuildFromDest(catalog, dest, me)));
   for (const drive of opts.drives ?? []) absorb(summary, await attempt(`drive ${quote(drive)}`, () => rebuildFromDrive(catalog, drive, me)));
 }

@@ -8,7 +8,7 @@ import { hasIdentity } from '../keys/index.js';
 import { actorOf } from './actor.js';
 import { refuseLink } from './locate.js';
 import { readBagCustody, readCustodyLog } from './read.js';
-import { storedChain, storeEvents } from './store.js';
+import { storedChain, storeEvents } from '../catalog/custody.js';
 
 /** Which chain an event extends. */
 export interface CustodyTarget {

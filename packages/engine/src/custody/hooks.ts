@@ -9,7 +9,7 @@ import { TAG_MANIFEST } from '../drive/seal.js';
 import { appendCustody, type CustodyRecord } from './append.js';
 import { custodyLogOf } from './locate.js';
 import { driveOf, readBagCustody } from './read.js';
-import { storedDrives, storeEvents } from './store.js';
+import { storedDrives, storeEvents } from '../catalog/custody.js';
 
 /*
  * The one call each operation makes to record its step (FORMAT.md §custody).

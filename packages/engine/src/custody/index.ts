@@ -17,6 +17,6 @@ export { appendCustody, CATALOG_ONLY, NOT_RECORDED, type CustodyTarget } from '.
 export { custodyLogOf, locateCustody } from './locate.js';
 export { driveOf, readBagCustody } from './read.js';
 export { custodyReport } from './report.js';
-export { storedDrives, storeEvents } from './store.js';
+export { storedDrives, storeEvents } from '../catalog/custody.js';
 export { wipe } from './wipe.js';
 export { recordIngested, recordReceipt, recordSealed, recordVerified } from './hooks.js';

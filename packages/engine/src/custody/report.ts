@@ -1,11 +1,12 @@
 import { BrickpostError, checkCustodyChain, describeEvent, isBrickpostError, quote, type CheckedEvent, type ShipmentInfo } from '@brickpost/manifest';
 import type { CustodyEvent, CustodyOptions, CustodyProblem, CustodyReport } from '../api/index.js';
+import { publisherOfShipment } from '../catalog/ingests.js';
 import type { Context } from '../context.js';
 import { openShipment, type LenientFindings } from '../drive/open.js';
 import { listTrust, trustedVerifiers } from '../keys/index.js';
 import { locateCustody } from './locate.js';
 import { driveOf, eventOf, readBagCustody, readBagInfo, readCustodyLog } from './read.js';
-import { storedChain, storedDrives } from './store.js';
+import { storedChain, storedDrives } from '../catalog/custody.js';
 
 /**
  * Checks a shipment's custody chain (FORMAT.md §custody) on a drive: the
@@ -144,8 +145,5 @@ function toEvent(c: CheckedEvent, source: CustodyEvent['source'], trust: Array<{
 
 /** The publisher key id of a shipment this home packed or ingested, from the catalog. */
 function publisherOf(ctx: Context, id: string): string | undefined {
-  const r = ctx.catalog.db
-    .prepare('SELECT publisher FROM ingests WHERE shipment_id = ? UNION ALL SELECT d.publisher FROM shipments s JOIN datasets d ON d.id = s.dataset_id WHERE s.id = ? LIMIT 1')
-    .get(id, id) as { publisher: string } | undefined;
-  return r?.publisher;
+  return publisherOfShipment(ctx.catalog, id);
 }

@@ -2,6 +2,7 @@ import { readdir, rename, rm, lstat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { BrickpostError, quote } from '@brickpost/manifest';
 import type { EventSink, WipeOptions, WipeSummary } from '../api/index.js';
+import { appliedDestsOf } from '../catalog/ingests.js';
 import type { Context } from '../context.js';
 import { toEnvironmentError } from '../io/errors.js';
 import { syncDir } from '../io/sync.js';
@@ -22,7 +23,7 @@ export async function wipe(ctx: Context, opts: WipeOptions, onEvent: EventSink):
   const place = await locateCustody(opts.drive, opts.shipment);
   const from = place.bag ?? place.wiping;
   if (!from) throw new BrickpostError('NOT_FOUND', `shipment ${quote(place.id)} is not on ${quote(opts.drive)} (already wiped)`, { hint: "'brickpost custody' shows its custody log" });
-  const ingestedTo = (ctx.catalog.db.prepare("SELECT dest FROM ingests WHERE shipment_id = ? AND state = 'applied' ORDER BY dest").all(place.id) as Array<{ dest: string }>).map((r) => r.dest);
+  const ingestedTo = appliedDestsOf(ctx.catalog, place.id);
   if (ingestedTo.length === 0 && !opts.force) {
     throw new BrickpostError('USAGE', `shipment ${quote(place.id)} has not been ingested by this home; wiping it would lose its only copy here`, {
       hint: "ingest it first ('brickpost ingest DRIVE DEST'), or add --force to wipe it anyway",

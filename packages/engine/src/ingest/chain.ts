@@ -1,6 +1,7 @@
 import { readdir } from 'node:fs/promises';
-import type { Database } from 'better-sqlite3';
 import { BrickpostError, quote, type ShipmentRecord } from '@brickpost/manifest';
+import type { Catalog } from '../catalog/catalog.js';
+import { newestApplied } from '../catalog/ingests.js';
 import type { OpenedShipment } from '../drive/open.js';
 import { STATE_DIR, type DestState } from './state.js';
 
@@ -18,11 +19,9 @@ function seqs(h: ShipmentRecord): string {
  * saying it on purpose.
  * @throws BrickpostError CHAIN_REPLAY
  */
-export function checkNotOlder(db: Database, s: OpenedShipment, h: ShipmentRecord, allowOlder: boolean): void {
+export function checkNotOlder(catalog: Catalog, s: OpenedShipment, h: ShipmentRecord, allowOlder: boolean): void {
   if (allowOlder) return;
-  const newest = db
-    .prepare("SELECT seq, dest FROM ingests WHERE dataset_id = ? AND publisher = ? AND state = 'applied' ORDER BY seq DESC LIMIT 1")
-    .get(s.info.datasetId, s.info.publisherKey) as { seq: number; dest: string } | undefined;
+  const newest = newestApplied(catalog, s.info.datasetId, s.info.publisherKey);
   if (newest && h.seq < newest.seq) {
     throw new BrickpostError('CHAIN_REPLAY', `shipment ${quote(s.id)} is seq ${h.seq} of dataset ${quote(s.info.dataset)}, older than seq ${newest.seq} this home applied to ${quote(newest.dest)}`, {
       hint: 'the drive may be an old shipment passed off as current; nothing was changed. To ingest an older shipment on purpose, give --allow-older',

@@ -143,7 +143,7 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
     const current = state?.applied[state.applied.length - 1];
     if (current?.shipment === s.id) return summary({ alreadyApplied: true });
     await checkChain(dest, s, h, state);
-    if (!state) checkNotOlder(ctx.catalog.db, s, h, opts.allowOlder === true);
+    if (!state) checkNotOlder(ctx.catalog, s, h, opts.allowOlder === true);
     checkNotExpired(s, opts.allowExpired === true);
     const packed = describeCreated(s.info.created);
     if (packed.warning) onEvent({ type: 'warning', code: 'CREATED_IN_FUTURE', message: `shipment ${s.id}: ${packed.warning}` });

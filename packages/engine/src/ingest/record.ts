@@ -5,7 +5,7 @@
  */
 import { BrickpostError, quote, type ShipmentRecord } from '@brickpost/manifest';
 import type { EventSink } from '../api/index.js';
-import { beginIngest, finishIngest, reconcileIngests, type IngestRecord } from '../catalog/ingests.js';
+import { beginIngest, committingDests, finishIngest, reconcileIngests, type IngestRecord } from '../catalog/ingests.js';
 import type { Context } from '../context.js';
 import type { OpenedShipment } from '../drive/open.js';
 import { DestFolder, realDest } from './state.js';
@@ -77,7 +77,7 @@ export async function afterCommit(ctx: Context, shipment: string, dest: string, 
 export async function reconcileAll(ctx: Context): Promise<void> {
   let dests: string[];
   try {
-    dests = ctx.catalog.db.prepare("SELECT DISTINCT dest FROM ingests WHERE state = 'committing'").pluck().all() as string[];
+    dests = committingDests(ctx.catalog);
   } catch (e) {
     if (e instanceof BrickpostError && (e.category === 'environment' || e.category === 'busy')) return;
     throw e;

@@ -1,5 +1,9 @@
+/**
+ * The catalog's `custody` table: the custody events of each drive of a
+ * shipment (custody/), by position in the drive's chain.
+ */
 import { parseCustodyEvent, type CustodyEventLine } from '@brickpost/manifest';
-import type { Catalog } from '../catalog/index.js';
+import type { Catalog } from './catalog.js';
 
 /** One event as the catalog holds it. */
 export interface StoredEvent {
@@ -18,13 +22,13 @@ interface Row {
 
 /** The chain of one drive of a shipment this home recorded, by n. */
 export function storedChain(catalog: Catalog, shipment: string, drive: string): StoredEvent[] {
-  const rows = catalog.db.prepare('SELECT n, line, hash, on_drive FROM custody WHERE shipment_id = ? AND drive = ? ORDER BY n').all(shipment, drive) as Row[];
+  const rows = catalog.db.prepare<[string, string], Row>('SELECT n, line, hash, on_drive FROM custody WHERE shipment_id = ? AND drive = ? ORDER BY n').all(shipment, drive);
   return rows.map((r) => ({ n: r.n, line: r.line, hash: r.hash, onDrive: r.on_drive === 1 }));
 }
 
 /** The drives (`i of N`) of a shipment the catalog holds a chain of. */
 export function storedDrives(catalog: Catalog, shipment: string): string[] {
-  return (catalog.db.prepare('SELECT DISTINCT drive FROM custody WHERE shipment_id = ? ORDER BY drive').all(shipment) as Array<{ drive: string }>).map((r) => r.drive);
+  return catalog.db.prepare<[string], string>('SELECT DISTINCT drive FROM custody WHERE shipment_id = ? ORDER BY drive').pluck().all(shipment);
 }
 
 /**
@@ -33,7 +37,7 @@ export function storedDrives(catalog: Catalog, shipment: string): string[] {
  * `onDrive` marks them as being in the drive's log too.
  */
 export function storeEvents(catalog: Catalog, shipment: string, drive: string, lines: string[], onDrive: boolean, from = 1): void {
-  const put = catalog.db.prepare(
+  const put = catalog.db.prepare<[string, string, number, string, string, string, string, number]>(
     `INSERT INTO custody (shipment_id, drive, n, type, at, hash, line, on_drive) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (shipment_id, drive, n) DO UPDATE SET type = excluded.type, at = excluded.at, hash = excluded.hash, line = excluded.line,
        on_drive = CASE WHEN custody.hash = excluded.hash THEN max(custody.on_drive, excluded.on_drive) ELSE excluded.on_drive END`,
