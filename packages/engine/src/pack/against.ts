@@ -28,7 +28,7 @@ export async function loadAgainst(ctx: Context, path: string, datasetId: string)
       hint: 'pack the dataset the file was made for, or ask for a signature file with plain SHA-256 ids',
     });
   }
-  const held = new ListedHeld(ctx.catalog.db, ids);
+  const held = new ListedHeld(ctx.catalog, ids);
   try {
     let batch: Buffer[] = [];
     const flush = (): void => {

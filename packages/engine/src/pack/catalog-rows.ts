@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import type { Statement } from 'better-sqlite3';
 import { createHash } from 'node:crypto';
 import { toField } from '@brickpost/manifest';
+import { datasetNamed, insertDataset } from '../catalog/published.js';
+import { ShipmentTables, type StoredChunk } from '../catalog/shipment-tables.js';
 import type { Context } from '../context.js';
 import type { SourceEntry } from '../scan/index.js';
 import type { ChainPlan } from './chain.js';
@@ -26,11 +27,10 @@ export interface Dataset {
 
 /** The dataset `name` of this publisher, created with a fresh secret on first use. */
 export function openDataset(ctx: Context, name: string, publisher: string): Dataset {
-  const db = ctx.catalog.db;
-  const row = db.prepare('SELECT id, name, secret FROM datasets WHERE publisher = ? AND name = ?').get(publisher, name) as Dataset | undefined;
+  const row = datasetNamed(ctx.catalog, publisher, name);
   if (row) return row;
   const d: Dataset = { id: randomBytes(8).toString('hex'), name, secret: randomBytes(32) };
-  db.prepare('INSERT INTO datasets (id, name, publisher, secret, created_at) VALUES (?, ?, ?, ?, ?)').run(d.id, name, publisher, d.secret, new Date().toISOString());
+  insertDataset(ctx.catalog, d, publisher, new Date().toISOString());
   return d;
 }
 
@@ -46,12 +46,7 @@ export class ShipmentRows {
   readonly parent: string | null;
   readonly created: string = new Date().toISOString();
   private pendingInTx = 0;
-  private readonly find: Statement;
-  private readonly insert: Statement;
-  private readonly treeFile: Statement;
-  private readonly treeChunk: Statement;
-  private readonly sigByContent: Statement;
-  private readonly sigInsert: Statement;
+  private readonly tables: ShipmentTables;
   private readonly seen = new SeenFilter(4 << 20);
 
   constructor(
@@ -66,7 +61,6 @@ export class ShipmentRows {
     /** An interrupted run of this shipment to continue: its creation time and the packs kept. */
     resume?: { created: string; kept: PackInfo[] },
   ) {
-    const db = ctx.catalog.db;
     this.seq = plan.seq;
     this.parent = plan.parent;
     if (resume) this.created = resume.created;
@@ -74,40 +68,26 @@ export class ShipmentRows {
     ctx.catalog.tx(() => {
       if (resume) {
         // The tree is built again from the source; chunks stay only where a kept pack holds them.
-        const kept = JSON.stringify(resume.kept.map((p) => p.index));
-        db.prepare('DELETE FROM tree_files WHERE shipment_id = ?').run(id);
-        db.prepare('DELETE FROM tree_chunks WHERE shipment_id = ?').run(id);
-        db.prepare('DELETE FROM chunks WHERE shipment_id = ? AND pack NOT IN (SELECT value FROM json_each(?))').run(id, kept);
-        db.prepare('DELETE FROM packs WHERE shipment_id = ? AND idx NOT IN (SELECT value FROM json_each(?))').run(id, kept);
-        db.prepare("UPDATE shipments SET state = 'writing' WHERE id = ?").run(id);
+        ShipmentTables.reopen(ctx.catalog, id, resume.kept.map((p) => p.index));
         return;
       }
-      db.prepare(
-        "INSERT INTO shipments (id, dataset_id, seq, parent, label, created_at, role, state, bases, against, layout) VALUES (?, ?, ?, ?, ?, ?, 'published', 'writing', ?, ?, ?)",
-      ).run(id, dataset.id, this.seq, this.parent, label, this.created, bases, against, JSON.stringify(layout));
-      const r = db.prepare('INSERT INTO shipment_recipients (shipment_id, recipient) VALUES (?, ?)');
-      for (const x of recipients) r.run(id, x);
+      ShipmentTables.create(ctx.catalog, { id, datasetId: dataset.id, seq: this.seq, parent: this.parent, label, createdAt: this.created, bases, against, layout: JSON.stringify(layout) }, recipients);
     });
-    if (resume) for (const c of db.prepare('SELECT id FROM chunks WHERE shipment_id = ?').pluck().iterate(id)) this.seen.add(c as Buffer);
-    this.find = db.prepare('SELECT pack, offset, frame_len AS frameLen, len FROM chunks WHERE dataset_id = ? AND id = ? AND shipment_id = ?');
-    this.insert = db.prepare('INSERT INTO chunks (dataset_id, id, shipment_id, pack, offset, frame_len, len) VALUES (?, ?, ?, ?, ?, ?, ?)');
-    this.treeFile = db.prepare('INSERT INTO tree_files (shipment_id, path, size, mode, mtime_ns, ctime_ns, ino, chunks, sig_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)');
-    this.treeChunk = db.prepare('INSERT OR IGNORE INTO tree_chunks (shipment_id, chunk) VALUES (?, ?)');
-    this.sigByContent = db.prepare('SELECT id FROM sigs WHERE content = ?').pluck();
-    this.sigInsert = db.prepare('INSERT INTO sigs (content, block_size, length, sig) VALUES (?, ?, ?, ?)');
-    db.exec('BEGIN');
+    this.tables = new ShipmentTables(ctx.catalog, dataset.id, id);
+    if (resume) for (const c of this.tables.chunkIds()) this.seen.add(c);
+    this.tables.begin();
   }
 
   private tick(): void {
     if (++this.pendingInTx >= 4096) {
-      this.ctx.catalog.db.exec('COMMIT; BEGIN');
+      this.tables.commit(true);
       this.pendingInTx = 0;
     }
   }
 
   /** Adds a chunk id to the shipment's tree (idempotent). */
   addTreeChunk(id: Buffer): void {
-    this.treeChunk.run(this.id, id);
+    this.tables.addTreeChunk(id);
     this.tick();
   }
 
@@ -120,31 +100,29 @@ export class ShipmentRows {
     let sigId: number | null = typeof sig === 'number' ? sig : null;
     if (sig !== null && typeof sig === 'object') {
       const content = createHash('sha256').update(chunks).digest();
-      sigId = (this.sigByContent.get(content) as number | undefined) ?? Number(this.sigInsert.run(content, sig.blockSize, sig.length, sig.sig).lastInsertRowid);
+      sigId = this.tables.sigId(content, sig.blockSize, sig.length, sig.sig);
     }
-    this.treeFile.run(this.id, toField(e.path), e.size, e.mode, e.mtimeNs.toString(), e.ctimeNs.toString(), e.ino.toString(), chunks, sigId);
+    this.tables.addTreeFile({ path: toField(e.path), size: e.size, mode: e.mode, mtimeNs: e.mtimeNs.toString(), ctimeNs: e.ctimeNs.toString(), ino: e.ino.toString(), chunks, sigId });
     this.tick();
     return sigId;
   }
 
   /** Where this shipment already stored chunk `id`, if it did. */
-  findChunk(id: Buffer): { pack: number; offset: number; frameLen: number; len: number } | undefined {
+  findChunk(id: Buffer): StoredChunk | undefined {
     if (!this.seen.mayHave(id)) return undefined;
-    return this.find.get(this.dataset.id, id, this.id) as { pack: number; offset: number; frameLen: number; len: number } | undefined;
+    return this.tables.findChunk(id);
   }
 
   addChunk(id: Buffer, pack: number, offset: number, frameLen: number, len: number): void {
     this.seen.add(id);
-    this.insert.run(this.dataset.id, id, this.id, pack, offset, frameLen, len);
+    this.tables.addChunk(id, { pack, offset, frameLen, len });
     this.tick();
   }
 
   addPack(p: PackInfo): void {
-    this.ctx.catalog.db
-      .prepare('INSERT INTO packs (shipment_id, idx, size, sha256, chunks, share, plain) VALUES (?, ?, ?, ?, ?, ?, ?)')
-      .run(this.id, p.index, p.size, p.sha256, p.chunks, p.share, p.plain);
+    this.tables.addPack(p);
     // A closed pack and its chunks survive a crash: pack --resume keeps them.
-    this.ctx.catalog.db.exec('COMMIT; BEGIN');
+    this.tables.commit(true);
     this.pendingInTx = 0;
   }
 
@@ -154,9 +132,7 @@ export class ShipmentRows {
    * @throws BrickpostError IO, NO_SPACE, LOCKED… (the catalog failing: no bag is in place yet)
    */
   sealing(files: number, bytes: number, bytesOnDrive: number): void {
-    const db = this.ctx.catalog.db;
-    db.prepare("UPDATE shipments SET state = 'sealing', files = ?, bytes = ?, bytes_on_drive = ? WHERE id = ?").run(files, bytes, bytesOnDrive, this.id);
-    db.exec('COMMIT');
+    this.tables.sealing(files, bytes, bytesOnDrive);
   }
 
   /** Marks the shipment sealed once its bags are in place. @throws BrickpostError (the catalog failing) */
@@ -171,10 +147,8 @@ export class ShipmentRows {
    * pack as well).
    */
   interrupted(): void {
-    const db = this.ctx.catalog.db;
     try {
-      if (db.inTransaction) db.exec('COMMIT');
-      db.prepare("UPDATE shipments SET state = 'interrupted' WHERE id = ?").run(this.id);
+      this.tables.interrupted();
     } catch {
       // The catalog failed too; the next pack finds the shipment unfinished either way.
     }
@@ -182,10 +156,8 @@ export class ShipmentRows {
 
   /** Forgets the shipment after a failed pack. Best effort, never throws (see interrupted). */
   failed(): void {
-    const db = this.ctx.catalog.db;
     try {
-      if (db.inTransaction) db.exec('ROLLBACK');
-      db.prepare('DELETE FROM shipments WHERE id = ?').run(this.id);
+      this.tables.failed();
     } catch {
       // Left 'writing': the next pack of the dataset discards it and its .part folders.
     }

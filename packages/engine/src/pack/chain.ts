@@ -1,4 +1,6 @@
-import type Database from 'better-sqlite3';
+import type { Catalog } from '../catalog/catalog.js';
+import { lastSealed, newestReceipt, newestSealedIds, newestSentTo, publishedIds, publishedRecipients, sentToAfter } from '../catalog/published.js';
+import { dropTree, dropUnusedSigs, hasTree } from '../catalog/trees.js';
 import { RECORD_LIMITS } from '@brickpost/manifest';
 
 /** A shipment of the dataset's chain, as bases name it. */
@@ -31,23 +33,13 @@ export function shortRecipient(r: string): string {
  * shipment sent to `r` (assumed applied). Oldest first; empty when `r` never
  * received the dataset.
  */
-export function candidates(db: Database.Database, datasetId: string, r: string): ChainLink[] {
-  const receipt = db
-    .prepare("SELECT shipment_id AS shipmentId, seq FROM receipts WHERE dataset_id = ? AND recipient = ? AND verified != 'failed' ORDER BY seq DESC LIMIT 1")
-    .get(datasetId, r) as ChainLink | undefined;
-  const sent = `SELECT s.id AS shipmentId, s.seq FROM shipments s JOIN shipment_recipients x ON x.shipment_id = s.id
-    WHERE s.dataset_id = ? AND s.role = 'published' AND s.state = 'sealed' AND x.recipient = ?`;
+export function candidates(catalog: Catalog, datasetId: string, r: string): ChainLink[] {
+  const receipt = newestReceipt(catalog, datasetId, r);
   if (!receipt) {
-    const newest = db.prepare(`${sent} ORDER BY s.seq DESC LIMIT 1`).get(datasetId, r) as ChainLink | undefined;
+    const newest = newestSentTo(catalog, datasetId, r);
     return newest ? [newest] : [];
   }
-  const later = db.prepare(`${sent} AND s.seq > ? ORDER BY s.seq`).all(datasetId, r, receipt.seq) as ChainLink[];
-  return [receipt, ...later];
-}
-
-/** True when the catalog still holds the tree of shipment `id` (tree rows are pruned, and absent before chains existed). */
-function hasTree(db: Database.Database, id: string): boolean {
-  return db.prepare('SELECT 1 FROM tree_files WHERE shipment_id = ? LIMIT 1').get(id) !== undefined;
+  return [receipt, ...sentToAfter(catalog, datasetId, r, receipt.seq)];
 }
 
 /**
@@ -58,10 +50,8 @@ function hasTree(db: Database.Database, id: string): boolean {
  * received the dataset, when a base's tree is no longer in the catalog, and
  * when there would be more than 16 bases.
  */
-export function planChain(db: Database.Database, datasetId: string, recipients: string[], full: boolean): ChainPlan {
-  const last = db
-    .prepare("SELECT id, seq FROM shipments WHERE dataset_id = ? AND role = 'published' AND state = 'sealed' ORDER BY seq DESC LIMIT 1")
-    .get(datasetId) as { id: string; seq: number } | undefined;
+export function planChain(catalog: Catalog, datasetId: string, recipients: string[], full: boolean): ChainPlan {
+  const last = lastSealed(catalog, datasetId);
   const plan: ChainPlan = { parent: last?.id ?? null, seq: (last?.seq ?? 0) + 1, bases: [], notes: [] };
   if (!last) return plan;
   if (full) {
@@ -74,7 +64,7 @@ export function planChain(db: Database.Database, datasetId: string, recipients: 
   }
   const per = new Map<string, ChainLink[]>();
   for (const r of recipients) {
-    const c = candidates(db, datasetId, r);
+    const c = candidates(catalog, datasetId, r);
     if (c.length === 0) {
       plan.notes.push(`self-contained: ${shortRecipient(r)} never received this dataset`);
       return plan;
@@ -88,7 +78,8 @@ export function planChain(db: Database.Database, datasetId: string, recipients: 
     plan.notes.push(`self-contained: the recipients may hold ${sorted.length} different states, more than ${RECORD_LIMITS.maxBases}`);
     return plan;
   }
-  const gone = sorted.find((l) => !hasTree(db, l.shipmentId));
+  // Tree rows are pruned, and absent before chains existed.
+  const gone = sorted.find((l) => !hasTree(catalog, l.shipmentId));
   if (gone) {
     plan.notes.push(`self-contained: the catalog no longer holds the tree of seq ${gone.seq}`);
     return plan;
@@ -122,24 +113,9 @@ function stateNotes(per: Map<string, ChainLink[]>): string[] {
  * signatures no tree refers to any more. Runs inside the caller's
  * transaction.
  */
-export function pruneTrees(db: Database.Database, datasetId: string, self: string, keepNewest = 3): void {
-  const keep = new Set<string>();
-  const newest = db
-    .prepare("SELECT id FROM shipments WHERE dataset_id = ? AND role = 'published' AND state = 'sealed' ORDER BY seq DESC LIMIT ?")
-    .all(datasetId, keepNewest) as { id: string }[];
-  for (const r of newest) keep.add(r.id);
-  const everyone = db
-    .prepare("SELECT DISTINCT x.recipient AS r FROM shipment_recipients x JOIN shipments s ON s.id = x.shipment_id WHERE s.dataset_id = ? AND s.role = 'published'")
-    .all(datasetId) as { r: string }[];
-  for (const { r } of everyone) if (r !== self) for (const l of candidates(db, datasetId, r)) keep.add(l.shipmentId);
-  const drop = (
-    db.prepare("SELECT id FROM shipments WHERE dataset_id = ? AND role = 'published'").all(datasetId) as { id: string }[]
-  ).filter((s) => !keep.has(s.id));
-  const files = db.prepare('DELETE FROM tree_files WHERE shipment_id = ?');
-  const chunks = db.prepare('DELETE FROM tree_chunks WHERE shipment_id = ?');
-  for (const { id } of drop) {
-    files.run(id);
-    chunks.run(id);
-  }
-  db.prepare('DELETE FROM sigs WHERE id NOT IN (SELECT sig_id FROM tree_files WHERE sig_id IS NOT NULL)').run();
+export function pruneTrees(catalog: Catalog, datasetId: string, self: string, keepNewest = 3): void {
+  const keep = new Set<string>(newestSealedIds(catalog, datasetId, keepNewest));
+  for (const r of publishedRecipients(catalog, datasetId)) if (r !== self) for (const l of candidates(catalog, datasetId, r)) keep.add(l.shipmentId);
+  for (const id of publishedIds(catalog, datasetId)) if (!keep.has(id)) dropTree(catalog, id);
+  dropUnusedSigs(catalog);
 }

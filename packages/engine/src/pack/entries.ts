@@ -1,4 +1,5 @@
-import type Database from 'better-sqlite3';
+import type { Catalog } from '../catalog/catalog.js';
+import { TreeQueries } from '../catalog/trees.js';
 import { CHUNKS_PER_RECORD, isBrickpostError, quote, type ChunkRef, type EntryAttributes } from '@brickpost/manifest';
 import { WHOLE_FILE_MAX, type ChunkPipeline, type FileChunk } from '../chunk/index.js';
 import { blockSizeFor } from '../delta/block-size.js';
@@ -44,7 +45,7 @@ type Item =
 
 /** What EntryPacker needs from the shipment being packed. */
 export interface EntryPackerParts {
-  db: Database.Database;
+  catalog: Catalog;
   manifest: ManifestOut;
   store: ChunkStore;
   rows: ShipmentRows;
@@ -80,10 +81,10 @@ export class EntryPacker {
   bytesRead = 0;
   private readonly queue: Item[] = [];
   private queuedBytes = 0;
-  private readonly sigBytes: Database.Statement;
+  private readonly trees: TreeQueries;
 
   constructor(private readonly p: EntryPackerParts) {
-    this.sigBytes = p.db.prepare('SELECT sig FROM sigs WHERE id = ?').pluck();
+    this.trees = new TreeQueries(p.catalog);
   }
 
   /** Files left out because they could not be read; a hard link naming one is shipped as that file instead. */
@@ -211,7 +212,7 @@ export class EntryPacker {
     const out: ReadChunk = { id: c.id, frame: c.frame, length: c.length, ...(c.sha ? { sha: c.sha } : {}) };
     const b = file.basis;
     if (!b || !raw || !this.p.store.isNew(c.id, c.sha)) return out;
-    const basis = { id: b.sigId, bytes: () => this.sigBytes.get(b.sigId) as Buffer };
+    const basis = { id: b.sigId, bytes: () => this.trees.sigBytes(b.sigId)! };
     return this.p.pipeline.delta(raw, basis, c.frame.length).then((delta) => ({ ...out, delta }));
   }
 

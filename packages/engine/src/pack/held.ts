@@ -1,5 +1,5 @@
-import type Database from 'better-sqlite3';
-import type { Statement } from 'better-sqlite3';
+import type { Catalog } from '../catalog/catalog.js';
+import { inEveryTree, ListedChunks } from '../catalog/trees.js';
 
 /**
  * The chunks every recipient already holds, which a shipment names by held
@@ -17,10 +17,9 @@ export interface HeldSet {
 export const NOTHING_HELD: HeldSet = { any: false, has: () => false };
 
 /** The chunks present in every one of the base trees (tree_chunks). */
-export function heldInTrees(db: Database.Database, bases: string[]): HeldSet {
+export function heldInTrees(catalog: Catalog, bases: string[]): HeldSet {
   if (bases.length === 0) return NOTHING_HELD;
-  const count = db.prepare(`SELECT count(*) AS n FROM tree_chunks WHERE chunk = ? AND shipment_id IN (${bases.map(() => '?').join(', ')})`).pluck();
-  return { any: true, has: (id) => (count.get(id, ...bases) as number) === bases.length };
+  return { any: true, has: inEveryTree(catalog, bases) };
 }
 
 /**
@@ -31,30 +30,27 @@ export function heldInTrees(db: Database.Database, bases: string[]): HeldSet {
  */
 export class ListedHeld implements HeldSet {
   readonly any = true;
-  private readonly insert: Statement;
-  private readonly find: Statement;
+  private readonly listed: ListedChunks;
 
   constructor(
-    private readonly db: Database.Database,
+    catalog: Catalog,
     readonly ids: 'hmac' | 'sha256',
   ) {
-    db.exec('DROP TABLE IF EXISTS temp.listed; CREATE TEMP TABLE listed (chunk BLOB PRIMARY KEY) WITHOUT ROWID');
-    this.insert = db.prepare('INSERT OR IGNORE INTO temp.listed (chunk) VALUES (?)');
-    this.find = db.prepare('SELECT 1 FROM temp.listed WHERE chunk = ?').pluck();
+    this.listed = new ListedChunks(catalog);
   }
 
   /** Adds one listed id (32 bytes). */
   add(id: Buffer): void {
-    this.insert.run(id);
+    this.listed.add(id);
   }
 
   has(id: Buffer, sha?: Buffer): boolean {
     const key = this.ids === 'sha256' ? sha : id;
-    return key !== undefined && this.find.get(key) !== undefined;
+    return key !== undefined && this.listed.has(key);
   }
 
   /** Drops the table. */
   close(): void {
-    this.db.exec('DROP TABLE IF EXISTS temp.listed');
+    this.listed.close();
   }
 }

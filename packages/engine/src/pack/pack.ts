@@ -21,6 +21,7 @@ import { planChain, type ChainPlan } from './chain.js';
 import { EntryPacker } from './entries.js';
 import { heldInTrees, type HeldSet } from './held.js';
 import { openDataset, ShipmentRows } from './catalog-rows.js';
+import { deleteShipment } from '../catalog/published.js';
 import { finishSealing } from './sealing.js';
 import { ChunkStore } from './store.js';
 import { recordDriveRate } from '../plan/drive-rates.js';
@@ -90,11 +91,10 @@ async function packLocked(ctx: Context, opts: PackOptions & { packTarget?: numbe
   const exclude = await excluder(opts);
   const datasetName = opts.dataset ?? basename(source);
   const dataset = openDataset(ctx, datasetName, me.keyId);
-  const db = ctx.catalog.db;
   // Relative to the recipients' trees (bases), or to what a signature file lists (against), or to nothing.
   const against = opts.against !== undefined ? await loadAgainst(ctx, opts.against, dataset.id) : null;
   await finishSealing(ctx.catalog, dataset.id, drives.roots, me.recipient, warn);
-  const interrupted = findInterrupted(db, dataset.id);
+  const interrupted = findInterrupted(ctx.catalog, dataset.id);
   let plan: ChainPlan;
   try {
     if (opts.resume) {
@@ -105,7 +105,7 @@ async function packLocked(ctx: Context, opts: PackOptions & { packTarget?: numbe
       plan = interrupted.plan;
     } else {
       if (interrupted) await discard(ctx, interrupted.id, drives.roots, warn);
-      plan = planChain(db, dataset.id, recipientStrings.filter((r) => r !== me.recipient), opts.full === true || against !== null);
+      plan = planChain(ctx.catalog, dataset.id, recipientStrings.filter((r) => r !== me.recipient), opts.full === true || against !== null);
     }
   } catch (e) {
     against?.held.close();
@@ -114,9 +114,9 @@ async function packLocked(ctx: Context, opts: PackOptions & { packTarget?: numbe
   const resuming = opts.resume ? interrupted : null;
   if (against) plan.notes = [`built against ${quote(opts.against!)}: held chunks are those it lists`];
   const baseIds = plan.bases.map((b) => b.shipmentId);
-  const held: HeldSet = against?.held ?? heldInTrees(db, baseIds);
-  const reference = opts.rehash || baseIds.length === 0 ? null : TreeLookup.referenceTree(db, dataset.id);
-  const lookup = new TreeLookup(db, reference, baseIds);
+  const held: HeldSet = against?.held ?? heldInTrees(ctx.catalog, baseIds);
+  const reference = opts.rehash || baseIds.length === 0 ? null : TreeLookup.referenceTree(ctx.catalog, dataset.id);
+  const lookup = new TreeLookup(ctx.catalog, reference, baseIds);
 
   const progress = new Progress(onEvent, 'pack');
   progress.emit();
@@ -124,7 +124,7 @@ async function packLocked(ctx: Context, opts: PackOptions & { packTarget?: numbe
   const layout = { drives: drives.roots.length, parity: drives.parity, recovery: drives.recovery };
   let kept: PackInfo[] = [];
   try {
-    if (resuming) kept = await keepPacks(db, shipmentId, drives.roots, layout);
+    if (resuming) kept = await keepPacks(ctx.catalog, shipmentId, drives.roots, layout);
   } catch (e) {
     against?.held.close();
     throw toEnvironmentError(e, 'cannot read the interrupted shipment');
@@ -168,7 +168,7 @@ async function packLocked(ctx: Context, opts: PackOptions & { packTarget?: numbe
   const portability = new Portability(opts.portable === true);
   /** Set once the catalog holds the shipment as 'sealing': from there on it is finished, not dropped. */
   let sealing = false;
-  const entries = new EntryPacker({ db, manifest, store, rows, lookup, pipeline, progress, warn, sha: against?.ids === 'sha256', notShipped });
+  const entries = new EntryPacker({ catalog: ctx.catalog, manifest, store, rows, lookup, pipeline, progress, warn, sha: against?.ids === 'sha256', notShipped });
   const bases = plan.bases;
   try {
     await manifest.add({
@@ -323,7 +323,7 @@ async function discard(ctx: Context, id: string, roots: string[], warn: (code: s
   warn('INTERRUPTED_DROPPED', `shipment ${id} of this dataset was interrupted; a new shipment replaces it (pack --resume would have continued it)`);
   // Folders first: a kill in between leaves a row that the next pack drops again, never an unknown folder.
   for (const r of roots) await rm(bagDir(r, id) + PART_SUFFIX, { recursive: true, force: true });
-  ctx.catalog.db.prepare('DELETE FROM shipments WHERE id = ?').run(id);
+  deleteShipment(ctx.catalog, id);
 }
 
 /**

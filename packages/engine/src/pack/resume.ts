@@ -1,7 +1,8 @@
 import { readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Database } from 'better-sqlite3';
 import { BrickpostError, packPath, quote } from '@brickpost/manifest';
+import type { Catalog } from '../catalog/catalog.js';
+import { closedPacks, newestUnfinished, type PublishedRow } from '../catalog/published.js';
 import { bagDir, PART_SUFFIX } from '../drive/layout.js';
 import { sha256File } from '../verify/fixity.js';
 import type { ChainPlan } from './chain.js';
@@ -26,22 +27,9 @@ export interface Interrupted {
   layout: Layout;
 }
 
-interface ShipmentRow {
-  id: string;
-  seq: number;
-  parent: string | null;
-  label: string;
-  created_at: string;
-  bases: string | null;
-  against: string | null;
-  layout: string | null;
-}
-
 /** The dataset's shipment whose pack was interrupted (stopped on a full or failing drive, or killed), if any. */
-export function findInterrupted(db: Database, datasetId: string): Interrupted | null {
-  const r = db
-    .prepare("SELECT id, seq, parent, label, created_at, bases, against, layout FROM shipments WHERE dataset_id = ? AND role = 'published' AND state IN ('writing', 'interrupted') ORDER BY seq DESC LIMIT 1")
-    .get(datasetId) as ShipmentRow | undefined;
+export function findInterrupted(catalog: Catalog, datasetId: string): Interrupted | null {
+  const r: PublishedRow | undefined = newestUnfinished(catalog, datasetId);
   if (!r) return null;
   const bases = JSON.parse(r.bases ?? '[]') as Array<[string, number]>;
   return {
@@ -64,15 +52,8 @@ export function findInterrupted(db: Database, datasetId: string): Interrupted | 
  * or damaged) is removed, to be written again. Sorted by pack number.
  * @throws BrickpostError IO
  */
-export async function keepPacks(db: Database, id: string, roots: string[], layout: Layout): Promise<PackInfo[]> {
-  const rows = db.prepare('SELECT idx, share, size, sha256, chunks, plain FROM packs WHERE shipment_id = ? ORDER BY idx').all(id) as Array<{
-    idx: number;
-    share: number;
-    size: number;
-    sha256: string;
-    chunks: number;
-    plain: number;
-  }>;
+export async function keepPacks(catalog: Catalog, id: string, roots: string[], layout: Layout): Promise<PackInfo[]> {
+  const rows = closedPacks(catalog, id);
   // A pack killed while renaming the sealed drives of a set into place left some renamed: unseal them.
   for (const root of roots) {
     const part = bagDir(root, id) + PART_SUFFIX;

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Catalog } from '../catalog/index.js';
+import { sealingIds, setSealed } from '../catalog/published.js';
 import { bagDir, DRIVE_DIR, PART_SUFFIX } from '../drive/layout.js';
 import { toEnvironmentError } from '../io/errors.js';
 import { syncDir } from '../io/sync.js';
@@ -24,8 +25,8 @@ import { pruneTrees } from './chain.js';
  */
 export function markSealed(catalog: Catalog, id: string, datasetId: string, self: string): void {
   catalog.tx(() => {
-    catalog.db.prepare("UPDATE shipments SET state = 'sealed' WHERE id = ?").run(id);
-    pruneTrees(catalog.db, datasetId, self);
+    setSealed(catalog, id);
+    pruneTrees(catalog, datasetId, self);
   });
 }
 
@@ -37,7 +38,7 @@ export function markSealed(catalog: Catalog, id: string, datasetId: string, self
  * @throws BrickpostError PERMISSION, IO (a rename), and what markSealed throws
  */
 export async function finishSealing(catalog: Catalog, datasetId: string, roots: string[], self: string, warn: (code: string, message: string) => void): Promise<void> {
-  const ids = catalog.db.prepare("SELECT id FROM shipments WHERE dataset_id = ? AND role = 'published' AND state = 'sealing' ORDER BY seq").pluck().all(datasetId) as string[];
+  const ids = sealingIds(catalog, datasetId);
   for (const id of ids) {
     let placed = 0;
     for (const root of roots) {

@@ -1,5 +1,5 @@
-import type Database from 'better-sqlite3';
-import type { Statement } from 'better-sqlite3';
+import type { Catalog } from '../catalog/catalog.js';
+import { newestTree, TreeQueries } from '../catalog/trees.js';
 import { toField, type ChunkRef } from '@brickpost/manifest';
 import type { SourceEntry } from '../scan/index.js';
 
@@ -85,35 +85,26 @@ export function* chunkIds(chunks: Buffer): Generator<Buffer> {
  * grow with the tree.
  */
 export class TreeLookup {
-  private readonly row: Statement;
-  private readonly sig: Statement;
+  private readonly q: TreeQueries;
 
   /** `reference`: the reference tree, or null for no stat cache. `bases`: the base trees, none for no deltas. */
   constructor(
-    db: Database.Database,
+    catalog: Catalog,
     private readonly reference: string | null,
     private readonly bases: string[],
   ) {
-    this.row = db.prepare('SELECT size, mtime_ns AS mtimeNs, ctime_ns AS ctimeNs, ino, chunks, sig_id AS sigId FROM tree_files WHERE shipment_id = ? AND path = ?');
-    this.sig = db.prepare('SELECT block_size FROM sigs WHERE id = ?').pluck();
+    this.q = new TreeQueries(catalog);
   }
 
   /** The newest sealed shipment of the dataset whose tree the catalog holds, or null. */
-  static referenceTree(db: Database.Database, datasetId: string): string | null {
-    const r = db
-      .prepare(
-        `SELECT s.id FROM shipments s WHERE s.dataset_id = ? AND s.role = 'published' AND s.state = 'sealed'
-          AND EXISTS (SELECT 1 FROM tree_files t WHERE t.shipment_id = s.id) ORDER BY s.seq DESC LIMIT 1`,
-      )
-      .pluck()
-      .get(datasetId) as string | undefined;
-    return r ?? null;
+  static referenceTree(catalog: Catalog, datasetId: string): string | null {
+    return newestTree(catalog, datasetId) ?? null;
   }
 
   /** The reference tree's row of `e` when its path, size, mtime, ctime and inode are unchanged; else null. */
   unchanged(e: SourceEntry): TreeRow | null {
     if (!this.reference) return null;
-    const r = this.row.get(this.reference, toField(e.path)) as (TreeRow & { mtimeNs: string; ctimeNs: string; ino: string }) | undefined;
+    const r = this.q.fileOf(this.reference, toField(e.path));
     if (!r || r.size !== e.size || r.mtimeNs !== e.mtimeNs.toString() || r.ctimeNs !== e.ctimeNs.toString() || r.ino !== e.ino.toString()) return null;
     return { size: r.size, chunks: r.chunks, sigId: r.sigId };
   }
@@ -123,11 +114,11 @@ export class TreeLookup {
     if (this.bases.length === 0) return null;
     let found: { size: number; sigId: number } | null = null;
     for (const b of this.bases) {
-      const r = this.row.get(b, toField(path)) as TreeRow | undefined;
+      const r = this.q.fileOf(b, toField(path));
       if (!r || r.sigId === null || (found && found.sigId !== r.sigId)) return null;
       found = { size: r.size, sigId: r.sigId };
     }
-    const blockSize = this.sig.get(found!.sigId) as number | undefined;
+    const blockSize = this.q.sigBlockSize(found!.sigId);
     return blockSize === undefined ? null : { path, ...found!, blockSize };
   }
 }

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
 import { BrickpostError, minisign, quote } from '@brickpost/manifest';
 import type { ReceiptImportSummary } from '../api/index.js';
+import { datasetName, insertReceipt, sealedSeq } from '../catalog/published.js';
 import type { Context } from '../context.js';
 import { readLimited } from '../drive/read-limited.js';
 import { fillRecipient, trustedVerifiers } from '../keys/index.js';
@@ -41,34 +42,38 @@ export async function importReceipt(ctx: Context, file: string): Promise<Receipt
     throw new BrickpostError('SIGNATURE_INVALID', `signed comment ${quote(signer.trustedComment)} does not describe receipt ${quote(file)}`, { path: minisigPath(path) });
   }
 
-  const db = ctx.catalog.db;
-  const ds = db.prepare('SELECT name FROM datasets WHERE id = ? AND publisher = ?').get(r.datasetId, me.keyId) as { name: string } | undefined;
-  if (r.publisher !== me.keyId || !ds) {
+  const dsName = datasetName(ctx.catalog, r.datasetId, me.keyId);
+  if (r.publisher !== me.keyId || dsName === undefined) {
     throw new BrickpostError('DATASET_MISMATCH', `receipt ${quote(file)} is about dataset ${quote(r.dataset)} (${r.datasetId}) of publisher ${r.publisher}, which this home does not publish`, {
       hint: 'import receipts on the home that packed the dataset',
     });
   }
-  const sh = db
-    .prepare("SELECT seq FROM shipments WHERE id = ? AND dataset_id = ? AND role = 'published' AND state = 'sealed'")
-    .get(r.current.shipment, r.datasetId) as { seq: number } | undefined;
-  if (!sh) throw new BrickpostError('NOT_FOUND', `receipt ${quote(file)} names shipment ${quote(r.current.shipment)}, which this home did not publish in dataset ${quote(ds.name)}`);
-  if (sh.seq !== r.current.seq) throw new BrickpostError('MALFORMED', `receipt ${quote(file)} gives shipment ${quote(r.current.shipment)} number ${r.current.seq}; it is number ${sh.seq}`);
+  const seq = sealedSeq(ctx.catalog, r.current.shipment, r.datasetId);
+  if (seq === undefined) throw new BrickpostError('NOT_FOUND', `receipt ${quote(file)} names shipment ${quote(r.current.shipment)}, which this home did not publish in dataset ${quote(dsName)}`);
+  if (seq !== r.current.seq) throw new BrickpostError('MALFORMED', `receipt ${quote(file)} gives shipment ${quote(r.current.shipment)} number ${r.current.seq}; it is number ${seq}`);
 
   const v = r.verification;
-  const info = db
-    .prepare(
-      `INSERT OR IGNORE INTO receipts (dataset_id, recipient, subscriber_key, subscriber_name, shipment_id, seq, verified, state_digest, created_at, imported_at, file_sha256)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    )
-    .run(r.datasetId, r.subscriber.recipient, signer.keyId, signer.name ?? r.subscriber.name, r.current.shipment, r.current.seq, v.ok ? v.level : 'failed', r.stateDigest, r.created, new Date().toISOString(), sha256);
+  const recorded = insertReceipt(ctx.catalog, {
+    datasetId: r.datasetId,
+    recipient: r.subscriber.recipient,
+    subscriberKey: signer.keyId,
+    subscriberName: signer.name ?? r.subscriber.name,
+    shipment: r.current.shipment,
+    seq: r.current.seq,
+    verified: v.ok ? v.level : 'failed',
+    stateDigest: r.stateDigest,
+    createdAt: r.created,
+    importedAt: new Date().toISOString(),
+    fileSha256: sha256,
+  });
   const recipientRecorded = fillRecipient(ctx.catalog, signer.keyId, r.subscriber.recipient);
   return {
     file: path,
     sha256,
-    alreadyImported: info.changes === 0,
+    alreadyImported: !recorded,
     subscriber: { name: signer.name, keyId: signer.keyId, recipient: r.subscriber.recipient },
     recipientRecorded,
-    dataset: ds.name,
+    dataset: dsName,
     datasetId: r.datasetId,
     shipment: r.current.shipment,
     seq: r.current.seq,
