@@ -272,11 +272,11 @@ class Extractor implements ShipmentVisitor {
   /** Links, hard links and special files after every file; then folder modes and times, deepest first. */
   finish(): void {
     // Read a page at a time: make() records what it made on the same connection, which an open iterator would hold busy.
-    const page = this.later.prepare('SELECT n, rec FROM later WHERE n > ? ORDER BY n LIMIT 1024');
-    for (let after = 0, rows: Array<{ n: number; rec: string }>; (rows = page.all(after) as Array<{ n: number; rec: string }>).length > 0; after = rows[rows.length - 1]!.n) {
+    const page = this.later.prepare<[number], { n: number; rec: string }>('SELECT n, rec FROM later WHERE n > ? ORDER BY n LIMIT 1024');
+    for (let after = 0, rows: Array<{ n: number; rec: string }>; (rows = page.all(after)).length > 0; after = rows[rows.length - 1]!.n) {
       for (const row of rows) this.make(JSON.parse(row.rec) as LinkRecord | HardRecord | SpecialRecord);
     }
-    for (const row of this.later.prepare('SELECT rec FROM dirs ORDER BY path DESC').iterate() as IterableIterator<{ rec: string }>) {
+    for (const row of this.later.prepare<[], { rec: string }>('SELECT rec FROM dirs ORDER BY path DESC').iterate()) {
       const d = JSON.parse(row.rec) as DirRecord;
       setMeta(join(this.out, d.p), modeUnder(this.policy, d.mode), d.mtime, 'dir', { attrs: attrs(d), applier: this.applier });
     }
@@ -293,7 +293,7 @@ class Extractor implements ShipmentVisitor {
    */
   undo(): void {
     const paths = function* (this: Extractor, sql: string): Generator<string> {
-      for (const b of this.later.prepare(sql).pluck().iterate() as IterableIterator<Buffer>) yield join(this.out, fromBytes(b));
+      for (const b of this.later.prepare<[], Buffer>(sql).pluck().iterate()) yield join(this.out, fromBytes(b));
     }.bind(this);
     if (this.fd >= 0) closeSync(this.fd);
     this.fd = -1;

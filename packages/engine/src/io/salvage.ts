@@ -60,7 +60,7 @@ function describe(e: unknown): string {
 }
 
 function columnsOf(db: Database.Database, table: string): string[] {
-  return db.prepare('SELECT name FROM pragma_table_info(?) ORDER BY cid').pluck().all(table) as string[];
+  return db.prepare<[string], string>('SELECT name FROM pragma_table_info(?) ORDER BY cid').pluck().all(table);
 }
 
 function salvageTable(src: Database.Database, to: Database.Database, table: string): SalvagedTable {
@@ -74,7 +74,7 @@ function salvageTable(src: Database.Database, to: Database.Database, table: stri
   }
   let total: number | null = null;
   try {
-    total = src.prepare(`SELECT count(*) FROM "${table}"`).pluck().get() as number;
+    total = src.prepare<[], number>(`SELECT count(*) FROM "${table}"`).pluck().get() ?? null;
   } catch {
     // Counting reads every page too: a damaged table may not be countable.
   }
@@ -86,7 +86,7 @@ function salvageTable(src: Database.Database, to: Database.Database, table: stri
   let inBatch = 0;
   to.exec('BEGIN');
   try {
-    for (const row of src.prepare(`SELECT ${list} FROM "${table}"`).raw().iterate() as IterableIterator<unknown[]>) {
+    for (const row of src.prepare<[], unknown[]>(`SELECT ${list} FROM "${table}"`).raw().iterate()) {
       try {
         if (put.run(...row).changes > 0) kept++;
         if (++inBatch >= BATCH) to.exec('COMMIT; BEGIN'), (inBatch = 0);

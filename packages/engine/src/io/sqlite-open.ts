@@ -99,8 +99,14 @@ export function openOwnDatabase(spec: OwnDatabase): Database.Database {
 
 /** Each table of a database's schema with its columns, as `table(col,col,…)` lines in name order. */
 export function tablesOf(db: Database.Database): string[] {
-  const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").pluck().all() as string[];
-  return tables.map((t) => `${t}(${(db.prepare('SELECT name FROM pragma_table_info(?) ORDER BY cid').pluck().all(t) as string[]).join(',')})`);
+  const tables = tableNames(db);
+  const columns = db.prepare<[string], string>('SELECT name FROM pragma_table_info(?) ORDER BY cid').pluck();
+  return tables.map((t) => `${t}(${columns.all(t).join(',')})`);
+}
+
+/** The names of a database's own tables, in order. */
+function tableNames(db: Database.Database): string[] {
+  return db.prepare<[], string>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").pluck().all();
 }
 
 interface Found {
@@ -113,7 +119,7 @@ function identify(db: Database.Database): Found {
   return {
     appId: db.pragma('application_id', { simple: true }) as number,
     version: db.pragma('user_version', { simple: true }) as number,
-    tables: db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").pluck().all() as string[],
+    tables: tableNames(db),
   };
 }
 
