@@ -4,7 +4,7 @@
  * Re-exported by api.ts.
  */
 
-export type CustodyEventType = 'packed' | 'sealed' | 'verified' | 'ingested' | 'receipt-issued' | 'wiped';
+export type CustodyEventType = 'packed' | 'sealed' | 'verified' | 'ingested' | 'receipt-issued' | 'wiped' | 'rebuilt';
 
 /** Who signed an event, and whether this home trusts that key. */
 export interface CustodyActor {
