@@ -18,6 +18,7 @@ export type * from './api-dest.js';
 export { inProgressLines } from './api-dest.js';
 export { CLOCK_SKEW_MS, describeCreated, type CreatedNote } from './verify/created.js';
 export type * from './api-recover.js';
+export type * from './api-rebuild.js';
 export { renderReportHtml } from './report/html.js';
 export { renderLabelsHtml } from './report/label-html.js';
 export { REPORT_SCHEMA } from './report/schema.js';
