@@ -26,7 +26,7 @@ export const EXIT_TABLE: readonly ExitCodeRow[] = [
   { code: EXIT_CODES.environment, name: 'environment', meaning: "local problem: no space, permission denied, read-only file system, I/O error, missing tool; a damaged catalog or journal, or another program's file in its place; a destination that cannot hold the shipment's names apart; `pack --strict` with part of the source unreadable" },
   { code: EXIT_CODES.chain, name: 'chain', meaning: 'the shipment does not apply here (replay, gap, fork, other dataset, expired)' },
   { code: EXIT_CODES.busy, name: 'busy', meaning: 'another process holds a lock (another brickpost on the destination or home, or any process holding the catalog or a journal), or an interrupted ingest or rollback of the destination must be finished first (brickpost resume DEST)' },
-  { code: EXIT_CODES.incomplete, name: 'incomplete', meaning: 'a drive set lacks drives: the message names the drives still needed' },
+  { code: EXIT_CODES.incomplete, name: 'incomplete', meaning: 'a drive set lacks drives (to ingest, or for `rebuild-drive`): the message names the drives still needed' },
   { code: INTERNAL_EXIT_CODE, name: 'internal', meaning: 'internal error, a bug in brickpost: please report it' },
   { code: EXIT_CODES.interrupted, name: 'interrupted', meaning: 'interrupted (Ctrl-C); the job was cancelled and cleaned up' },
 ];

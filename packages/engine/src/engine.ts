@@ -22,8 +22,9 @@ import { commandLine } from './io/command-line.js';
 import { toEnvironmentError } from './io/errors.js';
 import { addTrust, createIdentity, fillRecipient, hasIdentity, listTrust, removeTrust, selfTrustName, type Identity } from './keys/index.js';
 import { pack } from './pack/pack.js';
-import type { RepairOptions, RepairSummary } from './api/index.js';
+import type { RebuildDriveOptions, RebuildDriveSummary, RepairOptions, RepairSummary } from './api/index.js';
 import { repair } from './drive/repair.js';
+import { rebuildDrive } from './drive/rebuild-drive.js';
 import type { ReceiptImportSummary, ReceiptOptions, ReceiptSummary, SignatureOptions, SignatureSummary } from './api/index.js';
 import { importReceipt, writeReceipt } from './receipt/index.js';
 import { writeSignature } from './sigfile/index.js';
@@ -244,6 +245,16 @@ export class Engine {
    */
   repair(opts: RepairOptions, onEvent: EventSink, signal?: AbortSignal): Promise<RepairSummary> {
     return repair(this.ctx, opts, onEvent, signal);
+  }
+
+  /**
+   * Rebuilds a lost drive of a set onto a new drive from any k others,
+   * without decryption keys; the new drive is checked as verify checks one
+   * before it takes its place (drive/rebuild-drive.ts).
+   * @throws BrickpostError USAGE, SET_INCOMPLETE, SET_MISMATCH, FIXITY_MISMATCH, FILE_MISSING, authenticity, NO_SPACE, IO, CANCELLED
+   */
+  rebuildDrive(opts: RebuildDriveOptions, onEvent: EventSink, signal?: AbortSignal): Promise<RebuildDriveSummary> {
+    return rebuildDrive(this.ctx, opts, onEvent, signal);
   }
 
   /**

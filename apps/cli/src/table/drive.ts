@@ -19,6 +19,23 @@ export const DRIVE_COMMANDS: CommandSpec[] = [
     load: () => import('../commands/repair.js'),
   },
   {
+    name: 'rebuild-drive',
+    summary: 'write a lost drive of a set again, onto a new drive, from the other drives',
+    args: ['DRIVE-DIR'],
+    min: 1,
+    max: 256,
+    options: [
+      { name: 'to', type: 'string', required: true, value: 'NEW-DRIVE-DIR', help: 'the new, empty drive (folder) to write the lost drive onto' },
+      { name: 'member', type: 'string', value: 'N', help: 'the number of the lost drive in its set ("drive N of M" on its label); by default the one drive of the set not given' },
+      shipment,
+      json('print NDJSON events'),
+    ],
+    json: 'events',
+    details:
+      "Give the drives of the set you have (at least as many as it has data drives)\nand the new drive. The lost drive, data or parity, is computed from the\nothers' parity and written with the signed tag files every drive carries a\ncopy of: it verifies and ingests as the lost one did. No decryption key is\nneeded, only trust in the publisher's key. It is written under a .part name\nand checked as verify checks a drive before it takes its place; run the same\ncommand again after an interruption to continue. A 'rebuilt' custody event\nnames the drives it came from.",
+    load: () => import('../commands/rebuild-drive.js'),
+  },
+  {
     name: 'report',
     summary: 'a verification report of a drive or destination: HTML, PDF, JSON',
     args: ['DRIVE-or-DEST'],

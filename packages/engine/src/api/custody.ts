@@ -4,7 +4,7 @@
  * Types only.
  */
 
-export type CustodyEventType = 'packed' | 'sealed' | 'verified' | 'ingested' | 'receipt-issued' | 'wiped';
+export type CustodyEventType = 'packed' | 'sealed' | 'verified' | 'ingested' | 'receipt-issued' | 'wiped' | 'rebuilt';
 
 /** Who signed an event, and whether this home trusts that key. */
 export interface CustodyActor {

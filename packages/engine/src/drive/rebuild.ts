@@ -69,7 +69,7 @@ export async function rebuildMissing(m: SetMembers, out: string, progress?: Prog
  * Reads a share stream (its files back to back; zeros past its end) from a
  * drive's bag: each file no further than the size the set file gives it.
  */
-class ShareStream {
+export class ShareStream {
   private fh: FileHandle | null = null;
   private at = -1;
 

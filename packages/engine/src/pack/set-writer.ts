@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { type age, formatSetFile, MANIFEST_PATH, packPath, quote, SET_PATH, type DriveSet, type minisign, type ShipmentInfo } from '@brickpost/manifest';
 import type { EventSink } from '../api/index.js';
 import { DRIVE_DIR } from '../drive/layout.js';
+import { writePeerCopies } from '../drive/peers.js';
 import { sealBag } from '../drive/seal.js';
 import { toEnvironmentError } from '../io/errors.js';
 import { native } from '../io/native.js';
@@ -141,9 +142,11 @@ export class ShipmentWriter {
       }
     }
     let bytesOnDrive = 0;
+    const recoveryFiles: string[][] = this.targets.map(() => []);
     await Promise.all(
       this.targets.map(async (t, i) => {
         const recovery = (await t.recovery?.finish()) ?? [];
+        recoveryFiles[i] = recovery.map((f) => f.path);
         const payload = [{ path: MANIFEST_PATH, size: manifest.size, sha256: manifest.sha256 }, ...(setFile ? [setFile] : []), ...shareFiles[i]!, ...recovery];
         const bytes = payload.reduce((a, f) => a + f.size, 0);
         bytesOnDrive += bytes;
@@ -162,6 +165,8 @@ export class ShipmentWriter {
         t.done();
       }),
     );
+    // Every drive carries the others' signed tag files, so a lost drive can be rebuilt without the signing key.
+    await writePeerCopies(this.targets.map((t) => t.part), recoveryFiles);
     beforePublish(bytesOnDrive);
     await this.rename();
     return { bytesOnDrive, paths: this.targets.map((t) => t.final) };

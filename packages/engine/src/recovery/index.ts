@@ -23,6 +23,9 @@
 export { RecoveryWriter, type RecoveryWriterOptions } from './writer.js';
 export type { RecoveryFileInfo } from './rec-file.js';
 export { scanRecovery } from './scan.js';
+export { encodeWindow } from './last-window.js';
+export { decodeHeader, type WindowHeader } from './header.js';
+export { writeWindowFile } from './rec-file.js';
 export { repairRecovery } from './repair.js';
 export type { RecoveryFileReport, RecoveryFileStatus, RecoveryReadOptions, RecoveryReport, RecoveryWindowReport } from './report.js';
 export {

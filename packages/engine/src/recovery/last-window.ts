@@ -50,7 +50,7 @@ export async function recodeLastWindow(
   const rows = Uint8Array.from(counts, (c) => rowsFor(c, params.basisPoints));
   if (rows.reduce((t, r) => t + r, 0) >= streamedRows) return undefined;
   const coded = { ...params, interleave };
-  const blocks = await encode(bagDir, coded, win, groups, rows);
+  const blocks = await encodeWindow(bagDir, coded, win, groups, rows);
   return blocks && { params: coded, groups, rows, blocks };
 }
 
@@ -82,9 +82,10 @@ function assignGroups(segments: readonly Segment[], n: number, interleave: numbe
  * The recovery blocks of the window coded as `groups` and `rows` say, from
  * the files on disk; undefined when a file cannot be opened or a block
  * cannot be read whole with its recorded CRC-32. A file stays open only
- * until its last segment of the window.
+ * until its last segment of the window. Also how a rebuilt drive's
+ * recovery files are made again from their headers (drive/rebuild-drive.ts).
  */
-async function encode(
+export async function encodeWindow(
   bagDir: string, params: RecoveryParams, win: WindowBlocks, groups: Uint8Array, rows: Uint8Array,
 ): Promise<Uint8Array[] | undefined> {
   const { blockSize: B, groupSize: g } = params;

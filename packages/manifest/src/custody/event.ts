@@ -18,7 +18,7 @@ export const ZERO_HASH = '0'.repeat(64);
 /** Longest event line, in bytes without its LF. */
 export const MAX_CUSTODY_LINE = 8192;
 
-export const CUSTODY_TYPES = ['packed', 'sealed', 'verified', 'ingested', 'receipt-issued', 'wiped'] as const;
+export const CUSTODY_TYPES = ['packed', 'sealed', 'verified', 'ingested', 'receipt-issued', 'wiped', 'rebuilt'] as const;
 export type CustodyType = (typeof CUSTODY_TYPES)[number];
 
 /** The details members each event type carries: name → kind of value. */
@@ -29,6 +29,7 @@ export const CUSTODY_DETAILS: Record<CustodyType, Record<string, 'int' | 'hex' |
   ingested: { destination: 'text', files: 'int', bytes: 'int' },
   'receipt-issued': { receipt: 'hex', ok: 'bool', destination: 'text' },
   wiped: { removed: 'text', files: 'int', bytes: 'int' },
+  rebuilt: { from: 'text', files: 'int', bytes: 'int' },
 };
 
 export type CustodyDetails = Record<string, string | number | boolean | null>;
