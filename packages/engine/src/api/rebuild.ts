@@ -1,6 +1,6 @@
 /**
  * The engine API's types for rebuilding a lost drive of a set onto a new
- * one (drive/rebuild-drive.ts). Re-exported by api.ts.
+ * one (drive/rebuild-drive.ts). Re-exported by api/index.ts.
  */
 
 export interface RebuildDriveOptions {
