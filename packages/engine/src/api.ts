@@ -15,6 +15,7 @@ export { humanBitRate, humanByteRate, humanDuration, humanSize, parseAmount, par
 export type * from './api-custody.js';
 export type * from './api-report.js';
 export type * from './api-dest.js';
+export type * from './api-undo.js';
 export { inProgressLines } from './api-dest.js';
 export { CLOCK_SKEW_MS, describeCreated, type CreatedNote } from './verify/created.js';
 export type * from './api-recover.js';
@@ -227,6 +228,10 @@ export interface IngestOptions {
   requestOut?: string;
   /** How many applied shipments keep their undo area (rollback reach); 0 keeps none. Remembered by DEST. Default 3. */
   keepUndo?: number;
+  /** Every applied shipment keeps its undo data (`--keep-undo all`); false returns to keepUndo. Remembered by DEST. */
+  keepAll?: boolean;
+  /** Shipments applied within this many days keep their undo data too. Remembered by DEST. */
+  keepDays?: number;
   /** Apply the Windows name rules (refuse reserved device names, a trailing dot or space, < > : " | ? *) to any destination; they always apply on Windows and on FAT, exFAT and NTFS. */
   windowsNames?: boolean;
   /** Permission bits as the source had them, without the umask (always so for root). */
@@ -407,10 +412,17 @@ export interface AppliedShipmentInfo {
   parent: string | null;
   /** Rollback can return to the state before this shipment (its undo area is kept). */
   undoable: boolean;
+  /** Rollback can return to the tree this shipment left (every later shipment is undoable). */
+  kept: boolean;
+  /** Names of the pins on this shipment. */
+  pins: string[];
+  /** Bytes of undo data this shipment's undo takes on disk (a chunk shared with an earlier shipment counts there). */
+  undoBytes: number;
 }
 
 /** What a destination holds: its dataset and the shipments applied, oldest first. */
 import type { DestInProgress } from './api-dest.js';
+import type { PinInfo } from './api-undo.js';
 
 export interface DestHistory {
   dest: string;
@@ -419,6 +431,13 @@ export interface DestHistory {
   publisherKeyId: string;
   /** How many shipments keep their undo area. */
   keepUndo: number;
+  /** Every shipment keeps its undo data. */
+  keepAll: boolean;
+  /** Shipments applied within this many days keep theirs too (null: no such rule). */
+  keepDays: number | null;
+  pins: PinInfo[];
+  /** Bytes of undo data on disk: the chunk store and files kept whole. */
+  undoBytes: number;
   shipments: AppliedShipmentInfo[];
   /**
    * An ingest or rollback under way or interrupted: until it finishes, DEST

@@ -5,6 +5,7 @@
  * command runs, so `brickpost --help` never loads the engine or native code.
  */
 import type { CommandRun } from '../context.js';
+import { RETENTION } from '../retention-options.js';
 
 /** One option of a command. */
 export interface OptionSpec {
@@ -208,7 +209,7 @@ export const COMMANDS: CommandSpec[] = [
       { name: 'skip-damaged', type: 'boolean', help: 'ingest the intact files of a damaged drive and list the others in DEST/.brickpost/skipped/ (default: refuse)' },
       { name: 'windows-names', type: 'boolean', help: 'refuse names Windows cannot create (CON, nul.txt, a trailing dot or space, < > : " | ? *) on any destination (always on Windows and on FAT, exFAT and NTFS)' },
       { name: 'request-out', type: 'string', value: 'FILE', help: 'where to write the request file if the shipment is refused for missing data (default DEST/.brickpost/requests/ID.bpsig)' },
-      { name: 'keep-undo', type: 'string', value: 'N', help: 'how many shipments stay undoable by rollback (default 3, 0 keeps none); remembered by DEST' },
+      ...RETENTION,
       maxExpansion,
       ...APPLY,
       json('print NDJSON events'),
@@ -243,13 +244,14 @@ export const COMMANDS: CommandSpec[] = [
       { name: 'to', type: 'string', required: true, value: 'DIR', help: 'the folder to write into (created when absent; nothing in it is replaced)' },
       shipment,
       { name: 'drive', type: 'string', multiple: true, value: 'DRIVE-DIR', help: 'another drive of the same set (a missing data drive is rebuilt from the parity); repeatable' },
+      { name: 'at', type: 'string', value: 'SEQ', help: "take files from a destination instead (first argument DEST-DIR) as they were after its shipment SEQ, from its undo data" },
       maxExpansion,
       ...APPLY,
       json('print NDJSON events'),
     ],
     json: 'events',
     details:
-      "PATH is relative to the shipment's root, as 'brickpost ls' prints it (\\xNN for a\nbyte of a name that is not UTF-8); a folder takes everything below it; no PATH\ntakes the whole shipment. Entries keep their paths under DIR. Only the chunks of\nthe files taken are read, each checked against its id. Nothing is written until\nevery PATH is found and nothing is in the way in DIR. A file of an incremental\nshipment that reuses data the drive does not carry cannot be extracted (exit 6).",
+      "PATH is relative to the shipment's root, as 'brickpost ls' prints it (\\xNN for a\nbyte of a name that is not UTF-8); a folder takes everything below it; no PATH\ntakes the whole shipment. Entries keep their paths under DIR. Only the chunks of\nthe files taken are read, each checked against its id. Nothing is written until\nevery PATH is found and nothing is in the way in DIR. A file of an incremental\nshipment that reuses data the drive does not carry cannot be extracted (exit 6).\n\nWith --at SEQ the first argument is a destination folder, and each PATH a file of\nit as it was after shipment SEQ ('brickpost history DEST' lists the shipments\nkept), read from DEST's undo data; no drive is needed.",
     load: () => import('./extract.js'),
   },
   {
@@ -272,9 +274,9 @@ export const COMMANDS: CommandSpec[] = [
     summary: 'list the shipments applied to a destination folder',
     args: ['DEST-DIR'],
     min: 1,
-    options: [json('print {dest, dataset, datasetId, publisherKeyId, keepUndo, shipments: [{shipmentId, seq, parent, label, appliedAt, files, bytes, bytesFromDrive, undoable}], inProgress}')],
+    options: [json('print {dest, dataset, datasetId, publisherKeyId, keepUndo, keepAll, keepDays, pins: [{name, shipmentId, seq, at}], undoBytes, shipments: [{shipmentId, seq, parent, label, appliedAt, files, bytes, bytesFromDrive, undoable, kept, pins, undoBytes}], inProgress}')],
     json: 'document',
-    details: 'Reads the destination\'s state folder (DEST/.brickpost); needs no key and changes\nnothing. A shipment marked "undoable" can be rolled back (rollback --to the one\nbefore it). An ingest or rollback under way or interrupted is named after the\nlist (see \'brickpost status\').',
+    details: 'Reads the destination\'s state folder (DEST/.brickpost); needs no key and changes\nnothing. A shipment marked "undoable" can be rolled back (rollback --to the one\nbefore it); "kept" means rollback can return to it. Each line gives the bytes\nits undo data takes (a chunk shared with an earlier shipment counts there),\nand its pins; the total follows. An ingest or rollback under way or interrupted is named after the\nlist (see \'brickpost status\').',
     load: () => import('./history.js'),
   },
   {
@@ -351,8 +353,41 @@ export const COMMANDS: CommandSpec[] = [
     ],
     json: 'events',
     details:
-      'Undoes the shipments applied after the given one, newest first, from the undo\narea in DEST/.brickpost (the last 3 shipments by default; see ingest\n--keep-undo). Journaled like ingest: if interrupted, \'brickpost resume DEST\'\n(or any brickpost command on DEST) finishes it.',
+      'Undoes the shipments applied after the given one, newest first, from the undo\ndata in DEST/.brickpost (the last 3 shipments by default; see ingest\n--keep-undo and --keep-days, brickpost pin and prune). Any shipment history\nmarks "kept" can be returned to. Journaled like ingest: if interrupted,\n\'brickpost resume DEST\' (or any brickpost command on DEST) finishes it.',
     load: () => import('./rollback.js'),
+  },
+  {
+    name: 'pin',
+    summary: 'name a point of a destination\'s history so pruning keeps rollback to it',
+    args: ['DEST-DIR', 'SHIPMENT-ID-or-SEQ'],
+    min: 2,
+    options: [{ name: 'name', type: 'string', required: true, value: 'NAME', help: 'the name of the point (unique in DEST)' }, json('print {dest, pins: [{name, shipmentId, seq, at}], freedBytes}')],
+    json: 'document',
+    details: 'A pinned shipment stays reachable by rollback and extract --at whatever the\nretention (ingest --keep-undo, --keep-days): the undo data of every shipment\nafter it is kept. prune --before refuses to remove it. Only a shipment rollback\ncan still reach can be pinned.',
+    load: () => import('./undo-points.js'),
+  },
+  {
+    name: 'unpin',
+    summary: 'remove a pin of a destination, then prune what is no longer kept',
+    args: ['DEST-DIR', 'NAME-or-SEQ'],
+    min: 2,
+    options: [json('print {dest, pins: [{name, shipmentId, seq, at}], freedBytes}')],
+    json: 'document',
+    load: () => import('./undo-points.js'),
+  },
+  {
+    name: 'prune',
+    summary: 'set how long a destination keeps undo data, and remove what it no longer keeps',
+    args: ['DEST-DIR'],
+    min: 1,
+    options: [
+      ...RETENTION,
+      { name: 'before', type: 'string', value: 'SEQ', help: 'also remove the undo data rollback needs to go back before shipment SEQ (refused when an older shipment is pinned)' },
+      json('print {dest, retention: {keepUndo, keepAll, keepDays}, pins, removed: [{shipmentId, seq}], freedBytes, undoBytes}'),
+    ],
+    json: 'document',
+    details: 'Every ingest prunes the same way; prune does it now, with the settings given\n(remembered by DEST). Pins are always kept.',
+    load: () => import('./undo-points.js'),
   },
   {
     name: 'repair',

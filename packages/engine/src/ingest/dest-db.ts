@@ -5,6 +5,7 @@ import { commandLine } from '../io/command-line.js';
 import type { DatabasePlace } from '../io/sqlite-errors.js';
 import { APPLICATION_IDS, busyTimeout, closeDatabase, KIND_NAMES, openOwnDatabase, tablesOf } from '../io/sqlite-open.js';
 import { DEFAULT_POLICY, type ApplyPolicy } from './policy.js';
+import { UNDO_SCHEMA } from './undo-db.js';
 
 /**
  * A destination's journal: one SQLite file in its state folder,
@@ -16,6 +17,8 @@ import { DEFAULT_POLICY, type ApplyPolicy } from './policy.js';
  *   symlink, special and lmeta;
  * - `journal`: the one apply or rollback in progress and its phase, so a
  *   crash at any point is finished by the next run;
+ * - `undo_files`, `undo_refs`, `undo_chunks`: the chunk undo store's
+ *   record (undo-db.ts);
  * - `old`, `new`, `held`: scratch tables of the ingest being planned (the
  *   tree DEST holds, the shipment's tree, and where DEST holds each chunk),
  *   on disk so memory does not grow with the dataset.
@@ -47,6 +50,7 @@ export class DestDb {
       isOlder: (db, version) => version === 0 && isOlderJournal(tablesOf(db)),
       upgrade: (db) => {
         db.exec(SCHEMA);
+        db.exec(UNDO_SCHEMA);
         // Journals written before v2 manifests lack these columns.
         addColumns(db, 'ops', ['target TEXT', 'attrs TEXT', 'old_attrs TEXT']);
         addColumns(db, 'journal', ['policy TEXT']);
@@ -144,8 +148,8 @@ export function pathFromDb(p: string): string {
   return fromField(p, 'destination journal', 'path');
 }
 
-/** The schema version of a journal this brickpost writes (journals before it were unversioned: 0). */
-export const JOURNAL_VERSION = 1;
+/** The schema version of a journal this brickpost writes (journals before it were unversioned: 0; 2 adds the chunk undo store's tables). */
+export const JOURNAL_VERSION = 2;
 
 /** The tables of the first journals, and the columns every version of each had. */
 const FIRST_JOURNAL: Readonly<Record<string, readonly string[]>> = {
