@@ -142,6 +142,8 @@ export class DestFolder {
     for (const n of await readdir(this.state).catch(() => [] as string[])) {
       if (n.startsWith(atomicTempPrefix(basename(this.stateFile)))) await rm(join(this.state, n), { force: true });
     }
+    // Chunks a killed compaction was writing (undo-store.ts): never named by the journal.
+    await rm(join(this.state, 'undo-chunks', 'tmp'), { recursive: true, force: true });
     return release;
   }
 
