@@ -140,6 +140,8 @@ function install(): void {
     receipt: (o) => call('receipt', o),
     history: (o) => call('history', o),
     rollback: (o) => call('rollback', o),
+    pin: (o) => call('pin', o),
+    unpin: (o) => call('unpin', o),
     resume: (o) => call('resume', o),
     report: (o) => call('report', o),
     label: (o) => call('label', o),

@@ -87,6 +87,14 @@ export class DesktopHost implements HostPort {
         const o = objectArg(method, args);
         return e.rollback({ dest: stringField(method, o, 'dest'), to: stringField(method, o, 'to') }, () => undefined);
       }
+      case 'pin': {
+        const o = objectArg(method, args);
+        return e.pin({ dest: stringField(method, o, 'dest'), shipment: stringField(method, o, 'shipment'), name: stringField(method, o, 'name') });
+      }
+      case 'unpin': {
+        const o = objectArg(method, args);
+        return e.unpin({ dest: stringField(method, o, 'dest'), pin: stringField(method, o, 'pin') });
+      }
       case 'resume':
         return e.resume(stringField(method, objectArg(method, args), 'dest'), () => undefined);
       case 'plan':

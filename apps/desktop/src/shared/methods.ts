@@ -23,6 +23,8 @@ export const QUICK_METHODS = [
   'receipt',
   'history',
   'rollback',
+  'pin',
+  'unpin',
   'resume',
   'report',
   'label',
