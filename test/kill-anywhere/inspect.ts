@@ -63,7 +63,7 @@ export function integrity(file: string): string[] {
 }
 
 /** What the state folder of a destination holds once an ingest succeeded (state.ts); `undo/` holds anything. */
-const STATE_FILES = /^(state\.json|journal\.sqlite(-wal|-shm)?|manifests\/[^/]+\.age|undo\/.+)$/;
+const STATE_FILES = /^(state\.json|journal\.sqlite(-wal|-shm)?|manifests\/[^/]+\.age|undo\/.+|undo-chunks\/[0-9a-f]{2}\/[0-9a-f]{64})$/;
 
 /**
  * Files in DEST/.brickpost that no successful ingest should leave: staged

@@ -1,7 +1,9 @@
 /**
  * Kill anywhere: `brickpost pack` and `brickpost ingest` are SIGKILLed at
  * random moments (not only at failpoints), for a first shipment, an
- * incremental one and a 3-drive set. Each scenario first runs its command twice
+ * incremental one (whose commit then keeps the replaced files by chunks)
+ * and a 3-drive set; `brickpost rollback` from the incremental one back to
+ * the first, its undo data rebuilt from the chunk undo store. Each scenario first runs its command twice
  * uninterrupted to measure its run time T; each trial then kills the
  * command after a delay drawn uniformly from [0, T) and, in half of the
  * trials, kills the run that recovers from it too (pack --resume, or ingest
@@ -39,6 +41,7 @@ const AGAIN = 1 / 2;
 const SCENARIOS = {
   pack: ['pack-full', 'pack-incremental', 'pack-set'],
   ingest: ['ingest-full', 'ingest-incremental', 'ingest-set'],
+  rollback: ['rollback-incremental'],
 } as const;
 
 function report(t: Trial): string {

@@ -58,7 +58,7 @@ function note(w: World, t: Trial, args: string[], delay: number | undefined, o: 
   t.runs.push(`run ${t.runs.length + 1}: ${cmd}${delay === undefined ? '' : ` with SIGKILL at ${delay} ms`}: ${describeOutcome(o)}`);
 }
 
-/** Runs one ingest trial of scenario `sc`, killed after each of `delays` (ms). */
+/** Runs one ingest (or rollback) trial of scenario `sc`, killed after each of `delays` (ms). */
 export async function ingestTrial(w: World, sc: IngestScenario, index: number, delays: number[]): Promise<Trial> {
   const t: Trial = { scenario: sc.name, index, kills: 0, ms: 0, runs: [], problems: [], known: [] };
   const dir = trialDir(w, sc.name, index);
@@ -66,7 +66,7 @@ export async function ingestTrial(w: World, sc: IngestScenario, index: number, d
   if (sc.base) sh('cp', ['-a', sc.base, dest]);
   const sub = join(dir, 'sub');
   sh('cp', ['-a', w.sub, sub]);
-  const args = ['--quiet', 'ingest', ...sc.drives, dest];
+  const args = sc.rollbackTo === undefined ? ['--quiet', 'ingest', ...sc.drives, dest] : ['--quiet', 'rollback', dest, '--to', sc.rollbackTo];
   const keys = new Set([contentKey(sc.old), contentKey(sc.next)]);
   const databases = [join(dest, '.brickpost', 'journal.sqlite'), join(sub, 'catalog.sqlite')];
   let done = false;

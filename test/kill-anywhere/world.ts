@@ -28,6 +28,8 @@ export interface IngestScenario {
   base: string | null;
   old: Map<string, Node>;
   next: Map<string, Node>;
+  /** Instead of ingesting: `rollback DEST --to` this sequence number. */
+  rollbackTo?: string;
 }
 
 /** Pack trials: `pack SRC --to DRIVE…` from a copy of `template`, whose shipment must ingest to `want`. */
@@ -125,7 +127,12 @@ export function buildWorld(root: string, size: string): World {
   sh('cp', ['-a', fresh, setHome]);
   ok(setHome, ['--quiet', ...packArgs(w, set)]);
 
+  // A destination at version 2 whose undo data is kept by chunks, for the rollback trials.
+  const base2 = join(root, 'dest-v2');
+  sh('cp', ['-a', base, base2]);
+  ok(sub, ['--quiet', 'ingest', d2, base2]);
   w.ingest.push(
+    { kind: 'ingest', name: 'rollback-incremental', drives: [], base: base2, old: v2, next: v1, rollbackTo: '1' },
     { kind: 'ingest', name: 'ingest-full', drives: [d1], base: null, old: new Map(), next: v1 },
     { kind: 'ingest', name: 'ingest-incremental', drives: [d2], base, old: v1, next: v2 },
     { kind: 'ingest', name: 'ingest-set', drives: set, base: null, old: new Map(), next: v2 },

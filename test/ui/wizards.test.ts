@@ -5,7 +5,8 @@
  * packs a small dataset to two folder-drives for them; the subscriber adds the publisher's key in the trust view,
  * checks a drive (intact), deep-checks it, ingests it (DEST equals the
  * source), exports a receipt and opens the report; the history view lists
- * the shipment. Screenshots of every step go to test-artifacts/ui/.
+ * the shipment, rolls a second one back, and pins a point and unpins it.
+ * Screenshots of every step go to test-artifacts/ui/.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -216,7 +217,7 @@ describe('desktop wizards', { skip: skip ?? false }, () => {
     await page.click('a:has-text("History of this folder")');
     await page.waitForSelector('tr[data-shipment] >> nth=1');
     assert.equal(await page.locator('tr[data-shipment]').count(), 2);
-    await page.click(`tr[data-shipment="${shipmentId}"] button`);
+    await page.click(`tr[data-shipment="${shipmentId}"] button[data-rollback]`);
     await page.waitForSelector('[role=alertdialog]');
     await shot(page, 'history-rollback');
     await page.click('[role=alertdialog] [data-primary]');
@@ -237,6 +238,27 @@ describe('desktop wizards', { skip: skip ?? false }, () => {
     await page.waitForSelector('text=Finished the commit of shipment');
     assert.equal(await page.locator('[data-in-progress]').count(), 0);
     assert.deepEqual(diffSnapshots(snapshot(src), snapshot(dest)), []);
+    assert.deepEqual(errors, []);
+  });
+
+  test('subscriber: history pins a kept shipment under a name, shows the pin and what undo data costs, and unpins it', async () => {
+    assert.ok(shipmentId, 'the publisher test packed nothing');
+    const { page, errors } = await openApp(browser, servers[1]!, `#/history?dest=${encodeURIComponent(dest)}`);
+    await page.waitForSelector('tr[data-shipment] >> nth=1');
+    assert.match((await page.textContent('.view')) ?? '', /Rollback reach.*of undo data on disk/s);
+    await page.click('button[data-pin-shipment="1"]');
+    await page.fill('input[name=pin-name]', 'before reprocessing');
+    await shot(page, 'history-pin');
+    await page.click('[role=dialog] [data-primary]');
+    await page.waitForSelector('text=Pinned shipment 1');
+    assert.equal(await page.locator(`tr[data-shipment="${shipmentId}"] [data-pin="before reprocessing"]`).count(), 1);
+    let h = JSON.parse(brickpost(sub, ['history', dest, '--json']).stdout);
+    assert.deepEqual(h.pins.map((p: { name: string; seq: number }) => [p.name, p.seq]), [['before reprocessing', 1]]);
+    await page.click('button[data-unpin="before reprocessing"]');
+    await page.waitForSelector('text=Unpinned “before reprocessing”');
+    assert.equal(await page.locator('[data-pin]').count(), 0);
+    h = JSON.parse(brickpost(sub, ['history', dest, '--json']).stdout);
+    assert.deepEqual(h.pins, []);
     assert.deepEqual(errors, []);
   });
 });

@@ -13,6 +13,9 @@ import { shipmentsOn } from './drive/layout.js';
 import { cat, extract } from './extract/index.js';
 import { chooseShipment } from './ingest/choose.js';
 import { history } from './ingest/history.js';
+import { extractAt } from './ingest/extract-at.js';
+import { pin, prune, unpin } from './ingest/undo-points.js';
+import type { ExtractAtOptions, ExtractAtSummary, PinOptions, PinSummary, PruneOptions, PruneSummary, UnpinOptions } from './api/index.js';
 import { ingest } from './ingest/ingest.js';
 import { reconcileAll, reconcileDest } from './ingest/record.js';
 import { rollback } from './ingest/rollback.js';
@@ -279,6 +282,26 @@ export class Engine {
   async rollback(opts: RollbackOptions, onEvent: EventSink): Promise<RollbackSummary> {
     await reconcileDest(this.ctx, opts.dest);
     return rollback(this.ctx, opts, onEvent);
+  }
+
+  /** Pins an applied shipment of a destination under a name (ingest/undo-points.ts). @throws NOT_FOUND, USAGE, LOCKED, PERMISSION, IO */
+  async pin(opts: PinOptions, onEvent: EventSink = () => undefined): Promise<PinSummary> {
+    return pin(this.ctx, opts, onEvent);
+  }
+
+  /** Removes a pin, then prunes what is no longer kept. @throws NOT_FOUND, LOCKED, PERMISSION, IO */
+  async unpin(opts: UnpinOptions, onEvent: EventSink = () => undefined): Promise<PinSummary> {
+    return unpin(this.ctx, opts, onEvent);
+  }
+
+  /** Sets a destination's retention and removes the undo data it no longer keeps. @throws USAGE (a pin would be lost), NOT_FOUND, LOCKED, PERMISSION, IO */
+  async prune(opts: PruneOptions, onEvent: EventSink = () => undefined): Promise<PruneSummary> {
+    return prune(this.ctx, opts, onEvent);
+  }
+
+  /** Takes files out of a destination as they were after an applied shipment (ingest/extract-at.ts). @throws NOT_FOUND, USAGE, UNSAFE_ENTRY, LOCKED, CHUNK_MISMATCH, PERMISSION, IO */
+  async extractAt(opts: ExtractAtOptions, onEvent: EventSink = () => undefined): Promise<ExtractAtSummary> {
+    return extractAt(this.ctx, opts, onEvent);
   }
 
   /**

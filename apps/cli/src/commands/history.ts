@@ -15,9 +15,11 @@ export const run: CommandRun = async (ctx, inv) => {
   for (const s of h.shipments) {
     const drive = s.bytesFromDrive === null ? '' : `  ${formatBytes(s.bytesFromDrive).padStart(10)} from drive`;
     await ctx.out.line(
-      `#${String(s.seq).padEnd(4)} ${s.shipmentId}  ${s.appliedAt.slice(0, 19).replace('T', ' ')}  ${String(s.files).padStart(8)} files  ${formatBytes(s.bytes).padStart(10)}${drive}  ${s.undoable ? 'undoable' : '        '}${s.label ? `  ${printable(s.label)}` : ''}`,
+      `#${String(s.seq).padEnd(4)} ${s.shipmentId}  ${s.appliedAt.slice(0, 19).replace('T', ' ')}  ${String(s.files).padStart(8)} files  ${formatBytes(s.bytes).padStart(10)}${drive}  ${s.undoable ? 'undoable' : '        '}  ${s.kept ? 'kept' : '    '}  ${formatBytes(s.undoBytes).padStart(10)} undo${s.pins.length ? `  pinned ${s.pins.map((p) => printable(p)).join(', ')}` : ''}${s.label ? `  ${printable(s.label)}` : ''}`,
     );
   }
+  const rule = h.keepAll ? 'every shipment' : `the last ${h.keepUndo}${h.keepDays !== null ? ` and the last ${h.keepDays} days` : ''}`;
+  await ctx.out.line(`undo data: ${formatBytes(h.undoBytes)} on disk; keeps ${rule}${h.pins.length ? ` and after ${h.pins.length} pin${h.pins.length > 1 ? 's' : ''}` : ''}`);
   if (h.inProgress) for (const line of inProgressLines(h.inProgress, h.dest)) ctx.out.warn(line);
   return 0;
 };

@@ -1,4 +1,5 @@
 /** `brickpost ingest`: verify a shipment and apply it to a destination folder. */
+import { retentionOptions } from '../retention-options.js';
 import type { CommandRun } from '../context.js';
 import { flag, str } from '../context.js';
 import { averageRate, commandLine, formatBytes, formatCount, formatRate, plural, printable } from '../format.js';
@@ -14,8 +15,6 @@ export const run: CommandRun = async (ctx, inv) => {
   const drive = drives[0]!;
   const shipment = str(inv, 'shipment');
   const requestOut = str(inv, 'request-out');
-  const keepText = str(inv, 'keep-undo');
-  const keepUndo = keepText === undefined ? undefined : /^[0-9]{1,4}$/.test(keepText) ? Number(keepText) : NaN;
   const opts = {
     drive,
     ...(drives.length > 1 ? { drives: drives.slice(1) } : {}),
@@ -29,7 +28,7 @@ export const run: CommandRun = async (ctx, inv) => {
     dest,
     ...(shipment !== undefined ? { shipment } : {}),
     ...(requestOut !== undefined ? { requestOut } : {}),
-    ...(keepUndo !== undefined ? { keepUndo } : {}),
+    ...retentionOptions(inv),
   };
   const { result: s } = await runJob(ctx, (sink, signal) =>
     withEngine(ctx, async (engine) => {

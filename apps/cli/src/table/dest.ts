@@ -1,4 +1,5 @@
 /** The commands of a destination's shipments, its state, and the receipts and signature files that describe it, in help order. */
+import { RETENTION } from '../retention-options.js';
 import { json, type CommandSpec } from './spec.js';
 
 export const DEST_COMMANDS: CommandSpec[] = [
@@ -7,9 +8,9 @@ export const DEST_COMMANDS: CommandSpec[] = [
     summary: 'list the shipments applied to a destination folder',
     args: ['DEST-DIR'],
     min: 1,
-    options: [json('print {dest, dataset, datasetId, publisherKeyId, keepUndo, shipments: [{shipmentId, seq, parent, label, appliedAt, files, bytes, bytesFromDrive, undoable}], inProgress}')],
+    options: [json('print {dest, dataset, datasetId, publisherKeyId, keepUndo, keepAll, keepDays, pins: [{name, shipmentId, seq, at}], undoBytes, shipments: [{shipmentId, seq, parent, label, appliedAt, files, bytes, bytesFromDrive, undoable, kept, pins, undoBytes}], inProgress}')],
     json: 'document',
-    details: 'Reads the destination\'s state folder (DEST/.brickpost); needs no key and changes\nnothing. A shipment marked "undoable" can be rolled back (rollback --to the one\nbefore it). An ingest or rollback under way or interrupted is named after the\nlist (see \'brickpost status\').',
+    details: 'Reads the destination\'s state folder (DEST/.brickpost); needs no key and changes\nnothing. A shipment marked "undoable" can be rolled back (rollback --to the one\nbefore it); "kept" means rollback can return to it. Each line gives the bytes\nits undo data takes (a chunk shared with an earlier shipment counts there),\nand its pins; the total follows. An ingest or rollback under way or interrupted is named after the\nlist (see \'brickpost status\').',
     load: () => import('../commands/history.js'),
   },
   {
@@ -86,7 +87,40 @@ export const DEST_COMMANDS: CommandSpec[] = [
     ],
     json: 'events',
     details:
-      'Undoes the shipments applied after the given one, newest first, from the undo\narea in DEST/.brickpost (the last 3 shipments by default; see ingest\n--keep-undo). Journaled like ingest: if interrupted, \'brickpost resume DEST\'\n(or any brickpost command on DEST) finishes it.',
+      'Undoes the shipments applied after the given one, newest first, from the undo\ndata in DEST/.brickpost (the last 3 shipments by default; see ingest\n--keep-undo and --keep-days, brickpost pin and prune). Any shipment history\nmarks "kept" can be returned to. Journaled like ingest: if interrupted,\n\'brickpost resume DEST\' (or any brickpost command on DEST) finishes it.',
     load: () => import('../commands/rollback.js'),
+  },
+  {
+    name: 'pin',
+    summary: 'name a point of a destination\'s history so pruning keeps rollback to it',
+    args: ['DEST-DIR', 'SHIPMENT-ID-or-SEQ'],
+    min: 2,
+    options: [{ name: 'name', type: 'string', required: true, value: 'NAME', help: 'the name of the point (unique in DEST)' }, json('print {dest, pins: [{name, shipmentId, seq, at}], freedBytes}')],
+    json: 'document',
+    details: 'A pinned shipment stays reachable by rollback and extract --at whatever the\nretention (ingest --keep-undo, --keep-days): the undo data of every shipment\nafter it is kept. prune --before refuses to remove it. Only a shipment rollback\ncan still reach can be pinned.',
+    load: () => import('../commands/undo-points.js'),
+  },
+  {
+    name: 'unpin',
+    summary: 'remove a pin of a destination, then prune what is no longer kept',
+    args: ['DEST-DIR', 'NAME-or-SEQ'],
+    min: 2,
+    options: [json('print {dest, pins: [{name, shipmentId, seq, at}], freedBytes}')],
+    json: 'document',
+    load: () => import('../commands/undo-points.js'),
+  },
+  {
+    name: 'prune',
+    summary: 'set how long a destination keeps undo data, and remove what it no longer keeps',
+    args: ['DEST-DIR'],
+    min: 1,
+    options: [
+      ...RETENTION,
+      { name: 'before', type: 'string', value: 'SEQ', help: 'also remove the undo data rollback needs to go back before shipment SEQ (refused when an older shipment is pinned)' },
+      json('print {dest, retention: {keepUndo, keepAll, keepDays}, pins, removed: [{shipmentId, seq}], freedBytes, undoBytes}'),
+    ],
+    json: 'document',
+    details: 'Every ingest prunes the same way; prune does it now, with the settings given\n(remembered by DEST). Pins are always kept.',
+    load: () => import('../commands/undo-points.js'),
   },
 ];

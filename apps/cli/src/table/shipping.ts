@@ -1,4 +1,5 @@
 /** The commands of packing a shipment, checking it, and taking it off a drive, in help order. */
+import { RETENTION } from '../retention-options.js';
 import { APPLY, json, maxExpansion, shipment, type CommandSpec } from './spec.js';
 
 export const SHIPPING_COMMANDS: CommandSpec[] = [
@@ -65,7 +66,7 @@ export const SHIPPING_COMMANDS: CommandSpec[] = [
       { name: 'skip-damaged', type: 'boolean', help: 'ingest the intact files of a damaged drive and list the others in DEST/.brickpost/skipped/ (default: refuse)' },
       { name: 'windows-names', type: 'boolean', help: 'refuse names Windows cannot create (CON, nul.txt, a trailing dot or space, < > : " | ? *) on any destination (always on Windows and on FAT, exFAT and NTFS)' },
       { name: 'request-out', type: 'string', value: 'FILE', help: 'where to write the request file if the shipment is refused for missing data (default DEST/.brickpost/requests/ID.bpsig)' },
-      { name: 'keep-undo', type: 'string', value: 'N', help: 'how many shipments stay undoable by rollback (default 3, 0 keeps none); remembered by DEST' },
+      ...RETENTION,
       maxExpansion,
       ...APPLY,
       json('print NDJSON events'),
@@ -100,13 +101,14 @@ export const SHIPPING_COMMANDS: CommandSpec[] = [
       { name: 'to', type: 'string', required: true, value: 'DIR', help: 'the folder to write into (created when absent; nothing in it is replaced)' },
       shipment,
       { name: 'drive', type: 'string', multiple: true, value: 'DRIVE-DIR', help: 'another drive of the same set (a missing data drive is rebuilt from the parity); repeatable' },
+      { name: 'at', type: 'string', value: 'SEQ', help: "take files from a destination instead (first argument DEST-DIR) as they were after its shipment SEQ, from its undo data" },
       maxExpansion,
       ...APPLY,
       json('print NDJSON events'),
     ],
     json: 'events',
     details:
-      "PATH is relative to the shipment's root, as 'brickpost ls' prints it (\\xNN for a\nbyte of a name that is not UTF-8); a folder takes everything below it; no PATH\ntakes the whole shipment. Entries keep their paths under DIR. Only the chunks of\nthe files taken are read, each checked against its id. Nothing is written until\nevery PATH is found and nothing is in the way in DIR. A file of an incremental\nshipment that reuses data the drive does not carry cannot be extracted (exit 6).",
+      "PATH is relative to the shipment's root, as 'brickpost ls' prints it (\\xNN for a\nbyte of a name that is not UTF-8); a folder takes everything below it; no PATH\ntakes the whole shipment. Entries keep their paths under DIR. Only the chunks of\nthe files taken are read, each checked against its id. Nothing is written until\nevery PATH is found and nothing is in the way in DIR. A file of an incremental\nshipment that reuses data the drive does not carry cannot be extracted (exit 6).\n\nWith --at SEQ the first argument is a destination folder, and each PATH a file of\nit as it was after shipment SEQ ('brickpost history DEST' lists the shipments\nkept), read from DEST's undo data; no drive is needed.",
     load: () => import('../commands/extract.js'),
   },
   {

@@ -145,6 +145,14 @@ const QUICK: { [M in QuickMethod]: (e: Engine, args: unknown[]) => Answer<M> | P
     const o = objectArg('rollback', args);
     return e.rollback({ dest: stringField('rollback', o, 'dest'), to: stringField('rollback', o, 'to') }, () => undefined);
   },
+  pin: (e, args) => {
+    const o = objectArg('pin', args);
+    return e.pin({ dest: stringField('pin', o, 'dest'), shipment: stringField('pin', o, 'shipment'), name: stringField('pin', o, 'name') });
+  },
+  unpin: (e, args) => {
+    const o = objectArg('unpin', args);
+    return e.unpin({ dest: stringField('unpin', o, 'dest'), pin: stringField('unpin', o, 'pin') });
+  },
   resume: (e, args) => e.resume(stringField('resume', objectArg('resume', args), 'dest'), () => undefined),
   report: async (e, args) => {
     const m = 'report';

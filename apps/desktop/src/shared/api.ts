@@ -25,7 +25,7 @@ import type {
   PlanResult,
   ReceiptSummary,
   ResumeSummary,
-  RollbackSummary,
+  PinSummary, RollbackSummary,
   ShipmentReport,
   TrustedKey,
   VerifyOptions,
@@ -141,6 +141,10 @@ export interface DesktopApi {
   receipt(opts: { dest: string; out?: string; deep?: boolean }): Promise<ReceiptSummary & { text: string }>;
   history(opts: { dest: string }): Promise<DestHistory>;
   rollback(opts: { dest: string; to: string }): Promise<RollbackSummary>;
+  /** Names a point of DEST's history (a shipment id or seq) so pruning keeps rollback to it. */
+  pin(opts: { dest: string; shipment: string; name: string }): Promise<PinSummary>;
+  /** Removes a pin (its name, or a seq), then prunes what is no longer kept. */
+  unpin(opts: { dest: string; pin: string }): Promise<PinSummary>;
   /** Finishes an interrupted ingest or rollback of DEST (DestHistory.inProgress). */
   resume(opts: { dest: string }): Promise<ResumeSummary>;
 

@@ -42,6 +42,8 @@ export const METHODS = {
   receipt: 'opts',
   history: 'opts',
   rollback: 'opts',
+  pin: 'opts',
+  unpin: 'opts',
   resume: 'opts',
   report: 'opts',
   label: 'opts',

@@ -4,6 +4,7 @@
  * Types only; the one wording every front end uses for an interrupted job
  * is inProgressLines (ingest/in-progress.ts).
  */
+import type { PinInfo } from './undo.js';
 
 /**
  * An ingest or rollback of a destination that has begun to change it and
@@ -68,6 +69,12 @@ export interface AppliedShipmentInfo {
   parent: string | null;
   /** Rollback can return to the state before this shipment (its undo area is kept). */
   undoable: boolean;
+  /** Rollback can return to the tree this shipment left (every later shipment is undoable). */
+  kept: boolean;
+  /** Names of the pins on this shipment. */
+  pins: string[];
+  /** Bytes of undo data this shipment's undo takes on disk (a chunk shared with an earlier shipment counts there). */
+  undoBytes: number;
 }
 
 
@@ -80,6 +87,13 @@ export interface DestHistory {
   publisherKeyId: string;
   /** How many shipments keep their undo area. */
   keepUndo: number;
+  /** Every shipment keeps its undo data. */
+  keepAll: boolean;
+  /** Shipments applied within this many days keep theirs too (null: no such rule). */
+  keepDays: number | null;
+  pins: PinInfo[];
+  /** Bytes of undo data on disk: the chunk store and files kept whole. */
+  undoBytes: number;
   shipments: AppliedShipmentInfo[];
   /**
    * An ingest or rollback under way or interrupted: until it finishes, DEST

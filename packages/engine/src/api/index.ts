@@ -27,6 +27,7 @@ export type * from './receipt.js';
 export type * from './report.js';
 export type * from './custody.js';
 export type * from './recover.js';
+export type * from './undo.js';
 export type * from './rebuild.js';
 
 export { BrickpostError, EXIT_CODES, ERROR_CODES, isBrickpostError, quote } from '@brickpost/manifest/errors';

@@ -14,10 +14,12 @@ import { pathFromDb, type DestDb, type JournalRow, type OpRow, type OpSelection 
 import { FolderChain } from './folder-chain.js';
 import { setMeta, swapped } from './meta.js';
 import { modeUnder, type ApplyPolicy } from './policy.js';
+import { keptShipments, retentionOf } from './retention.js';
 import type { DestFolder, DestState } from './state.js';
+import { dropUndoFiles, chunkedShipments } from './undo-db.js';
+import { compactUndo, rebuildEntry, restored, sweepStore } from './undo-store.js';
 
-/** How many applied shipments keep their undo area by default (rollback reaches back that far). */
-export const UNDO_KEEP = 3;
+export { UNDO_KEEP } from './retention.js';
 
 /** The ops of a shipment from the journal, paths as escaped strings. */
 function readOps(db: DestDb, shipment: string, which: OpSelection): OpRow[] {
@@ -94,7 +96,8 @@ export async function runApply(folder: DestFolder, db: DestDb, j: JournalRow, di
  *   unstage  what the shipment installed moves out (to undo/ID/out/N),
  *            folders it created are removed, kept entries get their old
  *            mode and mtime back;
- *   restore  what it retired moves back from undo/ID/N;
+ *   restore  what it retired moves back from undo/ID/N (first rebuilt
+ *            there from the chunk undo store when kept by chunks);
  *   dirs     folders get the mode and mtime of the tree rolled back to.
  * @throws BrickpostError PERMISSION, IO
  */
@@ -121,7 +124,10 @@ export async function runRollback(folder: DestFolder, db: DestDb, j: JournalRow,
         if (o.kind !== 'retire') continue;
         const target = join(folder.dest, o.path);
         const from = join(undo, String(o.n));
-        if (moveIfPresent(from, target) && o.old_mode !== null && o.old_mtime !== null) setMeta(target, modeUnder(policy, o.old_mode), o.old_mtime, 'file', { lenient: true });
+        rebuildEntry(folder, db, j.shipment, o.n);
+        const moved = moveIfPresent(from, target);
+        restored(db, j.shipment, o.n);
+        if (moved && o.old_mode !== null && o.old_mtime !== null) setMeta(target, modeUnder(policy, o.old_mode), o.old_mtime, 'file', { lenient: true });
         failpoint('rollback-restore');
       }
       j = await advance(folder, db, j, 'dirs');
@@ -130,6 +136,7 @@ export async function runRollback(folder: DestFolder, db: DestDb, j: JournalRow,
     await applyDirMeta(db, folder.dest, dirs(), { policy, applier, lenient: true });
     await rm(undo, { recursive: true, force: true });
     db.dropOps(j.shipment);
+    dropUndoFiles(db, j.shipment);
     await finish(folder, db, j, keep);
   } catch (e) {
     throw toEnvironmentError(e, 'rollback failed', { on: 'destination', then: 'run the same rollback again to finish it' });
@@ -151,6 +158,8 @@ async function finish(folder: DestFolder, db: DestDb, j: JournalRow, keep: numbe
   // Done: what cannot be removed now is removed by the next ingest (it clears staging and prunes again).
   await rm(folder.staging(j.shipment), { recursive: true, force: true }).catch(() => undefined);
   await pruneUndo(folder, db, state, keep);
+  // Done after the commit is recorded: a kill leaves whole files, which the next commit turns into chunks.
+  await compactUndo(folder, db).catch(() => undefined);
 }
 
 /** Renames from → to when from exists; false when it was already moved. */
@@ -288,9 +297,15 @@ export async function applyDirMeta(db: DestDb, dest: string, records: AsyncItera
   db.clearDirMeta();
 }
 
-/** Keeps the undo areas (and ops) of the last `keep` shipments applied; removes older ones. */
-export async function pruneUndo(folder: DestFolder, db: DestDb, state: DestState, keep: number): Promise<void> {
-  const live = new Set(keep > 0 ? state.applied.slice(-keep).map((a) => a.shipment) : []);
+/**
+ * Keeps the undo data (areas, ops, chunk lists) of the shipments the
+ * retention keeps (retention.ts; `keep` overrides its count), removes the
+ * rest, then the chunks no kept file names; with `floor`, also the undo
+ * data of the shipments up to that sequence number. Returns the bytes of
+ * chunks freed.
+ */
+export async function pruneUndo(folder: DestFolder, db: DestDb, state: DestState, keep?: number, floor?: number): Promise<number> {
+  const live = keptShipments(state.applied.filter((a) => floor === undefined || a.seq > floor), retentionOf(state, keep));
   const root = join(folder.state, 'undo');
   for (const name of await readdir(root).catch(() => [] as string[])) {
     if (!live.has(name)) {
@@ -299,4 +314,6 @@ export async function pruneUndo(folder: DestFolder, db: DestDb, state: DestState
   }
   const shipments = db.opShipments();
   for (const s of shipments) if (!live.has(s)) db.dropOps(s);
+  for (const s of chunkedShipments(db)) if (!live.has(s)) dropUndoFiles(db, s);
+  return sweepStore(folder, db);
 }

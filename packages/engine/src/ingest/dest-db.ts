@@ -6,6 +6,7 @@ import type { DatabasePlace } from '../io/sqlite-errors.js';
 import { APPLICATION_IDS, busyTimeout, closeDatabase, KIND_NAMES, openOwnDatabase, tablesOf } from '../io/sqlite-open.js';
 import { addColumns, isOlderJournal, JOURNAL_VERSION, SCHEMA } from './dest-schema.js';
 import { DEFAULT_POLICY, type ApplyPolicy } from './policy.js';
+import { UNDO_SCHEMA } from './undo-db.js';
 
 export { isOlderJournal, JOURNAL_VERSION } from './dest-schema.js';
 
@@ -19,6 +20,8 @@ export { isOlderJournal, JOURNAL_VERSION } from './dest-schema.js';
  *   symlink, special and lmeta;
  * - `journal`: the one apply or rollback in progress and its phase, so a
  *   crash at any point is finished by the next run;
+ * - `undo_files`, `undo_refs`, `undo_chunks`: the chunk undo store's
+ *   record (undo-db.ts);
  * - `old`, `new`, `held`: scratch tables of the ingest being planned (the
  *   tree DEST holds, the shipment's tree, and where DEST holds each chunk),
  *   on disk so memory does not grow with the dataset.
@@ -51,6 +54,7 @@ export class DestDb {
       isOlder: (db, version) => version === 0 && isOlderJournal(tablesOf(db)),
       upgrade: (db) => {
         db.exec(SCHEMA);
+        db.exec(UNDO_SCHEMA);
         // Journals written before v2 manifests lack these columns.
         addColumns(db, 'ops', ['target TEXT', 'attrs TEXT', 'old_attrs TEXT']);
         addColumns(db, 'journal', ['policy TEXT']);

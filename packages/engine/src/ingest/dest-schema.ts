@@ -4,8 +4,8 @@
  */
 import type Database from 'better-sqlite3';
 
-/** The schema version of a journal this brickpost writes (journals before it were unversioned: 0). */
-export const JOURNAL_VERSION = 1;
+/** The schema version of a journal this brickpost writes (journals before it were unversioned: 0; 2 adds the chunk undo store's tables). */
+export const JOURNAL_VERSION = 2;
 
 /** The tables of the first journals, and the columns every version of each had. */
 const FIRST_JOURNAL: Readonly<Record<string, readonly string[]>> = {

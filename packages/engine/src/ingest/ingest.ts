@@ -27,6 +27,7 @@ import { checkChain, checkNotOlder } from './chain.js';
 import { chooseShipment } from './choose.js';
 import { checkNotExpired } from './expiry.js';
 import { runApply, UNDO_KEEP } from './commit.js';
+import { retentionFields, retentionOf } from './retention.js';
 import { removeMarker, writeMarker } from './marker.js';
 import { settle } from './settle.js';
 import { DestDb, type JournalRow } from './dest-db.js';
@@ -79,7 +80,10 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
   }
   let s = given.first;
   if (opts.keepUndo !== undefined && (!Number.isSafeInteger(opts.keepUndo) || opts.keepUndo < 0 || opts.keepUndo > 1000)) {
-    throw new BrickpostError('USAGE', `--keep-undo ${String(opts.keepUndo)} must be a whole number from 0 to 1000`);
+    throw new BrickpostError('USAGE', `--keep-undo ${String(opts.keepUndo)} must be a whole number from 0 to 1000, or 'all'`);
+  }
+  if (opts.keepDays !== undefined && (!Number.isSafeInteger(opts.keepDays) || opts.keepDays < 0 || opts.keepDays > 100_000)) {
+    throw new BrickpostError('USAGE', `--keep-days ${String(opts.keepDays)} must be a whole number of days from 0 to 100000`);
   }
   const policy = policyOf(opts);
   const maxExpansion = expansionLimit(opts.maxExpansion);
@@ -209,6 +213,9 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
     const skippedList = skipped.size > 0 ? await writeSkipped(folder.state, s.id, skipped, onEvent) : null;
 
     const keep = opts.keepUndo ?? state?.keepUndo ?? UNDO_KEEP;
+    const retention = retentionOf(state, keep);
+    if (opts.keepAll !== undefined) retention.keepAll = opts.keepAll;
+    if (opts.keepDays !== undefined) retention.keepDays = opts.keepDays;
     const applied: AppliedShipment = {
       shipment: s.id,
       seq: s.info.seq,
@@ -224,7 +231,7 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
       publisher: s.info.publisherKey,
       datasetId: s.info.datasetId,
       dataset: s.info.dataset,
-      keepUndo: keep,
+      ...retentionFields(retention),
       policy,
       applied: [...(state?.applied ?? []), applied],
     };

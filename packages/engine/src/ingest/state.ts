@@ -16,7 +16,9 @@ import type { ApplyPolicy } from './policy.js';
  *     lock           locked (by the kernel) by the brickpost working on DEST,
  *                    and naming it: pid, command, since when
  *     staging/ID/N   the file op N of shipment ID installs, before commit
- *     undo/ID/N      what op N of shipment ID retired, for rollback
+ *     undo/ID/N      what op N of shipment ID retired, for rollback (a
+ *                    regular file only until it is kept by chunks)
+ *     undo-chunks/HH/HASH  the chunk undo store (undo-store.ts)
  *     requests/ID.bpsig  request files written when shipment ID was refused
  *     manifests/ID.age  the (encrypted) manifest of each applied shipment
  */
@@ -42,9 +44,23 @@ export interface DestState {
   dataset: string;
   /** How many applied shipments keep their undo area (rollback reach); default 3. */
   keepUndo?: number;
+  /** Every applied shipment keeps its undo data (`--keep-undo all`). */
+  keepAll?: boolean;
+  /** Shipments applied within this many days keep their undo data too. */
+  keepDays?: number;
+  /** Named points rollback must always reach (`brickpost pin`): undo data after them is kept. */
+  pins?: Pin[];
   /** What the last ingest applied of recorded attributes (ingest's options); rollback applies the same. */
   policy?: ApplyPolicy;
   applied: AppliedShipment[];
+}
+
+/** A named consistency point: the tree DEST had after shipment `shipment`. */
+export interface Pin {
+  shipment: string;
+  seq: number;
+  name: string;
+  at: string;
 }
 
 /** Paths inside one destination's state folder. */
@@ -126,6 +142,8 @@ export class DestFolder {
     for (const n of await readdir(this.state).catch(() => [] as string[])) {
       if (n.startsWith(atomicTempPrefix(basename(this.stateFile)))) await rm(join(this.state, n), { force: true });
     }
+    // Chunks a killed compaction was writing (undo-store.ts): never named by the journal.
+    await rm(join(this.state, 'undo-chunks', 'tmp'), { recursive: true, force: true });
     return release;
   }
 

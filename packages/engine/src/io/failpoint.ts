@@ -12,7 +12,10 @@ import { join } from 'node:path';
  * `apply-dirs` (before folder modes are set), `apply-state` (before the
  * new state is recorded),
  * `rollback-unstage`, `rollback-restore`, `rollback-step` (after each
- * shipment a rollback undoes), `pack-close` (after a pack of a
+ * shipment a rollback undoes), `undo-chunk` (after a chunk of a replaced
+ * file is stored, before it is recorded), `undo-record` (after a replaced
+ * file is recorded by chunks, before it is removed), `undo-rebuild` (after
+ * rollback rebuilds a file from chunks), `pack-close` (after a pack of a
  * shipment is closed), `pack-publish` (the shipment is recorded sealing,
  * before each drive's bag is renamed into place).
  *

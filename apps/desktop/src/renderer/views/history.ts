@@ -1,4 +1,4 @@
-/** History of a destination: the shipments applied, and rollback to an earlier one. */
+/** History of a destination: the shipments applied, rollback to any kept one, and pins. */
 import type { DestHistory } from '@brickpost/engine/api';
 import { api } from '../api.js';
 import { dataTable, facts, h, replace } from '../ui/dom.js';
@@ -6,23 +6,42 @@ import { folderField } from '../ui/folder-field.js';
 import { bytes, fingerprint, when } from '../ui/format.js';
 import { actions, busy, primary, secondary } from '../ui/wizard.js';
 
-function table(hist: DestHistory, onRollback: (to: string, seq: number) => void): HTMLElement {
+/** What a row can ask for: rollback to it, pinning it, removing one of its pins. */
+interface RowActions {
+  rollback: (to: string, seq: number) => void;
+  pin: (to: string, seq: number) => void;
+  unpin: (name: string) => void;
+}
+
+function table(hist: DestHistory, on: RowActions): HTMLElement {
   const rows = hist.shipments.map((s, i) => {
-    // Rolling back to s undoes every later shipment: each needs its undo area.
-    const canReturn = i < hist.shipments.length - 1 && hist.shipments.slice(i + 1).every((x) => x.undoable);
+    const current = i === hist.shipments.length - 1;
+    const pins = s.pins.map((name) =>
+      h('span', { class: 'pin', 'data-pin': name }, `📌 ${name} `, h('button', { type: 'button', class: 'secondary', 'data-unpin': name, 'aria-label': `Unpin ${name}`, onclick: () => on.unpin(name) }, 'Unpin')),
+    );
+    const pin = s.kept ? [h('button', { type: 'button', class: 'secondary', 'data-pin-shipment': String(s.seq), onclick: () => on.pin(s.shipmentId, s.seq) }, 'Pin…')] : [];
     return {
-      props: { 'data-shipment': s.shipmentId },
+      props: { 'data-shipment': s.shipmentId, 'data-kept': String(s.kept) },
       cells: [
         String(s.seq),
         h('code', {}, s.shipmentId),
         s.label || '—',
         when(s.appliedAt),
         `${s.files.toLocaleString()} files, ${bytes(s.bytes)}`,
-        i === hist.shipments.length - 1 ? 'current' : canReturn ? h('button', { type: 'button', class: 'secondary', onclick: () => onRollback(s.shipmentId, s.seq) }, `Roll back to ${s.seq}`) : 'undo data no longer kept',
+        s.undoable ? bytes(s.undoBytes) : '—',
+        h('span', {}, ...pins, ...pin),
+        current ? 'current' : s.kept ? h('button', { type: 'button', class: 'secondary', 'data-rollback': String(s.seq), onclick: () => on.rollback(s.shipmentId, s.seq) }, `Roll back to ${s.seq}`) : 'undo data no longer kept',
       ],
     };
   });
-  return dataTable('Shipments applied, oldest first', ['#', 'Shipment', 'Label', 'Applied', 'Size', 'Rollback'], rows);
+  return dataTable('Shipments applied, oldest first', ['#', 'Shipment', 'Label', 'Applied', 'Size', 'Undo data', 'Pins', 'Rollback'], rows);
+}
+
+/** What DEST keeps for rollback, in words. */
+function reach(hist: DestHistory): string {
+  const rule = hist.keepAll ? 'every shipment' : `the last ${hist.keepUndo} shipment(s)${hist.keepDays !== null ? ` and those of the last ${hist.keepDays} days` : ''}`;
+  const pins = hist.pins.length ? `, and everything after ${hist.pins.length === 1 ? 'the pin' : `${hist.pins.length} pins`}` : '';
+  return `${rule}${pins}; ${bytes(hist.undoBytes)} of undo data on disk`;
 }
 
 /** An ingest or rollback under way or interrupted: what DEST may hold meanwhile, and a button that finishes it. */
@@ -55,9 +74,9 @@ export function historyView(dest = ''): HTMLElement {
       facts([
         ['Dataset', hist.dataset],
         ['Publisher key id', h('code', {}, fingerprint(hist.publisherKeyId))],
-        ['Rollback reach', `the last ${hist.keepUndo} shipment(s)`],
+        ['Rollback reach', reach(hist)],
       ]),
-      table(hist, (to, seq) => confirm(to, seq)),
+      table(hist, { rollback: (to, seq) => confirm(to, seq), pin: (to, seq) => askPin(to, seq), unpin: (name) => void unpin(name) }),
     );
   };
   const confirm = (to: string, seq: number): void => {
@@ -73,6 +92,26 @@ export function historyView(dest = ''): HTMLElement {
       h('div', { class: 'banner warn', role: 'alertdialog', 'aria-label': 'Confirm rollback' }, h('p', {}, `Return ${field.value()} to how it was after shipment ${seq}? Later shipments are undone; files they changed are put back from the undo area.`), actions(secondary('Keep as it is', () => replace(confirmSlot)), yes)),
     );
     yes.focus();
+  };
+  const askPin = (to: string, seq: number): void => {
+    const name = h('input', { type: 'text', name: 'pin-name', 'aria-label': 'Name of the point', placeholder: 'before reprocessing' });
+    const yes = primary(`Pin shipment ${seq}`, () =>
+      void busy(yes, confirmSlot, async () => {
+        await api().pin({ dest: field.value(), shipment: to, name: name.value });
+        await load();
+        confirmSlot.appendChild(h('p', { class: 'banner ok', role: 'status' }, `Pinned shipment ${seq} as “${name.value.trim()}”: rollback to it is kept.`));
+      }, 'Could not pin it'),
+    );
+    replace(
+      confirmSlot,
+      h('form', { class: 'banner', role: 'dialog', 'aria-label': 'Pin a point', onsubmit: (e: Event) => (e.preventDefault(), yes.click()) }, h('p', {}, `Name the tree ${field.value()} had after shipment ${seq}. The undo data needed to return to it is kept until you unpin it.`), name, actions(secondary('Cancel', () => replace(confirmSlot)), yes)),
+    );
+    name.focus();
+  };
+  const unpin = async (name: string): Promise<void> => {
+    const r = await api().unpin({ dest: field.value(), pin: name });
+    await load();
+    confirmSlot.appendChild(h('p', { class: 'banner ok', role: 'status' }, `Unpinned “${name}”${r.freedBytes > 0 ? `; ${bytes(r.freedBytes)} of undo data freed` : ''}.`));
   };
   const show = primary('Show history', () => void busy(show, out, load, 'No history'));
   if (dest) queueMicrotask(() => show.click());

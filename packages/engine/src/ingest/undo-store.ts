@@ -1,0 +1,277 @@
+import { createHash } from 'node:crypto';
+import { chmodSync, closeSync, fsyncSync, lstatSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync, type BigIntStats } from 'node:fs';
+import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import * as posix from '@brickpost/posix';
+import { BrickpostError, fromBytes, quote } from '@brickpost/manifest';
+import { chunkFile } from '../chunk/file.js';
+import { decodeFrame, encodeChunk } from '../chunk/codec.js';
+import { failpoint } from '../io/failpoint.js';
+import { fsPath } from '../io/fs-path.js';
+import { syncDir } from '../io/sync.js';
+import { setTimesPath } from '../io/times.js';
+import { dbPath, pathFromDb, type DestDb } from './dest-db.js';
+import type { DestFolder } from './state.js';
+import { addRef, chunkStored, dropUndoFiles, forgetUnreferenced, recordChunks, recordUndoFile, refsOf, undoFileRecorded, undoFilesOf, type UndoFileRow } from './undo-db.js';
+
+/**
+ * The chunk undo store. A shipment's commit moves what it replaces or
+ * deletes into undo/ID/N (one rename, commit.ts); once the commit is
+ * recorded, each regular file there is cut into content-defined chunks
+ * (the engine's chunker), each chunk kept once, compressed, in
+ *
+ *     DEST/.brickpost/undo-chunks/HH/HASH   one zstd frame of the chunk's bytes
+ *                                           (HASH: SHA-256 of the bytes, hex;
+ *                                           HH: its first two digits)
+ *
+ * and the file recorded as its list of chunks in the journal (undo-db.ts);
+ * then the whole file is removed. A file that changes a little between
+ * shipments costs the chunks that changed; equal files, and equal parts of
+ * files, cost nothing more. Files with extended attributes or ACLs, another
+ * owner or more than one link stay whole in undo/ID/N, as do links and
+ * special files: rollback reads both forms, and so undo areas written
+ * before the store existed roll back as they are (the next commit turns
+ * their files into chunks).
+ *
+ * Crash safety: a chunk file is written under undo-chunks/tmp, synced and
+ * renamed into place, its row written after; a file's row is written
+ * after all its chunks' rows; the whole file is removed after its row. A
+ * kill leaves either the whole file (kept, done again next time), or both
+ * (the row wins: the file is removed), and at worst chunks no row names,
+ * which the sweep removes. Pruning forgets rows first, files after.
+ */
+
+const STORE = 'undo-chunks';
+const LEVEL = 3;
+
+function storeDir(folder: DestFolder): string {
+  return join(folder.state, STORE);
+}
+
+function chunkPath(folder: DestFolder, hex: string): string {
+  return join(storeDir(folder), hex.slice(0, 2), hex);
+}
+
+/**
+ * Turns every whole regular file left in the undo areas into chunks (see
+ * above). What cannot be (unreadable, a folder without write permission)
+ * stays whole. Returns how many files were turned.
+ * @throws BrickpostError IO, NO_SPACE, PERMISSION (the store cannot be written)
+ */
+export async function compactUndo(folder: DestFolder, db: DestDb): Promise<number> {
+  const root = join(folder.state, 'undo');
+  const areas = await readdir(root).catch(() => [] as string[]);
+  if (areas.length === 0) return 0;
+  await rm(join(storeDir(folder), 'tmp'), { recursive: true, force: true });
+  let count = 0;
+  for (const id of areas) {
+    for (const name of await readdir(join(root, id)).catch(() => [] as string[])) {
+      if (!/^[0-9]+$/.test(name)) continue;
+      count += await compactEntry(folder, db, id, Number(name), join(root, id, name), '');
+    }
+  }
+  return count;
+}
+
+async function compactEntry(folder: DestFolder, db: DestDb, id: string, n: number, path: string, rel: string): Promise<number> {
+  let st: BigIntStats;
+  try {
+    st = lstatSync(fsPath(path), { bigint: true });
+  } catch {
+    return 0;
+  }
+  if (st.isDirectory()) {
+    let count = 0;
+    for (const e of names(path)) count += await compactEntry(folder, db, id, n, join(path, e), rel === '' ? e : `${rel}/${e}`);
+    return count;
+  }
+  if (!st.isFile() || st.nlink !== 1n || (process.geteuid && st.uid !== BigInt(process.geteuid())) || hasXattrs(path)) return 0;
+  const key = dbPath(rel);
+  if (!undoFileRecorded(db, id, n, key)) {
+    const row: UndoFileRow = { shipment: id, n, rel: key, size: Number(st.size), mode: Number(st.mode) & 0o7777, mtime: String(st.mtimeNs) };
+    const hashes = await storeChunks(folder, db, path);
+    db.tx(() => {
+      recordUndoFile(db, row);
+      hashes.forEach((h, i) => addRef(db, row, i, h));
+    });
+    failpoint('undo-record');
+  }
+  try {
+    rmSync(fsPath(path));
+  } catch {
+    // Removed by the next compaction (its row exists); rollback then uses the whole file.
+  }
+  return 1;
+}
+
+/** The names in a folder, as escaped strings (a name that is not UTF-8 survives); none when it cannot be read. */
+function names(dir: string): string[] {
+  try {
+    return readdirSync(fsPath(dir), { encoding: 'buffer' }).map(fromBytes);
+  } catch {
+    return [];
+  }
+}
+
+function hasXattrs(path: string): boolean {
+  try {
+    return posix.listXattrs(fsPath(path)).length > 0;
+  } catch {
+    return false;
+  }
+}
+
+/** Stores the chunks of the file at `path` the store lacks, durably, and returns all its chunks' hashes in order. */
+async function storeChunks(folder: DestFolder, db: DestDb, path: string): Promise<Buffer[]> {
+  const hashes: Buffer[] = [];
+  const fresh: Array<{ hash: Buffer; len: number; stored: number }> = [];
+  const dirs = new Set<string>();
+  const tmpDir = join(storeDir(folder), 'tmp');
+  for await (const raw of chunkFile(path)) {
+    const hash = createHash('sha256').update(raw).digest();
+    hashes.push(hash);
+    if (chunkStored(db, hash) || fresh.some((f) => f.hash.equals(hash))) continue;
+    const hex = hash.toString('hex');
+    const { frame } = encodeChunk(raw, LEVEL);
+    await mkdir(tmpDir, { recursive: true, mode: 0o700 });
+    const dir = join(storeDir(folder), hex.slice(0, 2));
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    const tmp = join(tmpDir, hex);
+    const fh = await open(tmp, 'w', 0o600);
+    try {
+      await fh.writeFile(frame);
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    await rename(tmp, join(dir, hex));
+    dirs.add(dir);
+    fresh.push({ hash, len: raw.length, stored: frame.length });
+    failpoint('undo-chunk');
+    // Recorded in batches, so a file of many chunks does not hold them all before its row.
+    if (fresh.length >= 64) await flush(db, fresh, dirs);
+  }
+  await flush(db, fresh, dirs);
+  return hashes;
+}
+
+async function flush(db: DestDb, fresh: Array<{ hash: Buffer; len: number; stored: number }>, dirs: Set<string>): Promise<void> {
+  for (const d of dirs) await syncDir(d);
+  dirs.clear();
+  recordChunks(db, fresh);
+  fresh.length = 0;
+}
+
+/**
+ * Writes the content of a file kept by chunks to `to` (created or
+ * replaced), each chunk checked against its hash, synced, with its mode
+ * and mtime.
+ * @throws BrickpostError CHUNK_MISMATCH, FILE_MISSING (the store lost a chunk), IO
+ */
+export function writeKept(folder: DestFolder, db: DestDb, row: UndoFileRow, to: string): void {
+  const fd = openSync(fsPath(to), 'w', 0o600);
+  try {
+    let written = 0;
+    for (const ref of refsOf(db, row)) {
+      const hex = ref.hash.toString('hex');
+      let frame: Buffer;
+      try {
+        frame = readFileSync(chunkPath(folder, hex));
+      } catch (e) {
+        throw new BrickpostError('FILE_MISSING', `the undo store of ${quote(folder.dest)} lacks chunk ${hex.slice(0, 16)}… of a kept file (${(e as Error).message})`, { path: chunkPath(folder, hex) });
+      }
+      const raw = decodeFrame(frame, ref.len);
+      if (!createHash('sha256').update(raw).digest().equals(ref.hash)) {
+        throw new BrickpostError('CHUNK_MISMATCH', `chunk ${hex.slice(0, 16)}… of the undo store of ${quote(folder.dest)} is damaged`, { path: chunkPath(folder, hex) });
+      }
+      for (let at = 0; at < raw.length; ) at += writeSync(fd, raw, at, raw.length - at);
+      written += raw.length;
+    }
+    if (written !== row.size) throw new BrickpostError('CHUNK_MISMATCH', `a kept file of ${quote(folder.dest)} rebuilds to ${written} bytes, not ${row.size}`);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  chmodSync(fsPath(to), row.mode);
+  setTimesPath(to, row.mtime);
+}
+
+/**
+ * Puts back, as whole files under undo/ID/N, what op `n` of shipment `id`
+ * retired and the store keeps by chunks, so rollback can move it back in
+ * one rename. Files already back (or already moved on) are skipped.
+ * @throws what writeKept throws
+ */
+export function rebuildEntry(folder: DestFolder, db: DestDb, id: string, n: number): void {
+  const base = join(folder.undo(id), String(n));
+  const tmp = join(folder.undo(id), 'rebuild');
+  for (const row of undoFilesOf(db, id, n)) {
+    const rel = pathFromDb(row.rel);
+    const at = rel === '' ? base : join(base, rel);
+    if (rel === '' ? exists(base) : !exists(join(at, '..')) || exists(at)) continue;
+    writeKept(folder, db, row, tmp);
+    renameSync(fsPath(tmp), fsPath(at));
+    failpoint('undo-rebuild');
+  }
+}
+
+function exists(p: string): boolean {
+  try {
+    lstatSync(fsPath(p));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** After op `n`'s entry moved back into DEST: its chunk lists are no longer needed. */
+export function restored(db: DestDb, id: string, n: number): void {
+  dropUndoFiles(db, id, n);
+}
+
+/**
+ * Removes the chunks no kept file names: rows first, then files, then
+ * files no row names (left by a crash). Returns the bytes freed.
+ * @throws BrickpostError IO
+ */
+export async function sweepStore(folder: DestFolder, db: DestDb): Promise<number> {
+  forgetUnreferenced(db);
+  const root = storeDir(folder);
+  let freed = 0;
+  const known = db.db.prepare('SELECT 1 FROM undo_chunks WHERE hash = ?');
+  for (const sub of await readdir(root).catch(() => [] as string[])) {
+    if (sub === 'tmp' || !/^[0-9a-f]{2}$/.test(sub)) continue;
+    for (const name of await readdir(join(root, sub)).catch(() => [] as string[])) {
+      if (/^[0-9a-f]{64}$/.test(name) && known.get(Buffer.from(name, 'hex')) !== undefined) continue;
+      const p = join(root, sub, name);
+      freed += (await lstatSafe(p)) ?? 0;
+      await rm(p, { force: true, recursive: true });
+    }
+  }
+  return freed;
+}
+
+async function lstatSafe(p: string): Promise<number | null> {
+  try {
+    return lstatSync(p).size;
+  } catch {
+    return null;
+  }
+}
+
+/** The bytes whole files take in the undo area of shipment `id` (what was not turned into chunks), links not followed. */
+export async function wholeBytes(folder: DestFolder, id: string): Promise<number> {
+  let total = 0;
+  const walk = async (p: string): Promise<void> => {
+    let st;
+    try {
+      st = lstatSync(fsPath(p));
+    } catch {
+      return;
+    }
+    if (st.isDirectory()) for (const e of names(p)) await walk(join(p, e));
+    else if (st.isFile()) total += st.size;
+  };
+  await walk(folder.undo(id));
+  return total;
+}
