@@ -21,6 +21,8 @@ export type * from './api-recover.js';
 export { renderReportHtml } from './report/html.js';
 export { renderLabelsHtml } from './report/label-html.js';
 export { REPORT_SCHEMA } from './report/schema.js';
+export type * from './api-subscribers.js';
+export { parseMaxLag } from './api-subscribers.js';
 import type { VerifyProblem } from './api-verify.js';
 
 /** A progress report of a long job; emitted at most a few times a second. */
@@ -426,6 +428,8 @@ export interface DestHistory {
    * recorded whole.
    */
   inProgress: DestInProgress | null;
+  /** How far behind the newest shipment of the dataset this home saw on a drive DEST is, or null when this home saw none newer. */
+  newestSeen: import('./api-subscribers.js').SeenLag | null;
 }
 
 

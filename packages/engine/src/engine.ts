@@ -32,6 +32,9 @@ import type { PlanOptions, PlanResult } from './api.js';
 import { computePlan, measuredDriveSpeed } from './plan/index.js';
 import { verify } from './verify/verify.js';
 import type { LabelOptions, LabelSheet, ReportOptions, ShipmentReport } from './api.js';
+import type { DriveMarkOptions, DriveMarkSummary, SubscribersOptions, SubscribersReport } from './api-subscribers.js';
+import { subscribersReport } from './catalog/lag.js';
+import { markDrive } from './custody/marks.js';
 
 /** The per-user home folder: XDG config on Linux, Application Support on macOS, APPDATA on Windows. */
 export function defaultHome(): string {
@@ -274,7 +277,7 @@ export class Engine {
    */
   async history(dest: string): Promise<DestHistory> {
     await reconcileDest(this.ctx, dest);
-    return history(dest);
+    return history(dest, this.ctx.catalog);
   }
 
   /**
@@ -359,5 +362,24 @@ export class Engine {
     // An ingest whose last catalog write failed counts once its destination says it committed.
     await reconcileAll(this.ctx);
     return wipe(this.ctx, opts, onEvent);
+  }
+
+  /**
+   * Every subscriber of the datasets this home publishes: the last shipment
+   * each acknowledged, those sent since, how far behind they are
+   * (shipments, bytes, days) and where each drive is; flagged past maxLag.
+   * @throws BrickpostError USAGE (a bad time)
+   */
+  subscribers(opts: SubscribersOptions = {}): SubscribersReport {
+    return subscribersReport(this.ctx.catalog, opts);
+  }
+
+  /**
+   * Records that drives of a shipment this home sealed were shipped or
+   * returned; a returned drive's custody log is read into the catalog.
+   * @throws BrickpostError USAGE, NOT_FOUND, NOT_A_DRIVE, AMBIGUOUS_SHIPMENT, MALFORMED (a broken custody log)
+   */
+  markDrive(opts: DriveMarkOptions): Promise<DriveMarkSummary> {
+    return markDrive(this.ctx, opts);
   }
 }
