@@ -1,7 +1,7 @@
 /** `brickpost history`: the shipments applied to a destination. */
 import type { CommandRun } from '../context.js';
 import { inProgressLines } from '@brickpost/engine/api';
-import { formatBytes, printable } from '../format.js';
+import { formatBytes, plural, printable } from '../format.js';
 import { withEngine } from '../session.js';
 
 /** Prints one line per applied shipment, oldest first; --json prints the whole history. */
@@ -18,6 +18,9 @@ export const run: CommandRun = async (ctx, inv) => {
       `#${String(s.seq).padEnd(4)} ${s.shipmentId}  ${s.appliedAt.slice(0, 19).replace('T', ' ')}  ${String(s.files).padStart(8)} files  ${formatBytes(s.bytes).padStart(10)}${drive}  ${s.undoable ? 'undoable' : '        '}${s.label ? `  ${printable(s.label)}` : ''}`,
     );
   }
+  const seen = h.newestSeen;
+  if (seen && seen.behind > 0) await ctx.out.line(`${plural(seen.behind, 'shipment')} behind the newest seen (seq ${seen.newestSeq}, seen ${seen.seenAt.slice(0, 10)}): ${seen.newestShipment}`);
+  else if (seen) await ctx.out.line(`up to date with the newest shipment seen (seq ${seen.newestSeq}, seen ${seen.seenAt.slice(0, 10)})`);
   if (h.inProgress) for (const line of inProgressLines(h.inProgress, h.dest)) ctx.out.warn(line);
   return 0;
 };
