@@ -20,6 +20,7 @@ import { commandLine } from './io/command-line.js';
 import { toEnvironmentError } from './io/errors.js';
 import { addTrust, createIdentity, fillRecipient, hasIdentity, listTrust, removeTrust, selfTrustName, type Identity } from './keys/index.js';
 import { pack } from './pack/pack.js';
+import { packFromSnapshot } from './pack/snapshot.js';
 import type { RepairOptions, RepairSummary } from './api.js';
 import { repair } from './drive/repair.js';
 import type { ReceiptImportSummary, ReceiptOptions, ReceiptSummary, SignatureOptions, SignatureSummary } from './api.js';
@@ -171,6 +172,7 @@ export class Engine {
    * @throws BrickpostError USAGE, NOT_FOUND, NO_SPACE, PERMISSION, IO, UNSAFE_ENTRY, CANCELLED, DATASET_MISMATCH, NO_IDENTITY, LOCKED (another pack in this home)
    */
   pack(opts: PackOptions, onEvent: EventSink, signal?: AbortSignal): Promise<PackSummary> {
+    if (opts.snapshot) return packFromSnapshot(opts, onEvent, (o) => pack(this.ctx, o, onEvent, signal));
     return pack(this.ctx, opts, onEvent, signal);
   }
 
