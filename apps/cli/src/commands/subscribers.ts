@@ -64,7 +64,9 @@ function row(s: SubscriberLag): string {
     formatBytes(s.lag.bytes).padStart(11),
     s.lag.days.toFixed(1).padStart(7),
     s.pastMaxLag ? ' PAST' : '',
-  ].join(' ');
+  ]
+    .join(' ')
+    .trimEnd();
 }
 
 function stepDates(d: SubscriberLag['drives'][number]): string {
