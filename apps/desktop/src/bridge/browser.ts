@@ -144,6 +144,7 @@ function install(): void {
     report: (o) => call('report', o),
     label: (o) => call('label', o),
     custody: (o) => call('custody', o),
+    subscribers: (o) => call('subscribers', o),
   };
   Object.defineProperty(window, 'brickpost', { value: Object.freeze(api), writable: false, configurable: false, enumerable: true });
 }

@@ -7,7 +7,7 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { Engine } from '@brickpost/engine';
-import { BrickpostError, isBrickpostError, quote, renderReportHtml, type ExtractOptions } from '@brickpost/engine/api';
+import { BrickpostError, isBrickpostError, parseMaxLag, quote, renderReportHtml, type ExtractOptions } from '@brickpost/engine/api';
 import type { JobListener } from '../shared/api.js';
 import { isJobMethod, isQuickMethod, type JobMethod, type QuickMethod } from '../shared/methods.js';
 import { boolField, jobIdArg, objectArg, stringField, stringListField, type Opts } from './args.js';
@@ -101,6 +101,13 @@ export class DesktopHost implements HostPort {
         const o = objectArg(method, args);
         const shipment = stringField(method, o, 'shipment', true);
         return e.custody({ drive: stringField(method, o, 'drive'), ...(shipment !== undefined ? { shipment } : {}) });
+      }
+      case 'subscribers': {
+        const o = objectArg(method, args, 0, true);
+        const maxLag = stringListField(method, o, 'maxLag');
+        const now = stringField(method, o, 'now', true);
+        const dataset = stringField(method, o, 'dataset', true);
+        return e.subscribers({ maxLag: parseMaxLag(maxLag), ...(now !== undefined ? { now } : {}), ...(dataset !== undefined ? { dataset } : {}) });
       }
       case 'report': {
         const o = objectArg(method, args);

@@ -66,6 +66,7 @@ const api: DesktopApi = {
   report: (o) => invoke('report', o),
   label: (o) => invoke('label', o),
   custody: (o) => invoke('custody', o),
+  subscribers: (o) => invoke('subscribers', o),
 };
 
 electron.contextBridge.exposeInMainWorld('brickpost', api);

@@ -27,6 +27,7 @@ export const QUICK_METHODS = [
   'report',
   'label',
   'custody',
+  'subscribers',
 ] as const satisfies ReadonlyArray<keyof DesktopApi>;
 
 /** Long jobs: `method(jobId, opts, onEvent)`; `cancel(jobId)` stops one. */

@@ -25,6 +25,12 @@ function table(hist: DestHistory, onRollback: (to: string, seq: number) => void)
   return dataTable('Shipments applied, oldest first', ['#', 'Shipment', 'Label', 'Applied', 'Size', 'Rollback'], rows);
 }
 
+/** How far behind the newest shipment seen on a drive DEST is, as history says it. */
+function behind(n: NonNullable<DestHistory['newestSeen']>): string {
+  const seen = `seq ${n.newestSeq}, seen ${when(n.seenAt)}`;
+  return n.behind > 0 ? `${n.behind} shipment${n.behind === 1 ? '' : 's'} behind the newest seen (${seen})` : `up to date with the newest seen (${seen})`;
+}
+
 /** An ingest or rollback under way or interrupted: what DEST may hold meanwhile, and a button that finishes it. */
 function unfinished(hist: DestHistory, onFinish: () => Promise<void>): HTMLElement {
   const p = hist.inProgress!;
@@ -56,6 +62,7 @@ export function historyView(dest = ''): HTMLElement {
         ['Dataset', hist.dataset],
         ['Publisher key id', h('code', {}, fingerprint(hist.publisherKeyId))],
         ['Rollback reach', `the last ${hist.keepUndo} shipment(s)`],
+        ...(hist.newestSeen ? [['Newest seen', behind(hist.newestSeen)] as [string, string]] : []),
       ]),
       table(hist, (to, seq) => confirm(to, seq)),
     );
