@@ -113,7 +113,7 @@ export function longLine(e: ListEntry): string {
   const who = e.owner ? `${e.owner.user ?? e.owner.uid}:${e.owner.group ?? e.owner.gid}` : '-';
   const size = e.dev ? `${e.dev[0]}, ${e.dev[1]}` : String(e.size);
   const type = e.type === 'special' ? e.kind! : e.type;
-  const tail = e.type === 'link' ? ` -> ${printable(e.target!)}` : e.type === 'hard' ? ` => ${printable(e.to!)}` : e.sparse ? '  (sparse)' : '';
+  const tail = e.type === 'link' ? ` -> ${printable(e.target!)}` : e.type === 'hard' ? ` => ${printable(e.to!)}` : `${e.sparse ? '  (sparse)' : ''}${e.changing ? '  (changing while packed)' : ''}`;
   return `${formatMode(type, e.mode)}  ${printable(who).padEnd(17)}  ${size.padStart(12)}  ${e.type === 'hard' ? ''.padEnd(16) : formatMtime(e.mtimeNs)}  ${printable(e.path)}${tail}`;
 }
 

@@ -61,6 +61,8 @@ export async function packOptions(inv: Invocation, trusted?: TrustedKeys): Promi
   if (flag(inv, 'exclude-caches')) opts.excludeCaches = true;
   if (flag(inv, 'strict')) opts.strict = true;
   if (flag(inv, 'portable')) opts.portable = true;
+  if (flag(inv, 'allow-changing')) opts.allowChanging = true;
+  if (flag(inv, 'snapshot')) opts.snapshot = true;
   return opts;
 }
 

@@ -25,6 +25,7 @@ import { commandLine } from './io/command-line.js';
 import { toEnvironmentError } from './io/errors.js';
 import { addTrust, createIdentity, fillRecipient, hasIdentity, listTrust, removeTrust, selfTrustName, type Identity } from './keys/index.js';
 import { pack } from './pack/pack.js';
+import { packFromSnapshot } from './pack/snapshot.js';
 import type { RebuildDriveOptions, RebuildDriveSummary, RepairOptions, RepairSummary } from './api/index.js';
 import { repair } from './drive/repair.js';
 import { rebuildDrive } from './drive/rebuild-drive.js';
@@ -38,6 +39,9 @@ import type { PlanOptions, PlanResult } from './api/index.js';
 import { computePlan, measuredDriveSpeed } from './plan/index.js';
 import { verify } from './verify/verify.js';
 import type { LabelOptions, LabelSheet, ReportOptions, ShipmentReport } from './api/index.js';
+import type { DriveMarkOptions, DriveMarkSummary, SubscribersOptions, SubscribersReport } from './api/index.js';
+import { subscribersReport } from './catalog/lag.js';
+import { markDrive } from './custody/marks.js';
 
 /** The per-user home folder: XDG config on Linux, Application Support on macOS, APPDATA on Windows. */
 export function defaultHome(): string {
@@ -174,6 +178,7 @@ export class Engine {
    * @throws BrickpostError USAGE, NOT_FOUND, NO_SPACE, PERMISSION, IO, UNSAFE_ENTRY, CANCELLED, DATASET_MISMATCH, NO_IDENTITY, LOCKED (another pack in this home)
    */
   pack(opts: PackOptions, onEvent: EventSink, signal?: AbortSignal): Promise<PackSummary> {
+    if (opts.snapshot) return packFromSnapshot(opts, onEvent, (o) => pack(this.ctx, o, onEvent, signal));
     return pack(this.ctx, opts, onEvent, signal);
   }
 
@@ -310,7 +315,7 @@ export class Engine {
    */
   async history(dest: string): Promise<DestHistory> {
     await reconcileDest(this.ctx, dest);
-    return history(dest);
+    return history(dest, this.ctx.catalog);
   }
 
   /**
@@ -395,5 +400,24 @@ export class Engine {
     // An ingest whose last catalog write failed counts once its destination says it committed.
     await reconcileAll(this.ctx);
     return wipe(this.ctx, opts, onEvent);
+  }
+
+  /**
+   * Every subscriber of the datasets this home publishes: the last shipment
+   * each acknowledged, those sent since, how far behind they are
+   * (shipments, bytes, days) and where each drive is; flagged past maxLag.
+   * @throws BrickpostError USAGE (a bad time)
+   */
+  subscribers(opts: SubscribersOptions = {}): SubscribersReport {
+    return subscribersReport(this.ctx.catalog, opts);
+  }
+
+  /**
+   * Records that drives of a shipment this home sealed were shipped or
+   * returned; a returned drive's custody log is read into the catalog.
+   * @throws BrickpostError USAGE, NOT_FOUND, NOT_A_DRIVE, AMBIGUOUS_SHIPMENT, MALFORMED (a broken custody log)
+   */
+  markDrive(opts: DriveMarkOptions): Promise<DriveMarkSummary> {
+    return markDrive(this.ctx, opts);
   }
 }

@@ -19,6 +19,7 @@ import m003 from '../src/catalog/migrations/003-sig-index.js';
 import m004 from '../src/catalog/migrations/004-drive-sets.js';
 import m005 from '../src/catalog/migrations/005-custody.js';
 import m006 from '../src/catalog/migrations/006-trust-recipient.js';
+import m007 from '../src/catalog/migrations/007-lag.js';
 import { DestDb, isOlderJournal, JOURNAL_VERSION } from '../src/ingest/dest-db.js';
 import { salvageTables } from '../src/io/salvage.js';
 import { sqliteErrorCode } from '../src/io/sqlite-codes.js';
@@ -169,7 +170,7 @@ test("another program's database, the other kind, and a file that is not SQLite 
 
 test('catalogs of every earlier schema without an application_id are adopted, their rows kept', () => {
   // The migrations as each earlier brickpost ran them, without marking the file.
-  const migrations = [m001, m002, m003, m004, m005, m006];
+  const migrations = [m001, m002, m003, m004, m005, m006, m007];
   assert.equal(migrations.length, SCHEMA_VERSION);
   for (let v = 1; v <= SCHEMA_VERSION; v++) {
     const file = join(dir(), 'catalog.sqlite');

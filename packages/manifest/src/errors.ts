@@ -17,6 +17,7 @@ export const EXIT_CODES = {
   chain: 6,
   busy: 7,
   incomplete: 8,
+  lagging: 9,
   interrupted: 130,
 } as const;
 
@@ -61,6 +62,8 @@ export const ERROR_CODES = {
   DEPENDENCY: 'environment',
   /** pack --strict: part of the source could not be shipped (unreadable, vanished). */
   SOURCE_INCOMPLETE: 'environment',
+  /** pack: a source file kept changing while it was read (re-read up to 3 times), without --allow-changing. */
+  SOURCE_CHANGING: 'environment',
   /** The destination's file system cannot hold names the shipment carries apart (case or normalisation collisions). */
   NAME_COLLISION: 'environment',
   /** A file at the catalog's or a destination journal's path is not that brickpost database (another program's, or not SQLite). */
@@ -80,6 +83,8 @@ export const ERROR_CODES = {
   UNFINISHED: 'busy',
   // incomplete: more drives of a drive set are needed
   SET_INCOMPLETE: 'incomplete',
+  // lagging: a subscriber is further behind than the limit given (brickpost subscribers --max-lag)
+  SUBSCRIBER_LAGGING: 'lagging',
   // interrupted
   CANCELLED: 'interrupted',
 } as const satisfies Record<string, Category>;

@@ -31,6 +31,7 @@ export const run: CommandRun = async (ctx, inv) => {
     ctx.out.info(entriesLine(s));
     const missed = Object.entries(s.entries.notShipped);
     if (missed.length > 0) ctx.out.warn(`not shipped: ${missed.map(([why, n]) => `${formatCount(n)} ${why}`).join('; ')} (each named above; --strict makes this an error)`);
+    if (s.entries.changing > 0) ctx.out.warn(`${plural(s.entries.changing, 'file')} kept changing while read and shipped as last read, marked as changing (each named above)`);
     for (const n of s.notes) ctx.out.info(printable(n));
     if (s.warnings > 0) ctx.out.warn(`${plural(s.warnings, 'warning')} while packing; see above`);
   }

@@ -93,4 +93,47 @@ export const DRIVE_COMMANDS: CommandSpec[] = [
       "Refused unless this home ingested the shipment (or --force). The bag folder is\nrenamed to ID.wiping first, so an interrupted wipe never leaves a partial\nshipment (run wipe again to finish); a wiped event is added to the custody log,\nwhich stays on the drive.",
     load: () => import('../commands/wipe.js'),
   },
+  {
+    name: 'subscribers',
+    summary: 'who holds which shipment, who is behind and by how much, where the drives are (publisher)',
+    args: [],
+    min: 0,
+    options: [
+      { name: 'dataset', type: 'string', value: 'NAME', help: 'only this dataset (name or id)' },
+      { name: 'max-lag', type: 'string', multiple: true, value: 'LIMIT', help: "flag subscribers further behind: a number of shipments (3) or a time (30d, 12h); both may be given; exit 9 when any is past" },
+      { name: 'now', type: 'string', value: 'TIME', help: 'measure lag at this ISO 8601 time instead of the clock (also $BRICKPOST_NOW)' },
+      json('print {now, maxLag, past, subscribers: [{dataset, datasetId, recipient, name, keyId, newest, acknowledged, unacknowledged, lag: {shipments, bytes, days, since}, pastMaxLag, drives}]}'),
+    ],
+    json: 'document',
+    details:
+      "A subscriber is a recipient of a shipment this home sealed (other than your own\nkey), or one whose receipt you imported; it is named as your trust store names\nits recipient. Lag counts the dataset's shipments after the last one its\nreceipts acknowledge: how many, their bytes on the drives, and days since the\noldest was packed. Drives: packed, shipped and returned ('brickpost drive'),\nacknowledged (a receipt), wiped (read from a returned drive's custody log).\nExits 9 when a subscriber is past --max-lag, for scripts and cron.",
+    load: () => import('../commands/subscribers.js'),
+  },
+  {
+    name: 'drive shipped',
+    summary: 'record that drives of a shipment you packed left with a courier',
+    args: ['SHIPMENT-ID-or-DRIVE-DIR'],
+    min: 1,
+    options: [
+      { name: 'drive', type: 'string', value: 'I', help: 'only drive I of the shipment (default: every drive, or the one given)' },
+      { name: 'at', type: 'string', value: 'TIME', help: 'when (ISO 8601; default now)' },
+      json('print {shipment, state, at, drives, eventsRecorded}'),
+    ],
+    json: 'document',
+    load: () => import('../commands/drive.js'),
+  },
+  {
+    name: 'drive returned',
+    summary: 'record that drives of a shipment you packed came back (reads a drive\'s custody log)',
+    args: ['SHIPMENT-ID-or-DRIVE-DIR'],
+    min: 1,
+    options: [
+      { name: 'drive', type: 'string', value: 'I', help: 'only drive I of the shipment (default: every drive, or the one given)' },
+      { name: 'at', type: 'string', value: 'TIME', help: 'when (ISO 8601; default now)' },
+      json('print {shipment, state, at, drives, eventsRecorded}'),
+    ],
+    json: 'document',
+    details: "Given the drive itself, its custody log is checked as 'brickpost custody' does\nand, when the chain holds, its events (verified, ingested, wiped) are recorded\nin this home's catalog; a broken log records nothing (exit 1).",
+    load: () => import('../commands/drive.js'),
+  },
 ];

@@ -83,4 +83,5 @@ export const GROUPS: Record<string, string> = {
   receipt: "tell a publisher what a destination holds, and record subscribers' receipts",
   catalog: "this home's catalog (its SQLite database)",
   journal: "a destination's journal (DEST/.brickpost/journal.sqlite)",
+  drive: 'record where the drives you packed are (shipped, returned)',
 };

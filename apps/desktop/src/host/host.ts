@@ -7,7 +7,7 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { Engine } from '@brickpost/engine';
-import { BrickpostError, isBrickpostError, quote, type ExtractOptions } from '@brickpost/engine/api';
+import { BrickpostError, isBrickpostError, parseMaxLag, quote, type ExtractOptions } from '@brickpost/engine/api';
 import { renderReportHtml } from '@brickpost/engine/report-html';
 import type { DesktopApi, JobListener } from '../shared/api.js';
 import { isJobMethod, isQuickMethod, type JobMethod, type Method, type QuickMethod } from '../shared/methods.js';
@@ -165,6 +165,14 @@ const QUICK: { [M in QuickMethod]: (e: Engine, args: unknown[]) => Answer<M> | P
     const o = objectArg('label', args);
     const shipment = stringField('label', o, 'shipment', true);
     return e.label({ drive: stringField('label', o, 'drive'), ...(shipment !== undefined ? { shipment } : {}) });
+  },
+  subscribers: (e, args) => {
+    const m = 'subscribers';
+    const o = objectArg(m, args, 0, true);
+    const maxLag = stringListField(m, o, 'maxLag');
+    const now = stringField(m, o, 'now', true);
+    const dataset = stringField(m, o, 'dataset', true);
+    return e.subscribers({ maxLag: parseMaxLag(maxLag), ...(now !== undefined ? { now } : {}), ...(dataset !== undefined ? { dataset } : {}) });
   },
   custody: (e, args) => {
     const o = objectArg('custody', args);

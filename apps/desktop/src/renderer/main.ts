@@ -1,6 +1,6 @@
 /**
  * The desktop renderer: plain DOM, no framework. A hash router shows one
- * view at a time: #/publish and #/receive (the wizards), #/history, #/trust,
+ * view at a time: #/publish and #/receive (the wizards), #/history, #/subscribers, #/trust,
  * #/plan, and the start page. Everything it knows comes from `window.brickpost`
  * (apps/desktop/src/shared/api.ts); values from drives are shown as text only.
  */
@@ -9,12 +9,13 @@ import { publishView } from './publish/index.js';
 import { receiveView } from './receive/index.js';
 import { h, replace } from './ui/dom.js';
 import { errorBanner } from './ui/errors.js';
-import { historyView, homeView, planView, trustView } from './views/index.js';
+import { historyView, homeView, planView, subscribersView, trustView } from './views/index.js';
 
 const NAV: Array<[string, string]> = [
   ['#/publish', 'Send'],
   ['#/receive', 'Receive'],
   ['#/history', 'History'],
+  ['#/subscribers', 'Subscribers'],
   ['#/trust', 'Trust'],
   ['#/plan', 'Plan'],
 ];
@@ -37,6 +38,9 @@ function route(main: HTMLElement, nav: HTMLElement): void {
         break;
       case '#/history':
         view = historyView(params.get('dest') ?? '');
+        break;
+      case '#/subscribers':
+        view = subscribersView();
         break;
       case '#/trust':
         view = trustView();

@@ -27,6 +27,7 @@ import type {
   ResumeSummary,
   PinSummary, RollbackSummary,
   ShipmentReport,
+  SubscribersReport,
   TrustedKey,
   VerifyOptions,
   VerifyReport,
@@ -153,4 +154,9 @@ export interface DesktopApi {
   /** A printable label per drive of a shipment (standalone HTML with a QR code of the shipment id). */
   label(opts: { drive: string; shipment?: string }): Promise<{ html: string }>;
   custody(opts: { drive: string; shipment?: string }): Promise<CustodyReport>;
+  /**
+   * The publisher's subscribers and their lag (`brickpost subscribers`):
+   * `maxLag` as --max-lag values (`3`, `30d`), `now` an ISO 8601 time.
+   */
+  subscribers(opts: { maxLag?: string[]; now?: string; dataset?: string }): Promise<SubscribersReport>;
 }

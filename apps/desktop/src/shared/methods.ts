@@ -48,6 +48,7 @@ export const METHODS = {
   report: 'opts',
   label: 'opts',
   custody: 'opts',
+  subscribers: 'opts',
 } as const satisfies Record<Exclude<keyof DesktopApi, 'host'>, CallShape>;
 
 /** Every function of DesktopApi. */

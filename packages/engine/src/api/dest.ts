@@ -4,6 +4,7 @@
  * Types only; the one wording every front end uses for an interrupted job
  * is inProgressLines (ingest/in-progress.ts).
  */
+import type { SeenLag } from './subscribers.js';
 import type { PinInfo } from './undo.js';
 
 /**
@@ -101,4 +102,6 @@ export interface DestHistory {
    * recorded whole.
    */
   inProgress: DestInProgress | null;
+  /** How far behind the newest shipment of the dataset this home saw on a drive DEST is, or null when this home saw none newer. */
+  newestSeen: SeenLag | null;
 }

@@ -60,4 +60,6 @@ export interface ListEntry {
   /** A file with holes. */
   sparse?: boolean;
   owner?: { uid: number; gid: number; user: string | null; group: string | null };
+  /** The file kept changing while it was packed and was shipped as last read (pack --allow-changing). */
+  changing?: boolean;
 }

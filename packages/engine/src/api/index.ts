@@ -28,6 +28,7 @@ export type * from './report.js';
 export type * from './custody.js';
 export type * from './recover.js';
 export type * from './undo.js';
+export type * from './subscribers.js';
 export type * from './rebuild.js';
 
 export { BrickpostError, EXIT_CODES, ERROR_CODES, isBrickpostError, quote } from '@brickpost/manifest/errors';
@@ -39,3 +40,4 @@ export { humanBitRate, humanByteRate, humanDuration, humanSize, parseAmount, par
 export { CLOCK_SKEW_MS, describeCreated } from '../verify/created.js';
 export { inProgressLines } from '../ingest/in-progress.js';
 export { REPORT_SCHEMA } from '../report/schema.js';
+export { parseMaxLag } from '../catalog/max-lag.js';

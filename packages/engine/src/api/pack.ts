@@ -40,6 +40,10 @@ export interface PackOptions {
   excludeCaches?: boolean;
   /** Fail (SOURCE_INCOMPLETE) when anything of the source was not shipped, other than what was excluded on purpose. */
   strict?: boolean;
+  /** Ship files that kept changing while read (re-read 3 times) as last read, marked `changing` in the manifest, instead of failing with SOURCE_CHANGING. */
+  allowChanging?: boolean;
+  /** Pack from a read-only snapshot of the source taken for this pack and removed after it (btrfs only; pack/snapshot.ts). */
+  snapshot?: boolean;
   /** Refuse (UNSAFE_PATH) names some systems cannot hold: names differing only in case or Unicode form, Windows' reserved names and characters, names that are not UTF-8 or not NFC. */
   portable?: boolean;
 }
@@ -64,6 +68,8 @@ export interface PackEntryCounts {
   excluded: number;
   /** Entries not shipped for another reason, by reason (`vanished while scanning`, `cannot be read (permission denied)`…). */
   notShipped: Record<string, number>;
+  /** Files that kept changing while read, shipped as last read and marked (pack --allow-changing). */
+  changing: number;
 }
 
 export interface PackSummary {

@@ -6,10 +6,11 @@ import m003 from './migrations/003-sig-index.js';
 import m004 from './migrations/004-drive-sets.js';
 import m005 from './migrations/005-custody.js';
 import m006 from './migrations/006-trust-recipient.js';
+import m007 from './migrations/007-lag.js';
 import { tablesOf } from '../io/sqlite-open.js';
 
 /** Migrations in order; the catalog's user_version is the number applied. */
-const MIGRATIONS: readonly string[] = [m001, m002, m003, m004, m005, m006];
+const MIGRATIONS: readonly string[] = [m001, m002, m003, m004, m005, m006, m007];
 
 /** The schema version of a catalog this brickpost writes. */
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -5,6 +5,9 @@ import type { DestHistory } from '../api/index.js';
 import { DestDb } from './dest-db.js';
 import { keptFrom, retentionOf } from './retention.js';
 import { openDest, type DestFolder, type DestState } from './state.js';
+import type { SeenLag } from '../api/index.js';
+import type { Catalog } from '../catalog/index.js';
+import { newestSeen } from '../catalog/subscribers.js';
 import { underWay } from './status.js';
 import { chunkCosts } from './undo-db.js';
 import { wholeBytes } from './undo-store.js';
@@ -15,9 +18,11 @@ import { wholeBytes } from './undo-store.js';
  * and return to, their pins, what their undo data costs on disk, and an
  * ingest or rollback under way or interrupted (reported, not finished:
  * history changes nothing).
+ * With a catalog, how far behind the newest shipment of the dataset this
+ * home saw on a drive DEST is.
  * @throws BrickpostError NOT_FOUND when DEST is not a brickpost destination.
  */
-export async function history(destPath: string): Promise<DestHistory> {
+export async function history(destPath: string, catalog?: Catalog): Promise<DestHistory> {
   const { dest, folder, state } = await openDest(destPath);
   const r = retentionOf(state);
   const from = keptFrom(state.applied, r);
@@ -47,6 +52,9 @@ export async function history(destPath: string): Promise<DestHistory> {
     ok = ok && shipments[i]!.undoable;
   }
   const inProgress = await underWay(folder, folder.holder() !== null);
+  const seen = catalog ? newestSeen(catalog, state.datasetId, state.publisher) : null;
+  const held = state.applied[state.applied.length - 1]?.seq ?? 0;
+  const newest: SeenLag | null = seen ? { newestSeq: seen.seq, newestShipment: seen.shipment, seenAt: seen.seenAt, behind: Math.max(0, seen.seq - held) } : null;
   return {
     dest,
     dataset: state.dataset,
@@ -59,6 +67,7 @@ export async function history(destPath: string): Promise<DestHistory> {
     undoBytes: costs.total + shipments.reduce((n, s) => n + s.undoBytes, 0) - [...costs.byShipment.values()].reduce((n, b) => n + b, 0),
     shipments,
     inProgress,
+    newestSeen: newest,
   };
 }
 

@@ -6,6 +6,7 @@ import { age, BrickpostError, MANIFEST_PATH, quote, toField, type ShipmentRecord
 import type { EventSink, IngestOptions, IngestSummary } from '../api/index.js';
 import { chunkKey } from '../chunk/index.js';
 import type { Context } from '../context.js';
+import { noteSeen } from '../catalog/seen.js';
 import { recordIngested } from '../custody/index.js';
 import type { OpenedShipment } from '../drive/open.js';
 import { payloadBound } from '../drive/payload-bound.js';
@@ -249,6 +250,7 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
     await runApply(folder, db, j, () => readManifestFile(folder.manifest(s.id), identities), keep, applier);
     await removeMarker(folder);
     await pausepoint('ingest-committed');
+    noteSeen(ctx, s.info);
     await afterCommit(ctx, s.id, dest, onEvent, () => recordIngested(ctx, [...given.members.values()], dest, s.info.files, s.info.bytes, onEvent));
     await tidy([rebuilt, join(folder.state, 'gather', s.id)], onEvent);
     progress.emit();

@@ -50,16 +50,27 @@ export function fsError(code: string, message: string): NodeJS.ErrnoException {
  * DIR/NAME.go exists. A test holds brickpost at a known step this way (a
  * lock taken) while it runs something else, so the outcome does not depend
  * on how fast either runs. Unset, a pausepoint costs one comparison.
+ * With BRICKPOST_PAUSE=NAME*:DIR it stops every time, the K-th time
+ * creating DIR/NAME.K.reached and waiting for DIR/NAME.K.go.
  *
  * Names: `lock-held` (a pid lock was just taken: a destination's, or a
  * home's pack lock), `ingest-committed` (DEST committed an ingest; the
- * catalog is not updated yet).
+ * catalog is not updated yet), `pack-file-read` (pack read a file and is
+ * about to check that it did not change meanwhile, pack/settle.ts).
  */
 const pause = process.env.BRICKPOST_PAUSE;
 const [pauseName, pauseDir] = pause ? [pause.slice(0, pause.indexOf(':')), pause.slice(pause.indexOf(':') + 1)] : [undefined, ''];
+const pauseEvery = pauseName?.endsWith('*') ? pauseName.slice(0, -1) : undefined;
 let paused = false;
+let passes = 0;
 
 export async function pausepoint(name: string): Promise<void> {
+  if (pauseEvery === name) {
+    const k = ++passes;
+    writeFileSync(join(pauseDir, `${name}.${k}.reached`), `${process.pid}\n`);
+    while (!existsSync(join(pauseDir, `${name}.${k}.go`))) await new Promise((r) => setTimeout(r, 10));
+    return;
+  }
   if (pauseName !== name || paused) return;
   paused = true;
   writeFileSync(join(pauseDir, `${name}.reached`), `${process.pid}\n`);

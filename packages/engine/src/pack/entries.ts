@@ -1,13 +1,15 @@
 import type { Catalog } from '../catalog/catalog.js';
 import { TreeQueries } from '../catalog/trees.js';
-import { CHUNKS_PER_RECORD, isBrickpostError, quote, type ChunkRef, type EntryAttributes } from '@brickpost/manifest';
+import { BrickpostError, CHUNKS_PER_RECORD, isBrickpostError, quote, type ChunkRef, type EntryAttributes } from '@brickpost/manifest';
 import { WHOLE_FILE_MAX, type ChunkPipeline, type FileChunk } from '../chunk/index.js';
 import { blockSizeFor } from '../delta/block-size.js';
+import { pausepoint } from '../io/failpoint.js';
 import type { Progress } from '../io/progress.js';
 import type { SourceEntry } from '../scan/index.js';
 import type { ShipmentRows } from './catalog-rows.js';
 import type { ManifestOut } from './manifest-out.js';
 import type { ChunkStore, ReadChunk } from './store.js';
+import { changeOf, MAX_READS, restarted, restat, type Unsettled } from './settle.js';
 import { dataRegions, sparsePieces } from './sparse.js';
 import { chunkEntry, heldRefs, holeEntry, chunkIds, type Basis, type TreeLookup, type TreeRow } from './tree.js';
 
@@ -32,6 +34,10 @@ interface FileState {
   /** Chunk list entries so far (FORMAT of tree_files.chunks). */
   list: Buffer[];
   signature: Buffer | null;
+  /** How the last read found the file changed (cut short or grown), if it did. */
+  readChange?: string | undefined;
+  /** It did not settle (settle.ts) and is shipped as last read: its record says `changing`. */
+  changing?: boolean;
 }
 
 type Item =
@@ -39,9 +45,16 @@ type Item =
   | { kind: 'entry'; entry: SourceEntry }
   | { kind: 'chunk'; file: FileState; length: number; job: Promise<ReadChunk> }
   | { kind: 'hole'; file: FileState; length: number }
-  | { kind: 'whole'; file: FileState; job: Promise<{ chunks: ReadChunk[]; changed?: string; signature?: Buffer }> }
+  | { kind: 'whole'; file: FileState; job: Promise<WholeRead> }
   | { kind: 'held'; file: FileState; row: TreeRow }
   | { kind: 'end'; file: FileState };
+
+/** A whole file read at once, its chunks encoded. */
+interface WholeRead {
+  chunks: ReadChunk[];
+  changed?: string;
+  signature?: Buffer;
+}
 
 /** What EntryPacker needs from the shipment being packed. */
 export interface EntryPackerParts {
@@ -58,6 +71,10 @@ export interface EntryPackerParts {
   sha: boolean;
   /** A file that could not be read (gone, or permission denied): left out of the shipment, with its reason. */
   notShipped: (path: string, reason: string) => void;
+  /** A file that did not settle after MAX_READS reads (settle.ts). */
+  unsettled: (u: Unsettled) => void;
+  /** Ship such a file as last read, marked `changing`, instead of only reporting it (pack --allow-changing). */
+  allowChanging: boolean;
 }
 
 /**
@@ -144,19 +161,14 @@ export class EntryPacker {
     const regions = entry.sparse ? dataRegions(entry.abs, entry.size) : null;
     if (regions) return this.addSparse(file, regions);
     file.basis = p.lookup.basis(entry.path);
-    const signature = entry.size >= SIGNATURE_MIN ? blockSizeFor(entry.size) : 0;
-    const keep = file.basis !== null;
     if (entry.size <= WHOLE_FILE_MAX) {
-      const job = p.pipeline
-        .encodeFile(entry.abs, entry.size, { sha: p.sha, signature, raw: keep })
-        .then(async (r) => ({ ...r, chunks: await Promise.all(r.chunks.map((c) => this.speculate(file, c, c.raw))) }));
+      const job = this.readWhole(file);
       job.catch(() => undefined);
       this.queue.push({ kind: 'whole', file, job });
       this.queuedBytes += entry.size;
       return this.drain(MAX_QUEUE);
     }
-    const changed = (how: string): void => p.warn('CHANGED', `${quote(entry.path)} ${how}`, entry.path);
-    for await (const { length, job: encoded } of p.pipeline.encodeLarge(entry.abs, entry.size, { sha: p.sha, signature, raw: keep }, changed, (s) => (file.signature = s))) {
+    for await (const { length, job: encoded } of this.readLarge(file)) {
       const job = encoded.then((c) => this.speculate(file, c, c.raw));
       job.catch(() => undefined);
       this.queue.push({ kind: 'chunk', file, length, job });
@@ -165,6 +177,73 @@ export class EntryPacker {
     }
     this.queue.push({ kind: 'end', file });
     return this.drain(MAX_QUEUE);
+  }
+
+  private readOptions(file: FileState): { sha: boolean; signature: number; raw: boolean } {
+    return { sha: this.p.sha, signature: file.entry.size >= SIGNATURE_MIN ? blockSizeFor(file.entry.size) : 0, raw: file.basis !== null };
+  }
+
+  /** Reads a file of at most WHOLE_FILE_MAX bytes at once on a worker. */
+  private readWhole(file: FileState): Promise<WholeRead> {
+    return this.p.pipeline
+      .encodeFile(file.entry.abs, file.entry.size, this.readOptions(file))
+      .then(async (r) => ({ ...r, chunks: await Promise.all(r.chunks.map((c) => this.speculate(file, c, c.raw))) }));
+  }
+
+  /** Reads a larger file as a stream of chunk jobs. */
+  private readLarge(file: FileState): ReturnType<ChunkPipeline['encodeLarge']> {
+    return this.p.pipeline.encodeLarge(file.entry.abs, file.entry.size, this.readOptions(file), (how) => (file.readChange = how), (s) => (file.signature = s));
+  }
+
+  /**
+   * The consistency point of a file just read (settle.ts): whether it
+   * changed since the stat the read started from, or while being read.
+   * A pausepoint lets a test change the file between the read and this check.
+   */
+  private async changeAfterRead(file: FileState, readChange: string | undefined): Promise<{ how: string | null; now: ReturnType<typeof restat> }> {
+    await pausepoint('pack-file-read');
+    const now = restat(file.entry);
+    return { how: changeOf(file.entry, now) ?? readChange ?? null, now };
+  }
+
+  /** A whole file read until it settles, at most MAX_READS times. @throws NOT_FOUND when it vanished (the caller drops it) */
+  private async settleWhole(file: FileState, r: WholeRead): Promise<WholeRead> {
+    for (let reads = 1; ; reads++) {
+      const { how, now } = await this.changeAfterRead(file, r.changed);
+      if (how === null) return r;
+      if (now === null) throw new BrickpostError('NOT_FOUND', `${quote(file.entry.path)} vanished while packing`, { path: file.entry.path });
+      if (reads >= MAX_READS || !now.isFile() || Number(now.size) > WHOLE_FILE_MAX) {
+        this.unsettle(file, how);
+        return r;
+      }
+      file.entry = restarted(file.entry, now);
+      r = await this.readWhole(file);
+    }
+  }
+
+  /**
+   * A larger file read until it settles: its chunks are in the packs and
+   * its refs held back until its end (unless it filled a record first, see
+   * flushRefs); a re-read starts its refs over, and the frames of the
+   * earlier read stay in the pack unreferenced (bytes lost, nothing wrong).
+   * A sparse file, or one whose first record is written, is not re-read.
+   */
+  private async settleLarge(file: FileState): Promise<void> {
+    for (let reads = 1; ; reads++) {
+      const { how, now } = await this.changeAfterRead(file, file.readChange);
+      if (how === null) return;
+      if (reads >= MAX_READS || file.emitted || file.entry.sparse || now === null || !now.isFile()) return this.unsettle(file, how);
+      file.entry = restarted(file.entry, now);
+      Object.assign(file, { refs: [], list: [], signature: null, readChange: undefined });
+      for await (const { job } of this.readLarge(file)) await this.storeChunk(file, await job.then((c) => this.speculate(file, c, c.raw)));
+    }
+  }
+
+  /** A file that did not settle: reported, and with allowChanging shipped as last read, marked. */
+  private unsettle(file: FileState, how: string): void {
+    file.changing = true;
+    this.p.unsettled({ path: file.entry.path, how });
+    if (this.p.allowChanging) this.p.warn('CHANGED', `${quote(file.entry.path)} ${how}, and did not settle in ${MAX_READS} reads; shipped as last read, marked as changing`, file.entry.path);
   }
 
   /**
@@ -238,20 +317,20 @@ export class EntryPacker {
         await this.storeChunk(item.file, c);
       } else if (item.kind === 'whole') {
         this.queuedBytes -= item.file.entry.size;
-        let r: Awaited<typeof item.job>;
+        let r: WholeRead;
         try {
-          r = await item.job;
+          r = await this.settleWhole(item.file, await item.job);
         } catch (e) {
           if (this.dropFile(item.file.entry, e)) continue;
           throw e;
         }
-        if (r.changed) p.warn('CHANGED', `${quote(item.file.entry.path)} ${r.changed}`, item.file.entry.path);
         item.file.signature = r.signature ?? null;
         for (const c of r.chunks) await this.storeChunk(item.file, c);
         await this.endFile(item.file, item.file.signature);
       } else if (item.kind === 'held') {
         await this.storeHeld(item.file, item.row);
       } else {
+        await this.settleLarge(item.file);
         await this.endFile(item.file, item.file.signature);
       }
     }
@@ -274,7 +353,6 @@ export class EntryPacker {
   private async storeChunk(f: FileState, c: ReadChunk): Promise<void> {
     f.refs.push(await this.p.store.ref(c));
     f.list.push(chunkEntry(c.id, c.length));
-    this.p.rows.addTreeChunk(c.id);
     this.bytesIn += c.length;
     this.bytesRead += c.length;
     this.p.progress.add(c.length);
@@ -301,7 +379,10 @@ export class EntryPacker {
   private async endFile(f: FileState, signature: Buffer | null): Promise<void> {
     await this.flushRefs(f, true);
     const sig = signature ? { blockSize: signature.readUInt32BE(8), length: f.entry.size, sig: signature } : null;
-    this.p.rows.addTreeFile(f.entry, Buffer.concat(f.list), sig);
+    const list = Buffer.concat(f.list);
+    // Only now: a re-read (settleLarge) drops the chunks of the reads before.
+    for (const id of chunkIds(list)) this.p.rows.addTreeChunk(id);
+    this.p.rows.addTreeFile(f.entry, list, sig);
     this.filesRead++;
     this.p.progress.add(0, 1);
   }
@@ -312,10 +393,11 @@ export class EntryPacker {
     if (!f.emitted) {
       const e = f.entry;
       const b = f.basis;
-      await this.p.manifest.add({ t: 'file', p: e.path, size: e.size, mode: e.mode, mtime: e.mtimeNs.toString(), c: f.refs, ...(b ? { b: [b.path, b.size, b.blockSize] } : {}), ...attrsOf(e.attrs) });
+      await this.p.manifest.add({ t: 'file', p: e.path, size: e.size, mode: e.mode, mtime: e.mtimeNs.toString(), c: f.refs, ...(b ? { b: [b.path, b.size, b.blockSize] } : {}), ...attrsOf(e.attrs), ...(f.changing ? { changing: true as const } : {}) });
       f.emitted = true;
-    } else if (f.refs.length > 0) {
-      await this.p.manifest.add({ t: 'more', c: f.refs });
+    } else if (f.refs.length > 0 || (last && f.changing)) {
+      // A file whose first record went out before it was read to the end carries the mark on its last record.
+      await this.p.manifest.add({ t: 'more', c: f.refs, ...(last && f.changing ? { changing: true as const } : {}) });
     }
     f.refs = [];
   }

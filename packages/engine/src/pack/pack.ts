@@ -18,6 +18,7 @@ import { ShipmentWriter } from './set-writer.js';
 import { compileExcludes, measure, parseExcludeFile, walk, type Excluder, type SourceEntry } from '../scan/index.js';
 import { loadAgainst } from './against.js';
 import { planChain, type ChainPlan } from './chain.js';
+import { KEEP_UNSETTLED, sourceChanging, type Unsettled } from './settle.js';
 import { EntryPacker } from './entries.js';
 import { heldInTrees, type HeldSet } from './held.js';
 import { openDataset, ShipmentRows } from './catalog-rows.js';
@@ -160,7 +161,7 @@ async function packLocked(ctx: Context, opts: PackOptions & { packTarget?: numbe
   const store = new ChunkStore(out.openPack, out.k, rows, held, opts.packTarget ?? PACK_TARGET, kept);
   const pipeline = chunkPipeline({ key, level: opts.level ?? 3 });
   const manifest = out.manifest;
-  const counts: PackEntryCounts = { files: 0, dirs: 0, links: 0, hardLinks: 0, specials: 0, sparseFiles: 0, holeBytes: 0, withXattrs: 0, withAcls: 0, excluded: 0, notShipped: {} };
+  const counts: PackEntryCounts = { files: 0, dirs: 0, links: 0, hardLinks: 0, specials: 0, sparseFiles: 0, holeBytes: 0, withXattrs: 0, withAcls: 0, excluded: 0, notShipped: {}, changing: 0 };
   const notShipped = (path: string, reason: string): void => {
     counts.notShipped[reason] = (counts.notShipped[reason] ?? 0) + 1;
     warn('NOT_SHIPPED', `not shipped: ${quote(path)}: ${reason}`, path);
@@ -168,7 +169,13 @@ async function packLocked(ctx: Context, opts: PackOptions & { packTarget?: numbe
   const portability = new Portability(opts.portable === true);
   /** Set once the catalog holds the shipment as 'sealing': from there on it is finished, not dropped. */
   let sealing = false;
-  const entries = new EntryPacker({ catalog: ctx.catalog, manifest, store, rows, lookup, pipeline, progress, warn, sha: against?.ids === 'sha256', notShipped });
+  const changing: Unsettled[] = [];
+  const unsettled = (u: Unsettled): void => {
+    if (changing.length < KEEP_UNSETTLED) changing.push(u);
+    counts.changing++;
+  };
+  const allowChanging = opts.allowChanging === true;
+  const entries = new EntryPacker({ catalog: ctx.catalog, manifest, store, rows, lookup, pipeline, progress, warn, sha: against?.ids === 'sha256', notShipped, unsettled, allowChanging });
   const bases = plan.bases;
   try {
     await manifest.add({
@@ -204,6 +211,7 @@ async function packLocked(ctx: Context, opts: PackOptions & { packTarget?: numbe
     if (measured) throw measured;
     counts.sparseFiles = entries.sparseFiles;
     counts.holeBytes = entries.holeBytes;
+    if (counts.changing > 0 && !allowChanging) throw sourceChanging(changing, counts.changing, source);
     const missed = Object.entries(counts.notShipped);
     if (opts.strict && missed.length > 0) {
       throw new BrickpostError('SOURCE_INCOMPLETE', `pack --strict: ${missed.map(([why, n]) => `${n} ${n === 1 ? 'entry' : 'entries'} ${why}`).join(', ')}; nothing was shipped`, {
@@ -300,7 +308,7 @@ async function packLocked(ctx: Context, opts: PackOptions & { packTarget?: numbe
     }
     await store.abort();
     // A drive that filled up or failed: keep what is written for --resume.
-    const resumable = err.category === 'environment' && !(err instanceof CapacityError) && err.code !== 'SOURCE_INCOMPLETE';
+    const resumable = err.category === 'environment' && !(err instanceof CapacityError) && err.code !== 'SOURCE_INCOMPLETE' && err.code !== 'SOURCE_CHANGING';
     await out.abort(resumable);
     if (!resumable) {
       rows.failed();

@@ -15,10 +15,20 @@ export async function* list(ctx: Context, opts: { drive: string; shipment?: stri
   const ids = ctx.identity().ageIdentities;
   const found = await findShipment(opts.drive, opts.shipment);
   const s = await openShipment(found.id, found.dir, trustedVerifiers(ctx.catalog));
+  // A file is yielded once its `more` records are read: the last may carry its `changing` mark.
+  let file: ListEntry | null = null;
   for await (const r of readManifest(s, ids)) {
+    if (r.t === 'more') {
+      if (r.changing && file) file.changing = true;
+      continue;
+    }
+    if (file) yield file;
+    file = null;
     const e = listEntry(r);
-    if (e) yield e;
+    if (e?.type === 'file') file = e;
+    else if (e) yield e;
   }
+  if (file) yield file;
 }
 
 /** The listing of one record, or null for records that are not entries. */
@@ -27,7 +37,7 @@ export function listEntry(r: ManifestRecord): ListEntry | null {
     case 'dir':
       return { type: 'dir', path: r.p, size: 0, mode: r.mode, mtimeNs: r.mtime, ...owner(r.o) };
     case 'file':
-      return { type: 'file', path: r.p, size: r.size, mode: r.mode, mtimeNs: r.mtime, ...(r.c.some((c) => c.length === 1) ? { sparse: true } : {}), ...owner(r.o) };
+      return { type: 'file', path: r.p, size: r.size, mode: r.mode, mtimeNs: r.mtime, ...(r.c.some((c) => c.length === 1) ? { sparse: true } : {}), ...owner(r.o), ...(r.changing ? { changing: true } : {}) };
     case 'link':
       return { type: 'link', path: r.p, size: 0, mode: 0o777, mtimeNs: r.mtime, target: r.target, ...owner(r.o) };
     case 'hard':

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { ERROR_CODES, isBrickpostError } from '@brickpost/manifest';
 import type { EventSink, VerifyOptions, VerifyProblem, VerifyReport } from '../api/index.js';
 import type { Context } from '../context.js';
+import { noteSeen } from '../catalog/seen.js';
 import { recordVerified } from '../custody/index.js';
 import { findShipment } from '../drive/layout.js';
 import { openShipment, type LenientFindings } from '../drive/open.js';
@@ -160,6 +161,7 @@ async function verifyFound(
   }
   progress.emit();
   report.ok = problems.length === 0;
+  if (opened?.signature === 'valid' && opened.signer.trusted) noteSeen(ctx, opened.info);
   if (opened) report.custody = await recordVerified(ctx, opened, { deep: opts.deep === true, ok: report.ok, problems: problems.length }, onEvent);
   report.seconds = (performance.now() - started) / 1000;
   return report;

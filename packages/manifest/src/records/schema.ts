@@ -7,7 +7,7 @@ import { BrickpostError, quote } from '../errors.js';
 import { fromField, toBytes, toField } from './bytes.js';
 import { checkKeys as keys, checkStr as str, checkUint as uint, malformed as fail } from './fields.js';
 import type { Json } from './json.js';
-import { CHUNKS_PER_RECORD, MANIFEST_FORMAT, MANIFEST_FORMATS, RECORD_LIMITS, manifestVersion, type Acl, type Basis, type ChunkRef, type DeltaRef, type EndRecord, type EntryAttributes, type FileRecord, type HeldRef, type HoleRef, type LinkRecord, type ManifestRecord, type Owner, type PackRecord, type PackedRef, type ShipmentRecord, type SpecialKind, type SpecialRecord, type Xattr } from './types.js';
+import { CHUNKS_PER_RECORD, MANIFEST_FORMAT, MANIFEST_FORMATS, RECORD_LIMITS, manifestVersion, type Acl, type Basis, type ChunkRef, type DeltaRef, type EndRecord, type EntryAttributes, type FileRecord, type HeldRef, type HoleRef, type LinkRecord, type ManifestRecord, type MoreRecord, type Owner, type PackRecord, type PackedRef, type ShipmentRecord, type SpecialKind, type SpecialRecord, type Xattr } from './types.js';
 
 const HEX64 = /^[0-9a-f]{64}$/;
 // Paths are bounded here only by the line; their length in bytes is the
@@ -176,6 +176,12 @@ function mtime(v: Json | undefined, where: string): string {
   return t;
 }
 
+/** The `changing` mark: present only as true. */
+function changing(v: Json | undefined, where: string): true {
+  if (v !== true) fail(where, 'field changing must be true when present');
+  return true;
+}
+
 const SPECIAL_KINDS: readonly SpecialKind[] = ['fifo', 'socket', 'char', 'block'];
 
 /**
@@ -215,7 +221,7 @@ export function checkRecord(v: Json, where: string, version: 1 | 2 = 1): Manifes
       keysWith(o, ['t', 'p', 'mode', 'mtime'], version === 2 ? ATTRS : [], where);
       return { t: 'dir', p: pathField(o.p, where, 'p', version), mode: uint(o.mode, where, 'mode', 0o7777), mtime: mtime(o.mtime, where), ...attributes(o, where, true) };
     case 'file': {
-      keysWith(o, ['t', 'p', 'size', 'mode', 'mtime', 'c'], version === 2 ? ['b', ...ATTRS] : ['b'], where);
+      keysWith(o, ['t', 'p', 'size', 'mode', 'mtime', 'c'], version === 2 ? ['b', ...ATTRS, 'changing'] : ['b'], where);
       const f: FileRecord = {
         t: 'file',
         p: pathField(o.p, where, 'p', version),
@@ -225,6 +231,7 @@ export function checkRecord(v: Json, where: string, version: 1 | 2 = 1): Manifes
         c: refs(o.c, where, version),
       };
       if ('b' in o) f.b = basis(o.b, where, version);
+      if ('changing' in o) f.changing = changing(o.changing, where);
       return Object.assign(f, attributes(o, where, false));
     }
     case 'link': {
@@ -254,9 +261,12 @@ export function checkRecord(v: Json, where: string, version: 1 | 2 = 1): Manifes
       }
       return Object.assign(r, attributes(o, where, false));
     }
-    case 'more':
-      keys(o, ['t', 'c'], where);
-      return { t: 'more', c: refs(o.c, where, version) };
+    case 'more': {
+      keysWith(o, ['t', 'c'], version === 2 ? ['changing'] : [], where);
+      const m: MoreRecord = { t: 'more', c: refs(o.c, where, version) };
+      if ('changing' in o) m.changing = changing(o.changing, where);
+      return m;
+    }
     case 'pack':
       keys(o, ['t', 'i', 'path', 'size', 'plain', 'chunks'], where);
       uint(o.i, where, 'i');
@@ -287,7 +297,7 @@ export function recordToJson(r: ManifestRecord, version: 1 | 2): unknown {
     case 'dir':
       return { t: 'dir', p: toField(r.p), mode: r.mode, mtime: r.mtime, ...attributesToJson(r) };
     case 'file':
-      return { t: 'file', p: toField(r.p), size: r.size, mode: r.mode, mtime: r.mtime, c: r.c, ...(r.b ? { b: [toField(r.b[0]), r.b[1], r.b[2]] } : {}), ...attributesToJson(r) };
+      return { t: 'file', p: toField(r.p), size: r.size, mode: r.mode, mtime: r.mtime, c: r.c, ...(r.b ? { b: [toField(r.b[0]), r.b[1], r.b[2]] } : {}), ...attributesToJson(r), ...(r.changing ? { changing: true } : {}) };
     case 'link':
       return { t: 'link', p: toField(r.p), target: toField(r.target), mtime: r.mtime, ...(r.o ? { o: r.o } : {}) };
     case 'hard':

@@ -129,6 +129,8 @@ export interface FileRecord extends EntryAttributes {
   c: ChunkRef[];
   /** Present when the file has delta refs: what they apply to. */
   b?: Basis;
+  /** v2, optional: the file kept changing while it was packed and was shipped as last read (pack --allow-changing). */
+  changing?: true;
 }
 
 /** A symbolic link (v2): `target` as the link holds it (escaped string), never resolved by a reader. */
@@ -166,6 +168,8 @@ export type EntryRecord = DirRecord | FileRecord | LinkRecord | HardRecord | Spe
 export interface MoreRecord {
   t: 'more';
   c: ChunkRef[];
+  /** v2, optional, on a file's last record only: as FileRecord.changing, for a file whose first record was written before its read ended. */
+  changing?: true;
 }
 
 export interface PackRecord {

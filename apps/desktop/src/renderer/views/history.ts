@@ -44,6 +44,12 @@ function reach(hist: DestHistory): string {
   return `${rule}${pins}; ${bytes(hist.undoBytes)} of undo data on disk`;
 }
 
+/** How far behind the newest shipment seen on a drive DEST is, as history says it. */
+function behind(n: NonNullable<DestHistory['newestSeen']>): string {
+  const seen = `seq ${n.newestSeq}, seen ${when(n.seenAt)}`;
+  return n.behind > 0 ? `${n.behind} shipment${n.behind === 1 ? '' : 's'} behind the newest seen (${seen})` : `up to date with the newest seen (${seen})`;
+}
+
 /** An ingest or rollback under way or interrupted: what DEST may hold meanwhile, and a button that finishes it. */
 function unfinished(hist: DestHistory, onFinish: () => Promise<void>): HTMLElement {
   const p = hist.inProgress!;
@@ -75,6 +81,7 @@ export function historyView(dest = ''): HTMLElement {
         ['Dataset', hist.dataset],
         ['Publisher key id', h('code', {}, fingerprint(hist.publisherKeyId))],
         ['Rollback reach', reach(hist)],
+        ...(hist.newestSeen ? [['Newest seen', behind(hist.newestSeen)] as [string, string]] : []),
       ]),
       table(hist, { rollback: (to, seq) => confirm(to, seq), pin: (to, seq) => askPin(to, seq), unpin: (name) => void unpin(name) }),
     );
