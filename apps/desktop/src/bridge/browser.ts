@@ -134,6 +134,7 @@ function install(): void {
     verify: (id, o, on) => job('verify', id, o, on),
     ingest: (id, o, on) => job('ingest', id, o, on),
     extract: (id, o, on) => job('extract', id, o, on),
+    rebuildDrive: (id, o, on) => job('rebuildDrive', id, o, on),
     cancel: async (id) => {
       await post(`/api/job/${encodeURIComponent(id)}/cancel`, {});
     },

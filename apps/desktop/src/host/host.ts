@@ -7,7 +7,7 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { Engine } from '@brickpost/engine';
-import { BrickpostError, isBrickpostError, quote, renderReportHtml, type ExtractOptions } from '@brickpost/engine/api';
+import { BrickpostError, isBrickpostError, quote, renderReportHtml, type ExtractOptions, type RebuildDriveOptions } from '@brickpost/engine/api';
 import type { JobListener } from '../shared/api.js';
 import { isJobMethod, isQuickMethod, type JobMethod, type QuickMethod } from '../shared/methods.js';
 import { boolField, jobIdArg, objectArg, stringField, stringListField, type Opts } from './args.js';
@@ -144,6 +144,8 @@ export class DesktopHost implements HostPort {
           return e.ingest(opts as never, sink, signal);
         case 'extract':
           return e.extract(extractOptions(opts), sink, signal);
+        case 'rebuildDrive':
+          return e.rebuildDrive(rebuildOptions(opts), sink, signal);
         default:
           return unhandled(method);
       }
@@ -210,6 +212,18 @@ function extractOptions(o: Opts): ExtractOptions {
   if (shipment !== undefined) x.shipment = shipment;
   if (drives.length > 0) x.drives = drives;
   for (const f of APPLY_FLAGS) if (boolField(m, o, f)) x[f] = true;
+  return x;
+}
+
+/** RebuildDriveOptions from the renderer's object, each field checked. @throws BrickpostError USAGE */
+function rebuildOptions(o: Opts): RebuildDriveOptions {
+  const m = 'rebuildDrive';
+  const shipment = stringField(m, o, 'shipment', true);
+  const member = o['member'];
+  if (member !== undefined && (typeof member !== 'number' || !Number.isInteger(member) || member < 1)) throw new BrickpostError('USAGE', `rebuildDrive: member is not a drive number`);
+  const x: RebuildDriveOptions = { from: stringListField(m, o, 'from'), to: stringField(m, o, 'to') };
+  if (typeof member === 'number') x.member = member;
+  if (shipment !== undefined) x.shipment = shipment;
   return x;
 }
 

@@ -58,6 +58,7 @@ const api: DesktopApi = {
   verify: (id, o, on) => job('verify', id, o, on),
   ingest: (id, o, on) => job('ingest', id, o, on),
   extract: (id, o, on) => job('extract', id, o, on),
+  rebuildDrive: (id, o, on) => job('rebuildDrive', id, o, on),
   cancel: (id) => invoke('cancel', id),
   receipt: (o) => invoke('receipt', o),
   history: (o) => invoke('history', o),

@@ -30,7 +30,7 @@ export const QUICK_METHODS = [
 ] as const satisfies ReadonlyArray<keyof DesktopApi>;
 
 /** Long jobs: `method(jobId, opts, onEvent)`; `cancel(jobId)` stops one. */
-export const JOB_METHODS = ['pack', 'verify', 'ingest', 'extract'] as const satisfies ReadonlyArray<keyof DesktopApi>;
+export const JOB_METHODS = ['pack', 'verify', 'ingest', 'extract', 'rebuildDrive'] as const satisfies ReadonlyArray<keyof DesktopApi>;
 
 export type QuickMethod = (typeof QUICK_METHODS)[number];
 export type JobMethod = (typeof JOB_METHODS)[number];

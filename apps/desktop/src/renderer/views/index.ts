@@ -6,4 +6,5 @@
 export { historyView } from './history.js';
 export { homeView } from './home.js';
 export { planView } from './plan.js';
+export { rebuildView } from './rebuild.js';
 export { trustView } from './trust.js';
