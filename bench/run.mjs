@@ -4,7 +4,7 @@
  * a tar | zstd | age pipeline), on one generated dataset, in one run.
  *
  *   node bench/run.mjs [--size 2G] [--seed 1] [--source DIR] [--only brickpost,restic,rustic,borg,pipeline]
- *                      [--scenario initial,cores,sets,incremental,report] [--repeat N] [--work DIR] [--warm] [--keep]
+ *                      [--scenario initial,cores,sets,incremental,report,parallel] [--repeat N] [--work DIR] [--warm] [--keep]
  *
  * --source DIR benchmarks any folder instead of a generated dataset (it is
  * read, never changed: a scenario that changes the source works on a copy).
@@ -40,9 +40,10 @@ import cores from './scenarios/cores.mjs';
 import incremental from './scenarios/incremental.mjs';
 import sets from './scenarios/sets.mjs';
 import report from './scenarios/report.mjs';
+import parallel from './scenarios/parallel.mjs';
 
 const TOOLS = [brickpost, restic, rustic, borg, pipeline];
-const SCENARIOS = { initial, cores, sets, incremental, report };
+const SCENARIOS = { initial, cores, sets, incremental, report, parallel };
 const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(here, '..');
 const log = (msg) => process.stderr.write(`bench: ${msg}\n`);
@@ -139,6 +140,8 @@ async function runTool(tool, scenarios, ctx, opts) {
   const records = [];
   const base = { tool: tool.name };
   const plan = scenarios.flatMap((sc) => sc.ops.map((op) => ({ sc, op })));
+  // Scenarios of reference steps only (parallel) need no tool set up.
+  if (plan.length === 0) return records;
   const missing = missingCommands(tool.requires);
   const reason = missing.length ? `not installed: ${missing.join(', ')}` : tool.unavailable(ctx);
   if (reason) {

@@ -7,7 +7,7 @@
  * deep) and ingests with it standing in for the lost drive; its custody
  * log says who rebuilt it from which drives. Refused: too few drives, a
  * damaged source drive (named), parity that yields wrong bytes, drives of
- * two sets, a target that is not empty or already a member, a set whose
+ * two sets, a set without parity, a target that is not empty or already a member, a set whose
  * drives carry no copies of the lost drive's tag files. A rebuild killed
  * part way leaves no complete-looking drive and the next run finishes it.
  */
@@ -40,6 +40,7 @@ describe('rebuild-drive', () => {
   const courier = join(root, 'courier');
   let id = '';
   let other = '';
+  let recipient = '';
   const set: string[] = [];
   const small: string[] = [];
 
@@ -59,7 +60,7 @@ describe('rebuild-drive', () => {
 
   before(() => {
     makeDataset(src, '6M', 7);
-    const recipient = publisherAndSubscriber(pub, sub);
+    recipient = publisherAndSubscriber(pub, sub);
     assert.equal(brickpost(courier, ['keygen', '--name', 'courier']).code, 0);
     const pk = JSON.parse(brickpost(pub, ['whoami', '--json']).stdout).minisignPublicKey;
     assert.equal(brickpost(courier, ['trust', 'add', pk, '--name', 'publisher']).code, 0);
@@ -190,6 +191,17 @@ describe('rebuild-drive', () => {
     assert.equal(r.code, 1, r.stdout + r.stderr);
     assert.equal(errorEvent(r).code, 'SET_MISMATCH');
     assert.match(errorEvent(r).message, new RegExp(`holds shipment "${other}", not "${id}"`));
+  });
+
+  test('a set without parity cannot rebuild a drive', () => {
+    const pair = [join(root, 'pair', 'd1'), join(root, 'pair', 'd2')];
+    for (const d of pair) mkdirSync(d, { recursive: true });
+    assert.equal(brickpost(pub, ['pack', src, '--to', pair[0]!, '--to', pair[1]!, '--no-self', '--recipient', recipient, '--dataset', 'pair']).code, 0);
+    const fresh = join(root, 'pair', 'new');
+    mkdirSync(fresh);
+    const r = rebuild([pair[0]!, '--to', fresh]);
+    assert.equal(r.code, 8);
+    assert.match(errorEvent(r).message, /a set of 2 drives without parity: a lost drive cannot be computed from the others/);
   });
 
   test('a target that is not empty, or already a drive of the set, is refused', () => {

@@ -7,7 +7,7 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { Engine } from '@brickpost/engine';
-import { BrickpostError, isBrickpostError, parseMaxLag, quote, type ExtractOptions } from '@brickpost/engine/api';
+import { BrickpostError, isBrickpostError, parseMaxLag, quote, type ExtractOptions, type RebuildDriveOptions } from '@brickpost/engine/api';
 import { renderReportHtml } from '@brickpost/engine/report-html';
 import type { DesktopApi, JobListener } from '../shared/api.js';
 import { isJobMethod, isQuickMethod, type JobMethod, type Method, type QuickMethod } from '../shared/methods.js';
@@ -187,6 +187,7 @@ const JOBS: { [M in JobMethod]: (e: Engine, opts: Opts, sink: JobListener, signa
   verify: (e, o, sink, signal) => e.verify(o as never, sink, signal),
   ingest: (e, o, sink, signal) => e.ingest(o as never, sink, signal),
   extract: (e, o, sink, signal) => e.extract(extractOptions(o), sink, signal),
+  rebuildDrive: (e, o, sink, signal) => e.rebuildDrive(rebuildOptions(o), sink, signal),
 };
 
 /** Writes the receipt (default: HOME/receipts/DEST-NAME-TIME.json) and returns it with the file's text. */
@@ -214,6 +215,18 @@ function extractOptions(o: Opts): ExtractOptions {
   if (shipment !== undefined) x.shipment = shipment;
   if (drives.length > 0) x.drives = drives;
   for (const f of APPLY_FLAGS) if (boolField(m, o, f)) x[f] = true;
+  return x;
+}
+
+/** RebuildDriveOptions from the renderer's object, each field checked. @throws BrickpostError USAGE */
+function rebuildOptions(o: Opts): RebuildDriveOptions {
+  const m = 'rebuildDrive';
+  const shipment = stringField(m, o, 'shipment', true);
+  const member = o['member'];
+  if (member !== undefined && (typeof member !== 'number' || !Number.isInteger(member) || member < 1)) throw new BrickpostError('USAGE', `rebuildDrive: member is not a drive number`);
+  const x: RebuildDriveOptions = { from: stringListField(m, o, 'from'), to: stringField(m, o, 'to') };
+  if (typeof member === 'number') x.member = member;
+  if (shipment !== undefined) x.shipment = shipment;
   return x;
 }
 

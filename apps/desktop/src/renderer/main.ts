@@ -1,7 +1,7 @@
 /**
  * The desktop renderer: plain DOM, no framework. A hash router shows one
  * view at a time: #/publish and #/receive (the wizards), #/history, #/subscribers, #/trust,
- * #/plan, and the start page. Everything it knows comes from `window.brickpost`
+ * #/plan, #/rebuild, and the start page. Everything it knows comes from `window.brickpost`
  * (apps/desktop/src/shared/api.ts); values from drives are shown as text only.
  */
 import { ready } from './api.js';
@@ -9,7 +9,7 @@ import { publishView } from './publish/index.js';
 import { receiveView } from './receive/index.js';
 import { h, replace } from './ui/dom.js';
 import { errorBanner } from './ui/errors.js';
-import { historyView, homeView, planView, subscribersView, trustView } from './views/index.js';
+import { historyView, homeView, planView, rebuildView, subscribersView, trustView } from './views/index.js';
 
 const NAV: Array<[string, string]> = [
   ['#/publish', 'Send'],
@@ -47,6 +47,9 @@ function route(main: HTMLElement, nav: HTMLElement): void {
         break;
       case '#/plan':
         view = planView(Number(params.get('bytes')) || undefined);
+        break;
+      case '#/rebuild':
+        view = rebuildView(params.getAll('drive'));
         break;
       default:
         view = homeView();

@@ -23,6 +23,8 @@ import type {
   PackSummary,
   PlanOptions,
   PlanResult,
+  RebuildDriveOptions,
+  RebuildDriveSummary,
   ReceiptSummary,
   ResumeSummary,
   PinSummary, RollbackSummary,
@@ -136,6 +138,8 @@ export interface DesktopApi {
   ingest(jobId: string, opts: IngestOptions, onEvent: JobListener): Promise<IngestSummary>;
   /** Takes the named files and folders of a shipment into a folder, without ingesting it. */
   extract(jobId: string, opts: ExtractOptions, onEvent: JobListener): Promise<ExtractSummary>;
+  /** Writes a lost drive of a set onto a new, empty drive from the others (no decryption key needed). */
+  rebuildDrive(jobId: string, opts: RebuildDriveOptions, onEvent: JobListener): Promise<RebuildDriveSummary>;
   cancel(jobId: string): Promise<void>;
 
   /** Writes a signed receipt of DEST to `out` (default: the home's receipts folder) and returns it with its text. */

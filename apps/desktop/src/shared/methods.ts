@@ -38,6 +38,7 @@ export const METHODS = {
   verify: 'job',
   ingest: 'job',
   extract: 'job',
+  rebuildDrive: 'job',
   cancel: 'jobId',
   receipt: 'opts',
   history: 'opts',

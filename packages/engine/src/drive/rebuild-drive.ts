@@ -46,6 +46,11 @@ export async function rebuildDrive(ctx: Context, opts: RebuildDriveOptions, onEv
   const set = m.set;
   if (!set) throw new BrickpostError('USAGE', `shipment ${quote(m.first.id)} is on a single drive, not a drive set: there is no parity to rebuild a drive from`, { hint: 'copy the drive instead, and check the copy with brickpost verify' });
   const id = m.first.id;
+  if (set.parity === 0) {
+    throw new BrickpostError('SET_INCOMPLETE', `shipment ${quote(id)} is a set of ${set.shares.length} drives without parity: a lost drive cannot be computed from the others`, {
+      hint: 'ask the publisher for a new copy of the lost drive (pack --parity M makes sets that survive M lost drives)',
+    });
+  }
   const target = whichDrive(m, opts.member);
   const n = set.shares.length;
   const have = [...m.members.keys()].sort((a, b) => a - b);

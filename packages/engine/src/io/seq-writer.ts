@@ -17,12 +17,18 @@ export interface WriteTap {
  * A file written front to back in large writes, hashed (SHA-256) as it is
  * written. Buffers are batched into writev calls of about `batch` bytes and
  * one write is kept in flight while the caller prepares the next, so CPU
- * work and disk writes overlap. Created with O_EXCL: never overwrites.
+ * work and disk writes overlap; with `queue`, up to that many more bytes
+ * may wait behind it, written in order, before write() waits (a drive of a
+ * set that is busy does not hold up the writer feeding the others).
+ * Created with O_EXCL: never overwrites.
  */
 export class SeqWriter {
   private pending: Buffer[] = [];
   private pendingBytes = 0;
   private inFlight: Promise<void> = Promise.resolve();
+  /** With a queue: the writes not yet complete, oldest first, and their bytes. */
+  private readonly writes: Array<Promise<void>> = [];
+  private queuedBytes = 0;
   private readonly hash: Hash | null;
   size = 0;
   /** Bytes the file system has taken (their writes completed): a caller may reuse those Buffers. */
@@ -36,6 +42,8 @@ export class SeqWriter {
     hash = true,
     /** What the file is on, for the hint of a failure. */
     private readonly on?: Place,
+    /** Bytes that may wait behind the write in flight (0: none). */
+    private readonly queue = 0,
   ) {
     this.hash = hash ? createHash('sha256') : null;
   }
@@ -46,9 +54,9 @@ export class SeqWriter {
    * hashes the content itself (close then returns '').
    * @throws BrickpostError NO_SPACE, READ_ONLY, PERMISSION, IO
    */
-  static async create(path: string, opts: { batch?: number; tap?: WriteTap; hash?: boolean; on?: Place } = {}): Promise<SeqWriter> {
+  static async create(path: string, opts: { batch?: number; tap?: WriteTap; hash?: boolean; on?: Place; queue?: number } = {}): Promise<SeqWriter> {
     try {
-      return new SeqWriter(await open(path, 'wx', 0o644), path, opts.batch ?? 4 << 20, opts.tap, opts.hash ?? true, opts.on);
+      return new SeqWriter(await open(path, 'wx', 0o644), path, opts.batch ?? 4 << 20, opts.tap, opts.hash ?? true, opts.on, opts.queue ?? 0);
     } catch (e) {
       throw toEnvironmentError(e, `cannot create ${quote(path)}`, opts.on ? { on: opts.on } : {});
     }
@@ -68,9 +76,25 @@ export class SeqWriter {
   private async flush(): Promise<void> {
     const bufs = this.pending;
     this.pending = [];
+    const bytes = this.pendingBytes;
     this.pendingBytes = 0;
-    await this.inFlight;
-    this.inFlight = this.writeAll(bufs);
+    if (this.queue === 0) {
+      await this.inFlight;
+      this.inFlight = this.writeAll(bufs);
+      return;
+    }
+    // Each write starts when the one before it ends, so the file is written in order.
+    this.queuedBytes += bytes;
+    const next = this.inFlight
+      .then(() => this.writeAll(bufs))
+      .finally(() => {
+        this.queuedBytes -= bytes;
+        this.writes.shift();
+      });
+    next.catch(() => undefined);
+    this.writes.push(next);
+    this.inFlight = next;
+    while (this.queuedBytes > this.queue + bytes && this.writes.length > 1) await this.writes[0];
   }
 
   /** Writes everything queued so far; resolves once it is written. */

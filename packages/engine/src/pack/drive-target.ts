@@ -41,6 +41,8 @@ export class DriveTarget {
     onEvent: EventSink,
     /** Bytes gathered per write: a set has many files open at once, each holding a batch and one in flight. */
     private readonly batch: number,
+    /** Bytes a file of a set's drive may have waiting behind its write in flight (see open). */
+    private readonly queue: number,
   ) {
     this.final = bagDir(root, shipment);
     this.part = this.final + PART_SUFFIX;
@@ -57,7 +59,10 @@ export class DriveTarget {
       throw toEnvironmentError(e, `cannot create the shipment folder on ${quote(o.root)}`, { on: 'drive' });
     });
     const rw = o.recovery > 0 ? await RecoveryWriter.create(part, { percent: o.recovery }) : null;
-    return new DriveTarget(o.root, o.share, o.shipment, o.capacity, rw, o.onEvent, Math.max(1 << 20, Math.floor((4 << 20) / o.drives)));
+    const batch = Math.max(1 << 20, Math.floor((4 << 20) / o.drives));
+    // One writer feeds every drive of a set: a drive busy with its last write must not stop it from feeding the others.
+    const queue = o.drives > 1 ? Math.max(2 * batch, Math.floor((64 << 20) / o.drives)) : 0;
+    return new DriveTarget(o.root, o.share, o.shipment, o.capacity, rw, o.onEvent, batch, queue);
   }
 
   /** Expected bytes for this drive, for its ETA. */
@@ -80,6 +85,7 @@ export class DriveTarget {
       ...opts,
       on: 'drive',
       batch: this.batch,
+      queue: this.queue,
       tap: {
         data: async (buf, offset) => {
           this.count(buf.length);

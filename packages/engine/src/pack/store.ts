@@ -143,7 +143,8 @@ export class ChunkStore {
 
   /** Closes the open packs; returns every pack, by number. */
   async finish(): Promise<PackInfo[]> {
-    for (let s = 0; s < this.current.length; s++) if (this.current[s]) await this.closePack(s);
+    // Each drive flushes its last pack at once: closing one after another would leave the others idle.
+    await Promise.all(this.current.map((w, s) => (w ? this.closePack(s) : undefined)));
     return this.streams.flat().sort((a, b) => a.index - b.index);
   }
 

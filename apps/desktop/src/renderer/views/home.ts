@@ -23,6 +23,7 @@ export function homeView(): HTMLElement {
       { class: 'tiles' },
       h('a', { class: 'tile', href: '#/publish' }, h('span', { class: 'tile-title' }, 'Send a dataset'), h('span', {}, 'Pack a folder onto one or more drives for your subscribers.')),
       h('a', { class: 'tile', href: '#/receive' }, h('span', { class: 'tile-title' }, 'Receive a drive'), h('span', {}, 'Check a drive that arrived and copy it into a folder.')),
+      h('a', { class: 'tile', href: '#/rebuild' }, h('span', { class: 'tile-title' }, 'Rebuild a lost drive'), h('span', {}, 'Write a lost drive of a set onto a new one from the others.')),
       h('a', { class: 'tile', href: '#/plan' }, h('span', { class: 'tile-title' }, 'Plan'), h('span', {}, 'Ship drives or send over the network? Time for both.')),
     ),
   );

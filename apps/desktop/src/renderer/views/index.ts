@@ -7,5 +7,6 @@
 export { historyView } from './history.js';
 export { homeView } from './home.js';
 export { planView } from './plan.js';
+export { rebuildView } from './rebuild.js';
 export { subscribersView } from './subscribers.js';
 export { trustView } from './trust.js';
