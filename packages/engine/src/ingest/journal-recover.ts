@@ -8,6 +8,7 @@ import { salvageTables } from '../io/salvage.js';
 import { setAside } from '../io/set-aside.js';
 import { UNDO_KEEP } from './commit.js';
 import { DestDb } from './dest-db.js';
+import { dropUndoFiles } from './undo-db.js';
 import { markerFile, readMarker, removeMarker } from './marker.js';
 import { DestFolder, realDest } from './state.js';
 
@@ -17,7 +18,8 @@ import { DestFolder, realDest } from './state.js';
  * (journal.sqlite.damaged-TIME, never deleted), a new one is made, and what
  * can still be read of its lasting tables is copied (`journal`: the apply
  * or rollback in progress; `ops`: what each kept shipment did, for
- * rollback; the scratch tables are remade by every ingest). DEST's files
+ * rollback; `undo_*`: the chunk lists of replaced files; the scratch
+ * tables are remade by every ingest). DEST's files
  * and state.json are not touched.
  *
  * An apply or rollback in progress is kept only with every one of its
@@ -44,10 +46,16 @@ export async function recoverJournal(destPath: string, opts: { force?: boolean }
     const db = new DestDb(folder.state);
     let closed = false;
     try {
-      summary.kept = found === 'not-sqlite' ? [] : salvageTables(summary.setAside[0]!, db.db, ['journal', 'ops']);
+      summary.kept = found === 'not-sqlite' ? [] : salvageTables(summary.setAside[0]!, db.db, ['journal', 'ops', ...UNDO_TABLES]);
       const [journal, ops] = [summary.kept.find((t) => t.table === 'journal'), summary.kept.find((t) => t.table === 'ops')];
       const j = db.pending();
-      const whole = ops !== undefined && ops.error === null && ops.lost === 0;
+      const undoWhole = UNDO_TABLES.every((name) => {
+        const t = summary.kept.find((x) => x.table === name);
+        return t !== undefined && t.error === null && t.lost === 0;
+      });
+      // Without every chunk list, a rollback would leave out the files kept by chunks: the steps go too.
+      if (!undoWhole) forgetChunkLists(db, summary, existsSync(join(folder.state, 'undo-chunks')));
+      const whole = ops !== undefined && ops.error === null && ops.lost === 0 && undoWhole;
       if (j && whole) {
         summary.pending = { kind: j.kind, shipmentId: j.shipment };
         summary.rebuilt.push({ what: `the ${j.kind === 'apply' ? 'commit' : 'rollback'} of shipment ${j.shipment} in progress`, from: `the damaged journal; the next ${commandLine([j.kind === 'apply' ? 'ingest' : 'rollback'])} on this destination finishes it` });
@@ -78,6 +86,22 @@ export async function recoverJournal(destPath: string, opts: { force?: boolean }
   } finally {
     await unlock();
   }
+}
+
+/** The journal's tables of the chunk undo store (undo-db.ts), parents first. */
+const UNDO_TABLES = ['undo_chunks', 'undo_files', 'undo_refs'] as const;
+
+/** Drops the steps of every shipment and the chunk lists, when a chunk list was lost: rollback cannot go back at all. */
+function forgetChunkLists(db: DestDb, summary: RecoverSummary, hadStore: boolean): void {
+  const shipments = db.db.prepare('SELECT DISTINCT shipment FROM undo_files UNION SELECT DISTINCT shipment FROM ops').pluck().all() as string[];
+  for (const s of shipments) {
+    db.dropOps(s);
+    dropUndoFiles(db, s);
+  }
+  if (hadStore) summary.lost.push({
+    what: 'the chunk lists of replaced files (the chunk undo store\'s record)',
+    meaning: "'brickpost rollback' and 'extract --at' can no longer go back before the current shipment; the chunks are removed by the next ingest; ingesting goes on as before",
+  });
 }
 
 /** The shipments whose undo area is kept but whose steps were lost: rollback stops short of them. */
