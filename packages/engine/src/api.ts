@@ -95,8 +95,18 @@ export interface TrustedKey {
   self: boolean;
 }
 
+/** How to reach object storage (README "Object storage"); credentials come from the environment and AWS's shared files only. */
+export interface S3Options {
+  /** The S3 service's URL (`--endpoint-url`), for servers other than AWS; else AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL. */
+  endpointUrl?: string;
+  /** A profile of ~/.aws/credentials and ~/.aws/config (else AWS_PROFILE, else `default`). */
+  profile?: string;
+}
+
 export interface PackOptions {
+  /** A folder, or `s3://BUCKET/PREFIX` (the objects under it, reached as `s3` says). */
   source: string;
+  s3?: S3Options;
   /** Drive roots; the shipment goes under DRIVE/brickpost/. Several make a drive set. */
   drives: string[];
   /** Parity drives of a set, m (FORMAT.md §drive-sets). Default 1 for three or more drives, else 0. */
@@ -211,6 +221,8 @@ export interface PackSummary {
 
 export interface IngestOptions {
   drive: string;
+  /** How to reach a destination `s3://BUCKET/PREFIX`. */
+  s3?: S3Options;
   /** More drives of the same drive set (any k of the N drives make the shipment). */
   drives?: string[];
   /** With a drive set short of drives: copy the given drives into DEST/.brickpost/gather/ to be used with the next drives. */

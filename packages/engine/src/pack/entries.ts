@@ -57,6 +57,8 @@ export interface EntryPackerParts {
   sha: boolean;
   /** A file that could not be read (gone, or permission denied): left out of the shipment, with its reason. */
   notShipped: (path: string, reason: string) => void;
+  /** Where the bytes of a file are not at its `abs` (object storage): a local copy to read, and its removal once read. */
+  fetch?: { fetch(entry: SourceEntry): Promise<string>; release(file: string): Promise<void> };
 }
 
 /**
@@ -145,22 +147,28 @@ export class EntryPacker {
     file.basis = p.lookup.basis(entry.path);
     const signature = entry.size >= SIGNATURE_MIN ? blockSizeFor(entry.size) : 0;
     const keep = file.basis !== null;
+    const f = p.fetch;
     if (entry.size <= WHOLE_FILE_MAX) {
-      const job = p.pipeline
-        .encodeFile(entry.abs, entry.size, { sha: p.sha, signature, raw: keep })
-        .then(async (r) => ({ ...r, chunks: await Promise.all(r.chunks.map((c) => this.speculate(file, c, c.raw))) }));
+      // A copy to fetch first is fetched in the background: the queue bounds how many at once.
+      const read = f ? f.fetch(entry).then((local) => p.pipeline.encodeFile(local, entry.size, { sha: p.sha, signature, raw: keep }).finally(() => f.release(local))) : p.pipeline.encodeFile(entry.abs, entry.size, { sha: p.sha, signature, raw: keep });
+      const job = read.then(async (r) => ({ ...r, chunks: await Promise.all(r.chunks.map((c) => this.speculate(file, c, c.raw))) }));
       job.catch(() => undefined);
       this.queue.push({ kind: 'whole', file, job });
       this.queuedBytes += entry.size;
       return this.drain(MAX_QUEUE);
     }
     const changed = (how: string): void => p.warn('CHANGED', `${quote(entry.path)} ${how}`, entry.path);
-    for await (const { length, job: encoded } of p.pipeline.encodeLarge(entry.abs, entry.size, { sha: p.sha, signature, raw: keep }, changed, (s) => (file.signature = s))) {
-      const job = encoded.then((c) => this.speculate(file, c, c.raw));
-      job.catch(() => undefined);
-      this.queue.push({ kind: 'chunk', file, length, job });
-      this.queuedBytes += length;
-      await this.drain(MAX_QUEUE);
+    const local = f ? await f.fetch(entry) : entry.abs;
+    try {
+      for await (const { length, job: encoded } of p.pipeline.encodeLarge(local, entry.size, { sha: p.sha, signature, raw: keep }, changed, (s) => (file.signature = s))) {
+        const job = encoded.then((c) => this.speculate(file, c, c.raw));
+        job.catch(() => undefined);
+        this.queue.push({ kind: 'chunk', file, length, job });
+        this.queuedBytes += length;
+        await this.drain(MAX_QUEUE);
+      }
+    } finally {
+      if (f) await f.release(local);
     }
     this.queue.push({ kind: 'end', file });
     return this.drain(MAX_QUEUE);
