@@ -59,6 +59,11 @@ const maxExpansion: OptionSpec = {
   value: 'N',
   help: "accept a shipment whose data expands up to N times its size on the drive (default 10000; 'none' for no limit); holes of sparse files do not count",
 };
+/** How to reach object storage (README "Object storage"); credentials only from the environment and ~/.aws. */
+const S3: OptionSpec[] = [
+  { name: 'endpoint-url', type: 'string', value: 'URL', help: 'the S3 service to use for s3:// URLs, for servers other than AWS (default: $AWS_ENDPOINT_URL_S3, $AWS_ENDPOINT_URL)' },
+  { name: 'profile', type: 'string', value: 'NAME', help: 'the profile of ~/.aws/credentials and ~/.aws/config for s3:// URLs (default: $AWS_PROFILE, else default)' },
+];
 const shipment: OptionSpec = {
   name: 'shipment',
   type: 'string',
@@ -148,7 +153,7 @@ export const COMMANDS: CommandSpec[] = [
   {
     name: 'pack',
     summary: 'pack a folder into a signed, encrypted shipment on a drive',
-    args: ['SOURCE-DIR'],
+    args: ['SOURCE-DIR-or-S3-URL'],
     min: 1,
     options: [
       { name: 'to', type: 'string', multiple: true, required: true, value: 'DRIVE-DIR', help: 'the drive (folder) to write to; repeatable' },
@@ -170,6 +175,7 @@ export const COMMANDS: CommandSpec[] = [
       { name: 'exclude-caches', type: 'boolean', help: 'leave out folders holding a CACHEDIR.TAG file' },
       { name: 'strict', type: 'boolean', help: 'fail (exit 5, nothing shipped) when anything but what you excluded cannot be shipped' },
       { name: 'portable', type: 'boolean', help: 'refuse names not every system can hold (case or Unicode-form twins, Windows-reserved names and characters, names not UTF-8)' },
+      ...S3,
       json('print NDJSON events'),
     ],
     json: 'events',
@@ -197,7 +203,7 @@ export const COMMANDS: CommandSpec[] = [
   {
     name: 'ingest',
     summary: 'verify a shipment and apply it to a destination folder',
-    args: ['DRIVE-DIR', 'DEST-DIR'],
+    args: ['DRIVE-DIR', 'DEST-DIR-or-S3-URL'],
     min: 2,
     max: 257,
     options: [
@@ -211,6 +217,7 @@ export const COMMANDS: CommandSpec[] = [
       { name: 'keep-undo', type: 'string', value: 'N', help: 'how many shipments stay undoable by rollback (default 3, 0 keeps none); remembered by DEST' },
       maxExpansion,
       ...APPLY,
+      ...S3,
       json('print NDJSON events'),
     ],
     json: 'events',
