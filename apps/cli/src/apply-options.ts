@@ -37,3 +37,11 @@ export function expansionOption(inv: Invocation): Pick<IngestOptions, 'maxExpans
   if (v === undefined) return {};
   return { maxExpansion: v === 'none' ? 'none' : /^[0-9]{1,15}$/.test(v) ? Number(v) : NaN };
 }
+
+/** --endpoint-url and --profile: how to reach an s3:// source or destination, or nothing when neither is given. */
+export function s3Option(inv: Invocation): { s3?: { endpointUrl?: string; profile?: string } } {
+  const endpointUrl = str(inv, 'endpoint-url');
+  const profile = str(inv, 'profile');
+  if (endpointUrl === undefined && profile === undefined) return {};
+  return { s3: { ...(endpointUrl !== undefined ? { endpointUrl } : {}), ...(profile !== undefined ? { profile } : {}) } };
+}

@@ -2,6 +2,7 @@
  * PackOptions from `pack`'s command line: recipients expanded from keys and
  * files, the compression level checked, the self-recipient rule applied.
  */
+import { s3Option } from './apply-options.js';
 import { parseDuration, parseSize as sizeOf } from '@brickpost/engine/api';
 import type { PackOptions } from '@brickpost/engine/api';
 import type { Invocation } from './context.js';
@@ -30,7 +31,7 @@ export async function packOptions(inv: Invocation, trusted?: TrustedKeys): Promi
   if (noSelf && recipients.length === 0) {
     throw usageError('no recipients: with --no-self, give at least one --recipient', 'pack');
   }
-  const opts: PackOptions = { source: inv.positionals[0]!, drives: list(inv, 'to'), recipients, noSelf };
+  const opts: PackOptions = { source: inv.positionals[0]!, drives: list(inv, 'to'), recipients, noSelf, ...s3Option(inv) };
   const dataset = str(inv, 'dataset');
   const label = str(inv, 'label');
   if (dataset !== undefined) opts.dataset = dataset;

@@ -17,6 +17,8 @@ import { extractAt } from './ingest/extract-at.js';
 import { pin, prune, unpin } from './ingest/undo-points.js';
 import type { ExtractAtOptions, ExtractAtSummary, PinOptions, PinSummary, PruneOptions, PruneSummary, UnpinOptions } from './api/index.js';
 import { ingest } from './ingest/ingest.js';
+import { s3Ingest } from './s3/ingest.js';
+import { isS3Url } from './s3/url.js';
 import { reconcileAll, reconcileDest } from './ingest/record.js';
 import { rollback } from './ingest/rollback.js';
 import { resume } from './ingest/settle.js';
@@ -198,6 +200,8 @@ export class Engine {
    * @throws BrickpostError authenticity, integrity, UNSAFE_ENTRY, CHAIN_REPLAY, CHAIN_GAP, CHAIN_FORK, BASIS_MISSING, DATASET_MISMATCH, NO_IDENTITY, LOCKED, USAGE, CANCELLED, IO, NO_SPACE, PERMISSION
    */
   ingest(opts: IngestOptions, onEvent: EventSink, signal?: AbortSignal): Promise<IngestSummary> {
+    // An object storage destination (s3/ingest.ts) keeps its state beside its objects.
+    if (isS3Url(opts.dest)) return s3Ingest(this.ctx, opts, onEvent, signal);
     return ingest(this.ctx, opts, onEvent, signal);
   }
 
@@ -216,6 +220,8 @@ export class Engine {
    * @throws BrickpostError AMBIGUOUS_SHIPMENT (no rule picks one), NOT_FOUND, NOT_A_DRIVE
    */
   nextShipment(drive: string, dest: string): Promise<ShipmentChoice | null> {
+    // Object storage: the shipment is named with --shipment when a drive holds several.
+    if (isS3Url(dest)) return Promise.resolve(null);
     return chooseShipment(drive, dest);
   }
 

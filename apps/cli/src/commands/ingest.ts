@@ -3,7 +3,7 @@ import { retentionOptions } from '../retention-options.js';
 import type { CommandRun } from '../context.js';
 import { flag, str } from '../context.js';
 import { averageRate, commandLine, formatBytes, formatCount, formatRate, plural, printable } from '../format.js';
-import { applyOptions, expansionOption } from '../apply-options.js';
+import { applyOptions, expansionOption, s3Option } from '../apply-options.js';
 import { describeCreated } from '@brickpost/engine/api';
 import { printSummary, runJob } from '../job.js';
 import { withEngine } from '../session.js';
@@ -25,6 +25,7 @@ export const run: CommandRun = async (ctx, inv) => {
     ...(flag(inv, 'allow-expired') ? { allowExpired: true } : {}),
     ...applyOptions(inv),
     ...expansionOption(inv),
+    ...s3Option(inv),
     dest,
     ...(shipment !== undefined ? { shipment } : {}),
     ...(requestOut !== undefined ? { requestOut } : {}),

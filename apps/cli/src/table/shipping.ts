@@ -1,12 +1,12 @@
 /** The commands of packing a shipment, checking it, and taking it off a drive, in help order. */
 import { RETENTION } from '../retention-options.js';
-import { APPLY, json, maxExpansion, shipment, type CommandSpec } from './spec.js';
+import { APPLY, json, maxExpansion, S3, shipment, type CommandSpec } from './spec.js';
 
 export const SHIPPING_COMMANDS: CommandSpec[] = [
   {
     name: 'pack',
     summary: 'pack a folder into a signed, encrypted shipment on a drive',
-    args: ['SOURCE-DIR'],
+    args: ['SOURCE-DIR-or-S3-URL'],
     min: 1,
     options: [
       { name: 'to', type: 'string', multiple: true, required: true, value: 'DRIVE-DIR', help: 'the drive (folder) to write to; repeatable' },
@@ -30,6 +30,7 @@ export const SHIPPING_COMMANDS: CommandSpec[] = [
       { name: 'portable', type: 'boolean', help: 'refuse names not every system can hold (case or Unicode-form twins, Windows-reserved names and characters, names not UTF-8)' },
       { name: 'allow-changing', type: 'boolean', help: 'ship files that kept changing while read (3 reads) as last read, marked as changing, instead of failing (exit 5)' },
       { name: 'snapshot', type: 'boolean', help: 'pack from a read-only snapshot of SOURCE taken for this pack and removed after it (btrfs subvolumes)' },
+      ...S3,
       json('print NDJSON events'),
     ],
     json: 'events',
@@ -57,7 +58,7 @@ export const SHIPPING_COMMANDS: CommandSpec[] = [
   {
     name: 'ingest',
     summary: 'verify a shipment and apply it to a destination folder',
-    args: ['DRIVE-DIR', 'DEST-DIR'],
+    args: ['DRIVE-DIR', 'DEST-DIR-or-S3-URL'],
     min: 2,
     max: 257,
     options: [
@@ -71,6 +72,7 @@ export const SHIPPING_COMMANDS: CommandSpec[] = [
       ...RETENTION,
       maxExpansion,
       ...APPLY,
+      ...S3,
       json('print NDJSON events'),
     ],
     json: 'events',

@@ -61,6 +61,11 @@ export const maxExpansion: OptionSpec = {
   help: "accept a shipment whose data expands up to N times its size on the drive (default 10000; 'none' for no limit); holes of sparse files do not count",
 };
 /** The --shipment option of commands that read a drive. */
+/** How to reach object storage (README "Object storage"); credentials only from the environment and ~/.aws. */
+export const S3: OptionSpec[] = [
+  { name: 'endpoint-url', type: 'string', value: 'URL', help: 'the S3 service to use for s3:// URLs, for servers other than AWS (default: $AWS_ENDPOINT_URL_S3, $AWS_ENDPOINT_URL)' },
+  { name: 'profile', type: 'string', value: 'NAME', help: 'the profile of ~/.aws/credentials and ~/.aws/config for s3:// URLs (default: $AWS_PROFILE, else default)' },
+];
 export const shipment: OptionSpec = {
   name: 'shipment',
   type: 'string',

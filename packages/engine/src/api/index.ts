@@ -29,6 +29,7 @@ export type * from './custody.js';
 export type * from './recover.js';
 export type * from './undo.js';
 export type * from './subscribers.js';
+export type * from './s3.js';
 export type * from './rebuild.js';
 
 export { BrickpostError, EXIT_CODES, ERROR_CODES, isBrickpostError, quote } from '@brickpost/manifest/errors';

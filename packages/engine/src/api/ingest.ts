@@ -3,9 +3,12 @@
  * (ingest, rollback) and choosing which shipment of a drive applies next.
  * Types only.
  */
+import type { S3Options } from './s3.js';
 
 export interface IngestOptions {
   drive: string;
+  /** How to reach a destination `s3://BUCKET/PREFIX`. */
+  s3?: S3Options;
   /** More drives of the same drive set (any k of the N drives make the shipment). */
   drives?: string[];
   /** With a drive set short of drives: copy the given drives into DEST/.brickpost/gather/ to be used with the next drives. */

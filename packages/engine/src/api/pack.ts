@@ -2,9 +2,12 @@
  * The engine API's types for packing a source onto drives (Engine.pack).
  * Types only.
  */
+import type { S3Options } from './s3.js';
 
 export interface PackOptions {
+  /** A folder, or `s3://BUCKET/PREFIX` (the objects under it, reached as `s3` says). */
   source: string;
+  s3?: S3Options;
   /** Drive roots; the shipment goes under DRIVE/brickpost/. Several make a drive set. */
   drives: string[];
   /** Parity drives of a set, m (FORMAT.md §drive-sets). Default 1 for three or more drives, else 0. */

@@ -75,6 +75,8 @@ export interface EntryPackerParts {
   unsettled: (u: Unsettled) => void;
   /** Ship such a file as last read, marked `changing`, instead of only reporting it (pack --allow-changing). */
   allowChanging: boolean;
+  /** Where the bytes of a file are not at its `abs` (object storage): a local copy to read, and its removal once read. */
+  fetch?: { fetch(entry: SourceEntry): Promise<string>; release(file: string): Promise<void> };
 }
 
 /**
@@ -183,16 +185,29 @@ export class EntryPacker {
     return { sha: this.p.sha, signature: file.entry.size >= SIGNATURE_MIN ? blockSizeFor(file.entry.size) : 0, raw: file.basis !== null };
   }
 
-  /** Reads a file of at most WHOLE_FILE_MAX bytes at once on a worker. */
+  /**
+   * Reads a file of at most WHOLE_FILE_MAX bytes at once on a worker. A
+   * copy to fetch first (object storage) is fetched in the background: the
+   * queue bounds how many at once.
+   */
   private readWhole(file: FileState): Promise<WholeRead> {
-    return this.p.pipeline
-      .encodeFile(file.entry.abs, file.entry.size, this.readOptions(file))
-      .then(async (r) => ({ ...r, chunks: await Promise.all(r.chunks.map((c) => this.speculate(file, c, c.raw))) }));
+    const f = this.p.fetch;
+    const { entry } = file;
+    const read = f
+      ? f.fetch(entry).then((local) => this.p.pipeline.encodeFile(local, entry.size, this.readOptions(file)).finally(() => f.release(local)))
+      : this.p.pipeline.encodeFile(entry.abs, entry.size, this.readOptions(file));
+    return read.then(async (r) => ({ ...r, chunks: await Promise.all(r.chunks.map((c) => this.speculate(file, c, c.raw))) }));
   }
 
-  /** Reads a larger file as a stream of chunk jobs. */
-  private readLarge(file: FileState): ReturnType<ChunkPipeline['encodeLarge']> {
-    return this.p.pipeline.encodeLarge(file.entry.abs, file.entry.size, this.readOptions(file), (how) => (file.readChange = how), (s) => (file.signature = s));
+  /** Reads a larger file as a stream of chunk jobs (from a fetched copy for object storage, removed once read). */
+  private async *readLarge(file: FileState): ReturnType<ChunkPipeline['encodeLarge']> {
+    const f = this.p.fetch;
+    const local = f ? await f.fetch(file.entry) : file.entry.abs;
+    try {
+      yield* this.p.pipeline.encodeLarge(local, file.entry.size, this.readOptions(file), (how) => (file.readChange = how), (s) => (file.signature = s));
+    } finally {
+      if (f) await f.release(local);
+    }
   }
 
   /**
@@ -202,6 +217,8 @@ export class EntryPacker {
    */
   private async changeAfterRead(file: FileState, readChange: string | undefined): Promise<{ how: string | null; now: ReturnType<typeof restat> }> {
     await pausepoint('pack-file-read');
+    // An object is read from one fetched copy of one version (its ETag): it cannot change under the read.
+    if (this.p.fetch) return { how: null, now: null };
     const now = restat(file.entry);
     return { how: changeOf(file.entry, now) ?? readChange ?? null, now };
   }

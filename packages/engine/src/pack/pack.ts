@@ -27,6 +27,8 @@ import { finishSealing } from './sealing.js';
 import { ChunkStore } from './store.js';
 import { recordDriveRate } from '../plan/drive-rates.js';
 import { TreeLookup } from './tree.js';
+import { S3Source } from '../s3/source.js';
+import { isS3Url } from '../s3/url.js';
 
 /**
  * Target plaintext size of one pack (FAT32 allows 4 GiB - 1; stay far
@@ -64,14 +66,24 @@ export async function pack(ctx: Context, opts: PackOptions & { packTarget?: numb
 
 async function packLocked(ctx: Context, opts: PackOptions & { packTarget?: number }, onEvent: EventSink, signal?: AbortSignal): Promise<PackSummary> {
   const started = performance.now();
-  const me = ctx.identity();
   if (opts.against !== undefined && opts.full) throw new BrickpostError('USAGE', '--against and --full do not go together', { hint: 'a shipment against a signature file is never self-contained; drop one' });
   if (opts.expiresIn !== undefined && !(opts.expiresIn >= 1 && opts.expiresIn <= 100 * 366 * 86400)) {
     throw new BrickpostError('USAGE', `an expiry ${String(opts.expiresIn)} seconds after packing is not between 1 second and 100 years`, { hint: 'give --expires a duration such as 90d' });
   }
-  const srcStat = await stat(resolve(opts.source)).catch(() => null);
-  if (!srcStat?.isDirectory()) throw new BrickpostError('NOT_FOUND', `source ${quote(opts.source)} is not a folder`);
-  const source = await realpath(resolve(opts.source));
+  const s3 = isS3Url(opts.source) ? new S3Source(opts.source, opts.s3) : null;
+  try {
+    return await packFrom(ctx, opts, s3, onEvent, signal, started);
+  } finally {
+    await s3?.close();
+  }
+}
+
+async function packFrom(ctx: Context, opts: PackOptions & { packTarget?: number }, s3: S3Source | null, onEvent: EventSink, signal: AbortSignal | undefined, started: number): Promise<PackSummary> {
+  const me = ctx.identity();
+  if (s3) await s3.check();
+  const srcStat = s3 ? null : await stat(resolve(opts.source)).catch(() => null);
+  if (!s3 && !srcStat?.isDirectory()) throw new BrickpostError('NOT_FOUND', `source ${quote(opts.source)} is not a folder`);
+  const source = s3 ? s3.place.url : await realpath(resolve(opts.source));
   const drives = await planDrives(opts, source);
 
   for (const [what, v] of [['label', opts.label], ['dataset', opts.dataset]] as const) {
@@ -90,7 +102,7 @@ async function packLocked(ctx: Context, opts: PackOptions & { packTarget?: numbe
   };
 
   const exclude = await excluder(opts);
-  const datasetName = opts.dataset ?? basename(source);
+  const datasetName = opts.dataset ?? (s3 ? s3.name : basename(source));
   const dataset = openDataset(ctx, datasetName, me.keyId);
   // Relative to the recipients' trees (bases), or to what a signature file lists (against), or to nothing.
   const against = opts.against !== undefined ? await loadAgainst(ctx, opts.against, dataset.id) : null;
@@ -146,7 +158,7 @@ async function packLocked(ctx: Context, opts: PackOptions & { packTarget?: numbe
   }
   // The totals (for the ETA and the space check) are measured while packing starts.
   let measured: Error | null = null;
-  const measuring = measure(source, { exclude, excludeCaches: opts.excludeCaches === true }).then(
+  const measuring = (s3 ? s3.measure({ exclude }) : measure(source, { exclude, excludeCaches: opts.excludeCaches === true })).then(
     (t) => {
       progress.bytesTotal = t.bytes;
       progress.filesTotal = t.files;
@@ -175,7 +187,7 @@ async function packLocked(ctx: Context, opts: PackOptions & { packTarget?: numbe
     counts.changing++;
   };
   const allowChanging = opts.allowChanging === true;
-  const entries = new EntryPacker({ catalog: ctx.catalog, manifest, store, rows, lookup, pipeline, progress, warn, sha: against?.ids === 'sha256', notShipped, unsettled, allowChanging });
+  const entries = new EntryPacker({ catalog: ctx.catalog, manifest, store, rows, lookup, pipeline, progress, warn, sha: against?.ids === 'sha256', notShipped, unsettled, allowChanging, ...(s3 ? { fetch: s3 } : {}) });
   const bases = plan.bases;
   try {
     await manifest.add({
@@ -199,7 +211,8 @@ async function packLocked(ctx: Context, opts: PackOptions & { packTarget?: numbe
       else notShipped(sk.path, sk.reason);
     };
     const walkWarn = (message: string, path: string): void => warn('ATTRIBUTES', message, path);
-    for await (const entry of walk(source, skipped, { exclude, excludeCaches: opts.excludeCaches === true, warn: walkWarn })) {
+    const entriesOf = s3 ? s3.walk(skipped, { exclude, warn: walkWarn }) : walk(source, skipped, { exclude, excludeCaches: opts.excludeCaches === true, warn: walkWarn });
+    for await (const entry of entriesOf) {
       if (signal?.aborted) throw new BrickpostError('CANCELLED', 'pack cancelled');
       if (measured) throw measured;
       count(counts, entry);
