@@ -37,12 +37,27 @@ interface OpRow {
 /** Ops of the links phase: after every file and folder is in place. */
 const LINK_OPS = "('hardlink', 'symlink', 'special', 'lmeta')";
 
-/** The ops of a shipment from the journal, paths as escaped strings. */
-function readOps(db: DestDb, shipment: string, where: string, order: 'ASC' | 'DESC' = 'ASC'): OpRow[] {
-  return (db.db.prepare(`SELECT n, kind, path, mode, mtime, old_mode, old_mtime, target, attrs, old_attrs FROM ops WHERE shipment = ? ${where} ORDER BY n ${order}`).all(shipment) as OpRow[]).map((o) => ({
-    ...o,
-    path: pathFromDb(o.path),
-  }));
+/** Rows of the journal's ops read at a time: a commit holds one page, never the shipment's ops whole. */
+const OPS_PAGE = 512;
+
+/**
+ * The ops of a shipment from the journal, paths as escaped strings, in
+ * order of n, read a page at a time (keyset on the primary key), so the
+ * connection is free between pages and memory does not grow with the
+ * shipment's files.
+ */
+function* readOps(db: DestDb, shipment: string, where: string, order: 'ASC' | 'DESC' = 'ASC'): Generator<OpRow> {
+  const page = db.db.prepare(
+    `SELECT n, kind, path, mode, mtime, old_mode, old_mtime, target, attrs, old_attrs FROM ops
+     WHERE shipment = ? AND n ${order === 'ASC' ? '>' : '<'} ? ${where} ORDER BY n ${order} LIMIT ${OPS_PAGE}`,
+  );
+  let after = order === 'ASC' ? -1 : Number.MAX_SAFE_INTEGER;
+  for (;;) {
+    const rows = page.all(shipment, after) as OpRow[];
+    for (const o of rows) yield { ...o, path: pathFromDb(o.path) };
+    if (rows.length < OPS_PAGE) return;
+    after = rows[rows.length - 1]!.n;
+  }
 }
 
 /**
@@ -122,12 +137,12 @@ export async function runApply(folder: DestFolder, db: DestDb, j: JournalRow, di
 export async function runRollback(folder: DestFolder, db: DestDb, j: JournalRow, dirs: () => AsyncIterable<ManifestRecord>, keep: number, applier: AttrApplier): Promise<void> {
   const undo = folder.undo(j.shipment);
   const out = join(undo, 'out');
-  const ops = readOps(db, j.shipment, '', 'DESC');
+  const ops = (): Generator<OpRow> => readOps(db, j.shipment, '', 'DESC');
   const policy = j.policy;
   try {
     if (j.phase === 'unstage') {
       await makeFolders(out, 0o700);
-      for (const o of ops) {
+      for (const o of ops()) {
         const target = join(folder.dest, o.path);
         if (o.kind === 'install' || o.kind === 'hardlink' || o.kind === 'symlink' || o.kind === 'special') moveIfPresent(target, join(out, String(o.n)));
         else if (o.kind === 'mkdir') removeDir(target, join(out, String(o.n)));
@@ -138,7 +153,7 @@ export async function runRollback(folder: DestFolder, db: DestDb, j: JournalRow,
       j = await advance(folder, db, j, 'restore');
     }
     if (j.phase === 'restore') {
-      for (const o of ops) {
+      for (const o of ops()) {
         if (o.kind !== 'retire') continue;
         const target = join(folder.dest, o.path);
         const from = join(undo, String(o.n));
