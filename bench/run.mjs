@@ -6,6 +6,10 @@
  *   node bench/run.mjs [--size 2G] [--seed 1] [--source DIR] [--only brickpost,restic,rustic,borg,pipeline]
  *                      [--scenario initial,cores,sets,incremental,report,parallel] [--repeat N] [--work DIR] [--warm] [--keep]
  *
+ *   node bench/run.mjs --scenario scale --files 100000,1000000 [--work DIR] [--keep] [--no-restic]
+ *
+ * (the scale scenario measures per-file costs at several file counts: bench/scale.mjs)
+ *
  * --source DIR benchmarks any folder instead of a generated dataset (it is
  * read, never changed: a scenario that changes the source works on a copy).
  *
@@ -60,13 +64,16 @@ function options() {
       warm: { type: 'boolean', default: false },
       keep: { type: 'boolean', default: false },
       repeat: { type: 'string', default: '1' },
+      files: { type: 'string' },
+      'no-restic': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
   if (values.help) {
     process.stdout.write(
       'usage: npm run bench -- [--size 2G] [--seed 1] [--source DIR] [--only ' + TOOLS.map((t) => t.name).join(',') + ']\n' +
-        '                        [--scenario ' + Object.keys(SCENARIOS).join(',') + '] [--repeat N] [--work DIR] [--warm] [--keep]\n',
+        '                        [--scenario ' + Object.keys(SCENARIOS).join(',') + '] [--repeat N] [--work DIR] [--warm] [--keep]\n' +
+        '       npm run bench -- --scenario scale --files 100000,1000000 [--work DIR] [--keep] [--no-restic] [--warm]\n',
     );
     process.exit(0);
   }
@@ -218,6 +225,11 @@ function medianRun(records) {
 }
 
 async function main() {
+  // Scenario scale runs at several file counts, not on one dataset: bench/scale.mjs.
+  if (process.argv.slice(2).join(' ').match(/--scenario[= ]scale\b/)) {
+    const { values } = parseArgs({ options: { scenario: { type: 'string' }, files: { type: 'string' }, work: { type: 'string' }, keep: { type: 'boolean' }, warm: { type: 'boolean' }, 'no-restic': { type: 'boolean' } } });
+    process.exit(await (await import('./scale.mjs')).runScale(values));
+  }
   const opts = options();
   const cacheDir = join(here, '.cache');
   await mkdir(cacheDir, { recursive: true });

@@ -17,11 +17,11 @@ export function findMakeDataset(repoRoot) {
 }
 
 /**
- * Runs make_dataset.py into TARGET (absent or empty) and returns its JSON
- * summary. Throws when python3 fails or prints no summary.
+ * Runs make_dataset.py into TARGET (absent or empty): SIZE bytes of the
+ * mixed dataset, or FILES small files; returns its JSON summary. Throws when python3 fails or prints no summary.
  */
-export async function generateDataset(script, target, { size, seed = 1, quiet = true } = {}) {
-  const args = [script, target, '--size', size, '--seed', String(seed)];
+export async function generateDataset(script, target, { size, files, seed = 1, quiet = true } = {}) {
+  const args = [script, target, ...(files ? ['--files', String(files)] : ['--size', size]), '--seed', String(seed)];
   if (quiet) args.push('-q');
   const child = spawn('python3', args, { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';

@@ -21,9 +21,9 @@ import { compactUndo, rebuildEntry, restored, sweepStore } from './undo-store.js
 
 export { UNDO_KEEP } from './retention.js';
 
-/** The ops of a shipment from the journal, paths as escaped strings. */
-function readOps(db: DestDb, shipment: string, which: OpSelection): OpRow[] {
-  return db.ops(shipment, which).map((o) => ({ ...o, path: pathFromDb(o.path) }));
+/** The ops of a shipment from the journal, paths as escaped strings, a page at a time (DestDb.ops). */
+function* readOps(db: DestDb, shipment: string, which: OpSelection): Generator<OpRow> {
+  for (const o of db.ops(shipment, which)) yield { ...o, path: pathFromDb(o.path) };
 }
 
 /**
@@ -104,12 +104,12 @@ export async function runApply(folder: DestFolder, db: DestDb, j: JournalRow, di
 export async function runRollback(folder: DestFolder, db: DestDb, j: JournalRow, dirs: () => AsyncIterable<ManifestRecord>, keep: number, applier: AttrApplier): Promise<void> {
   const undo = folder.undo(j.shipment);
   const out = join(undo, 'out');
-  const ops = readOps(db, j.shipment, 'undo');
+  const ops = (): Generator<OpRow> => readOps(db, j.shipment, 'undo');
   const policy = j.policy;
   try {
     if (j.phase === 'unstage') {
       await makeFolders(out, 0o700);
-      for (const o of ops) {
+      for (const o of ops()) {
         const target = join(folder.dest, o.path);
         if (o.kind === 'install' || o.kind === 'hardlink' || o.kind === 'symlink' || o.kind === 'special') moveIfPresent(target, join(out, String(o.n)));
         else if (o.kind === 'mkdir') removeDir(target, join(out, String(o.n)));
@@ -120,7 +120,7 @@ export async function runRollback(folder: DestFolder, db: DestDb, j: JournalRow,
       j = await advance(folder, db, j, 'restore');
     }
     if (j.phase === 'restore') {
-      for (const o of ops) {
+      for (const o of ops()) {
         if (o.kind !== 'retire') continue;
         const target = join(folder.dest, o.path);
         const from = join(undo, String(o.n));

@@ -104,10 +104,20 @@ export class DestDb {
   }
 
   /** The ops of a shipment of one commit phase (or all of them, newest first to undo them), paths in their stored form. */
-  ops(shipment: string, which: OpSelection): OpRow[] {
+  *ops(shipment: string, which: OpSelection): Generator<OpRow> {
     const cols = 'SELECT n, kind, path, mode, mtime, old_mode, old_mtime, target, attrs, old_attrs FROM ops WHERE shipment = ?';
     const where = which === 'retire' ? ` AND kind = 'retire'` : which === 'install' ? ` AND kind != 'retire' AND kind NOT IN ${LINK_OPS}` : which === 'links' ? ` AND kind IN ${LINK_OPS}` : '';
-    return this.q<[string], OpRow>(`${cols}${where} ORDER BY n ${which === 'undo' ? 'DESC' : 'ASC'}`).all(shipment);
+    const desc = which === 'undo';
+    // A page at a time (keyset on the primary key): the connection is free between pages and memory does not grow with the shipment's files.
+    const page = this.q<[string, number], OpRow>(`${cols} AND n ${desc ? '<' : '>'} ?${where} ORDER BY n ${desc ? 'DESC' : 'ASC'} LIMIT ${OPS_PAGE}`);
+    let after = desc ? Number.MAX_SAFE_INTEGER : -1;
+    for (;;) {
+      const rows = page.all(shipment, after);
+      yield* rows;
+      const last = rows[rows.length - 1];
+      if (rows.length < OPS_PAGE || last === undefined) return;
+      after = last.n;
+    }
   }
 
   /** Whether the journal keeps any op of `shipment` (its undo steps). */
@@ -298,6 +308,9 @@ export interface OpRow {
 
 /** Which ops to read: those of one commit phase, or all of a shipment newest first (to undo them). */
 export type OpSelection = 'retire' | 'install' | 'links' | 'undo';
+
+/** Rows of the journal's ops read at a time: a commit holds one page, never the shipment's ops whole. */
+const OPS_PAGE = 512;
 
 /** Ops of the links phase: after every file and folder is in place. */
 const LINK_OPS = "('hardlink', 'symlink', 'special', 'lmeta')";
