@@ -277,7 +277,7 @@ export const COMMANDS: CommandSpec[] = [
     min: 1,
     options: [json('print {dest, dataset, datasetId, publisherKeyId, keepUndo, shipments: [{shipmentId, seq, parent, label, appliedAt, files, bytes, bytesFromDrive, undoable}], inProgress, newestSeen: {newestSeq, newestShipment, seenAt, behind}}')],
     json: 'document',
-    details: 'Reads the destination\'s state folder (DEST/.brickpost); needs no key and changes\nnothing. A shipment marked "undoable" can be rolled back (rollback --to the one\nbefore it). An ingest or rollback under way or interrupted is named after the\nlist (see \'brickpost status\').',
+    details: 'Reads the destination\'s state folder (DEST/.brickpost); needs no key and changes\nnothing. A shipment marked "undoable" can be rolled back (rollback --to the one\nbefore it). An ingest or rollback under way or interrupted is named after the\nlist (see \'brickpost status\'). The last line says how far behind the newest\nshipment of the dataset this home saw on a drive (verify or ingest) DEST is.',
     load: () => import('./history.js'),
   },
   {
