@@ -10,7 +10,7 @@ export const DEST_COMMANDS: CommandSpec[] = [
     min: 1,
     options: [json('print {dest, dataset, datasetId, publisherKeyId, keepUndo, keepAll, keepDays, pins: [{name, shipmentId, seq, at}], undoBytes, shipments: [{shipmentId, seq, parent, label, appliedAt, files, bytes, bytesFromDrive, undoable, kept, pins, undoBytes}], inProgress, newestSeen: {newestSeq, newestShipment, seenAt, behind}}')],
     json: 'document',
-    details: 'Reads the destination\'s state folder (DEST/.brickpost); needs no key and changes\nnothing. A shipment marked "undoable" can be rolled back (rollback --to the one\nbefore it); "kept" means rollback can return to it. Each line gives the bytes\nits undo data takes (a chunk shared with an earlier shipment counts there),\nand its pins; the total follows. An ingest or rollback under way or interrupted is named after the\nlist (see \'brickpost status\').',
+    details: 'Reads the destination\'s state folder (DEST/.brickpost); needs no key and changes\nnothing. A shipment marked "undoable" can be rolled back (rollback --to the one\nbefore it); "kept" means rollback can return to it. Each line gives the bytes\nits undo data takes (a chunk shared with an earlier shipment counts there),\nand its pins; the total follows. An ingest or rollback under way or interrupted is named after the\nlist (see \'brickpost status\'). The last line says how far behind the newest\nshipment of the dataset this home saw on a drive (verify or ingest) DEST is.',
     load: () => import('../commands/history.js'),
   },
   {

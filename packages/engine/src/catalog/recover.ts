@@ -12,7 +12,7 @@ import { ingestDests } from './ingests.js';
 import { rebuildFromDest, rebuildFromDrive, rebuildIdentity, type Rebuilt } from './rebuild.js';
 
 /** The catalog's tables, parents before the rows that refer to them. */
-const TABLES = ['meta', 'trust', 'datasets', 'shipments', 'shipment_recipients', 'packs', 'chunks', 'sigs', 'tree_files', 'tree_chunks', 'receipts', 'ingests', 'custody'] as const;
+const TABLES = ['meta', 'trust', 'datasets', 'shipments', 'shipment_recipients', 'packs', 'chunks', 'sigs', 'tree_files', 'tree_chunks', 'receipts', 'ingests', 'custody', 'drive_marks', 'seen_shipments'] as const;
 
 /** What losing rows of each table means, and what to do about it. */
 const MEANING: Record<(typeof TABLES)[number], string> = {
@@ -29,6 +29,8 @@ const MEANING: Record<(typeof TABLES)[number], string> = {
   receipts: "subscribers' receipts: import them again with 'brickpost receipt import FILE'; until then the next pack assumes each subscriber holds the last shipment sent to it",
   ingests: "what was ingested where: run recover again with each destination's --dest; until then 'brickpost wipe' needs --force and 'ingest' does not know those destinations when it checks for older shipments",
   custody: 'custody events recorded only in this home (receipts issued, events a drive could not take); those on drives stay there, and --drive copies them back',
+  drive_marks: "when your drives were shipped and returned: 'brickpost subscribers' shows them as packed until you record them again with 'brickpost drive shipped|returned ID --at TIME'",
+  seen_shipments: "the newest shipments seen on drives: 'brickpost history' says how far behind one a destination is again once you verify a drive of it",
 };
 
 /**

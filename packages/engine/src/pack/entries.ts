@@ -1,15 +1,14 @@
 import type { Catalog } from '../catalog/catalog.js';
 import { TreeQueries } from '../catalog/trees.js';
-import { BrickpostError, CHUNKS_PER_RECORD, isBrickpostError, quote, type ChunkRef, type EntryAttributes } from '@brickpost/manifest';
+import { BrickpostError, CHUNKS_PER_RECORD, isBrickpostError, quote, type ChunkRef } from '@brickpost/manifest';
 import { WHOLE_FILE_MAX, type ChunkPipeline, type FileChunk } from '../chunk/index.js';
 import { blockSizeFor } from '../delta/block-size.js';
-import { pausepoint } from '../io/failpoint.js';
 import type { Progress } from '../io/progress.js';
 import type { SourceEntry } from '../scan/index.js';
 import type { ShipmentRows } from './catalog-rows.js';
 import type { ManifestOut } from './manifest-out.js';
 import type { ChunkStore, ReadChunk } from './store.js';
-import { changeOf, MAX_READS, restarted, restat, type Unsettled } from './settle.js';
+import { afterRead, MAX_READS, restarted, type Unsettled } from './settle.js';
 import { dataRegions, sparsePieces } from './sparse.js';
 import { chunkEntry, heldRefs, holeEntry, chunkIds, type Basis, type TreeLookup, type TreeRow } from './tree.js';
 
@@ -210,23 +209,15 @@ export class EntryPacker {
     }
   }
 
-  /**
-   * The consistency point of a file just read (settle.ts): whether it
-   * changed since the stat the read started from, or while being read.
-   * A pausepoint lets a test change the file between the read and this check.
-   */
-  private async changeAfterRead(file: FileState, readChange: string | undefined): Promise<{ how: string | null; now: ReturnType<typeof restat> }> {
-    await pausepoint('pack-file-read');
-    // An object is read from one fetched copy of one version (its ETag): it cannot change under the read.
-    if (this.p.fetch) return { how: null, now: null };
-    const now = restat(file.entry);
-    return { how: changeOf(file.entry, now) ?? readChange ?? null, now };
+  /** The consistency point of a file just read (settle.ts afterRead); an object is read from one fetched copy of one version (its ETag), so it cannot change under the read. */
+  private afterRead(file: FileState, readChange: string | undefined): ReturnType<typeof afterRead> {
+    return this.p.fetch ? Promise.resolve({ how: null, now: null }) : afterRead(file.entry, readChange);
   }
 
   /** A whole file read until it settles, at most MAX_READS times. @throws NOT_FOUND when it vanished (the caller drops it) */
   private async settleWhole(file: FileState, r: WholeRead): Promise<WholeRead> {
     for (let reads = 1; ; reads++) {
-      const { how, now } = await this.changeAfterRead(file, r.changed);
+      const { how, now } = await this.afterRead(file, r.changed);
       if (how === null) return r;
       if (now === null) throw new BrickpostError('NOT_FOUND', `${quote(file.entry.path)} vanished while packing`, { path: file.entry.path });
       if (reads >= MAX_READS || !now.isFile() || Number(now.size) > WHOLE_FILE_MAX) {
@@ -247,7 +238,7 @@ export class EntryPacker {
    */
   private async settleLarge(file: FileState): Promise<void> {
     for (let reads = 1; ; reads++) {
-      const { how, now } = await this.changeAfterRead(file, file.readChange);
+      const { how, now } = await this.afterRead(file, file.readChange);
       if (how === null) return;
       if (reads >= MAX_READS || file.emitted || file.entry.sparse || now === null || !now.isFile()) return this.unsettle(file, how);
       file.entry = restarted(file.entry, now);
@@ -410,7 +401,7 @@ export class EntryPacker {
     if (!f.emitted) {
       const e = f.entry;
       const b = f.basis;
-      await this.p.manifest.add({ t: 'file', p: e.path, size: e.size, mode: e.mode, mtime: e.mtimeNs.toString(), c: f.refs, ...(b ? { b: [b.path, b.size, b.blockSize] } : {}), ...attrsOf(e.attrs), ...(f.changing ? { changing: true as const } : {}) });
+      await this.p.manifest.add({ t: 'file', p: e.path, size: e.size, mode: e.mode, mtime: e.mtimeNs.toString(), c: f.refs, ...(b ? { b: [b.path, b.size, b.blockSize] } : {}), ...e.attrs, ...(f.changing ? { changing: true as const } : {}) });
       f.emitted = true;
     } else if (f.refs.length > 0 || (last && f.changing)) {
       // A file whose first record went out before it was read to the end carries the mark on its last record.
@@ -418,10 +409,6 @@ export class EntryPacker {
     }
     f.refs = [];
   }
-}
-
-function attrsOf(a: EntryAttributes): EntryAttributes {
-  return a;
 }
 
 // Work in flight is bounded by count (many small files) and by bytes (large files).

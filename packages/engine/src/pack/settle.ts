@@ -1,5 +1,6 @@
 import { lstatSync, type BigIntStats } from 'node:fs';
 import { BrickpostError, quote } from '@brickpost/manifest';
+import { pausepoint } from '../io/failpoint.js';
 import { fsPath } from '../io/fs-path.js';
 import type { SourceEntry } from '../scan/index.js';
 
@@ -37,6 +38,18 @@ export function restat(e: SourceEntry): BigIntStats | null {
     if (code === 'ENOENT' || code === 'ENOTDIR') return null;
     throw err;
   }
+}
+
+/**
+ * The consistency point of a file just read: how it changed since the stat
+ * the read started from (or how the read found it changed), null when it
+ * did not, and its stat now. A pausepoint lets a test change the file
+ * between the read and this check.
+ */
+export async function afterRead(e: SourceEntry, readChange: string | undefined): Promise<{ how: string | null; now: BigIntStats | null }> {
+  await pausepoint('pack-file-read');
+  const now = restat(e);
+  return { how: changeOf(e, now) ?? readChange ?? null, now };
 }
 
 /** The entry as `now` describes it: what the next read starts from. */
