@@ -10,7 +10,8 @@ import { brickpost, show } from './transcript.js';
 test('every command module has its entry in the command table, and every entry a module', () => {
   const dir = resolve(dirname(fileURLToPath(import.meta.url)), '../src/commands');
   const modules = readdirSync(dir).filter((f) => f.endsWith('.js') && f !== 'index.js').map((f) => `./${f}`).sort();
-  const loaded = [...new Set(COMMANDS.map((c) => /import\('([^']+)'\)/.exec(c.load.toString())?.[1]))].sort();
+  // The table (src/table/) loads each module from commands/.
+  const loaded = [...new Set(COMMANDS.map((c) => /import\('\.\.\/commands\/([^']+)'\)/.exec(c.load.toString())?.[1]))].map((f) => `./${f}`).sort();
   assert.deepEqual(loaded, modules);
 });
 

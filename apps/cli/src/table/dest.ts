@@ -1,0 +1,92 @@
+/** The commands of a destination's shipments, its state, and the receipts and signature files that describe it, in help order. */
+import { json, type CommandSpec } from './spec.js';
+
+export const DEST_COMMANDS: CommandSpec[] = [
+  {
+    name: 'history',
+    summary: 'list the shipments applied to a destination folder',
+    args: ['DEST-DIR'],
+    min: 1,
+    options: [json('print {dest, dataset, datasetId, publisherKeyId, keepUndo, shipments: [{shipmentId, seq, parent, label, appliedAt, files, bytes, bytesFromDrive, undoable}], inProgress}')],
+    json: 'document',
+    details: 'Reads the destination\'s state folder (DEST/.brickpost); needs no key and changes\nnothing. A shipment marked "undoable" can be rolled back (rollback --to the one\nbefore it). An ingest or rollback under way or interrupted is named after the\nlist (see \'brickpost status\').',
+    load: () => import('../commands/history.js'),
+  },
+  {
+    name: 'status',
+    summary: 'say what a destination holds and whether an ingest or rollback is under way or interrupted',
+    args: ['DEST-DIR'],
+    min: 1,
+    options: [json('print {dest, brickpost, dataset, datasetId, publisherKeyId, current, shipments, lock, inProgress, next}')],
+    json: 'document',
+    details:
+      "Reads only: needs no key, takes no lock, and answers while another brickpost\nworks on DEST. While an ingest or rollback changes DEST, the file\nDEST/.brickpost/IN-PROGRESS exists and DEST may hold some entries of the old\ntree and some of the new one. If no brickpost is running, 'brickpost resume\nDEST' finishes it (so does any other brickpost command on DEST). Exit 0 when\nDEST is settled, 7 when a job is under way or interrupted.",
+    load: () => import('../commands/status.js'),
+  },
+  {
+    name: 'resume',
+    summary: 'finish an ingest or rollback of a destination that was interrupted',
+    args: ['DEST-DIR'],
+    min: 1,
+    options: [json('print NDJSON events')],
+    json: 'events',
+    details:
+      'Finishes what a crash, a kill or a full disk interrupted: the commit of an\ningest (DEST gets the new tree) or a rollback (down to the shipment it was\nasked for). Needs no drive; needs the key that ingested DEST. Nothing to do\nis not an error.',
+    load: () => import('../commands/resume.js'),
+  },
+  {
+    name: 'signature',
+    summary: 'describe what a folder holds in a signed signature file, for the publisher',
+    args: ['DEST-DIR'],
+    min: 1,
+    options: [
+      { name: 'out', type: 'string', required: true, value: 'FILE', help: 'the signature file to write (FILE.minisig is written beside it)' },
+      { name: 'dataset', type: 'string', value: 'NAME', help: 'the dataset the folder is a copy of (for a folder brickpost never wrote)' },
+      json('print NDJSON events'),
+    ],
+    json: 'events',
+    details:
+      'Works on any folder, also one brickpost never wrote: every file is cut into\nchunks as pack cuts them and each chunk named by its SHA-256. A destination\nalso names its dataset and last applied shipment. Send FILE and FILE.minisig to\nthe publisher, who can then ship only what the folder lacks. Signed with your\nkey: the publisher must trust it.',
+    load: () => import('../commands/signature.js'),
+  },
+  {
+    name: 'receipt',
+    summary: 'check a destination against its shipment and write a signed receipt',
+    args: ['DEST-DIR'],
+    min: 1,
+    options: [
+      { name: 'out', type: 'string', required: true, value: 'FILE', help: 'the receipt to write (FILE.minisig is written beside it)' },
+      { name: 'deep', type: 'boolean', help: "also re-read every file and check each chunk's id (else: type, size, mtime)" },
+      json('print NDJSON events; the summary holds the receipt'),
+    ],
+    json: 'events',
+    details:
+      "The receipt says which shipment DEST holds and whether DEST still matches it.\nIt is written either way; the exit code is 0 only when DEST matches (else that\nof the most serious problem). Send FILE and FILE.minisig to the publisher, who\nrecords it with 'brickpost receipt import FILE'.",
+    load: () => import('../commands/receipt.js'),
+  },
+  {
+    name: 'receipt import',
+    summary: "record a subscriber's receipt (on the publisher)",
+    args: ['FILE'],
+    min: 1,
+    options: [json('print {file, sha256, alreadyImported, subscriber, dataset, datasetId, shipment, seq, level, ok, problems, created}')],
+    json: 'document',
+    details:
+      "FILE.minisig must be by a key you trust (brickpost trust add the subscriber's\nRW… key), and the receipt must be about a dataset you publish. Importing the\nsame receipt again changes nothing.",
+    load: () => import('../commands/receipt.js'),
+  },
+  {
+    name: 'rollback',
+    summary: 'return a destination folder to the tree of an earlier shipment',
+    args: ['DEST-DIR'],
+    min: 1,
+    options: [
+      { name: 'to', type: 'string', required: true, value: 'SHIPMENT-ID-or-SEQ', help: 'the applied shipment to return to' },
+      json('print NDJSON events'),
+    ],
+    json: 'events',
+    details:
+      'Undoes the shipments applied after the given one, newest first, from the undo\narea in DEST/.brickpost (the last 3 shipments by default; see ingest\n--keep-undo). Journaled like ingest: if interrupted, \'brickpost resume DEST\'\n(or any brickpost command on DEST) finishes it.',
+    load: () => import('../commands/rollback.js'),
+  },
+];
