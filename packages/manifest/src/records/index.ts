@@ -13,6 +13,7 @@ export * from './bytes.js';
 export * from './json.js';
 export * from './fields.js';
 export * from './path.js';
+export * from './types.js';
 export * from './schema.js';
 export * from './reader.js';
 export * from './writer.js';

@@ -1,18 +1,8 @@
 import { BrickpostError, quote } from '../errors.js';
 import { parseStrictJson } from './json.js';
 import { checkPath, compareFolded, comparePaths, foldKey } from './path.js';
-import {
-  checkRecord,
-  manifestVersion,
-  RECORD_LIMITS,
-  type ChunkRef,
-  type EndRecord,
-  type EntryRecord,
-  type ManifestRecord,
-  type PackRecord,
-  type ShipmentRecord,
-  refLength,
-} from './schema.js';
+import { checkRecord } from './schema.js';
+import { manifestVersion, RECORD_LIMITS, type ChunkRef, type EndRecord, type EntryRecord, type ManifestRecord, type PackRecord, type ShipmentRecord, refLength } from './types.js';
 
 /** Declared totals a reader checks the manifest against (from the signed bag-info). */
 export interface ManifestExpectations {

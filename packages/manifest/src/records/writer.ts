@@ -1,5 +1,6 @@
 import { ManifestReader } from './reader.js';
-import { manifestVersion, recordToJson, type ManifestRecord } from './schema.js';
+import { recordToJson } from './schema.js';
+import { manifestVersion, type ManifestRecord } from './types.js';
 
 /**
  * Turns records into manifest lines, checking each with the same
