@@ -14,7 +14,7 @@ import { RENDERER_ROOT, startUiServer, type UiServer } from '@brickpost/desktop/
 import { tempDir } from '../support.js';
 
 const CHROMIUM = process.env.BRICKPOST_CHROMIUM ?? '/usr/bin/chromium';
-const BRIDGE = join(RENDERER_ROOT, 'web', 'bridge', 'browser.js');
+const BRIDGE = join(RENDERER_ROOT, 'web', 'renderer', 'bridge', 'browser.js');
 const skip = !existsSync(CHROMIUM) ? `no Chromium at ${CHROMIUM} (set BRICKPOST_CHROMIUM)` : false;
 // The build makes the bridge: its absence is a failure, not a reason to skip.
 if (!existsSync(BRIDGE)) throw new Error(`the bridge is not built at ${BRIDGE} (npx tsc -b makes it)`);

@@ -1,9 +1,10 @@
 /**
- * The renderer's static files (apps/desktop/renderer: index.html, css, and
- * the compiled renderer under web/), served read-only: `/` is index.html,
- * no directory listing, no dot files, nothing outside the root (`..`
- * segments, encoded or not, backslashes and NUL are refused; a link that
- * leads out of the root is refused after realpath).
+ * The renderer's files (apps/desktop/renderer: index.html, css, the
+ * renderer's TypeScript and its compiled modules under web/), served
+ * read-only: `/` is index.html, no directory listing, no dot files,
+ * nothing outside the root (`..` segments, encoded or not, backslashes and
+ * NUL are refused; a link that leads out of the root is refused after
+ * realpath).
  */
 import { createReadStream } from 'node:fs';
 import { realpath, stat } from 'node:fs/promises';

@@ -10,6 +10,13 @@
  * - custody: the custody events of each drive of a shipment (custody/).
  *
  * Schema changes are numbered migrations (migrations/), never edited.
+ *
+ * Every query of the catalog is a typed function here, by tables: trust.ts,
+ * meta.ts, ingests.ts, custody.ts, published.ts (datasets, shipments,
+ * recipients, packs, receipts), trees.ts and shipment-tables.ts (the rows
+ * of the shipment being packed). Operations call these; they never
+ * prepare SQL themselves. A destination's journal has its own: DestDb
+ * (ingest/dest-db.ts).
  */
 export { Catalog } from './catalog.js';
 export { migrate } from './migrate.js';

@@ -1,7 +1,11 @@
+import { dirname, join, resolve } from 'node:path';
 import type { Context } from '../context.js';
-import type { ShipmentRecord } from '@brickpost/manifest';
+import { makeFolders } from '../io/folders.js';
+import type { BrickpostError, ShipmentRecord } from '@brickpost/manifest';
+import type { OpenedShipment } from '../drive/open.js';
 import { SignatureFileWriter } from '../sigfile/writer.js';
-import type { Missing, OldFile } from './apply-plan.js';
+import { missingError, type Missing, type OldFile } from './apply-plan.js';
+import type { DestFolder, DestState } from './state.js';
 
 /**
  * Writes a request file (FORMAT.md §15, kind `request`, keyed ids): the
@@ -38,4 +42,27 @@ export async function writeRequest(
     await w.abort();
     throw e;
   }
+}
+
+/** Writes a request file naming what DEST holds and lacks, and returns the error refusing the shipment. */
+export async function refuse(
+  ctx: Context,
+  folder: DestFolder,
+  s: OpenedShipment,
+  h: ShipmentRecord,
+  state: DestState | null,
+  missing: Missing[],
+  requestOut: string | undefined,
+  oldTree: () => AsyncIterable<OldFile>,
+): Promise<BrickpostError> {
+  const file = resolve(requestOut ?? join(folder.state, 'requests', `${s.id}.bpsig`));
+  try {
+    await makeFolders(dirname(file), 0o700);
+    const cur = state?.applied[state.applied.length - 1];
+    await writeRequest(ctx, file, h, cur ? { shipment: cur.shipment, seq: cur.seq } : null, missing, oldTree());
+  } catch (e) {
+    void e;
+    return missingError(missing, null);
+  }
+  return missingError(missing, file);
 }

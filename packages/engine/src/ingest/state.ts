@@ -1,4 +1,4 @@
-import { lstat, readdir, readFile, realpath, rm } from 'node:fs/promises';
+import { lstat, mkdir, readdir, readFile, realpath, rm } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { BrickpostError, parseStrictJson, quote } from '@brickpost/manifest';
 import { toEnvironmentError } from '../io/errors.js';
@@ -207,4 +207,24 @@ export async function realDest(destPath: string): Promise<string> {
     if (code === 'ENOENT' || code === 'ENOTDIR') return dest;
     throw toEnvironmentError(e, 'cannot resolve the destination');
   }
+}
+
+/**
+ * DEST as a real folder, created when absent; a symbolic link the user made
+ * to a folder is resolved here, once (realDest), and a dangling one refused.
+ * @throws BrickpostError UNSAFE_ENTRY, USAGE (not a folder), environment
+ */
+export async function prepareDest(destPath: string): Promise<string> {
+  const dest = await realDest(destPath);
+  const st = await lstat(dest).catch(() => null);
+  if (!st) {
+    await mkdir(dest, { recursive: false, mode: 0o755 }).catch((e) => {
+      throw toEnvironmentError(e, 'cannot create the destination');
+    });
+  } else if (st.isSymbolicLink()) {
+    throw new BrickpostError('UNSAFE_ENTRY', `destination ${quote(dest)} is a symbolic link to nothing`, { hint: 'give an existing folder, or a path where one can be created' });
+  } else if (!st.isDirectory()) {
+    throw new BrickpostError('USAGE', `destination ${quote(dest)} is not a folder`);
+  }
+  return dest;
 }

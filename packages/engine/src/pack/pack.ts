@@ -1,32 +1,33 @@
 import { randomBytes } from 'node:crypto';
-import { realpath, rm, stat } from 'node:fs/promises';
-import { basename, join, resolve } from 'node:path';
-import { readFile } from 'node:fs/promises';
-import { age, BrickpostError, componentProblem, displayName, FORMAT_VERSION, isBrickpostError, MANIFEST_FORMAT, quote, windowsNameProblem } from '@brickpost/manifest';
+import { join } from 'node:path';
+import { BrickpostError, isBrickpostError, MANIFEST_FORMAT, quote } from '@brickpost/manifest';
 import type { EventSink, PackEntryCounts, PackOptions, PackSummary } from '../api/index.js';
 import { chunkKey, chunkPipeline } from '../chunk/index.js';
 import type { Context } from '../context.js';
 import { recordSealed } from '../custody/index.js';
+import { newShipmentId } from '../drive/layout.js';
 import { toEnvironmentError } from '../io/errors.js';
 import { takeLock } from '../io/lock.js';
 import { Progress } from '../io/progress.js';
-import { bagDir, newShipmentId, PART_SUFFIX } from '../drive/layout.js';
-import { bytesPerDrive, CapacityError, checkCapacity, planDrives } from './drives.js';
-import type { PackInfo } from './pack-writer.js';
-import { checkLayout, findInterrupted, keepPacks } from './resume.js';
-import { ShipmentWriter } from './set-writer.js';
-import { compileExcludes, measure, parseExcludeFile, walk, type Excluder, type SourceEntry } from '../scan/index.js';
-import { loadAgainst } from './against.js';
+import type { Identity } from '../keys/index.js';
+import { recordDriveRate } from '../plan/drive-rates.js';
+import { measure, walk, type Excluder } from '../scan/index.js';
+import { loadAgainst, type Against } from './against.js';
+import { openDataset, ShipmentRows, type Dataset } from './catalog-rows.js';
 import { planChain, type ChainPlan } from './chain.js';
-import { KEEP_UNSETTLED, sourceChanging, type Unsettled } from './settle.js';
+import { bytesPerDrive, CapacityError, checkCapacity } from './drives.js';
 import { EntryPacker } from './entries.js';
 import { heldInTrees, type HeldSet } from './held.js';
-import { openDataset, ShipmentRows } from './catalog-rows.js';
-import { deleteShipment } from '../catalog/published.js';
+import { checkInputs, type Inputs } from './inputs.js';
+import type { PackInfo } from './pack-writer.js';
+import { checkLayout, discard, findInterrupted, keepPacks, type Interrupted } from './resume.js';
+import { sealShipment } from './seal-shipment.js';
 import { finishSealing } from './sealing.js';
+import { ShipmentWriter } from './set-writer.js';
+import { count, Portability } from './source-rules.js';
 import { ChunkStore } from './store.js';
-import { recordDriveRate } from '../plan/drive-rates.js';
 import { TreeLookup } from './tree.js';
+import { KEEP_UNSETTLED, sourceChanging, type Unsettled } from './settle.js';
 import { S3Source } from '../s3/source.js';
 import { isS3Url } from '../s3/url.js';
 
@@ -38,9 +39,21 @@ export const PACK_TARGET = Number(process.env.BRICKPOST_PACK_TARGET) || 256 << 2
 
 /**
  * Packs a source folder into one new shipment on a drive or a drive set
- * (FORMAT.md): scan, chunk, deduplicate, compress and encrypt into packs in
- * dataset order, write the manifest alongside, then seal the bag and sign
- * it. A set spreads the packs over its data drives, written at the same
+ * (FORMAT.md). Steps (packLocked):
+ *
+ * 1. checkInputs: the options, the source, the drives, the recipients;
+ * 2. placeInChain: the shipment's place in its dataset's chain (bases, or
+ *    --against), a shipment left sealing finished, an interrupted one
+ *    continued (--resume) or dropped;
+ * 3. openShipment: recorded in the catalog, then its folders opened on
+ *    the drives;
+ * 4. writeEntries: the source scanned, chunked, deduplicated, compressed
+ *    and encrypted into packs in dataset order, the manifest written
+ *    alongside;
+ * 5. sealShipment: the manifest ended, the bag sealed and signed on every
+ *    drive.
+ *
+ * A set spreads the packs over its data drives, written at the same
  * time, and computes the parity drives as it goes; every drive gets its
  * recovery data. The shipment is written under a `.part` name and renamed
  * only once sealed, so a drive never shows a half-written shipment as
@@ -64,98 +77,31 @@ export async function pack(ctx: Context, opts: PackOptions & { packTarget?: numb
   }
 }
 
+/** A source in object storage (`s3://…`) is listed and fetched through one client, closed after the pack. */
 async function packLocked(ctx: Context, opts: PackOptions & { packTarget?: number }, onEvent: EventSink, signal?: AbortSignal): Promise<PackSummary> {
-  const started = performance.now();
-  if (opts.against !== undefined && opts.full) throw new BrickpostError('USAGE', '--against and --full do not go together', { hint: 'a shipment against a signature file is never self-contained; drop one' });
-  if (opts.expiresIn !== undefined && !(opts.expiresIn >= 1 && opts.expiresIn <= 100 * 366 * 86400)) {
-    throw new BrickpostError('USAGE', `an expiry ${String(opts.expiresIn)} seconds after packing is not between 1 second and 100 years`, { hint: 'give --expires a duration such as 90d' });
-  }
   const s3 = isS3Url(opts.source) ? new S3Source(opts.source, opts.s3) : null;
   try {
-    return await packFrom(ctx, opts, s3, onEvent, signal, started);
+    return await packFrom(ctx, opts, s3, onEvent, signal);
   } finally {
     await s3?.close();
   }
 }
 
-async function packFrom(ctx: Context, opts: PackOptions & { packTarget?: number }, s3: S3Source | null, onEvent: EventSink, signal: AbortSignal | undefined, started: number): Promise<PackSummary> {
+async function packFrom(ctx: Context, opts: PackOptions & { packTarget?: number }, s3: S3Source | null, onEvent: EventSink, signal?: AbortSignal): Promise<PackSummary> {
+  const started = performance.now();
   const me = ctx.identity();
-  if (s3) await s3.check();
-  const srcStat = s3 ? null : await stat(resolve(opts.source)).catch(() => null);
-  if (!s3 && !srcStat?.isDirectory()) throw new BrickpostError('NOT_FOUND', `source ${quote(opts.source)} is not a folder`);
-  const source = s3 ? s3.place.url : await realpath(resolve(opts.source));
-  const drives = await planDrives(opts, source);
-
-  for (const [what, v] of [['label', opts.label], ['dataset', opts.dataset]] as const) {
-    if (v !== undefined && (v !== v.trim() || /[\u0000-\u001f\u007f]/.test(v) || v.length > 255)) {
-      throw new BrickpostError('USAGE', `${what} ${quote(v)} must have no leading or trailing spaces or control characters, and at most 255 characters`);
-    }
-  }
-  const recipientStrings = [...new Set([...(opts.noSelf ? [] : [me.recipient]), ...opts.recipients])];
-  if (recipientStrings.length === 0) throw new BrickpostError('USAGE', 'no recipients', { hint: 'give --recipient age1…, or drop --no-self' });
-  const recipients = recipientStrings.map((r) => age.parseRecipient(r));
-
+  const input = await checkInputs(opts, me, s3);
   let warnings = 0;
   const warn = (code: string, message: string, path?: string): void => {
     warnings++;
     onEvent({ type: 'warning', code, message, ...(path ? { path } : {}) });
   };
-
-  const exclude = await excluder(opts);
-  const datasetName = opts.dataset ?? (s3 ? s3.name : basename(source));
-  const dataset = openDataset(ctx, datasetName, me.keyId);
-  // Relative to the recipients' trees (bases), or to what a signature file lists (against), or to nothing.
-  const against = opts.against !== undefined ? await loadAgainst(ctx, opts.against, dataset.id) : null;
-  await finishSealing(ctx.catalog, dataset.id, drives.roots, me.recipient, warn);
-  const interrupted = findInterrupted(ctx.catalog, dataset.id);
-  let plan: ChainPlan;
-  try {
-    if (opts.resume) {
-      if (!interrupted) throw new BrickpostError('USAGE', `dataset ${quote(datasetName)} has no interrupted shipment to resume`, { hint: 'drop --resume to pack a new shipment' });
-      checkLayout(interrupted, drives.roots.length, drives.parity);
-      if (interrupted.against !== (against?.sha256 ?? null)) throw new BrickpostError('USAGE', `shipment ${quote(interrupted.id)} was packed ${interrupted.against ? 'against a signature file' : 'without --against'}; give the same options to resume it`);
-      if (opts.recovery === undefined) drives.recovery = interrupted.layout.recovery;
-      plan = interrupted.plan;
-    } else {
-      if (interrupted) await discard(ctx, interrupted.id, drives.roots, warn);
-      plan = planChain(ctx.catalog, dataset.id, recipientStrings.filter((r) => r !== me.recipient), opts.full === true || against !== null);
-    }
-  } catch (e) {
-    against?.held.close();
-    throw e;
-  }
-  const resuming = opts.resume ? interrupted : null;
-  if (against) plan.notes = [`built against ${quote(opts.against!)}: held chunks are those it lists`];
-  const baseIds = plan.bases.map((b) => b.shipmentId);
-  const held: HeldSet = against?.held ?? heldInTrees(ctx.catalog, baseIds);
-  const reference = opts.rehash || baseIds.length === 0 ? null : TreeLookup.referenceTree(ctx.catalog, dataset.id);
-  const lookup = new TreeLookup(ctx.catalog, reference, baseIds);
-
+  const chain = await placeInChain(ctx, opts, me, input, warn);
+  const { dataset, against, plan } = chain;
   const progress = new Progress(onEvent, 'pack');
   progress.emit();
-  const shipmentId = resuming?.id ?? newShipmentId(randomBytes(4));
-  const layout = { drives: drives.roots.length, parity: drives.parity, recovery: drives.recovery };
-  let kept: PackInfo[] = [];
-  try {
-    if (resuming) kept = await keepPacks(ctx.catalog, shipmentId, drives.roots, layout);
-  } catch (e) {
-    against?.held.close();
-    throw toEnvironmentError(e, 'cannot read the interrupted shipment');
-  }
-  // The catalog knows the shipment before any folder of it exists on a drive, so a pack killed at
-  // any point leaves nothing on the drives that a later pack (or pack --resume) does not know of.
-  const label = resuming?.label ?? opts.label ?? '';
-  const rows = new ShipmentRows(ctx, dataset, shipmentId, label, recipientStrings, plan, against?.sha256 ?? null, layout, resuming ? { created: resuming.created, kept } : undefined);
-  let out: ShipmentWriter;
-  try {
-    out = await ShipmentWriter.open({ drives: drives.roots, parity: drives.parity, recovery: drives.recovery, capacities: drives.capacities, shipment: shipmentId, recipients, onEvent });
-    await out.replay(kept);
-  } catch (e) {
-    against?.held.close();
-    if (resuming) rows.interrupted();
-    else rows.failed();
-    throw toEnvironmentError(e, 'cannot create the shipment folder');
-  }
+  const { shipmentId, label, kept, rows, out } = await openShipment(ctx, opts, input, chain, onEvent);
+  const { source, drives, exclude, datasetName, recipientStrings } = input;
   // The totals (for the ETA and the space check) are measured while packing starts.
   let measured: Error | null = null;
   const measuring = (s3 ? s3.measure({ exclude }) : measure(source, { exclude, excludeCaches: opts.excludeCaches === true })).then(
@@ -170,7 +116,7 @@ async function packFrom(ctx: Context, opts: PackOptions & { packTarget?: number 
   ).catch((e: Error) => void (measured = e));
 
   const key = chunkKey(dataset.secret);
-  const store = new ChunkStore(out.openPack, out.k, rows, held, opts.packTarget ?? PACK_TARGET, kept);
+  const store = new ChunkStore(out.openPack, out.k, rows, chain.held, opts.packTarget ?? PACK_TARGET, kept);
   const pipeline = chunkPipeline({ key, level: opts.level ?? 3 });
   const manifest = out.manifest;
   const counts: PackEntryCounts = { files: 0, dirs: 0, links: 0, hardLinks: 0, specials: 0, sparseFiles: 0, holeBytes: 0, withXattrs: 0, withAcls: 0, excluded: 0, notShipped: {}, changing: 0 };
@@ -178,7 +124,6 @@ async function packFrom(ctx: Context, opts: PackOptions & { packTarget?: number 
     counts.notShipped[reason] = (counts.notShipped[reason] ?? 0) + 1;
     warn('NOT_SHIPPED', `not shipped: ${quote(path)}: ${reason}`, path);
   };
-  const portability = new Portability(opts.portable === true);
   /** Set once the catalog holds the shipment as 'sealing': from there on it is finished, not dropped. */
   let sealing = false;
   const changing: Unsettled[] = [];
@@ -187,7 +132,7 @@ async function packFrom(ctx: Context, opts: PackOptions & { packTarget?: number 
     counts.changing++;
   };
   const allowChanging = opts.allowChanging === true;
-  const entries = new EntryPacker({ catalog: ctx.catalog, manifest, store, rows, lookup, pipeline, progress, warn, sha: against?.ids === 'sha256', notShipped, unsettled, allowChanging, ...(s3 ? { fetch: s3 } : {}) });
+  const entries = new EntryPacker({ catalog: ctx.catalog, manifest, store, rows, lookup: chain.lookup, pipeline, progress, warn, sha: against?.ids === 'sha256', notShipped, unsettled, allowChanging, ...(s3 ? { fetch: s3 } : {}) });
   const bases = plan.bases;
   try {
     await manifest.add({
@@ -206,74 +151,19 @@ async function packFrom(ctx: Context, opts: PackOptions & { packTarget?: number 
       secret: dataset.secret.toString('base64'),
       chunker: 'fastcdc-v1',
     });
-    const skipped = (sk: { path: string; reason: string; kind: string }): void => {
-      if (sk.kind === 'excluded' || sk.kind === 'cache') counts.excluded++;
-      else notShipped(sk.path, sk.reason);
-    };
-    const walkWarn = (message: string, path: string): void => warn('ATTRIBUTES', message, path);
-    const entriesOf = s3 ? s3.walk(skipped, { exclude, warn: walkWarn }) : walk(source, skipped, { exclude, excludeCaches: opts.excludeCaches === true, warn: walkWarn });
-    for await (const entry of entriesOf) {
-      if (signal?.aborted) throw new BrickpostError('CANCELLED', 'pack cancelled');
-      if (measured) throw measured;
-      count(counts, entry);
-      portability.check(entry.path);
-      await entries.add(entry);
-    }
-    await entries.finish();
-    await measuring;
-    if (measured) throw measured;
-    counts.sparseFiles = entries.sparseFiles;
-    counts.holeBytes = entries.holeBytes;
+    const portability = await writeEntries(opts, source, s3, exclude, entries, counts, notShipped, warn, () => measured, measuring, signal);
     if (counts.changing > 0 && !allowChanging) throw sourceChanging(changing, counts.changing, source);
-    const missed = Object.entries(counts.notShipped);
-    if (opts.strict && missed.length > 0) {
-      throw new BrickpostError('SOURCE_INCOMPLETE', `pack --strict: ${missed.map(([why, n]) => `${n} ${n === 1 ? 'entry' : 'entries'} ${why}`).join(', ')}; nothing was shipped`, {
-        hint: 'the warnings above name each entry; fix their permissions (or exclude them with --exclude), or pack without --strict to ship the rest',
-      });
-    }
     const packs = await store.finish();
     progress.phase = 'seal';
     progress.emit();
-    for (const p of packs) await manifest.add({ t: 'pack', i: p.index, path: p.path, size: p.size, plain: p.plain, chunks: p.chunks });
-    const t = manifest.totals;
-    Object.assign(counts, { files: t.files, dirs: t.dirs, links: t.links, hardLinks: t.hard, specials: t.specials });
-    await manifest.add({ t: 'end', dirs: t.dirs, files: t.files, links: t.links, hard: t.hard, specials: t.specials, bytes: t.bytes, chunks: t.chunks, packs: t.packs });
-    // Groups of names that differ only in case are complete once the manifest is: nothing is sealed yet.
-    portability.finish(manifest.collisions);
-    const m = await manifest.close();
-    const sealed = await out.seal(
-      {
-        format: FORMAT_VERSION,
-        shipment: shipmentId,
-        dataset: datasetName,
-        datasetId: dataset.id,
-        seq: rows.seq,
-        parent: rows.parent,
-        label,
-        publisher: ctx.name,
-        publisherKey: me.keyId,
-        created: rows.created,
-        ...(opts.expiresIn !== undefined ? { expires: new Date(Date.parse(rows.created) + opts.expiresIn * 1000).toISOString() } : {}),
-        entries: t.dirs + t.files + t.links + t.hard + t.specials,
-        files: t.files,
-        bytes: t.bytes,
-      },
-      store.streams,
-      m,
-      me.signingKey,
-      // Recorded (and synced) before any drive shows the shipment: the catalog never lags the drives.
-      (bytesOnDrive) => {
-        rows.sealing(t.files, t.bytes, bytesOnDrive);
-        sealing = true;
-      },
-    );
-    rows.sealed(me.recipient);
+    const sealed = await sealShipment(ctx, opts, me, { shipmentId, datasetName, datasetId: dataset.id, label, rows, out }, manifest, packs, counts, portability, store, () => (sealing = true));
     await recordSealed(ctx, shipmentId, sealed.paths, onEvent);
     const seconds = (performance.now() - started) / 1000;
     // The planner's measured drive speed; a resumed pack did not write its kept packs in this time.
     if (kept.length === 0) recordDriveRate(ctx.catalog, { shipment: shipmentId, bytes: sealed.bytesOnDrive, drives: drives.roots.length, seconds });
     progress.emit();
     const c = store.counts;
+    const t = sealed.totals;
     return {
       shipmentId,
       dataset: datasetName,
@@ -339,69 +229,144 @@ async function packFrom(ctx: Context, opts: PackOptions & { packTarget?: number 
   }
 }
 
-/** Drops an interrupted shipment that a new pack replaces: its catalog rows and its `.part` folders on the drives given. */
-async function discard(ctx: Context, id: string, roots: string[], warn: (code: string, message: string) => void): Promise<void> {
-  warn('INTERRUPTED_DROPPED', `shipment ${id} of this dataset was interrupted; a new shipment replaces it (pack --resume would have continued it)`);
-  // Folders first: a kill in between leaves a row that the next pack drops again, never an unknown folder.
-  for (const r of roots) await rm(bagDir(r, id) + PART_SUFFIX, { recursive: true, force: true });
-  deleteShipment(ctx.catalog, id);
+/** What step 2 decided. */
+interface Placed {
+  dataset: Dataset;
+  against: Against | null;
+  plan: ChainPlan;
+  /** The interrupted shipment `--resume` continues. */
+  resuming: Interrupted | null;
+  held: HeldSet;
+  lookup: TreeLookup;
 }
 
 /**
- * The exclude patterns of --exclude and --exclude-from, or undefined.
- * @throws BrickpostError USAGE (a pattern that cannot be read, an exclude file that cannot be read)
+ * Step 2: places the shipment in its dataset's chain: finishes a shipment
+ * left sealing, continues (--resume) or drops an interrupted one, and
+ * plans the bases, or takes the file given with --against; then what is
+ * held and the trees that serve as stat cache and bases of deltas.
+ * @throws BrickpostError USAGE (nothing to resume, different options), and what loadAgainst and finishSealing throw
  */
-async function excluder(opts: PackOptions): Promise<Excluder | undefined> {
-  const patterns = [...(opts.exclude ?? [])];
-  for (const f of opts.excludeFrom ?? []) {
-    let text: string;
-    try {
-      text = await readFile(f, 'utf8');
-    } catch (e) {
-      throw new BrickpostError('USAGE', `cannot read exclude file ${quote(f)}: ${(e as Error).message}`, { hint: 'give a file of patterns, one per line' });
+async function placeInChain(ctx: Context, opts: PackOptions, me: Identity, input: Inputs, warn: (code: string, message: string) => void): Promise<Placed> {
+  const { drives, datasetName, recipientStrings } = input;
+  const dataset = openDataset(ctx, datasetName, me.keyId);
+  // Relative to the recipients' trees (bases), or to what a signature file lists (against), or to nothing.
+  const against = opts.against !== undefined ? await loadAgainst(ctx, opts.against, dataset.id) : null;
+  await finishSealing(ctx.catalog, dataset.id, drives.roots, me.recipient, warn);
+  const interrupted = findInterrupted(ctx.catalog, dataset.id);
+  let plan: ChainPlan;
+  try {
+    if (opts.resume) {
+      if (!interrupted) throw new BrickpostError('USAGE', `dataset ${quote(datasetName)} has no interrupted shipment to resume`, { hint: 'drop --resume to pack a new shipment' });
+      checkLayout(interrupted, drives.roots.length, drives.parity);
+      if (interrupted.against !== (against?.sha256 ?? null)) throw new BrickpostError('USAGE', `shipment ${quote(interrupted.id)} was packed ${interrupted.against ? 'against a signature file' : 'without --against'}; give the same options to resume it`);
+      if (opts.recovery === undefined) drives.recovery = interrupted.layout.recovery;
+      plan = interrupted.plan;
+    } else {
+      if (interrupted) await discard(ctx, interrupted.id, drives.roots, warn);
+      plan = planChain(ctx.catalog, dataset.id, recipientStrings.filter((r) => r !== me.recipient), opts.full === true || against !== null);
     }
-    patterns.push(...parseExcludeFile(text));
+  } catch (e) {
+    against?.held.close();
+    throw e;
   }
-  return patterns.length > 0 ? compileExcludes(patterns) : undefined;
+  if (against) plan.notes = [`built against ${quote(opts.against!)}: held chunks are those it lists`];
+  const baseIds = plan.bases.map((b) => b.shipmentId);
+  const held: HeldSet = against?.held ?? heldInTrees(ctx.catalog, baseIds);
+  const reference = opts.rehash || baseIds.length === 0 ? null : TreeLookup.referenceTree(ctx.catalog, dataset.id);
+  return { dataset, against, plan, resuming: opts.resume ? interrupted : null, held, lookup: new TreeLookup(ctx.catalog, reference, baseIds) };
 }
 
-/** Counts the attributes of one entry of the source (its kind is counted from the manifest). */
-function count(c: PackEntryCounts, e: SourceEntry): void {
-  if (e.attrs.x) c.withXattrs++;
-  if (e.attrs.acl) c.withAcls++;
+/** The shipment step 3 opened. */
+interface Opened {
+  shipmentId: string;
+  label: string;
+  /** Packs of an interrupted run that are kept. */
+  kept: PackInfo[];
+  rows: ShipmentRows;
+  out: ShipmentWriter;
 }
 
 /**
- * pack --portable: names some systems cannot hold (not UTF-8 or not NFC,
- * controls or a backslash, Windows' reserved names and characters) and
- * names that differ only in case or Unicode form, collected while packing
- * and refused before the shipment is sealed.
+ * Step 3: records the shipment in the catalog, then opens its `.part`
+ * folders on the drives (replaying the packs a resumed run keeps). The
+ * catalog knows the shipment before any folder of it exists on a drive,
+ * so a pack killed at any point leaves nothing on the drives that a later
+ * pack (or pack --resume) does not know of.
+ * @throws BrickpostError environment (the interrupted shipment cannot be read, the folders cannot be made)
  */
-class Portability {
-  private readonly problems: string[] = [];
-  private count = 0;
-
-  constructor(private readonly on: boolean) {}
-
-  check(path: string): void {
-    if (!this.on) return;
-    const name = path.slice(path.lastIndexOf('/') + 1);
-    const why = componentProblem(name) ?? windowsNameProblem(name);
-    if (why) this.add(`${displayName(path)}: ${why}`);
+async function openShipment(ctx: Context, opts: PackOptions, input: Inputs, chain: Placed, onEvent: EventSink): Promise<Opened> {
+  const { drives } = input;
+  const { dataset, against, plan, resuming } = chain;
+  const shipmentId = resuming?.id ?? newShipmentId(randomBytes(4));
+  const layout = { drives: drives.roots.length, parity: drives.parity, recovery: drives.recovery };
+  let kept: PackInfo[] = [];
+  try {
+    if (resuming) kept = await keepPacks(ctx.catalog, shipmentId, drives.roots, layout);
+  } catch (e) {
+    against?.held.close();
+    throw toEnvironmentError(e, 'cannot read the interrupted shipment');
   }
+  const label = resuming?.label ?? opts.label ?? '';
+  const rows = new ShipmentRows(ctx, dataset, shipmentId, label, input.recipientStrings, plan, against?.sha256 ?? null, layout, resuming ? { created: resuming.created, kept } : undefined);
+  let out: ShipmentWriter;
+  try {
+    out = await ShipmentWriter.open({ drives: drives.roots, parity: drives.parity, recovery: drives.recovery, capacities: drives.capacities, shipment: shipmentId, recipients: input.recipients, onEvent });
+    await out.replay(kept);
+  } catch (e) {
+    against?.held.close();
+    if (resuming) rows.interrupted();
+    else rows.failed();
+    throw toEnvironmentError(e, 'cannot create the shipment folder');
+  }
+  return { shipmentId, label, kept, rows, out };
+}
 
-  /** @throws BrickpostError UNSAFE_PATH listing what is not portable */
-  finish(collisions: ReadonlyArray<{ parent: string; names: string[] }>): void {
-    if (!this.on) return;
-    for (const c of collisions) this.add(`${c.names.map((n) => quote(displayName(c.parent ? `${c.parent}/${n}` : n))).join(' and ')} differ only in case or Unicode form`);
-    if (this.count === 0) return;
-    throw new BrickpostError('UNSAFE_PATH', `pack --portable: ${this.count} ${this.count === 1 ? 'name is' : 'names are'} not portable: ${this.problems.slice(0, 20).join('; ')}${this.count > 20 ? '; …' : ''}`, {
-      hint: 'rename them (or exclude them with --exclude), or pack without --portable: then only destinations that cannot hold them refuse the shipment',
+/**
+ * Step 4: walks the source in dataset order, chunking, deduplicating,
+ * compressing and encrypting each file into packs, and writing its record
+ * into the manifest. Returns the names --portable collected.
+ * @throws BrickpostError CANCELLED, SOURCE_INCOMPLETE (--strict), and what reading and the drives throw
+ */
+async function writeEntries(
+  opts: PackOptions,
+  source: string,
+  s3: S3Source | null,
+  exclude: Excluder | undefined,
+  entries: EntryPacker,
+  counts: PackEntryCounts,
+  notShipped: (path: string, reason: string) => void,
+  warn: (code: string, message: string, path?: string) => void,
+  measured: () => Error | null,
+  measuring: Promise<void>,
+  signal: AbortSignal | undefined,
+): Promise<Portability> {
+  const portability = new Portability(opts.portable === true);
+  const skipped = (sk: { path: string; reason: string; kind: string }): void => {
+    if (sk.kind === 'excluded' || sk.kind === 'cache') counts.excluded++;
+    else notShipped(sk.path, sk.reason);
+  };
+  const walkWarn = (message: string, path: string): void => warn('ATTRIBUTES', message, path);
+  const entriesOf = s3 ? s3.walk(skipped, { exclude, warn: walkWarn }) : walk(source, skipped, { exclude, excludeCaches: opts.excludeCaches === true, warn: walkWarn });
+  for await (const entry of entriesOf) {
+    if (signal?.aborted) throw new BrickpostError('CANCELLED', 'pack cancelled');
+    const failed = measured();
+    if (failed) throw failed;
+    count(counts, entry);
+    portability.check(entry.path);
+    await entries.add(entry);
+  }
+  await entries.finish();
+  await measuring;
+  const failed = measured();
+  if (failed) throw failed;
+  counts.sparseFiles = entries.sparseFiles;
+  counts.holeBytes = entries.holeBytes;
+  const missed = Object.entries(counts.notShipped);
+  if (opts.strict && missed.length > 0) {
+    throw new BrickpostError('SOURCE_INCOMPLETE', `pack --strict: ${missed.map(([why, n]) => `${n} ${n === 1 ? 'entry' : 'entries'} ${why}`).join(', ')}; nothing was shipped`, {
+      hint: 'the warnings above name each entry; fix their permissions (or exclude them with --exclude), or pack without --strict to ship the rest',
     });
   }
-
-  private add(problem: string): void {
-    this.count++;
-    if (this.problems.length < 20) this.problems.push(problem);
-  }
+  return portability;
 }

@@ -2,7 +2,8 @@ import { readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BrickpostError, packPath, quote } from '@brickpost/manifest';
 import type { Catalog } from '../catalog/catalog.js';
-import { closedPacks, newestUnfinished, type PublishedRow } from '../catalog/published.js';
+import { closedPacks, deleteShipment, newestUnfinished, type PublishedRow } from '../catalog/published.js';
+import type { Context } from '../context.js';
 import { bagDir, PART_SUFFIX } from '../drive/layout.js';
 import { sha256File } from '../verify/fixity.js';
 import type { ChainPlan } from './chain.js';
@@ -89,4 +90,12 @@ export function checkLayout(it: Interrupted, drives: number, parity: number): vo
       { hint: 'give the same --to drives, in the same order, and the same --parity' },
     );
   }
+}
+
+/** Drops an interrupted shipment that a new pack replaces: its catalog rows and its `.part` folders on the drives given. */
+export async function discard(ctx: Context, id: string, roots: string[], warn: (code: string, message: string) => void): Promise<void> {
+  warn('INTERRUPTED_DROPPED', `shipment ${id} of this dataset was interrupted; a new shipment replaces it (pack --resume would have continued it)`);
+  // Folders first: a kill in between leaves a row that the next pack drops again, never an unknown folder.
+  for (const r of roots) await rm(bagDir(r, id) + PART_SUFFIX, { recursive: true, force: true });
+  deleteShipment(ctx.catalog, id);
 }

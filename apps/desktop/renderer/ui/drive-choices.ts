@@ -1,5 +1,5 @@
 /** The list of drives to choose from: detected drives and folders standing in for drives. */
-import type { DetectedDrive } from '../../shared/api.js';
+import type { DetectedDrive } from '../../src/shared/api.js';
 import { api } from '../api.js';
 import { h, uid } from './dom.js';
 import { bytes } from './format.js';

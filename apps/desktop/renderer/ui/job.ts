@@ -3,7 +3,7 @@
  * on failure a note (cancelled) or an error banner, with a button back to
  * an earlier step in place of Cancel.
  */
-import type { JobListener } from '../../shared/api.js';
+import type { JobListener } from '../../src/shared/api.js';
 import { api, isCode } from '../api.js';
 import { h, jobId, replace } from './dom.js';
 import { errorBanner, note } from './errors.js';

@@ -2,7 +2,7 @@
  * The renderer's one way to the engine: `window.brickpost`, defined by the
  * Electron preload or by the browser bridge script of `brickpost ui`.
  */
-import type { DesktopApi, DesktopError } from '../shared/api.js';
+import type { DesktopApi, DesktopError } from '../src/shared/api.js';
 
 declare global {
   interface Window {

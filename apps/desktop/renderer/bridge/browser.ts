@@ -10,8 +10,8 @@
  * with every request; it is then removed from the address bar (the session
  * cookie lets a reload in).
  */
-import type { DesktopApi, DesktopError, JobListener } from '../shared/api.js';
-import { ALL_METHODS, METHODS } from '../shared/methods.js';
+import type { DesktopApi, DesktopError, JobListener } from '../../src/shared/api.js';
+import { ALL_METHODS, METHODS } from '../../src/shared/methods.js';
 
 interface Wire {
   code?: unknown;

@@ -5,7 +5,7 @@
  * ticked and fixed. Names are shown escaped (ui/names.ts), as text only.
  */
 import type { ListEntry } from '@brickpost/engine/api';
-import type { ShipmentFolder } from '../../shared/api.js';
+import type { ShipmentFolder } from '../../src/shared/api.js';
 import { api } from '../api.js';
 import { dataTable, h, replace } from '../ui/dom.js';
 import { errorBanner, note } from '../ui/errors.js';

@@ -1,6 +1,6 @@
 /** What the publisher wizard collects, step by step. */
 import type { PackSummary } from '@brickpost/engine/api';
-import type { SourceInfo } from '../../shared/api.js';
+import type { SourceInfo } from '../../src/shared/api.js';
 
 export interface PublishState {
   source: string;
