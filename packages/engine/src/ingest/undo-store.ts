@@ -6,6 +6,7 @@ import * as posix from '@brickpost/posix';
 import { BrickpostError, fromBytes, quote } from '@brickpost/manifest';
 import { chunkFile } from '../chunk/file.js';
 import { decodeFrame, encodeChunk } from '../chunk/codec.js';
+import { toEnvironmentError } from '../io/errors.js';
 import { failpoint } from '../io/failpoint.js';
 import { fsPath } from '../io/fs-path.js';
 import { syncDir } from '../io/sync.js';
@@ -169,6 +170,15 @@ async function flush(db: DestDb, fresh: Array<{ hash: Buffer; len: number; store
  * @throws BrickpostError CHUNK_MISMATCH, FILE_MISSING (the store lost a chunk), IO
  */
 export function writeKept(folder: DestFolder, db: DestDb, row: UndoFileRow, to: string): void {
+  try {
+    writeKeptFile(folder, db, row, to);
+  } catch (e) {
+    // Writes through a descriptor name no path: the file being rebuilt is named here.
+    throw toEnvironmentError(e, '', { path: to });
+  }
+}
+
+function writeKeptFile(folder: DestFolder, db: DestDb, row: UndoFileRow, to: string): void {
   const fd = openSync(fsPath(to), 'w', 0o600);
   try {
     let written = 0;
@@ -178,7 +188,8 @@ export function writeKept(folder: DestFolder, db: DestDb, row: UndoFileRow, to: 
       try {
         frame = readFileSync(chunkPath(folder, hex));
       } catch (e) {
-        throw new BrickpostError('FILE_MISSING', `the undo store of ${quote(folder.dest)} lacks chunk ${hex.slice(0, 16)}… of a kept file (${(e as Error).message})`, { path: chunkPath(folder, hex) });
+        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw toEnvironmentError(e, 'cannot read the undo store', { path: chunkPath(folder, hex) });
+        throw new BrickpostError('FILE_MISSING', `the undo store of ${quote(folder.dest)} lacks chunk ${hex.slice(0, 16)}… of a kept file`, { path: chunkPath(folder, hex), hint: `the files it kept cannot be put back; 'brickpost history ${folder.dest}' shows what else is kept` });
       }
       const raw = decodeFrame(frame, ref.len);
       if (!createHash('sha256').update(raw).digest().equals(ref.hash)) {
