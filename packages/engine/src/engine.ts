@@ -12,6 +12,7 @@ import { cat, extract } from './extract/index.js';
 import { chooseShipment } from './ingest/choose.js';
 import { history } from './ingest/history.js';
 import { ingest } from './ingest/ingest.js';
+import { s3History } from './s3/history.js';
 import { s3Ingest } from './s3/ingest.js';
 import { isS3Url } from './s3/url.js';
 import { reconcileAll, reconcileDest } from './ingest/record.js';
@@ -22,7 +23,7 @@ import { commandLine } from './io/command-line.js';
 import { toEnvironmentError } from './io/errors.js';
 import { addTrust, createIdentity, fillRecipient, hasIdentity, listTrust, removeTrust, selfTrustName, type Identity } from './keys/index.js';
 import { pack } from './pack/pack.js';
-import type { RepairOptions, RepairSummary } from './api.js';
+import type { RepairOptions, RepairSummary, S3Options } from './api.js';
 import { repair } from './drive/repair.js';
 import type { ReceiptImportSummary, ReceiptOptions, ReceiptSummary, SignatureOptions, SignatureSummary } from './api.js';
 import { importReceipt, writeReceipt } from './receipt/index.js';
@@ -278,7 +279,8 @@ export class Engine {
    * The shipments applied to a destination (from DEST's state; the catalog's
    * record of them is brought up to date on the way). @throws NOT_FOUND
    */
-  async history(dest: string): Promise<DestHistory> {
+  async history(dest: string, s3?: S3Options): Promise<DestHistory> {
+    if (isS3Url(dest)) return s3History(dest, s3);
     await reconcileDest(this.ctx, dest);
     return history(dest);
   }

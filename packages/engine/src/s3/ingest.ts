@@ -129,7 +129,7 @@ export async function s3Ingest(ctx: Context, opts: IngestOptions, onEvent: Event
           shipment: h.shipment,
           seq: h.seq,
           tree: treeKey(h.shipment),
-          history: [...(state?.history ?? []), { shipment: h.shipment, seq: h.seq, label: h.label, created: h.created, applied }].slice(-1000),
+          history: [...(state?.history ?? []), { shipment: h.shipment, seq: h.seq, label: h.label, created: h.created, applied, files: found.files, bytes: found.bytes, bytesFromDrive: stager.bytesFromDrive }].slice(-1000),
         };
         await o.putJson(COMMIT, { shipment: h.shipment, state: next, oldTree: state?.tree ?? null } satisfies S3Commit);
         failpoint('s3-commit');

@@ -27,7 +27,7 @@ export interface S3State {
   seq: number;
   /** The tree file of `shipment`, below the prefix. */
   tree: string;
-  history: Array<{ shipment: string; seq: number; label: string; created: string; applied: string }>;
+  history: Array<{ shipment: string; seq: number; label: string; created: string; applied: string; files?: number; bytes?: number; bytesFromDrive?: number }>;
 }
 
 /** The commit journal: the new state, and the tree of the state it replaces (whose objects not in the new tree retire). */
