@@ -1,9 +1,10 @@
 /**
  * The local S3 server of the s3 scenario: versitygw (the one the tests use,
  * scripts/install-versitygw.sh) over a folder in the bench's work root, on
- * a free loopback port. Its posix backend keeps a bucket as a folder and an
+ * a free loopback port. rclone gets an empty AWS_CA_BUNDLE: the server is
+ * plain http, and a bundle set for the machine makes rclone refuse to start. Its posix backend keeps a bucket as a folder and an
  * object as a file, so the dataset is put in place as a bucket by a copy
- * (untimed), and what was written can be compared with `diff -r`.
+ * (untimed), and what was written can be read back as files.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
@@ -58,7 +59,7 @@ export async function startS3(work, log) {
     endpoint,
     root,
     env: { AWS_ACCESS_KEY_ID: access, AWS_SECRET_ACCESS_KEY: secret, AWS_ENDPOINT_URL: endpoint, AWS_REGION: 'us-east-1', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
-    rcloneEnv: { RCLONE_S3_PROVIDER: 'Other', RCLONE_S3_ENDPOINT: endpoint, RCLONE_S3_ACCESS_KEY_ID: access, RCLONE_S3_SECRET_ACCESS_KEY: secret, RCLONE_S3_REGION: 'us-east-1', RCLONE_CONFIG: '/dev/null' },
+    rcloneEnv: { RCLONE_S3_PROVIDER: 'Other', RCLONE_S3_ENDPOINT: endpoint, RCLONE_S3_ACCESS_KEY_ID: access, RCLONE_S3_SECRET_ACCESS_KEY: secret, RCLONE_S3_REGION: 'us-east-1', RCLONE_CONFIG: '/dev/null', AWS_CA_BUNDLE: '' },
     stop: () => proc.kill('SIGKILL'),
   };
 }
