@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 /**
  * brickpost against the tools a user would pick instead (restic, borg, and
- * a tar | zstd | age pipeline), on one generated dataset, in one run.
+ * a tar | zstd | age pipeline; rclone for object storage), on one generated
+ * dataset, in one run.
  *
  *   node bench/run.mjs [--size 2G] [--seed 1] [--source DIR] [--only brickpost,restic,rustic,borg,pipeline]
- *                      [--scenario initial,cores,sets,incremental,report,parallel] [--repeat N] [--work DIR] [--warm] [--keep]
+ *                      [--scenario initial,cores,sets,incremental,report,parallel,s3] [--repeat N] [--work DIR] [--warm] [--keep]
  *
  *   node bench/run.mjs --scenario scale --files 100000,1000000 [--work DIR] [--keep] [--no-restic]
  *
@@ -39,15 +40,17 @@ import restic from './tools/restic.mjs';
 import borg from './tools/borg.mjs';
 import pipeline from './tools/pipeline.mjs';
 import rustic from './tools/rustic.mjs';
+import rclone from './tools/rclone.mjs';
 import initial from './scenarios/initial.mjs';
 import cores from './scenarios/cores.mjs';
 import incremental from './scenarios/incremental.mjs';
 import sets from './scenarios/sets.mjs';
 import report from './scenarios/report.mjs';
 import parallel from './scenarios/parallel.mjs';
+import s3 from './scenarios/s3.mjs';
 
-const TOOLS = [brickpost, restic, rustic, borg, pipeline];
-const SCENARIOS = { initial, cores, sets, incremental, report, parallel };
+const TOOLS = [brickpost, restic, rustic, borg, pipeline, rclone];
+const SCENARIOS = { initial, cores, sets, incremental, report, parallel, s3 };
 const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(here, '..');
 const log = (msg) => process.stderr.write(`bench: ${msg}\n`);
@@ -249,7 +252,10 @@ async function main() {
   const names = opts.scenarios.map((sc) => sc.name).join('+');
   const scenarioInfo = () => Object.fromEntries(opts.scenarios.filter((sc) => sc.info).map((sc) => [sc.name, sc.info(ctx)]));
 
-  const tools = TOOLS.filter((t) => opts.only.includes(t.name));
+  // A tool made for some scenarios only (rclone: s3) runs when one of them does.
+  const tools = TOOLS.filter((t) => opts.only.includes(t.name) && (!t.scenarios || opts.scenarios.some((sc) => t.scenarios.includes(sc.name))));
+  // A scenario's own setup (s3: a local S3 server holding the dataset), untimed.
+  for (const sc of opts.scenarios) if (sc.setup) await sc.setup(ctx, { workRoot: opts.workRoot, log });
   const versions = {};
   const steps = [];
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
@@ -285,6 +291,7 @@ async function main() {
       steps.push({ tool: 'reference', op: sc.name, skipped: `failed: ${e.message}` });
     }
   }
+  for (const sc of opts.scenarios) sc.teardown?.();
   if (!opts.work && !opts.keep) await rm(opts.workRoot, { recursive: true, force: true });
   else if (changes && !opts.keep) await rm(ctx.src, { recursive: true, force: true });
 

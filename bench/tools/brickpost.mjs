@@ -20,6 +20,8 @@
  * pack-1core   taskset -c 0 brickpost pack SRC --to DRIVE1 … --dataset bench-1core (one core)
  * ingest-1core taskset -c 0 brickpost ingest DRIVE DEST1 --json (one core)
  * report       brickpost report DRIVE --html R.html --pdf R.pdf --json (the subscriber)
+ * s3-pack     brickpost pack s3://bench-src/ds --to DRIVE-S3 … (scenario s3: the dataset as objects)
+ * s3-ingest   brickpost ingest DRIVE-S3 s3://bench-dst/brickpost --json
  * bagit-validate  bagit.py --validate DRIVE/brickpost/ID (the archivist's keyless
  *              fixity check of the same bag, for comparison)
  *
@@ -35,6 +37,7 @@ import { join } from 'node:path';
 // links): brickpost is asked to as well, so its output is compared with the same tree.
 const INGEST_AS_IS = ['--outside-links'];
 import { sh } from '../lib/measure.mjs';
+import { sameTree } from '../scenarios/s3.mjs';
 
 function cliPath(ctx) {
   return join(ctx.repoRoot, 'apps', 'cli', 'bin', 'brickpost.js');
@@ -89,6 +92,7 @@ export default {
       pub: join(ctx.work, 'publisher'),
       sub: join(ctx.work, 'subscriber'),
       drive: join(ctx.work, 'drive'),
+      driveS3: join(ctx.work, 'drive-s3'),
       drive2: join(ctx.work, 'drive2'),
       dest: join(ctx.work, 'dest'),
       drive1: join(ctx.work, 'drive-1core'),
@@ -99,6 +103,7 @@ export default {
     };
     for (const [dir, n] of [[state.set3, 3], [state.set5, 5]]) for (let i = 1; i <= n; i++) await mkdir(join(dir, `d${i}`), { recursive: true });
     await mkdir(state.drive, { recursive: true });
+    await mkdir(state.driveS3, { recursive: true });
     await mkdir(state.drive2, { recursive: true });
     await mkdir(state.drive1, { recursive: true });
     const run = (home, ...args) => {
@@ -197,6 +202,22 @@ export default {
       stdout: true,
       sync: ctx.work,
       check: (r) => checkSummary(r, (res) => res.alreadyApplied === false),
+    }),
+    's3-pack': (state, ctx) => ({
+      label: 'pack s3://bench-src/ds',
+      argv: cli(ctx, state.pub, 'pack', 's3://bench-src/ds', '--to', state.driveS3, '--recipient', state.recipient, '--dataset', 'bench-s3', '--json'),
+      env: ctx.s3.env,
+      stdout: true,
+      sync: ctx.work,
+      drive: state.driveS3,
+      check: (r) => checkSummary(r),
+    }),
+    's3-ingest': (state, ctx) => ({
+      label: 'ingest into s3://bench-dst/brickpost',
+      argv: cli(ctx, state.sub, 'ingest', state.driveS3, 's3://bench-dst/brickpost', '--json'),
+      env: ctx.s3.env,
+      stdout: true,
+      check: (r) => checkSummary(r, (res) => res.alreadyApplied === false) ?? sameTree(ctx, join(ctx.s3.root, 'bench-dst', 'brickpost')),
     }),
     'pack-set3': (state, ctx) => ({
       label: 'pack to 3 drives (1 parity)',

@@ -20,7 +20,7 @@ export async function objects(client: S3Client, bucket: string, prefix: string):
       if (rel.startsWith('.brickpost/')) continue;
       const r = await client.send(new GetObjectCommand({ Bucket: bucket, Key: o.Key! }));
       const body = Buffer.from(await r.Body!.transformToByteArray());
-      const metadata = Object.fromEntries(Object.entries(r.Metadata ?? {}).map(([k, v]) => [k, text(v)]));
+      const metadata = Object.fromEntries(Object.entries(r.Metadata ?? {}).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => [k, text(v)]));
       out.set(rel, { size: body.length, sha256: createHash('sha256').update(body).digest('hex'), contentType: r.ContentType, metadata });
     }
     token = page.IsTruncated ? page.NextContinuationToken : undefined;

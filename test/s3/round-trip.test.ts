@@ -89,6 +89,13 @@ describe('object storage: pack from and ingest into S3', { skip }, () => {
     assert.equal(i.filesUnchanged, 21);
     assert.ok(i.chunksFromDelta >= 1);
     assert.deepEqual(diffObjects(await objects(s3.client, 'source', 'data/'), await objects(s3.client, 'dest', 'copy/')), []);
+    // history reads the state beside the objects.
+    const h = brickpost(sub, ['history', 's3://dest/copy', '--json'], { env: s3.env });
+    assert.equal(h.code, 0, h.stderr);
+    const doc = JSON.parse(h.stdout);
+    assert.equal(doc.dataset, 'bucket-data');
+    assert.deepEqual(doc.shipments.map((x: { seq: number }) => x.seq), [1, 2]);
+    assert.equal(doc.inProgress, null);
   });
 
   test('a folder shipped into S3 comes back out byte-identical, its user.s3 attributes as object metadata', async () => {

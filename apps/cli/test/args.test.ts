@@ -107,12 +107,12 @@ test('usage errors name the problem and point at the right help', () => {
   usage([], /no command given/);
   usage(['frob'], /unknown command "frob"/);
   usage(['help', 'frob'], /unknown command "frob"/);
-  usage(['pack'], /missing <SOURCE-DIR-or-S3-URL>/, 'pack');
+  usage(['pack'], /missing <SOURCE-DIR>/, 'pack');
   usage(['pack', 'src'], /missing --to <DRIVE-DIR>/, 'pack');
   usage(['pack', 'src', '--to'], /option --to needs a value/, 'pack');
   usage(['pack', 'src', '--to', '--json'], /option --to needs a value/, 'pack');
   usage(['pack', 'src', '--to', 'd', '--bogus'], /unknown option "--bogus" for pack/, 'pack');
-  usage(['ingest', 'drive'], /missing <DEST-DIR-or-S3-URL>/, 'ingest');
+  usage(['ingest', 'drive'], /missing <DEST-DIR>/, 'ingest');
   usage(['verify', 'a', 'b'], /unexpected argument "b"/, 'verify');
   usage(['keygen', '--force=yes'], /option --force takes no value/, 'keygen');
   usage(['ls', 'd', '--shipment', 'a', '--shipment', 'b'], /given more than once/, 'ls');

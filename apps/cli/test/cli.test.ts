@@ -52,7 +52,7 @@ const usageCases: [string[], RegExp, string][] = [
   [['pack', 'src'], /missing --to <DRIVE-DIR>/, 'brickpost pack'],
   [['pack', 'src', '--to', 'd', '--bogus'], /unknown option "--bogus" for pack/, 'brickpost pack'],
   [['verify'], /missing <DRIVE-DIR>/, 'brickpost verify'],
-  [['ingest', 'drive'], /missing <DEST-DIR-or-S3-URL>/, 'brickpost ingest'],
+  [['ingest', 'drive'], /missing <DEST-DIR>/, 'brickpost ingest'],
   [['ls', 'd', '--shipment'], /option --shipment needs a value/, 'brickpost ls'],
   [['trust'], /needs a subcommand/, 'brickpost trust'],
   [['trust', 'add'], /missing <KEY-or-FILE>/, 'brickpost trust add'],

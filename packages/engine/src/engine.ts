@@ -17,6 +17,7 @@ import { extractAt } from './ingest/extract-at.js';
 import { pin, prune, unpin } from './ingest/undo-points.js';
 import type { ExtractAtOptions, ExtractAtSummary, PinOptions, PinSummary, PruneOptions, PruneSummary, UnpinOptions } from './api/index.js';
 import { ingest } from './ingest/ingest.js';
+import { s3History } from './s3/history.js';
 import { s3Ingest } from './s3/ingest.js';
 import { isS3Url } from './s3/url.js';
 import { reconcileAll, reconcileDest } from './ingest/record.js';
@@ -28,7 +29,7 @@ import { toEnvironmentError } from './io/errors.js';
 import { addTrust, createIdentity, fillRecipient, hasIdentity, listTrust, removeTrust, selfTrustName, type Identity } from './keys/index.js';
 import { pack } from './pack/pack.js';
 import { packFromSnapshot } from './pack/snapshot.js';
-import type { RebuildDriveOptions, RebuildDriveSummary, RepairOptions, RepairSummary } from './api/index.js';
+import type { RebuildDriveOptions, RebuildDriveSummary, RepairOptions, RepairSummary, S3Options } from './api/index.js';
 import { repair } from './drive/repair.js';
 import { rebuildDrive } from './drive/rebuild-drive.js';
 import type { ReceiptImportSummary, ReceiptOptions, ReceiptSummary, SignatureOptions, SignatureSummary } from './api/index.js';
@@ -319,7 +320,8 @@ export class Engine {
    * The shipments applied to a destination (from DEST's state; the catalog's
    * record of them is brought up to date on the way). @throws NOT_FOUND
    */
-  async history(dest: string): Promise<DestHistory> {
+  async history(dest: string, s3?: S3Options): Promise<DestHistory> {
+    if (isS3Url(dest)) return s3History(dest, s3);
     await reconcileDest(this.ctx, dest);
     return history(dest, this.ctx.catalog);
   }

@@ -3,10 +3,11 @@ import type { CommandRun } from '../context.js';
 import { inProgressLines } from '@brickpost/engine/api';
 import { formatBytes, plural, printable } from '../format.js';
 import { withEngine } from '../session.js';
+import { s3Option } from '../apply-options.js';
 
 /** Prints one line per applied shipment, oldest first; --json prints the whole history. */
 export const run: CommandRun = async (ctx, inv) => {
-  const h = await withEngine(ctx, (engine) => engine.history(inv.positionals[0]!), { create: false });
+  const h = await withEngine(ctx, (engine) => engine.history(inv.positionals[0]!, s3Option(inv).s3), { create: false });
   if (ctx.json) {
     await ctx.out.document(h);
     return 0;

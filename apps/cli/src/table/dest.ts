@@ -1,6 +1,6 @@
 /** The commands of a destination's shipments, its state, and the receipts and signature files that describe it, in help order. */
 import { RETENTION } from '../retention-options.js';
-import { json, type CommandSpec } from './spec.js';
+import { json, S3, type CommandSpec } from './spec.js';
 
 export const DEST_COMMANDS: CommandSpec[] = [
   {
@@ -8,7 +8,7 @@ export const DEST_COMMANDS: CommandSpec[] = [
     summary: 'list the shipments applied to a destination folder',
     args: ['DEST-DIR'],
     min: 1,
-    options: [json('print {dest, dataset, datasetId, publisherKeyId, keepUndo, keepAll, keepDays, pins: [{name, shipmentId, seq, at}], undoBytes, shipments: [{shipmentId, seq, parent, label, appliedAt, files, bytes, bytesFromDrive, undoable, kept, pins, undoBytes}], inProgress, newestSeen: {newestSeq, newestShipment, seenAt, behind}}')],
+    options: [...S3, json('print {dest, dataset, datasetId, publisherKeyId, keepUndo, keepAll, keepDays, pins: [{name, shipmentId, seq, at}], undoBytes, shipments: [{shipmentId, seq, parent, label, appliedAt, files, bytes, bytesFromDrive, undoable, kept, pins, undoBytes}], inProgress, newestSeen: {newestSeq, newestShipment, seenAt, behind}}')],
     json: 'document',
     details: 'Reads the destination\'s state folder (DEST/.brickpost); needs no key and changes\nnothing. A shipment marked "undoable" can be rolled back (rollback --to the one\nbefore it); "kept" means rollback can return to it. Each line gives the bytes\nits undo data takes (a chunk shared with an earlier shipment counts there),\nand its pins; the total follows. An ingest or rollback under way or interrupted is named after the\nlist (see \'brickpost status\'). The last line says how far behind the newest\nshipment of the dataset this home saw on a drive (verify or ingest) DEST is.',
     load: () => import('../commands/history.js'),

@@ -6,7 +6,7 @@ export const SHIPPING_COMMANDS: CommandSpec[] = [
   {
     name: 'pack',
     summary: 'pack a folder into a signed, encrypted shipment on a drive',
-    args: ['SOURCE-DIR-or-S3-URL'],
+    args: ['SOURCE-DIR'],
     min: 1,
     options: [
       { name: 'to', type: 'string', multiple: true, required: true, value: 'DRIVE-DIR', help: 'the drive (folder) to write to; repeatable' },
@@ -35,7 +35,7 @@ export const SHIPPING_COMMANDS: CommandSpec[] = [
     ],
     json: 'events',
     details:
-      'Several --to drives make a drive set, written at the same time: the packs are\nspread over the first N-M drives, the last M hold Reed-Solomon parity, so any M\ndrives may be lost. Every drive is a signed bag of its own.\n\nThe shipment is always encrypted to your own key too, unless --no-self; with\nit, at least one --recipient is needed. Recipient files use the format of\n`age -R`: one recipient per line, # comments and blank lines ignored. A value\nthat is neither a recipient nor an existing file is looked up in the trust\nstore by name or key id (`brickpost trust list` shows the recipients).\n\nA dataset shipped before is packed incrementally: the shipment carries only\nwhat the recipients lack (by their receipts, else the last shipment each was\nsent), changed parts of files as deltas, and files unchanged since the last\nshipment are not read again. A recipient that never received the dataset gets\na self-contained shipment.\n\nA file that changes while it is read is read again, up to 3 times in all, until\nits size, times and inode stay the same across a read; one that never settles\nfails the pack (exit 5, every such file named) unless --allow-changing.',
+      'Several --to drives make a drive set, written at the same time: the packs are\nspread over the first N-M drives, the last M hold Reed-Solomon parity, so any M\ndrives may be lost. Every drive is a signed bag of its own.\n\nThe shipment is always encrypted to your own key too, unless --no-self; with\nit, at least one --recipient is needed. Recipient files use the format of\n`age -R`: one recipient per line, # comments and blank lines ignored. A value\nthat is neither a recipient nor an existing file is looked up in the trust\nstore by name or key id (`brickpost trust list` shows the recipients).\n\nA dataset shipped before is packed incrementally: the shipment carries only\nwhat the recipients lack (by their receipts, else the last shipment each was\nsent), changed parts of files as deltas, and files unchanged since the last\nshipment are not read again. A recipient that never received the dataset gets\na self-contained shipment.\n\nA file that changes while it is read is read again, up to 3 times in all, until\nits size, times and inode stay the same across a read; one that never settles\nfails the pack (exit 5, every such file named) unless --allow-changing.\n\nSOURCE-DIR may be s3://BUCKET/PREFIX: the objects under it are packed as files\n(README "Object storage"; credentials as AWS tools take them).',
     load: () => import('../commands/pack.js'),
   },
   {
@@ -58,7 +58,7 @@ export const SHIPPING_COMMANDS: CommandSpec[] = [
   {
     name: 'ingest',
     summary: 'verify a shipment and apply it to a destination folder',
-    args: ['DRIVE-DIR', 'DEST-DIR-or-S3-URL'],
+    args: ['DRIVE-DIR', 'DEST-DIR'],
     min: 2,
     max: 257,
     options: [
@@ -77,7 +77,7 @@ export const SHIPPING_COMMANDS: CommandSpec[] = [
     ],
     json: 'events',
     details:
-      'Give every drive of a drive set you have before DEST (any N-M of them): packs\nof missing drives are rebuilt from the parity. With one drive slot, run ingest\n--gather once per drive: each run copies its drive into DEST/.brickpost, and the\nrun that completes the set ingests.\n\nDEST becomes the shipment\'s tree. A first, self-contained shipment needs an empty\nfolder; a later one applies on top of what DEST holds: unchanged files are left\nin place, changed files are rebuilt from the drive, from DEST\'s own data and\nfrom deltas, moved files are moved, deleted files are deleted. Shipments apply\nin order: a replayed, skipped (gap) or forked shipment is refused (exit 6).\nIf DEST lacks data the shipment builds on (a file edited locally), nothing is\nchanged, and a request file is written for the publisher to pack --against.\nReplaced and deleted files stay in DEST/.brickpost/undo for rollback. A commit\ninterrupted by a crash is finished by \'brickpost resume DEST\', or by any\nbrickpost command on DEST.',
+      'Give every drive of a drive set you have before DEST (any N-M of them): packs\nof missing drives are rebuilt from the parity. With one drive slot, run ingest\n--gather once per drive: each run copies its drive into DEST/.brickpost, and the\nrun that completes the set ingests.\n\nDEST becomes the shipment\'s tree. A first, self-contained shipment needs an empty\nfolder; a later one applies on top of what DEST holds: unchanged files are left\nin place, changed files are rebuilt from the drive, from DEST\'s own data and\nfrom deltas, moved files are moved, deleted files are deleted. Shipments apply\nin order: a replayed, skipped (gap) or forked shipment is refused (exit 6).\nIf DEST lacks data the shipment builds on (a file edited locally), nothing is\nchanged, and a request file is written for the publisher to pack --against.\nReplaced and deleted files stay in DEST/.brickpost/undo for rollback. A commit\ninterrupted by a crash is finished by \'brickpost resume DEST\', or by any\nbrickpost command on DEST.\n\nDEST may be s3://BUCKET/PREFIX: the files are uploaded as objects, staged and then\nput in place (README "Object storage").',
     load: () => import('../commands/ingest.js'),
   },
   {

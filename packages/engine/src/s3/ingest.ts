@@ -94,11 +94,13 @@ export async function s3Ingest(ctx: Context, opts: IngestOptions, onEvent: Event
           if (src !== undefined) return (addCopy.run(staging + f.p, src), filesLinked++, true);
           return false;
         };
-        const hard: HardRecord[] = [];
+        // Hard links wait in the scratch database until their file is staged.
+        tree.exec('CREATE TEMP TABLE hard (path TEXT PRIMARY KEY, target TEXT NOT NULL)');
+        const addHard = tree.prepare('INSERT OR REPLACE INTO temp.hard (path, target) VALUES (?, ?)');
         const progress = new Progress(onEvent, 'ingest');
         progress.bytesTotal = found.bytes;
         progress.filesTotal = found.files;
-        const stager = new Stager(o, staging, skip, tree, chunkKey(Buffer.from(h.secret, 'base64')), (x) => void hard.push(x), (n) => progress.add(0, 1));
+        const stager = new Stager(o, staging, skip, tree, chunkKey(Buffer.from(h.secret, 'base64')), (x: HardRecord) => void addHard.run(x.p, x.to), (n) => progress.add(0, 1));
         try {
           await walkShipment(r.shipment, r.identityText, stager, progress, signal, r.allPacks);
           await stager.finish();
@@ -106,11 +108,13 @@ export async function s3Ingest(ctx: Context, opts: IngestOptions, onEvent: Event
           await stager.abort();
           throw e;
         }
-        await eachLimited(tree.prepare('SELECT path, src FROM temp.copies').iterate() as IterableIterator<{ path: string; src: string }>, PARALLEL, (c) => o.copy(c.src, c.path));
-        // Bounded: a hard link per record of the manifest, kept to copy its file once that is staged.
+        const copies = tree.prepare('SELECT c.path, c.src, g.size FROM temp.copies c JOIN old.files g ON g.path = c.src').iterate() as IterableIterator<{ path: string; src: string; size: number }>;
+        await eachLimited(copies, PARALLEL, (c) => o.copy(c.src, c.path, c.size));
+        const sizeOf = tree.prepare('SELECT size FROM files WHERE path = ?').pluck();
+        const hard = tree.prepare('SELECT path, target FROM temp.hard').iterate() as IterableIterator<{ path: string; target: string }>;
         await eachLimited(hard, PARALLEL, async (x) => {
-          const src = unchanged.get(x.to) ? x.to : staging + x.to;
-          await o.copy(src, staging + x.p);
+          const src = unchanged.get(x.target) ? x.target : staging + x.target;
+          await o.copy(src, staging + x.path, (sizeOf.get(x.target) as number | undefined) ?? 0);
         });
         tree.exec('DETACH DATABASE old');
         tree.close();
@@ -125,7 +129,7 @@ export async function s3Ingest(ctx: Context, opts: IngestOptions, onEvent: Event
           shipment: h.shipment,
           seq: h.seq,
           tree: treeKey(h.shipment),
-          history: [...(state?.history ?? []), { shipment: h.shipment, seq: h.seq, label: h.label, created: h.created, applied }].slice(-1000),
+          history: [...(state?.history ?? []), { shipment: h.shipment, seq: h.seq, label: h.label, created: h.created, applied, files: found.files, bytes: found.bytes, bytesFromDrive: stager.bytesFromDrive }].slice(-1000),
         };
         await o.putJson(COMMIT, { shipment: h.shipment, state: next, oldTree: state?.tree ?? null } satisfies S3Commit);
         failpoint('s3-commit');

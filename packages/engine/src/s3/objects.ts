@@ -2,12 +2,16 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { Upload } from '@aws-sdk/lib-storage';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { CopyObjectCommand, DeleteObjectCommand, HeadObjectCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CopyObjectCommand, CreateMultipartUploadCommand, DeleteObjectCommand, HeadObjectCommand, UploadPartCopyCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { s3Error } from './client.js';
 import type { S3Place } from './url.js';
 
 /** The state folder under a destination prefix: the same reserved name as a folder destination's. */
 export const STATE_DIR = '.brickpost/';
+
+/** S3's largest object for one CopyObject, and the part size of a larger copy. */
+const COPY_MAX = 5 * 1024 ** 3;
+const COPY_PART = 1024 ** 3;
 
 /** Small helpers over one bucket and prefix; every failure is an s3Error naming the key. */
 export class Objects {
@@ -64,8 +68,13 @@ export class Objects {
     }
   }
 
-  /** Copies `from` to `to` (both below the prefix), content type and metadata with it. */
-  async copy(from: string, to: string): Promise<void> {
+  /**
+   * Copies `from` to `to` (both below the prefix), content type and
+   * metadata with it, on the server. An object of `size` over S3's 5 GiB
+   * limit for one copy is copied in 1 GiB parts (UploadPartCopy).
+   */
+  async copy(from: string, to: string, size = 0): Promise<void> {
+    if (size > COPY_MAX) return this.copyParts(from, to, size);
     if (to.endsWith('/')) {
       // A folder marker is written anew: some servers refuse to copy onto a folder's key.
       const h = await this.client.send(new HeadObjectCommand({ Bucket: this.place.bucket, Key: this.key(from) })).catch((e: unknown) => {
@@ -75,6 +84,30 @@ export class Objects {
       return this.send(() => this.client.send(new PutObjectCommand({ Bucket: this.place.bucket, Key: this.key(to), Body: '', ...meta })), 'cannot write', to);
     }
     await this.send(() => this.client.send(new CopyObjectCommand({ Bucket: this.place.bucket, Key: this.key(to), CopySource: `${this.place.bucket}/${encodeKey(this.key(from))}`, MetadataDirective: 'COPY' })), 'cannot copy into', to);
+  }
+
+  private async copyParts(from: string, to: string, size: number): Promise<void> {
+    const Bucket = this.place.bucket;
+    const Key = this.key(to);
+    const CopySource = `${Bucket}/${encodeKey(this.key(from))}`;
+    try {
+      const h = await this.client.send(new HeadObjectCommand({ Bucket, Key: this.key(from) }));
+      const up = await this.client.send(new CreateMultipartUploadCommand({ Bucket, Key, ...(h.ContentType ? { ContentType: h.ContentType } : {}), Metadata: h.Metadata ?? {} }));
+      try {
+        const parts: Array<{ ETag: string; PartNumber: number }> = [];
+        for (let n = 1, at = 0; at < size; n++, at += COPY_PART) {
+          const end = Math.min(size, at + COPY_PART) - 1;
+          const r = await this.client.send(new UploadPartCopyCommand({ Bucket, Key, UploadId: up.UploadId!, PartNumber: n, CopySource, CopySourceRange: `bytes=${at}-${end}` }));
+          parts.push({ ETag: r.CopyPartResult!.ETag!, PartNumber: n });
+        }
+        await this.client.send(new CompleteMultipartUploadCommand({ Bucket, Key, UploadId: up.UploadId!, MultipartUpload: { Parts: parts } }));
+      } catch (e) {
+        await this.client.send(new AbortMultipartUploadCommand({ Bucket, Key, UploadId: up.UploadId! })).catch(() => undefined);
+        throw e;
+      }
+    } catch (e) {
+      throw s3Error(e, 'cannot copy into', this.place, Key);
+    }
   }
 
   async delete(rel: string): Promise<void> {

@@ -41,6 +41,7 @@ export class Stager implements ShipmentVisitor {
   private failed: unknown = null;
   private cur: { stream: PassThrough; done: Promise<void>; rec: FileRecord } | null = null;
   private readonly heldAt: Database.Statement;
+  private readonly isMarker: Database.Statement;
   private readonly key: Buffer;
 
   constructor(
@@ -55,6 +56,7 @@ export class Stager implements ShipmentVisitor {
   ) {
     this.key = key;
     this.heldAt = tree.prepare('SELECT path, offset, len FROM old.chunks WHERE id = ?');
+    this.isMarker = tree.prepare('SELECT 1 FROM files WHERE path = ? AND marker = 1').pluck();
   }
 
   wants(r: FileRecord): boolean {
@@ -62,7 +64,8 @@ export class Stager implements ShipmentVisitor {
   }
 
   async dir(r: DirRecord): Promise<void> {
-    if (!r.x?.some(([n]) => n === 'user.s3.etag')) return;
+    // Folder markers: the survey chose them (empty folders, and folders that came from one).
+    if (!this.isMarker.get(r.p + '/')) return;
     await this.start(r.p + '/', r.x, null);
     this.cur!.stream.end();
     this.track(this.cur!, 0);

@@ -27,7 +27,7 @@ export interface S3State {
   seq: number;
   /** The tree file of `shipment`, below the prefix. */
   tree: string;
-  history: Array<{ shipment: string; seq: number; label: string; created: string; applied: string }>;
+  history: Array<{ shipment: string; seq: number; label: string; created: string; applied: string; files?: number; bytes?: number; bytesFromDrive?: number }>;
 }
 
 /** The commit journal: the new state, and the tree of the state it replaces (whose objects not in the new tree retire). */
@@ -66,8 +66,8 @@ CREATE TABLE IF NOT EXISTS chunks (id BLOB PRIMARY KEY, path TEXT NOT NULL, offs
 export async function finishCommit(o: Objects, c: S3Commit, scratch: string): Promise<{ installed: number; retired: number }> {
   const staged = `${STAGING}${c.shipment}/`;
   let installed = 0;
-  await eachLimited(o.list(staged), PARALLEL, async ({ rel }) => {
-    await o.copy(rel, rel.slice(staged.length));
+  await eachLimited(o.list(staged), PARALLEL, async ({ rel, size }) => {
+    await o.copy(rel, rel.slice(staged.length), size);
     installed++;
     failpoint('s3-apply');
   });

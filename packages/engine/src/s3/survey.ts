@@ -61,6 +61,12 @@ export async function survey(r: Readable, tree: Database.Database, o: Objects, o
     file = null;
   };
   const tx = tree.transaction((fn: () => void) => fn());
+  // A folder with nothing under it is kept as a folder marker (an empty object `PATH/`); so is one that came from a marker.
+  let lastDir: { p: string; marked: boolean } | null = null;
+  const endDir = (next: string | null): void => {
+    if (lastDir && !lastDir.marked && (next === null || !next.startsWith(lastDir.p + '/'))) addFile.run(lastDir.p + '/', 0, 1, null);
+    lastDir = null;
+  };
   const notApplied = (why: string): void => void (s.notApplied[why] = (s.notApplied[why] ?? 0) + 1);
   for await (const rec of readManifest(r.shipment, r.identities)) {
     if (rec.t === 'more') {
@@ -68,6 +74,7 @@ export async function survey(r: Readable, tree: Database.Database, o: Objects, o
       continue;
     }
     endFile();
+    endDir(rec.t === 'shipment' || rec.t === 'pack' || rec.t === 'end' ? null : rec.p);
     if (rec.t === 'shipment') s.incremental = rec.bases.length > 0 || rec.against !== null;
     else if (rec.t === 'file') {
       check(rec.p);
@@ -79,7 +86,9 @@ export async function survey(r: Readable, tree: Database.Database, o: Objects, o
       s.dirs++;
       check(rec.p);
       // A folder that came from a folder marker object (it has an ETag) is written as one again.
-      if (rec.x?.some(([n]) => n === ETAG)) addFile.run(rec.p + '/', 0, 1, null);
+      const marked = rec.x?.some(([n]) => n === ETAG) === true;
+      if (marked) addFile.run(rec.p + '/', 0, 1, null);
+      lastDir = { p: rec.p, marked };
     } else if (rec.t === 'hard') {
       check(rec.p);
       s.hardLinks++;
@@ -93,6 +102,7 @@ export async function survey(r: Readable, tree: Database.Database, o: Objects, o
     }
   }
   endFile();
+  endDir(null);
   if (cannot.length > 0) {
     throw new BrickpostError('USAGE', `object storage cannot hold ${cannot.length} of the shipment's names: ${cannot.slice(0, 5).join(', ')}${cannot.length > 5 ? ', …' : ''}; nothing was changed`, {
       hint: 'ingest it into a folder instead (brickpost ingest DRIVE DIR)',
