@@ -35,6 +35,8 @@ export class Stager implements ShipmentVisitor {
   private readonly getNew;
   private readonly getHeld;
   private readonly findMove;
+  /** DEST holds files to copy from (none on a first ingest: no lookup per file then). */
+  private readonly anyOld: boolean;
 
   constructor(
     db: DestDb,
@@ -49,6 +51,7 @@ export class Stager implements ShipmentVisitor {
       `SELECT o.path FROM old o LEFT JOIN new n ON n.path = o.path
        WHERE o.digest = ? AND o.ok = 1 AND (n.path IS NULL OR n.action = 'stage' OR n.type = 'dir') LIMIT 1`,
     );
+    this.anyOld = db.db.prepare('SELECT 1 FROM old WHERE ok = 1 AND digest IS NOT NULL LIMIT 1').get() !== undefined;
   }
 
   /** Files not to build (damaged on the drive, ingest --skip-damaged): they stay out of DEST. */
@@ -58,7 +61,7 @@ export class Stager implements ShipmentVisitor {
     if (this.skip.has(r.p)) return false;
     const row = this.getNew.get(dbPath(r.p)) as { action: string; n: number | null; digest: Buffer | null } | undefined;
     if (!row || row.action !== 'stage') return false;
-    if (r.size > 0 && row.digest) {
+    if (this.anyOld && r.size > 0 && row.digest) {
       const found = this.findMove.pluck().get(row.digest) as string | undefined;
       const from = found === undefined ? undefined : pathFromDb(found);
       if (from !== undefined && copyRetired(join(this.dest, from), this.writer.pathOf(row.n!), r.size)) {
