@@ -165,6 +165,11 @@ export class DestDb {
     return this.q<[string], OldRow>('SELECT size, mode, mtime, digest, ok, attrs FROM old WHERE path = ?').get(path);
   }
 
+  /** Whether DEST holds any intact file to copy from (none on a first ingest: no lookup per file then). */
+  anyIntactOld(): boolean {
+    return this.q<[]>('SELECT 1 FROM old WHERE ok = 1 AND digest IS NOT NULL LIMIT 1').get() !== undefined;
+  }
+
   /** A file being retired (or replaced by a folder) whose content has `digest` and is intact in DEST: the path to copy it from. */
   retiredWith(digest: Buffer): string | undefined {
     return this.q<[Buffer], string>(

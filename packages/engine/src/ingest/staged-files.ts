@@ -33,6 +33,8 @@ export class Stager implements ShipmentVisitor {
   private readonly pending = new Map<string, number>();
   private readonly fds = new Map<string, number>();
   private readonly db: DestDb;
+  /** DEST holds files to copy from (none on a first ingest: no lookup per file then). */
+  private readonly anyOld: boolean;
 
   constructor(
     db: DestDb,
@@ -41,6 +43,7 @@ export class Stager implements ShipmentVisitor {
     private readonly key: Buffer,
   ) {
     this.db = db;
+    this.anyOld = db.anyIntactOld();
   }
 
   /** Files not to build (damaged on the drive, ingest --skip-damaged): they stay out of DEST. */
@@ -50,7 +53,7 @@ export class Stager implements ShipmentVisitor {
     if (this.skip.has(r.p)) return false;
     const row = this.db.newFile(dbPath(r.p));
     if (!row || row.action !== 'stage') return false;
-    if (r.size > 0 && row.digest) {
+    if (this.anyOld && r.size > 0 && row.digest) {
       // A file being retired whose content is the new file's: copy it instead of building it.
       const found = this.db.retiredWith(row.digest);
       const from = found === undefined ? undefined : pathFromDb(found);
