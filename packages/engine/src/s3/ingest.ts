@@ -10,6 +10,7 @@ import type { Context } from '../context.js';
 import { openReadable } from '../extract/open.js';
 import { failpoint } from '../io/failpoint.js';
 import { takeLock } from '../io/lock.js';
+import { checkNotExpired } from '../ingest/expiry.js';
 import { Progress } from '../io/progress.js';
 import { readManifest } from '../verify/manifest-stream.js';
 import { walkShipment } from '../verify/walk-shipment.js';
@@ -32,7 +33,7 @@ import { parseS3Url } from './url.js';
  * point leaves the prefix as it was (the next ingest of the same shipment
  * keeps the files already staged, any other clears them); after it, the
  * next ingest, or any brickpost job on the prefix, finishes the commit.
- * @throws BrickpostError NOT_FOUND (no bucket), PERMISSION (credentials refused, access denied), USAGE (names or objects in the way), CHAIN_* and DATASET_MISMATCH, BASIS_MISSING, what reading the drive throws, IO
+ * @throws BrickpostError NOT_FOUND (no bucket), PERMISSION (credentials refused, access denied), USAGE (names or objects in the way), CHAIN_*, DATASET_MISMATCH and EXPIRED, BASIS_MISSING, what reading the drive throws, IO
  */
 export async function s3Ingest(ctx: Context, opts: IngestOptions, onEvent: EventSink, signal?: AbortSignal): Promise<IngestSummary> {
   const started = performance.now();
@@ -63,6 +64,7 @@ export async function s3Ingest(ctx: Context, opts: IngestOptions, onEvent: Event
       if (!h) throw new BrickpostError('MALFORMED', `the manifest of shipment ${r.shipment.id} does not start with its shipment record`);
       const base = { shipmentId: h.shipment, dataset: h.dataset, seq: h.seq, created: h.created, dest: place.url };
       if (state?.shipment === h.shipment) return { ...empty(base, true), seconds: (performance.now() - started) / 1000, warnings };
+      checkNotExpired(r.shipment, opts.allowExpired === true);
       checkChain(state, h, place.url);
 
       // The old tree (empty for a first shipment) and the new one, side by side.

@@ -2,7 +2,7 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { Upload } from '@aws-sdk/lib-storage';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CopyObjectCommand, CreateMultipartUploadCommand, DeleteObjectCommand, HeadObjectCommand, UploadPartCopyCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CopyObjectCommand, CreateMultipartUploadCommand, DeleteObjectCommand, DeleteObjectsCommand, HeadObjectCommand, UploadPartCopyCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { s3Error } from './client.js';
 import type { S3Place } from './url.js';
 
@@ -108,6 +108,31 @@ export class Objects {
     } catch (e) {
       throw s3Error(e, 'cannot copy into', this.place, Key);
     }
+  }
+
+  /**
+   * Deletes many objects, 1000 to a request (DeleteObjects); a server that
+   * refuses batches gets one request per object.
+   */
+  async deleteMany(rels: AsyncIterable<string> | Iterable<string>): Promise<void> {
+    let batch: string[] = [];
+    const flush = async (): Promise<void> => {
+      const keys = batch;
+      batch = [];
+      if (keys.length === 0) return;
+      try {
+        const r = await this.client.send(new DeleteObjectsCommand({ Bucket: this.place.bucket, Delete: { Objects: keys.map((k) => ({ Key: this.key(k) })), Quiet: true } }));
+        if ((r.Errors ?? []).length === 0) return;
+      } catch {
+        // Some servers take only single deletes: they follow.
+      }
+      await eachLimited(keys, 8, (k) => this.delete(k));
+    };
+    for await (const rel of rels) {
+      batch.push(rel);
+      if (batch.length >= 1000) await flush();
+    }
+    await flush();
   }
 
   async delete(rel: string): Promise<void> {

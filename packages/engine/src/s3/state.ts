@@ -79,11 +79,8 @@ export async function finishCommit(o: Objects, c: S3Commit, scratch: string): Pr
       const db = openTree(newFile);
       try {
         db.prepare('ATTACH DATABASE ? AS old').run(oldFile);
-        const gone = db.prepare('SELECT path FROM old.files WHERE path NOT IN (SELECT path FROM main.files)').pluck().iterate() as IterableIterator<string>;
-        await eachLimited(gone, PARALLEL, async (path) => {
-          await o.delete(path);
-          retired++;
-        });
+        retired = db.prepare('SELECT count(*) FROM old.files WHERE path NOT IN (SELECT path FROM main.files)').pluck().get() as number;
+        await o.deleteMany(db.prepare('SELECT path FROM old.files WHERE path NOT IN (SELECT path FROM main.files)').pluck().iterate() as IterableIterator<string>);
       } finally {
         db.close();
       }
@@ -91,8 +88,12 @@ export async function finishCommit(o: Objects, c: S3Commit, scratch: string): Pr
   }
   await o.putJson(STATE, c.state);
   failpoint('s3-state');
-  await eachLimited(o.list(staged), PARALLEL, ({ rel }) => o.delete(rel));
+  await o.deleteMany(keysOf(o.list(staged)));
   if (c.oldTree && c.oldTree !== c.state.tree) await o.delete(c.oldTree);
   await o.delete(COMMIT);
   return { installed, retired };
+}
+
+async function* keysOf(list: AsyncIterable<{ rel: string }>): AsyncGenerator<string> {
+  for await (const { rel } of list) yield rel;
 }
