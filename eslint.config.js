@@ -1,10 +1,32 @@
 // The house rules a tool can hold (CONTRIBUTING.md "Lint and format"):
-// typescript-eslint's type-checked strict rules and doc-comment syntax.
+// typescript-eslint's type-checked strict rules, doc-comment syntax, and the
+// import rules that encode the layers (CONTRIBUTING.md "Layers").
 // `npm run lint` runs it; CI runs it before the tests.
 import eslint from '@eslint/js';
 import tsdoc from 'eslint-plugin-tsdoc';
 import tseslint from 'typescript-eslint';
 import { defineConfig } from 'eslint/config';
+
+/** Node's built-in modules, with and without the `node:` prefix. */
+const NODE_BUILTINS = [
+  'node:*',
+  ...['assert', 'buffer', 'child_process', 'crypto', 'events', 'fs', 'fs/*', 'http', 'https', 'net', 'os', 'path', 'process', 'stream', 'stream/*', 'url', 'util', 'worker_threads', 'zlib'],
+];
+
+/**
+ * One `no-restricted-imports` per layer. typescript-eslint's variant is used
+ * so a rule can let type imports through (they are erased).
+ */
+const restrict = (patterns) => ({ '@typescript-eslint/no-restricted-imports': ['error', { patterns }] });
+
+/** The format package: nothing of the other packages; from Node, crypto and buffer (and `also`). */
+const manifestImports = (also) => [
+  { group: ['@brickpost/*'], message: 'the format package imports nothing of the other packages' },
+  {
+    group: [...NODE_BUILTINS, ...['crypto', 'buffer', ...also].flatMap((m) => [`!${m}`, `!node:${m}`])],
+    message: `the format package uses only ${['crypto', 'buffer', ...also].join(', ')} from Node`,
+  },
+];
 
 export default defineConfig(
   {
@@ -60,4 +82,54 @@ export default defineConfig(
     },
   },
 
+  // Layers (CONTRIBUTING.md "Layers"): dependencies flow manifest ← engine ← apps.
+  {
+    files: ['packages/manifest/src/**/*.ts'],
+    ignores: ['packages/manifest/src/spec.ts'],
+    rules: restrict(manifestImports([])),
+  },
+  {
+    // spec.ts reads FORMAT.md to copy it onto drives.
+    files: ['packages/manifest/src/spec.ts'],
+    rules: restrict(manifestImports(['fs', 'fs/*'])),
+  },
+  {
+    files: ['packages/engine/src/**/*.ts', 'packages/engine/test/**/*.ts'],
+    rules: restrict([
+      { group: ['@brickpost/cli', '@brickpost/cli/*', '@brickpost/desktop', '@brickpost/desktop/*'], message: 'the engine never imports an app' },
+      { group: ['**/apps/**'], message: 'the engine never imports an app' },
+    ]),
+  },
+  {
+    files: ['apps/cli/src/**/*.ts', 'apps/desktop/src/**/*.ts', 'apps/desktop/src/**/*.cts'],
+    rules: restrict([
+      {
+        group: ['@brickpost/engine/*', '!@brickpost/engine/api'],
+        message: "an app uses the engine through its entry ('@brickpost/engine': the Engine) and its contract ('@brickpost/engine/api')",
+      },
+      { group: ['@brickpost/manifest', '@brickpost/manifest/*', '@brickpost/native', '@brickpost/native/*', '@brickpost/posix', '@brickpost/posix/*'], message: 'an app imports the engine only' },
+      { group: ['better-sqlite3', 'zstd-napi', 'qrcode'], message: "an app imports the engine only; the engine's dependencies are its own" },
+      { group: ['**/packages/**'], message: 'an app imports the engine by its package name, not by path' },
+    ]),
+  },
+  {
+    // No Node in the renderer: it runs in a browser page with no module
+    // resolution; the engine's api is imported for its types only
+    // (test/desktop/renderer-imports.test.ts checks the compiled files).
+    files: ['apps/desktop/src/renderer/**/*.ts', 'apps/desktop/src/bridge/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: '@brickpost/engine/api', allowTypeImports: true, message: 'the renderer imports the api for its types only' }],
+          patterns: [
+            { group: NODE_BUILTINS, message: 'the renderer runs in a browser: no Node module' },
+            { regex: '^@brickpost/(?!engine/api$)', message: 'the renderer imports nothing of the engine but the api’s types' },
+            { group: ['electron', 'better-sqlite3', 'zstd-napi', 'qrcode'], message: 'the renderer runs in a browser: no Node module' },
+            { group: ['**/host/**', '**/server/**', '**/main/**', '**/preload/**'], message: 'the renderer talks to the host through the bridge only' },
+          ],
+        },
+      ],
+    },
+  },
 );
