@@ -2,7 +2,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { bagit, BrickpostError, parseShipmentInfo, quote } from '@brickpost/manifest';
 import type { DriveShipment } from '../api.js';
-import { readLimited } from './read-limited.js';
+import { readLimited } from '../io/read-limited.js';
 
 /**
  * Where things are on a drive (FORMAT.md §layout):

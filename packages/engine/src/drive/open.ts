@@ -20,7 +20,7 @@ import {
 import type { VerifyProblem } from '../api.js';
 import { windowOfPath } from '../recovery/index.js';
 import type { ExpansionLimit } from '../verify/expansion.js';
-import { readLimited } from './read-limited.js';
+import { readLimited } from '../io/read-limited.js';
 import { CUSTODY_TAG_FILE, SIGNATURE_FILE, TAG_MANIFEST } from './seal.js';
 
 const MAX_TAG_FILE = 1 << 20;

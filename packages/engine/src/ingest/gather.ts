@@ -5,7 +5,7 @@ import type { EventSink } from '../api.js';
 import { DRIVE_DIR } from '../drive/layout.js';
 import type { OpenedShipment, TrustedSigner } from '../drive/open.js';
 import { payloadBound, withinTotal } from '../drive/payload-bound.js';
-import { copyDriveFile } from '../drive/read-limited.js';
+import { copyDriveFile } from '../io/read-limited.js';
 import { openMembers, requireRecoverable, setStatus, type SetMembers } from '../drive/set.js';
 import { CUSTODY_TAG_FILE, TAG_MANIFEST, SIGNATURE_FILE, TAG_FILES } from '../drive/seal.js';
 import { toEnvironmentError } from '../io/errors.js';

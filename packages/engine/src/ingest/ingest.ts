@@ -10,7 +10,7 @@ import { recordIngested } from '../custody/index.js';
 import type { OpenedShipment } from '../drive/open.js';
 import { payloadBound } from '../drive/payload-bound.js';
 import { SpaceBudget } from '../io/space.js';
-import { copyDriveFile } from '../drive/read-limited.js';
+import { copyDriveFile } from '../io/read-limited.js';
 import { withDriveHint } from '../drive/read-hint.js';
 import { rebuildMissing } from '../drive/rebuild.js';
 import { lostShares, mergedShipment, openMembers, setDrives, setStatus } from '../drive/set.js';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Database } from 'better-sqlite3';
 import { BrickpostError, packPath, quote } from '@brickpost/manifest';
 import { bagDir, PART_SUFFIX } from '../drive/layout.js';
-import { sha256File } from '../verify/fixity.js';
+import { sha256File } from '../io/sha256-file.js';
 import type { ChainPlan } from './chain.js';
 import type { PackInfo } from './pack-writer.js';
 

@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { BrickpostError, minisign, quote } from '@brickpost/manifest';
 import type { ReceiptImportSummary } from '../api.js';
 import type { Context } from '../context.js';
-import { readLimited } from '../drive/read-limited.js';
+import { readLimited } from '../io/read-limited.js';
 import { fillRecipient, trustedVerifiers } from '../keys/index.js';
 import { minisigPath, verifyDetached } from '../sigfile/detached.js';
 import { parseReceipt, RECEIPT_LIMITS, receiptTrustedComment } from './schema.js';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { open } from 'node:fs/promises';
 import { BrickpostError, isBrickpostError, minisign, quote } from '@brickpost/manifest';
-import { readLimited } from '../drive/read-limited.js';
+import { readLimited } from '../io/read-limited.js';
 import { toEnvironmentError } from '../io/errors.js';
 import { writeAtomic } from '../io/sync.js';
 

@@ -2,7 +2,7 @@ import { createHash, type Hash } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { age, BrickpostError, frame, isBrickpostError, packPath, parseStrictJson, quote } from '@brickpost/manifest';
-import { openDriveFile } from '../drive/read-limited.js';
+import { openDriveFile } from '../io/read-limited.js';
 import { toEnvironmentError } from '../io/errors.js';
 import { failpointError, fsError } from '../io/failpoint.js';
 import { HEADER_FRAME_NIBBLE } from '../io/header-frame.js';
