@@ -1,5 +1,5 @@
 import { BrickpostError, MANIFEST_PATH, quote, type ChunkRef } from '@brickpost/manifest';
-import type { OpenedShipment } from '../drive/open.js';
+import type { ExpansionLimit, OpenedShipment } from '../drive/open.js';
 import type { InflateLimit } from '../io/inflate.js';
 
 /**
@@ -13,9 +13,6 @@ import type { InflateLimit } from '../io/inflate.js';
  * shipment needs the option.
  */
 export const DEFAULT_MAX_EXPANSION = 10_000;
-
-/** A whole number of times, or 'none' (`--max-expansion`). */
-export type ExpansionLimit = number | 'none';
 
 /**
  * The limit of a command's option (default DEFAULT_MAX_EXPANSION).

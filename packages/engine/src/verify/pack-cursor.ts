@@ -6,7 +6,7 @@ import { openDriveFile } from '../io/read-limited.js';
 import { toEnvironmentError } from '../io/errors.js';
 import { failpointError, fsError } from '../io/failpoint.js';
 import { HEADER_FRAME_NIBBLE } from '../io/header-frame.js';
-import { PACK_FORMAT } from '../pack/pack-writer.js';
+import { PACK_FORMAT } from '../drive/layout.js';
 import { openAgeHandle } from './age-handle.js';
 
 const BLOCK = 1 << 20;
