@@ -24,7 +24,7 @@ import type { RepairOptions, RepairSummary } from './api.js';
 import { repair } from './drive/repair.js';
 import type { ReceiptImportSummary, ReceiptOptions, ReceiptSummary, SignatureOptions, SignatureSummary } from './api.js';
 import { importReceipt, writeReceipt } from './receipt/index.js';
-import { writeSignature } from './sigfile/index.js';
+import { writeSignature } from './ingest/describe.js';
 import type { CustodyOptions, CustodyReport, WipeOptions, WipeSummary } from './api.js';
 import { custodyReport, wipe } from './custody/index.js';
 import { list } from './verify/list.js';
