@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { CatOptions, DestHistory, DestStatus, DriveShipment, EventSink, ExtractOptions, ExtractSummary, IngestOptions, IngestSummary, ListEntry, PackOptions, PackSummary, ResumeSummary, RollbackOptions, RollbackSummary, ShipmentChoice, TrustedKey, VerifyOptions, VerifyReport, WhoAmI } from './api.js';
 import { Catalog } from './catalog/index.js';
-import { recoverCatalog } from './catalog/recover.js';
+import { recoverCatalog } from './recover/index.js';
 import type { CatalogRecoverOptions, RecoverSummary } from './api-recover.js';
 import { recoverJournal } from './ingest/journal-recover.js';
 import { Context } from './context.js';
@@ -72,7 +72,7 @@ export class Engine {
    * Recovers a home's damaged catalog (`opts.home`, else as open finds it):
    * sets the damaged file aside, keeps what can still be read, rebuilds what
    * the key files, the destinations and the drives can give, and says what
-   * was kept, rebuilt and lost (catalog/recover.ts). Needs no open engine.
+   * was kept, rebuilt and lost (recover/recover.ts). Needs no open engine.
    * @throws BrickpostError NOT_FOUND, LOCKED, FOREIGN_DATABASE, PERMISSION, NO_SPACE, IO
    */
   static recoverCatalog(opts: CatalogRecoverOptions = {}): Promise<RecoverSummary> {

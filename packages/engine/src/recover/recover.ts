@@ -7,7 +7,7 @@ import { describeHolders, fileHolders } from '../io/holders.js';
 import { salvageTables } from '../io/salvage.js';
 import { setAside } from '../io/set-aside.js';
 import { hasIdentity, loadIdentity } from '../keys/index.js';
-import { Catalog } from './catalog.js';
+import { Catalog } from '../catalog/index.js';
 import { rebuildFromDest, rebuildFromDrive, rebuildIdentity, type Rebuilt } from './rebuild.js';
 
 /** The catalog's tables, parents before the rows that refer to them. */

@@ -8,7 +8,7 @@ import { openShipment } from '../drive/open.js';
 import { DestFolder, realDest } from '../ingest/state.js';
 import { addTrust, selfTrustName, type Identity } from '../keys/index.js';
 import { readManifest, readManifestFile } from '../verify/manifest-stream.js';
-import type { Catalog } from './catalog.js';
+import type { Catalog } from '../catalog/index.js';
 
 /**
  * Rebuilding a catalog's rows from what lies outside it: this home's key
