@@ -51,7 +51,7 @@ export function fullSnapshot(root: string, opts: SnapshotOptions = {}): Tree {
   const entries = new Map<string, Entry>();
   const inodes = new Map<string, string[]>();
   const walk = (dir: Buffer, parts: Buffer[]): void => {
-    for (const name of readdirSync(dir, { encoding: 'buffer' }).sort(Buffer.compare)) {
+    for (const name of readdirSync(dir, { encoding: 'buffer' }).sort((a, b) => Buffer.compare(a, b))) {
       if (parts.length === 0 && opts.skipState && name.toString() === '.brickpost') continue;
       const p = Buffer.concat([dir, Buffer.from('/'), name]);
       const path = [...parts, name];
@@ -87,7 +87,7 @@ function xattrs(p: Buffer): string {
     return posix
       .listXattrs(p)
       .filter((n) => n.toString().startsWith('user.'))
-      .sort(Buffer.compare)
+      .sort((a, b) => Buffer.compare(a, b))
       .map((n) => `${n.toString()}=${posix.getXattr(p, n)?.toString('base64') ?? ''}`)
       .join(',');
   } catch {

@@ -21,7 +21,7 @@ export interface JobViewOptions<T> {
   /** Title of the error banner. */
   failed: string;
   /** The button that replaces Cancel when the job did not finish. */
-  back: { label: string; go(): void };
+  back: { label: string; go: () => void };
 }
 
 /** Starts the job and returns the panel, the message slot and the button bar, in that order. */

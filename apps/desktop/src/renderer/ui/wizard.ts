@@ -10,9 +10,9 @@ import { errorBanner } from './errors.js';
 
 export interface StepContext<S> {
   state: S;
-  next(): void;
-  back(): void;
-  goto(id: string): void;
+  next: () => void;
+  back: () => void;
+  goto: (id: string) => void;
 }
 
 export interface Step<S> {
