@@ -61,8 +61,8 @@ async function copyBag(s: OpenedShipment, to: string): Promise<void> {
   try {
     for (const name of [...TAG_FILES, CUSTODY_TAG_FILE, TAG_MANIFEST, SIGNATURE_FILE]) {
       await mkdir(part, { recursive: true });
-      await copyFile(join(from, name), join(part, name)).catch((e: NodeJS.ErrnoException) => {
-        if (e.code !== 'ENOENT') throw e;
+      await copyFile(join(from, name), join(part, name)).catch((e: unknown) => {
+        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
       });
     }
     let left = s.info.payloadBytes;

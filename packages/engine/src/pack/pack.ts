@@ -153,8 +153,8 @@ async function packLocked(ctx: Context, opts: PackOptions & { packTarget?: numbe
       const each = bytesPerDrive(t.bytes, drives.roots.length, drives.parity, 0);
       for (const d of out.targets) d.expected = each;
     },
-    (e: Error) => void (measured = e),
-  ).catch((e: Error) => void (measured = e));
+    (e: unknown) => void (measured = e as Error),
+  ).catch((e: unknown) => void (measured = e as Error));
 
   const key = chunkKey(dataset.secret);
   const store = new ChunkStore(out.openPack, out.k, rows, held, opts.packTarget ?? PACK_TARGET, kept);

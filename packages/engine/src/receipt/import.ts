@@ -24,7 +24,7 @@ import { parseReceipt, RECEIPT_LIMITS, receiptTrustedComment } from './schema.js
 export async function importReceipt(ctx: Context, file: string): Promise<ReceiptImportSummary> {
   const path = resolve(file);
   const me = ctx.identity();
-  const bytes = await readLimited(path, RECEIPT_LIMITS.fileBytes, 'receipt').catch((e) => {
+  const bytes = await readLimited(path, RECEIPT_LIMITS.fileBytes, 'receipt').catch((e: unknown) => {
     if (e instanceof BrickpostError && e.code === 'FILE_MISSING') throw new BrickpostError('NOT_FOUND', `no such receipt: ${quote(file)}`, { path });
     throw e;
   });

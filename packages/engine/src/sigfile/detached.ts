@@ -40,7 +40,7 @@ export async function hashFile(path: string): Promise<{ sha256: string; prehash:
   const sha = createHash('sha256');
   const pre = minisign.createPrehash();
   let size = 0;
-  const fh = await open(path, 'r').catch((e) => {
+  const fh = await open(path, 'r').catch((e: unknown) => {
     throw toEnvironmentError(e, 'cannot open');
   });
   try {

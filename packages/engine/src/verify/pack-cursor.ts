@@ -156,7 +156,7 @@ export class PackCursor {
       return this.queued > 0;
     }
     const buf = Buffer.allocUnsafe(Math.min(BLOCK, this.size - this.filePos));
-    const { bytesRead } = await this.readAt(buf, this.filePos).catch((e) => {
+    const { bytesRead } = await this.readAt(buf, this.filePos).catch((e: unknown) => {
       throw toEnvironmentError(e, `cannot read pack ${packPath(this.index)}`, { on: 'drive', path: this.path });
     });
     if (bytesRead === 0) throw new BrickpostError('TRUNCATED', `pack ${quote(packPath(this.index))} shrank while being read`, { path: this.path });
