@@ -41,7 +41,7 @@ export interface SnapshotOptions {
   exclude?: string[];
 }
 
-/** A path of raw name bytes as text for messages: UTF-8 where it is, \xNN elsewhere. */
+/** A path of raw name bytes as text for messages: UTF-8 where it is, `\xNN` elsewhere. */
 export function label(parts: Buffer[]): string {
   return parts.map((p) => JSON.stringify(p.toString('latin1')).slice(1, -1).replace(/[\u0080-\u00ff]/g, (c) => `\\x${c.charCodeAt(0).toString(16)}`)).join('/');
 }

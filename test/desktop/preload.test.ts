@@ -4,7 +4,7 @@
  * 'electron' module, since no Electron binary can run here: it requires
  * nothing but 'electron', exposes exactly one object, `brickpost`, with one
  * function per DesktopApi method and no IPC object, routes each call to the
- * main handler of the same name, and turns failures into {code, hint}.
+ * main handler of the same name, and turns failures into `{code, hint}`.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 /**
- * `brickpost ui` as a user runs it: it prints the link (or {url, port, token}
+ * `brickpost ui` as a user runs it: it prints the link (or `{url, port, token}`
  * with --json), serves only with the token, refuses a bad --port, and stops
  * cleanly (exit 0) on SIGTERM and on Ctrl-C (SIGINT).
  */

@@ -227,7 +227,7 @@ export interface IngestOptions {
   requestOut?: string;
   /** How many applied shipments keep their undo area (rollback reach); 0 keeps none. Remembered by DEST. Default 3. */
   keepUndo?: number;
-  /** Apply the Windows name rules (refuse reserved device names, a trailing dot or space, < > : " | ? *) to any destination; they always apply on Windows and on FAT, exFAT and NTFS. */
+  /** Apply the Windows name rules (refuse reserved device names, a trailing dot or space, `< > : " | ? *`) to any destination; they always apply on Windows and on FAT, exFAT and NTFS. */
   windowsNames?: boolean;
   /** Permission bits as the source had them, without the umask (always so for root). */
   samePermissions?: boolean;

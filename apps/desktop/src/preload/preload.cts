@@ -4,8 +4,8 @@
  * function per DesktopApi method; each invokes the main process's handler of
  * the same name (channel `brickpost:METHOD`). No ipcRenderer reaches the page.
  *
- * Failures reject with a plain object {name, code, message, hint, exitCode,
- * path}: contextBridge copies an Error's message only, so an Error would lose
+ * Failures reject with a plain object
+ * `{name, code, message, hint, exitCode, path}`: contextBridge copies an Error's message only, so an Error would lose
  * the code and hint the renderer shows.
  */
 // CommonJS written as such: verbatimModuleSyntax emits imports as written.

@@ -5,7 +5,7 @@
  * SIMD is missing). A signature is computed for every file version pack
  * reads, so this is on the path of every first shipment.
  *
- * For a block of B bytes (a multiple of 16) read as vectors v_0 … v_{n−1}
+ * For a block of B bytes (a multiple of 16) read as vectors `v_0 … v_{n−1}`
  * of 16 bytes, with S_k the byte sum of v_k and w_j = 16 − j:
  *
  *     Σ x_i            = Σ_k S_k

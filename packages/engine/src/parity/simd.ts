@@ -1,8 +1,8 @@
 /**
  * Dot products of shares in GF(2^8) with WebAssembly SIMD: dst = XOR of
  * c_i · src_i, sixteen bytes at a time, by the split-nibble method (ISA-L's):
- * for a coefficient c, lo[x] = c · x and hi[x] = c · (x << 4) for x < 16,
- * and c · v = swizzle(lo, v & 15) XOR swizzle(hi, v >> 4). About twenty times
+ * for a coefficient c, `lo[x] = c · x` and `hi[x] = c · (x << 4)` for `x < 16`,
+ * and `c · v = swizzle(lo, v & 15) XOR swizzle(hi, v >> 4)`. About twenty times
  * the speed of the byte loop of gf.ts, which stays the reference and the
  * fallback where WebAssembly SIMD is missing.
  *

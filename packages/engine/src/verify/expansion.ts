@@ -4,8 +4,8 @@ import type { InflateLimit } from '../io/inflate.js';
 
 /**
  * How many times its size on the drive a shipment may expand by default
- * (`--max-expansion`). Real data stays far below: measured with `brickpost
- * pack`, a mixed dataset expands 1.7 times, source text 5 times, a hundred
+ * (`--max-expansion`). Real data stays far below: measured with
+ * `brickpost pack`, a mixed dataset expands 1.7 times, source text 5 times, a hundred
  * copies of one file 99 times. Holes of sparse files do not count (they are
  * neither stored nor written), nor do held refs (the destination's own
  * data). What reaches the limit is a long run of one repeated byte stored
