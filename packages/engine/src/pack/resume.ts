@@ -90,7 +90,7 @@ export async function keepPacks(db: Database, id: string, roots: string[], layou
   for (const [share, root] of roots.entries()) {
     const part = bagDir(root, id) + PART_SUFFIX;
     for (const name of await readdir(part, { recursive: true }).catch(() => [] as string[])) {
-      const rel = String(name).split('\\').join('/');
+      const rel = name.split('\\').join('/');
       const full = join(part, rel);
       if ((await stat(full).catch(() => null))?.isFile() && !keep.has(`${share}/${rel}`)) await rm(full, { force: true });
     }
