@@ -239,7 +239,7 @@ export async function fuzz<T, R>(
         try {
           await check(input, r.value as R);
         } catch (e) {
-          throw new Error(`${name}: invariant broken: ${describe(e)}`);
+          throw new Error(`${name}: invariant broken: ${describe(e)}`, { cause: e });
         }
       }
     } finally {
