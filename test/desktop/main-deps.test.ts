@@ -19,7 +19,7 @@ test("the Electron main process's imports load no native module", async () => {
   process.dlopen = ((module: unknown, filename: string, ...rest: unknown[]) => {
     loaded.push(filename);
     return (original as (...a: unknown[]) => unknown)(module, filename, ...rest);
-  }) as typeof process.dlopen;
+  });
   try {
     const mainDir = join(ROOT, 'apps', 'desktop', 'dist', 'src', 'main');
     const specifiers = new Set<string>();

@@ -10,7 +10,7 @@ import { dialog, ipcMain, type BrowserWindow, type IpcMainInvokeEvent } from 'el
 import { BrickpostError } from '@brickpost/engine/api';
 import { toWireError } from '../host/errors.js';
 import type { HostPort } from '../host/host.js';
-import { ALL_METHODS, JOB_METHODS, QUICK_METHODS, type JobMethod, type QuickMethod } from '../shared/methods.js';
+import { ALL_METHODS, JOB_METHODS, QUICK_METHODS } from '../shared/methods.js';
 
 type Answer = { ok: true; value: unknown } | { ok: false; error: ReturnType<typeof toWireError> };
 
@@ -40,7 +40,7 @@ export function registerIpc(host: HostPort, win: () => BrowserWindow | null, pag
       answer(async () => {
         checkSender(event);
         if (method === 'chooseFolder') return chooseFolder(win(), opts);
-        return host.call(method as QuickMethod, opts === undefined ? [] : [opts]);
+        return host.call(method, opts === undefined ? [] : [opts]);
       }),
     );
   }
@@ -49,7 +49,7 @@ export function registerIpc(host: HostPort, win: () => BrowserWindow | null, pag
       answer(async () => {
         checkSender(event);
         const sender = event.sender;
-        return host.job(String(jobId), method as JobMethod, [opts], (ev) => {
+        return host.job(String(jobId), method, [opts], (ev) => {
           if (!sender.isDestroyed()) sender.send('brickpost:event', jobId, ev);
         });
       }),

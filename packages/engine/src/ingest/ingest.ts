@@ -272,7 +272,7 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
     const closing = db.closeAfter(failed);
     await unlock().catch((e: unknown) => onEvent({ type: 'warning', code: 'LEFT_OVER', message: `cannot release the lock of ${quote(dest)}: ${(e as Error).message}` }));
     // A journal that could not be synced fails the command, which must not report success.
-    // eslint-disable-next-line no-unsafe-finally -- a journal that could not be synced fails the command
+    // eslint-disable-next-line no-unsafe-finally, @typescript-eslint/only-throw-error -- a journal that could not be synced fails the command
     if (closing !== null) throw closing;
   }
 }
@@ -313,7 +313,7 @@ async function refuse(
     const cur = state?.applied[state.applied.length - 1];
     await writeRequest(ctx, file, h, cur ? { shipment: cur.shipment, seq: cur.seq } : null, missing, oldTree());
   } catch (e) {
-    void e;
+    e;
     return missingError(missing, null);
   }
   return missingError(missing, file);

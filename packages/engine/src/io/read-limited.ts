@@ -111,7 +111,7 @@ export async function copyDriveFile(from: string, to: string, sha256: string, re
   } finally {
     await fh.close();
   }
-  if ((await out!.close()) !== sha256) {
+  if ((await out.close()) !== sha256) {
     await rm(to, { force: true });
     throw new BrickpostError('FIXITY_MISMATCH', `${quote(rel)} does not match its SHA-256 in the signed payload manifest`, { path: from, hint: 'the drive was damaged or modified' });
   }

@@ -194,6 +194,7 @@ async function packLocked(ctx: Context, opts: PackOptions & { packTarget?: numbe
     const walkWarn = (message: string, path: string): void => warn('ATTRIBUTES', message, path);
     for await (const entry of walk(source, skipped, { exclude, excludeCaches: opts.excludeCaches === true, warn: walkWarn })) {
       if (signal?.aborted) throw new BrickpostError('CANCELLED', 'pack cancelled');
+      // eslint-disable-next-line @typescript-eslint/only-throw-error -- set in a callback, which TypeScript does not follow
       if (measured) throw measured;
       count(counts, entry);
       portability.check(entry.path);
@@ -201,6 +202,7 @@ async function packLocked(ctx: Context, opts: PackOptions & { packTarget?: numbe
     }
     await entries.finish();
     await measuring;
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- set in a callback, which TypeScript does not follow
     if (measured) throw measured;
     counts.sparseFiles = entries.sparseFiles;
     counts.holeBytes = entries.holeBytes;

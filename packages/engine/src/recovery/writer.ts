@@ -185,6 +185,7 @@ export class RecoveryWriter {
 
   private serial<T>(f: () => Promise<T>): Promise<T> {
     const run = this.queue.then(() => {
+      // eslint-disable-next-line @typescript-eslint/only-throw-error -- the failure as it came (unknown)
       if (this.failure !== undefined) throw this.failure;
       if (this.closed) throw new BrickpostError('USAGE', 'recovery data already finished');
       return f();

@@ -221,7 +221,7 @@ export async function craftShipment(opts: CraftOptions): Promise<CraftedShipment
     setParity: 0,
     recovery: 0,
     ...opts.info,
-  } as ShipmentInfo;
+  };
   await sealBag(dir, info, payload, opts.signingKey);
   if (opts.bagInfo) {
     await editBagInfo(dir, opts.bagInfo);

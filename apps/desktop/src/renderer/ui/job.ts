@@ -15,7 +15,7 @@ export interface JobViewOptions<T> {
   title: string;
   /** Starts the job under `id`, sending its events to `onEvent`. */
   start(id: string, onEvent: JobListener): Promise<T>;
-  done(value: T): void;
+  done: (value: T) => void;
   /** What a cancelled job means for the user's data. */
   cancelled: string;
   /** Title of the error banner. */
