@@ -42,7 +42,7 @@ export function bodyText(html: string): string {
 /**
  * Asserts the document is standalone and inert: a doctype, no script, no
  * event handler attribute, no element loading anything (src, href, srcset,
- * action, poster, data on any element), no url() or @import in its style.
+ * action, poster, data on any element), no `url()` or `@import` in its style.
  */
 export function assertStandalone(html: string): Element[] {
   assert.match(html, /^<!DOCTYPE html>/i);

@@ -41,7 +41,7 @@ export interface SnapshotOptions {
   exclude?: string[];
 }
 
-/** A path of raw name bytes as text for messages: UTF-8 where it is, \xNN elsewhere. */
+/** A path of raw name bytes as text for messages: UTF-8 where it is, `\xNN` elsewhere. */
 export function label(parts: Buffer[]): string {
   return parts.map((p) => JSON.stringify(p.toString('latin1')).slice(1, -1).replace(/[\u0080-\u00ff]/g, (c) => `\\x${c.charCodeAt(0).toString(16)}`)).join('/');
 }
@@ -51,7 +51,7 @@ export function fullSnapshot(root: string, opts: SnapshotOptions = {}): Tree {
   const entries = new Map<string, Entry>();
   const inodes = new Map<string, string[]>();
   const walk = (dir: Buffer, parts: Buffer[]): void => {
-    for (const name of readdirSync(dir, { encoding: 'buffer' }).sort(Buffer.compare)) {
+    for (const name of readdirSync(dir, { encoding: 'buffer' }).sort((a, b) => Buffer.compare(a, b))) {
       if (parts.length === 0 && opts.skipState && name.toString() === '.brickpost') continue;
       const p = Buffer.concat([dir, Buffer.from('/'), name]);
       const path = [...parts, name];
@@ -87,7 +87,7 @@ function xattrs(p: Buffer): string {
     return posix
       .listXattrs(p)
       .filter((n) => n.toString().startsWith('user.'))
-      .sort(Buffer.compare)
+      .sort((a, b) => Buffer.compare(a, b))
       .map((n) => `${n.toString()}=${posix.getXattr(p, n)?.toString('base64') ?? ''}`)
       .join(',');
   } catch {
@@ -101,7 +101,8 @@ export function diffTrees(a: Tree, b: Tree, opts: { ignore?: Array<keyof Entry>;
   const limit = opts.limit ?? 30;
   const strip = (e: Entry): Entry => {
     const c = { ...e };
-    for (const k of opts.ignore ?? []) delete c[k];
+    // eslint-disable-next-line @typescript-eslint/no-dynamic-delete -- the fields a comparison ignores
+  for (const k of opts.ignore ?? []) delete c[k];
     return c;
   };
   const show = (e: Entry): string => JSON.stringify(strip(e), (_, v) => (typeof v === 'bigint' ? v.toString() : v));

@@ -2,7 +2,7 @@
  * Drives that make much of little, validly signed by a trusted publisher:
  * one file that names one stored chunk a great many times (reference
  * amplification). Written with the crafting writer of
- * @brickpost/engine/testing; the manifest is built as bytes, a line of
+ * `@brickpost/engine/testing`; the manifest is built as bytes, a line of
  * 1024 refs repeated, so millions of refs cost the test little.
  */
 import { mkdirSync } from 'node:fs';

@@ -68,10 +68,10 @@ process.stdout.write('held\\n'); process.stdin.resume(); process.stdin.on('end',
   }
   const child = spawn(process.execPath, [script, file], { stdio: ['pipe', 'pipe', 'inherit'] });
   await new Promise<void>((resolve, reject) => {
-    child.stdout!.once('data', () => resolve());
+    child.stdout.once('data', () => resolve());
     child.once('exit', (c) => reject(new Error(`the lock holder exited (${c})`)));
   });
-  return { child, release: () => new Promise((resolve) => (child.once('exit', () => resolve()), child.stdin!.end())) };
+  return { child, release: () => new Promise((resolve) => (child.once('exit', () => resolve()), child.stdin.end())) };
 }
 
 describe('the catalog and the journals tell the truth', () => {
@@ -301,7 +301,7 @@ describe('the catalog and the journals tell the truth', () => {
       env: { ...process.env, BRICKPOST_PAUSE: `ingest-committed:${gate}`, BRICKPOST_BUSY_TIMEOUT: '200' },
     });
     let out = '';
-    child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
+    child.stdout.on('data', (b: Buffer) => (out += b.toString()));
     const done = new Promise<number | null>((resolve) => child.on('close', resolve));
     while (!existsSync(join(gate, 'ingest-committed.reached'))) await new Promise((r) => setTimeout(r, 10));
     const lock = await holdLock(join(home, 'catalog.sqlite'));

@@ -84,12 +84,12 @@ export function assertRefused(o: Outcome, want: { code: string; exit: number; na
   const ev = o.events[o.events.length - 1];
   assert.equal(ev?.type, 'error', show);
   const problem = o.events.find((e) => e.type === 'summary')?.result?.problems?.find((p: { code: string }) => p.code === want.code);
-  const message: string = problem?.message ?? ev!.message;
-  assert.ok(ev!.code === want.code || problem, `error ${ev!.code}, expected ${want.code}\n${show}`);
+  const message: string = problem?.message ?? ev.message;
+  assert.ok(ev.code === want.code || problem, `error ${ev.code}, expected ${want.code}\n${show}`);
   if (typeof want.names === 'string') assert.ok(message.includes(want.names), `message ${JSON.stringify(message)} does not name ${want.names}`);
   else if (want.names) assert.match(message, want.names);
   assertBounded(o);
-  return ev!;
+  return ev;
 }
 
 /** Peak memory within MAX_RSS_MB. */

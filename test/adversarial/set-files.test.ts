@@ -65,7 +65,7 @@ describe('hostile set files and parity files', () => {
       writeFileSync(join(bag, SET), text);
       const digest = createHash('sha256').update(text).digest('hex');
       const pm = join(bag, 'manifest-sha256.txt');
-      writeFileSync(pm, readFileSync(pm, 'utf8').replace(/^[0-9a-f]{64}(?=  data\/set\.tsv$)/m, digest));
+      writeFileSync(pm, readFileSync(pm, 'utf8').replace(/^[0-9a-f]{64}(?= {2}data\/set\.tsv$)/m, digest));
       const info = join(bag, 'bag-info.txt');
       writeFileSync(info, readFileSync(info, 'utf8').replace(/^Payload-Oxum: ([0-9]+)\./m, (_, bytes: string) => `Payload-Oxum: ${Number(bytes) - old.length + Buffer.byteLength(text)}.`));
       await resealTags(bag, key);

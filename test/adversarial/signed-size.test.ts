@@ -1,7 +1,7 @@
 /**
  * Every read of drive data is bounded by the size signed data gives it, in
- * verify, repair and its dry run too, and a hint proposes `brickpost
- * repair` only when repair can succeed. A pack is made a 1 TiB sparse file
+ * verify, repair and its dry run too, and a hint proposes
+ * `brickpost repair` only when repair can succeed. A pack is made a 1 TiB sparse file
  * two ways: its bytes kept and a hole appended (repair cuts it back to its
  * recorded size: verify proposes repair, repair succeeds), and its bytes
  * replaced by the hole (beyond the recovery data: verify does not propose

@@ -2,7 +2,7 @@
  * Hostile drives, ingested: every refusal vector of the testkit
  * (packages/engine/testkit: path, signature, bag, encryption, pack, chunk
  * and manifest attacks, built with the test-only crafting writer of
- * @brickpost/engine/testing), plus a manifest nested 3000 folders deep,
+ * `@brickpost/engine/testing`), plus a manifest nested 3000 folders deep,
  * run as `brickpost ingest` into an empty DEST that sits next to canary
  * files. For each: a documented exit code and the error the vector names,
  * quoting the offending object; DEST holds nothing but .brickpost; nothing

@@ -61,7 +61,7 @@ test('detectDrives lists the $BRICKPOST_DRIVES folders with free space and their
   assert.deepEqual(da.shipments, ['new-shipment', 'old-shipment']);
   assert.deepEqual(db.shipments, []);
   assert.ok(typeof da.totalBytes === 'number' && da.totalBytes > 0);
-  assert.ok(typeof da.freeBytes === 'number' && da.freeBytes <= da.totalBytes!);
+  assert.ok(typeof da.freeBytes === 'number' && da.freeBytes <= da.totalBytes);
   const twice = await detectDrives({ platform: 'aix', envDrives: [a, a].join(delimiter) });
   assert.equal(twice.length, 1, 'a folder named twice is listed once');
 });

@@ -33,7 +33,7 @@ test('the Electron app exposes window.brickpost and no Node to its page', async 
   const app = await _electron.launch({
     executablePath: binary,
     args: [join(ROOT, 'apps', 'desktop')],
-    env: { ...process.env, BRICKPOST_HOME: tempDir('bp-electron-'), BRICKPOST_NODE: process.execPath } as Record<string, string>,
+    env: { ...process.env, BRICKPOST_HOME: tempDir('bp-electron-'), BRICKPOST_NODE: process.execPath },
     timeout: 60_000,
   });
   try {

@@ -14,11 +14,12 @@ import { ROOT } from '../support.js';
 
 test("the Electron main process's imports load no native module", async () => {
   const loaded: string[] = [];
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- process.dlopen uses no `this`
   const original = process.dlopen;
   process.dlopen = ((module: unknown, filename: string, ...rest: unknown[]) => {
     loaded.push(filename);
     return (original as (...a: unknown[]) => unknown)(module, filename, ...rest);
-  }) as typeof process.dlopen;
+  });
   try {
     const mainDir = join(ROOT, 'apps', 'desktop', 'dist', 'src', 'main');
     const specifiers = new Set<string>();

@@ -5,7 +5,7 @@
  * nothing but 'electron', takes the table of methods from the main process
  * (as ipc.ts answers it), exposes exactly one object, `brickpost`, with one
  * function per DesktopApi method and no IPC object, routes each call to the
- * main handler of the same name, and turns failures into {code, hint}.
+ * main handler of the same name, and turns failures into `{code, hint}`.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -2,7 +2,7 @@
  * The renderer runs in a browser (Chromium through `brickpost ui`, or
  * Electron's sandboxed renderer) with no module resolution: every import of
  * its compiled files must be a relative path to a file that exists. A value
- * import from '@brickpost/engine/api' (types are erased) would load in the
+ * import from `@brickpost/engine/api` (types are erased) would load in the
  * CLI and fail only in the browser, where the page never becomes ready.
  */
 import assert from 'node:assert/strict';

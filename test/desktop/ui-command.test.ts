@@ -1,5 +1,5 @@
 /**
- * `brickpost ui` as a user runs it: it prints the link (or {url, port, token}
+ * `brickpost ui` as a user runs it: it prints the link (or `{url, port, token}`
  * with --json), serves only with the token, refuses a bad --port, and stops
  * cleanly (exit 0) on SIGTERM and on Ctrl-C (SIGINT).
  */
@@ -14,12 +14,12 @@ function start(home: string, args: string[]): Promise<{ first: string; stop(sign
   const child = spawn(process.execPath, [CLI, '--home', home, 'ui', '--no-open', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
-  child.stderr.on('data', (d: Buffer) => (err += d));
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   return new Promise((resolve, reject) => {
     const t = setTimeout(() => (child.kill('SIGKILL'), reject(new Error(`no output in 30 s: ${err}`))), 30_000);
     child.stdout.on('data', (d: Buffer) => {
-      out += d;
+      out += d.toString();
       const complete = args.includes('--json') ? /}\s*$/.test(out) : out.includes('\n');
       if (!complete) return;
       clearTimeout(t);

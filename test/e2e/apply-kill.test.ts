@@ -20,7 +20,7 @@ function killedAt(home: string, point: string, args: string[]): { signal: NodeJS
     timeout: 180_000,
     env: { ...process.env, BRICKPOST_FAILPOINT: point },
   });
-  return { signal: r.signal, code: r.status, stderr: String(r.stderr) };
+  return { signal: r.signal, code: r.status, stderr: r.stderr };
 }
 
 describe('apply and rollback killed at failpoints', () => {

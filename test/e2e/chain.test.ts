@@ -89,7 +89,7 @@ describe('a chain of incremental shipments', () => {
   /** Packs shipment SEQ from the source as it is now, and keeps a copy of that source state. */
   const ship = (seq: number): Record<string, any> => {
     drives[seq] = join(root, `drive${seq}`);
-    const r = pack(pub, drives[seq]!, `s${seq}`);
+    const r = pack(pub, drives[seq], `s${seq}`);
     assert.equal(r.code, 0, r.stdout + r.stderr);
     const s = lastEvent(r).result;
     shipped[seq] = s;

@@ -82,8 +82,8 @@ describe('drive sets with parity', () => {
         const present = [...Array(n).keys()].filter((i) => !lost.includes(i));
         const dest = join(root, `dest-${n}-${lost.join('')}`);
         const r = brickpost(sub, ['ingest', ...keep(drives, present.reverse(), `${n}-${lost.join('')}`), dest, '--json']);
-        assert.equal(r.code, 0, `lost ${lost}: ${r.stdout.slice(-1500)} ${r.stderr}`);
-        assert.deepEqual(diffSnapshots(snapshot(src), snapshot(dest)), [], `lost drives ${lost.map((i) => i + 1)}: byte-identical`);
+        assert.equal(r.code, 0, `lost ${lost.join(',')}: ${r.stdout.slice(-1500)} ${r.stderr}`);
+        assert.deepEqual(diffSnapshots(snapshot(src), snapshot(dest)), [], `lost drives ${lost.map((i) => i + 1).join(',')}: byte-identical`);
         assert.equal(existsSync(join(dest, '.brickpost', 'rebuild')) && readdirSync(join(dest, '.brickpost', 'rebuild')).length > 0, false, 'rebuilt packs are removed');
       }
 

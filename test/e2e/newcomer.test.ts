@@ -131,7 +131,7 @@ describe("a newcomer's path through README", () => {
     assert.equal(brickpost(stranger, ['keygen', '--name', 'stranger']).code, 0);
     const r = paste(`brickpost verify '${drive}' --shipment ${ids[0]}`, stranger);
     assert.equal(r.code, 3);
-    assert.match(r.stdout, /^signature  valid, by an untrusted key [0-9A-F]{16} \(if it is your publisher's, trust it with: brickpost trust add RW[A-Za-z0-9+/]{54}\)$/m);
+    assert.match(r.stdout, /^signature {2}valid, by an untrusted key [0-9A-F]{16} \(if it is your publisher's, trust it with: brickpost trust add RW[A-Za-z0-9+/]{54}\)$/m);
     const cmd = hintCommand(r);
     assert.match(cmd, /^brickpost trust add RW/);
     assert.equal(paste(cmd, stranger).code, 0);
@@ -144,7 +144,7 @@ describe("a newcomer's path through README", () => {
     text[1] = text[1]!.slice(0, 20) + (text[1]![20] === 'A' ? 'B' : 'A') + text[1]!.slice(21);
     writeFileSync(sig, text.join('\n'));
     const bad = brickpost(join(root, 'nobody'), ['verify', tampered, '--shipment', ids[0]!]);
-    assert.match(bad.stdout, /^signature  invalid$/m);
+    assert.match(bad.stdout, /^signature {2}invalid$/m);
   });
 
   test('sizes are SI; the fixity line counts drive files and gives the dataset beside them', () => {

@@ -1,7 +1,7 @@
 /**
  * I/O errors during rollback are the environment, not a bug: each errno is
- * injected by the fault shim at the calls of each phase of `rollback DEST
- * --to 1` from seq 2 (DEST's tree moved out and back from the undo area,
+ * injected by the fault shim at the calls of each phase of
+ * `rollback DEST --to 1` from seq 2 (DEST's tree moved out and back from the undo area,
  * the state folder, the home's key files). Each run must exit 5 with the
  * errno's code, a message naming the path and the call, and a hint; DEST
  * must be at seq 2's tree (or the error must say to run rollback again to

@@ -105,7 +105,7 @@ export function partOf(path: string): string {
 /** Whether the shim counts a call on `path` for `part` (shim.c's rule). */
 function counts(path: string, part: string): boolean {
   if (/(^|[^\\])\*/.test(part)) {
-    const re = part.replace(/\\(.)|([*?])|([.+^${}()|[\]\/])/g, (_, esc: string | undefined, glob: string | undefined, lit: string | undefined) =>
+    const re = part.replace(/\\(.)|([*?])|([.+^${}()|[\]/])/g, (_, esc: string | undefined, glob: string | undefined, lit: string | undefined) =>
       esc !== undefined ? esc.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&') : glob === '*' ? '.*' : glob === '?' ? '.' : `\\${lit!}`,
     );
     return new RegExp(`^${re}$`, 's').test(path);

@@ -64,6 +64,7 @@ describe(`kill anywhere (seed ${SEED}, ${KILLS} kills per command)`, () => {
     for (const name of names) {
       const skip = ONLY && !ONLY.includes(name) ? 'not in BRICKPOST_KILL_ONLY' : false;
       test(`${name}: ${AT ? `kills at ${AT.join(', ')} ms` : `${per} kills at random points`}`, { skip }, async (ctx) => {
+        // eslint-disable-next-line prefer-const -- assigned once, in the loop below
         let reference: string[] | undefined;
         const trial = (i: number, delays: number[]): Promise<Trial> =>
           command === 'pack' ? packTrial(w, w.pack.find((s) => s.name === name)!, i, delays, reference) : ingestTrial(w, w.ingest.find((s) => s.name === name)!, i, delays);

@@ -132,7 +132,7 @@ export async function srcdoc(page: Page, selector: string): Promise<string> {
 
 /**
  * Form controls and buttons of the page that have no accessible name (no
- * <label for>, aria-label or text), described by tag and name.
+ * `<label for>`, aria-label or text), described by tag and name.
  */
 export function unlabelled(page: Page): Promise<string[]> {
   return page.evaluate<string[]>(`[...document.querySelectorAll('input, textarea, select, button')]

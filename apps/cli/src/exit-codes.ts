@@ -54,8 +54,8 @@ export function categoryOf(code: string): Category {
 }
 
 /**
- * The code of the most serious of `codes` (authenticity > unsafe >
- * integrity > the rest), or undefined for an empty list.
+ * The code of the most serious of `codes` (authenticity, then unsafe,
+ * then integrity, then the rest), or undefined for an empty list.
  */
 export function mostSerious(codes: readonly string[]): string | undefined {
   let best: string | undefined;

@@ -1,6 +1,6 @@
 /**
- * Help texts: the overview (`brickpost --help`), a group's (`brickpost trust
- * --help`) and a command's (`brickpost pack --help`), all built from the
+ * Help texts: the overview (`brickpost --help`), a group's
+ * (`brickpost trust --help`) and a command's (`brickpost pack --help`), all built from the
  * command table so they cannot drift from what the parser accepts.
  */
 import { COMMANDS, GLOBAL_OPTIONS, GROUPS, groupCommands } from './commands/index.js';

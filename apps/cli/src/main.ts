@@ -97,6 +97,7 @@ export async function run(argv: readonly string[]): Promise<number> {
       ...Object.values(invocation.values).flatMap((v) => (typeof v === 'string' ? [v] : Array.isArray(v) ? v : [])),
       ...(globals.home !== undefined ? [globals.home] : []),
     ];
+    // eslint-disable-next-line @typescript-eslint/return-await -- the handlers are removed before the failure is printed
     return finish(out, toFailure(e, { argumentPaths, interrupted, command: command.name, argv }), e);
   } finally {
     process.off('SIGINT', onSigint);

@@ -1,7 +1,7 @@
 /**
  * How a verify report is shown: aligned `field  value` lines with one line
  * per problem, and the failure (code, exit code, hint) of a report that is
- * not ok: that of its most serious problem (authenticity > unsafe > integrity).
+ * not ok: that of its most serious problem (authenticity, then unsafe, then integrity).
  */
 import type { VerifyReport } from '@brickpost/engine/api';
 import { describeCreated } from '@brickpost/engine/api';

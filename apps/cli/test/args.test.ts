@@ -7,7 +7,7 @@ import { isBrickpostError } from '@brickpost/engine/api';
 function runOf(argv: string[]): Extract<ParsedLine, { kind: 'run' }> {
   const p = parseCommandLine(argv);
   assert.equal(p.kind, 'run');
-  return p as Extract<ParsedLine, { kind: 'run' }>;
+  return p;
 }
 
 function usage(argv: string[], pattern: RegExp, hintCommand?: string): void {
@@ -88,7 +88,7 @@ test('help forms', () => {
   const topic = (argv: string[]): unknown => {
     const p = parseCommandLine(argv);
     assert.equal(p.kind, 'help');
-    const t = (p as Extract<ParsedLine, { kind: 'help' }>).topic;
+    const t = (p).topic;
     return typeof t === 'object' ? t.name : t;
   };
   assert.equal(topic(['--help']), undefined);

@@ -69,6 +69,7 @@ test('progress: drawn on a TTY only, throttled, cleared before other lines and a
 
 test('progress of a drive set: each drive after the job line, drive events never replace it', () => {
   const err = capture(true);
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment -- a test stands in for a terminal's width
   (err.stream as PassThrough & { columns?: number }).columns = 400;
   let now = 0;
   const o = new Output({ json: false, quiet: false, stdout: capture(false).stream, stderr: err.stream });

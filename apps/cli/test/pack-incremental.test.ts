@@ -8,7 +8,7 @@ import { packOptions } from '../src/pack-options.js';
 test('pack --full, --rehash and --against reach PackOptions; --against with --full is refused', async () => {
   const p = parseCommandLine(['pack', 'src', '--to', 'd', '--rehash', '--against', 'mirror.bpsig']);
   assert.equal(p.kind, 'run');
-  const inv = (p as Extract<typeof p, { kind: 'run' }>).invocation;
+  const inv = (p).invocation;
   const o = await packOptions(inv);
   assert.equal(o.rehash, true);
   assert.equal(o.against, 'mirror.bpsig');

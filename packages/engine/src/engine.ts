@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import type { CatOptions, DestHistory, DestStatus, DriveShipment, EventSink, ExtractOptions, ExtractSummary, IngestOptions, IngestSummary, ListEntry, PackOptions, PackSummary, ResumeSummary, RollbackOptions, RollbackSummary, ShipmentChoice, TrustedKey, VerifyOptions, VerifyReport, WhoAmI } from './api/index.js';
 import { Catalog } from './catalog/index.js';
 import { setMeta } from './catalog/meta.js';
-import { recoverCatalog } from './catalog/recover.js';
+import { recoverCatalog } from './recover/index.js';
 import { retireSelfKey } from './catalog/trust.js';
 import type { CatalogRecoverOptions, RecoverSummary } from './api/recover.js';
 import { recoverJournal } from './ingest/journal-recover.js';
@@ -34,7 +34,7 @@ import { repair } from './drive/repair.js';
 import { rebuildDrive } from './drive/rebuild-drive.js';
 import type { ReceiptImportSummary, ReceiptOptions, ReceiptSummary, SignatureOptions, SignatureSummary } from './api/index.js';
 import { importReceipt, writeReceipt } from './receipt/index.js';
-import { writeSignature } from './sigfile/index.js';
+import { writeSignature } from './ingest/describe.js';
 import type { CustodyOptions, CustodyReport, WipeOptions, WipeSummary } from './api/index.js';
 import { custodyReport, wipe } from './custody/index.js';
 import { list } from './verify/list.js';
@@ -85,7 +85,7 @@ export class Engine {
    * Recovers a home's damaged catalog (`opts.home`, else as open finds it):
    * sets the damaged file aside, keeps what can still be read, rebuilds what
    * the key files, the destinations and the drives can give, and says what
-   * was kept, rebuilt and lost (catalog/recover.ts). Needs no open engine.
+   * was kept, rebuilt and lost (recover/recover.ts). Needs no open engine.
    * @throws BrickpostError NOT_FOUND, LOCKED, FOREIGN_DATABASE, PERMISSION, NO_SPACE, IO
    */
   static recoverCatalog(opts: CatalogRecoverOptions = {}): Promise<RecoverSummary> {

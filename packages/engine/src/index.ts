@@ -1,5 +1,5 @@
 /**
- * @brickpost/engine: every brickpost operation, for both front ends.
+ * `@brickpost/engine`: every brickpost operation, for both front ends.
  *
  * Folders, in the order data flows: scan/ (read a source tree), chunk/
  * (content-defined chunks, keyed ids, compression on worker threads), pack/

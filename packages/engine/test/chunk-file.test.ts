@@ -109,5 +109,5 @@ test('chunkFile: stopping early closes the file and stops reading', async () => 
 });
 
 async function collect2(path: string, signal: AbortSignal): Promise<void> {
-  for await (const c of chunkFile(path, { signal })) void c;
+  for await (const c of chunkFile(path, { signal })) c;
 }

@@ -202,7 +202,9 @@ describe('custody log', () => {
     mkdirSync(d3);
     const s = await pub.pack({ source: src, drives: [d3], recipients: [sub.whoami().recipient], recovery: 0, full: true }, quiet);
     const warnings: string[] = [];
-    const v = await auditor.verify({ drive: d3 }, (e) => void (e.type === 'warning' && warnings.push(e.message)));
+    const v = await auditor.verify({ drive: d3 }, (e) => {
+      if (e.type === 'warning') warnings.push(e.message);
+    });
     assert.equal(v.ok, true, JSON.stringify(v.problems));
     assert.deepEqual(warnings, []);
     assert.ok(!existsSync(join(d3, 'brickpost', `${s.shipmentId}.custody`)));

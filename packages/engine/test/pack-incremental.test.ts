@@ -205,7 +205,7 @@ describe('incremental pack', () => {
           const old = basis![0] === 'data/big.bin' ? bigBefore : mediumBefore;
           assert.equal(basis![1], old.length);
           const parts: Buffer[] = [];
-          const n = await applyDelta(async (off, len) => old.subarray(off, off + len), old.length, basis![2], decodeDelta(delta), async (b) => void parts.push(Buffer.from(b) as Buffer));
+          const n = await applyDelta(async (off, len) => old.subarray(off, off + len), old.length, basis![2], decodeDelta(delta), async (b) => void parts.push(Buffer.from(b)));
           assert.equal(n, ref[4]);
           assert.equal(chunkId(key, Buffer.concat(parts)).toString('hex'), ref[0]);
           rebuilt++;

@@ -1,5 +1,5 @@
 /**
- * @brickpost/manifest: the on-drive format, version brickpost/v1.
+ * `@brickpost/manifest`: the on-drive format, version brickpost/v1.
  *
  * Owns what is written on a drive and how it is read back, and nothing about
  * when or where: the normative spec is FORMAT.md in this package.

@@ -117,7 +117,7 @@ test('encryptor and decryptor accept any piece sizes', () => {
       pos += n;
     }
     out.push(...dec.final());
-    assert.ok(Buffer.concat(out).equals(plain), `pieces ${sizes}`);
+    assert.ok(Buffer.concat(out).equals(plain), `pieces ${sizes.join(',')}`);
   }
 });
 

@@ -302,7 +302,7 @@ test('fuzz age payload: PayloadDecryptor with a random key, and over mutated pay
   const seeds = [{ nonce: enc.nonce, sealed, plain: PLAIN }, { nonce: encE.nonce, sealed: sealedEmpty, plain: Buffer.alloc(0) }];
   const input = fc.oneof(
     fc.tuple(mutatedSeed(seeds, (s) => s.sealed, 4), fc.array(fc.nat(), { maxLength: 5 })).map(([m, cuts]) => ({
-      key: fileKey, nonce: m.seed.nonce, plain: m.seed.plain as Buffer | null, bytes: m.bytes, cuts: cuts.map((c) => c % (m.bytes.length + 1)).sort((a, b) => a - b),
+      key: fileKey, nonce: m.seed.nonce, plain: m.seed.plain, bytes: m.bytes, cuts: cuts.map((c) => c % (m.bytes.length + 1)).sort((a, b) => a - b),
     })),
     withSplits(arbitraryBytes(age.SEALED_CHUNK * 2)).map(({ bytes, cuts }) => ({ key: randomBytes(16), nonce: randomBytes(16), plain: null, bytes, cuts })),
   );

@@ -57,6 +57,7 @@ function installBufferProbe(): void {
   if (installed) return;
   installed = true;
   for (const name of ['alloc', 'allocUnsafe', 'allocUnsafeSlow'] as const) {
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- applied to its own `this` below
     const orig = Buffer[name] as (...a: unknown[]) => Buffer;
     (Buffer as unknown as Record<string, unknown>)[name] = function (this: unknown, ...a: unknown[]) {
       note(a[0]);
@@ -238,7 +239,7 @@ export async function fuzz<T, R>(
         try {
           await check(input, r.value as R);
         } catch (e) {
-          throw new Error(`${name}: invariant broken: ${describe(e)}`);
+          throw new Error(`${name}: invariant broken: ${describe(e)}`, { cause: e });
         }
       }
     } finally {

@@ -133,7 +133,7 @@ test('fuzz manifest-sha256.txt / tagmanifest-sha256.txt: parseManifest, round tr
     'bagit.parseManifest',
     fc.tuple(
       fc.oneof(
-        mutatedSeed(seeds, (s) => utf8(s.text)).map((m) => ({ payload: m.seed.payload, input: m.bytes as Buffer | string })),
+        mutatedSeed(seeds, (s) => utf8(s.text)).map((m) => ({ payload: m.seed.payload, input: m.bytes })),
         fc.record({ payload: fc.boolean(), input: fc.oneof(arbitraryBytes(), textInput(seeds.map((s) => s.text))) }),
       ),
       fc.integer({ min: 0, max: 8 }),

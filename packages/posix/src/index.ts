@@ -1,5 +1,5 @@
 /**
- * @brickpost/posix: the POSIX calls Node.js lacks, for brickpost's engine,
+ * `@brickpost/posix`: the POSIX calls Node.js lacks, for brickpost's engine,
  * which records what a file tree holds and recreates it on restore:
  *
  * - holes of sparse files: {@link dataExtents}, {@link seekData}, {@link seekHole};

@@ -10,7 +10,7 @@ import { withEngine } from '../session.js';
 /**
  * Makes one label per drive of the set and writes them as one printable
  * page (--html, --pdf); prints a line per label, or with --json
- * {labels, html, pdf} (the files written, or null). Throws what the engine
+ * `{labels, html, pdf}` (the files written, or null). Throws what the engine
  * throws, and DEPENDENCY when --pdf is given and no browser can print it.
  */
 export const run: CommandRun = async (ctx, inv) => {

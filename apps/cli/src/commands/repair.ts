@@ -1,5 +1,5 @@
 /** `brickpost repair`: repair drives in place from their own recovery data. */
-import { BrickpostError } from '@brickpost/manifest';
+import { BrickpostError } from '@brickpost/engine/api';
 import type { CommandRun } from '../context.js';
 import { flag, str } from '../context.js';
 import { formatCount, plural, printable } from '../format.js';

@@ -42,7 +42,7 @@ export const run: CommandRun = async (ctx, inv) => {
     else await ctx.out.line(server.url);
     await ctx.out.flush();
     ctx.out.info('serving the brickpost app on 127.0.0.1 only; open the link above in a browser on this machine (it holds the access token); press Ctrl-C to stop');
-    const open = flag(inv, 'no-open') || ctx.json || process.stdout.isTTY !== true ? null : opener(server.url);
+    const open = flag(inv, 'no-open') || ctx.json || !process.stdout.isTTY ? null : opener(server.url);
     if (open) {
       const child = spawn(open[0], open[1], { stdio: 'ignore', detached: true, windowsHide: true });
       child.on('error', () => ctx.out.info('could not open a browser; open the link yourself'));

@@ -12,8 +12,8 @@ import { withEngine } from '../session.js';
  * Verifies and prints the report. A drive that holds several shipments has
  * each verified in turn, oldest first, unless --shipment names one (with
  * --json, one summary event each). Exits 0 only when every report is ok,
- * else with the exit code of the most serious problem (authenticity 3 >
- * unsafe 4 > integrity 1); --json then ends with an error event after the
+ * else with the exit code of the most serious problem (authenticity 3,
+ * then unsafe 4, then integrity 1); --json then ends with an error event after the
  * summaries. Throws what the engine throws when it cannot start.
  */
 export const run: CommandRun = async (ctx, inv) => {

@@ -4,6 +4,7 @@
  */
 
 export type Child = Node | string | number | null | undefined | false;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a handler of any event type
 export type Props = Record<string, string | number | boolean | null | undefined | ((ev: any) => void)>;
 
 /**

@@ -15,13 +15,13 @@ export interface JobViewOptions<T> {
   title: string;
   /** Starts the job under `id`, sending its events to `onEvent`. */
   start(id: string, onEvent: JobListener): Promise<T>;
-  done(value: T): void;
+  done: (value: T) => void;
   /** What a cancelled job means for the user's data. */
   cancelled: string;
   /** Title of the error banner. */
   failed: string;
   /** The button that replaces Cancel when the job did not finish. */
-  back: { label: string; go(): void };
+  back: { label: string; go: () => void };
 }
 
 /** Starts the job and returns the panel, the message slot and the button bar, in that order. */

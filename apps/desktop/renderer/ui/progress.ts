@@ -24,7 +24,7 @@ const PHASES: Record<string, string> = {
 
 export interface ProgressPanel {
   el: HTMLElement;
-  update(e: ProgressEvent | WarningEvent): void;
+  update: (e: ProgressEvent | WarningEvent) => void;
 }
 
 /** A progress panel; `update` takes the job's events as they come. */

@@ -10,9 +10,9 @@ import { errorBanner } from './errors.js';
 
 export interface StepContext<S> {
   state: S;
-  next(): void;
-  back(): void;
-  goto(id: string): void;
+  next: () => void;
+  back: () => void;
+  goto: (id: string) => void;
 }
 
 export interface Step<S> {
@@ -36,9 +36,9 @@ export function wizard<S>(name: string, title: string, stepsOf: Step<S>[] | ((st
 
   const ctx: StepContext<S> = {
     state,
-    next: () => show(Math.min(index + 1, current().length - 1)),
-    back: () => show(Math.max(index - 1, 0)),
-    goto: (id) => show(Math.max(0, current().findIndex((s) => s.id === id))),
+    next: () => void show(Math.min(index + 1, current().length - 1)),
+    back: () => void show(Math.max(index - 1, 0)),
+    goto: (id) => void show(Math.max(0, current().findIndex((s) => s.id === id))),
   };
 
   async function show(i: number): Promise<void> {

@@ -10,6 +10,7 @@ const NS = 'http://www.w3.org/2000/svg';
 export type ChartPoint = Pick<PlanPoint, 'bytes' | 'shipSeconds' | 'networkSeconds'>;
 
 function el(tag: string, attrs: Record<string, string | number>, text?: string): SVGElement {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- every element made here is an SVG element
   const e = document.createElementNS(NS, tag) as SVGElement;
   for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
   if (text !== undefined) e.textContent = text;

@@ -38,7 +38,7 @@ export function stringListField(method: string, o: Opts, key: string): string[] 
   const v = o[key];
   if (v === undefined) return [];
   if (!Array.isArray(v)) throw new BrickpostError('USAGE', `${method}: ${key} must be a list of strings`);
-  return v.map((x, i) => stringField(method, { [`${key}[${i}]`]: x }, `${key}[${i}]`));
+  return (v as unknown[]).map((x, i) => stringField(method, { [`${key}[${i}]`]: x }, `${key}[${i}]`));
 }
 
 /** A boolean field, false when absent. @throws BrickpostError USAGE */

@@ -14,8 +14,9 @@ import type { FolderListing, SourceInfo } from '../shared/api.js';
 export const LISTING_LIMIT = 5000;
 
 async function requireDirectory(path: string, what: string): Promise<void> {
-  const st = await stat(path).catch((e: NodeJS.ErrnoException) => {
-    if (e.code === 'ENOENT' || e.code === 'ENOTDIR') throw new BrickpostError('NOT_FOUND', `${what} ${quote(path)} does not exist`, { path, hint: 'choose an existing folder' });
+  const st = await stat(path).catch((e: unknown) => {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') throw new BrickpostError('NOT_FOUND', `${what} ${quote(path)} does not exist`, { path, hint: 'choose an existing folder' });
     throw e;
   });
   if (!st.isDirectory()) throw new BrickpostError('USAGE', `${what} ${quote(path)} is not a folder`, { path, hint: 'choose a folder, not a file' });

@@ -3,7 +3,7 @@
  * DesktopApi over one Engine (one home); a *quick call* answers at once, a
  * *job* (pack, verify, ingest) runs under a renderer-chosen *job id*, emits
  * progress and warning *events*, and can be cancelled; a *wire error* is the
- * plain {name, code, message, hint, exitCode, path} object every failure
+ * plain `{name, code, message, hint, exitCode, path}` object every failure
  * becomes when it crosses IPC, HTTP or a process boundary. The *remote host*
  * runs the host in a Node child process (for Electron, whose ABI the
  * engine's native modules are not built for).

@@ -19,7 +19,7 @@ export interface Volume {
 
 function run(cmd: string, args: string[]): Promise<string | null> {
   return new Promise((resolve) => {
-    execFile(cmd, args, { timeout: 5000, windowsHide: true, maxBuffer: 1 << 20 }, (err, stdout) => resolve(err ? null : String(stdout)));
+    execFile(cmd, args, { timeout: 5000, windowsHide: true, maxBuffer: 1 << 20 }, (err, stdout) => resolve(err ? null : stdout));
   });
 }
 

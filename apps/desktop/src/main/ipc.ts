@@ -2,7 +2,7 @@
  * The IPC handlers of the main process: one per DesktopApi method (channel
  * `brickpost:METHOD`), each checking that the call comes from our window's
  * own page (not a frame, not another page it navigated to) and relaying it to
- * the engine host. Answers are {ok, value} or {ok: false, error} (a
+ * the engine host. Answers are `{ok, value}` or `{ok: false, error}` (a
  * WireError): an exception thrown by a handler would reach the page as a
  * bare message. Job events go back on `brickpost:event` (jobId, event). The
  * preload asks for the table of methods on `brickpost:methods`.

@@ -5,11 +5,12 @@
  * process gives; each invokes the main process's handler of the same name
  * (channel `brickpost:METHOD`). No ipcRenderer reaches the page.
  *
- * Failures reject with a plain object {name, code, message, hint, exitCode,
- * path}: contextBridge copies an Error's message only, so an Error would lose
+ * Failures reject with a plain object
+ * `{name, code, message, hint, exitCode, path}`: contextBridge copies an Error's message only, so an Error would lose
  * the code and hint the renderer shows.
  */
 // CommonJS written as such: verbatimModuleSyntax emits imports as written.
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- a sandboxed preload is CommonJS
 import electron = require('electron');
 import type { DesktopApi, JobListener } from '../shared/api.js';
 import type { CallShape } from '../shared/methods.js';
@@ -30,10 +31,12 @@ electron.ipcRenderer.on('brickpost:event', (_e, jobId: unknown, event: unknown) 
 async function invoke(method: string, ...args: unknown[]): Promise<never> {
   const answer = (await electron.ipcRenderer.invoke(`brickpost:${method}`, ...args)) as Answer;
   if (answer.ok) return answer.value as never;
+  // eslint-disable-next-line @typescript-eslint/only-throw-error -- contextBridge would keep only an Error's message
   throw { ...answer.error, name: 'BrickpostError' };
 }
 
 async function job(method: string, jobId: string, opts: unknown, onEvent: JobListener): Promise<never> {
+  // eslint-disable-next-line @typescript-eslint/only-throw-error -- contextBridge would keep only an Error's message
   if (typeof jobId !== 'string') throw { name: 'BrickpostError', code: 'USAGE', exitCode: 2, message: 'job id must be a string' };
   listeners.set(jobId, onEvent);
   try {

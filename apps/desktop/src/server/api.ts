@@ -1,11 +1,11 @@
 /**
  * The HTTP API of the UI server, the same DesktopApi as Electron's IPC:
- *   POST /api/call {method, args}        → 200 {value} | 4xx/5xx {error}
- *   POST /api/job {jobId, method, args}  → 202 {jobId} | 400 {error}
+ *   POST /api/call `{method, args}`        → 200 `{value}` | 4xx/5xx `{error}`
+ *   POST /api/job `{jobId, method, args}`  → 202 `{jobId}` | 400 `{error}`
  *   GET  /api/job/ID/events              → Server-Sent Events: progress,
  *                                          warning, then result or error
- *   POST /api/job/ID/cancel              → 200 {cancelled: true}
- * `error` is a WireError ({name, code, message, hint, exitCode, path}).
+ *   POST /api/job/ID/cancel                → 200 `{cancelled: true}`
+ * `error` is a WireError (`{name, code, message, hint, exitCode, path}`).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BrickpostError, quote } from '@brickpost/engine/api';

@@ -38,7 +38,7 @@ export interface UiServer {
  * The policy of every answer. Scripts only from this server (no inline
  * script); inline styles are allowed because verification reports and labels
  * are standalone HTML with their own <style>, shown in a sandboxed
- * <iframe srcdoc>, which inherits this policy; data: images for their QR codes.
+ * `<iframe srcdoc>`, which inherits this policy; data: images for their QR codes.
  */
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'self'",

@@ -29,7 +29,7 @@ export interface IngestOptions {
   keepAll?: boolean;
   /** Shipments applied within this many days keep their undo data too. Remembered by DEST. */
   keepDays?: number;
-  /** Apply the Windows name rules (refuse reserved device names, a trailing dot or space, < > : " | ? *) to any destination; they always apply on Windows and on FAT, exFAT and NTFS. */
+  /** Apply the Windows name rules (refuse reserved device names, a trailing dot or space, `< > : " | ? *`) to any destination; they always apply on Windows and on FAT, exFAT and NTFS. */
   windowsNames?: boolean;
   /** Permission bits as the source had them, without the umask (always so for root). */
   samePermissions?: boolean;

@@ -1,7 +1,7 @@
 /**
  * The API contract of recovering a damaged database: the home's catalog
- * (`brickpost catalog recover`) and a destination's journal (`brickpost
- * journal recover DEST`). Types only; no Node imports.
+ * (`brickpost catalog recover`) and a destination's journal
+ * (`brickpost journal recover DEST`). Types only; no Node imports.
  */
 
 /** What `catalog recover` works from besides the damaged file. */

@@ -3,7 +3,7 @@ import { BrickpostError } from '@brickpost/manifest/errors';
 import { frame as zframe } from '@brickpost/manifest';
 import { chunkId } from './id.js';
 import { CHUNK_PARAMS_V1 } from './params.js';
-import { MAX_WINDOW_LOG, zstd } from './zstd.js';
+import { MAX_WINDOW_LOG, zstd } from '../io/zstd.js';
 
 /** How a chunk's frame stores its bytes. */
 export type Stored = 'zstd' | 'raw';

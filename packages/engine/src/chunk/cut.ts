@@ -13,6 +13,7 @@ const MASK_L = CHUNK_PARAMS_V1.maskL | 0;
  * chunker (FastCDC 2020, Xia et al., with sub-minimum skipping and normalized
  * chunking level 2; FORMAT.md §chunking):
  *
+ * ```
  *     n = end − start; fp = 0 (32-bit)
  *     for i = MIN .. min(n, MAX) − 1:
  *       fp = (fp << 1) + GEAR[data[start + i]]   mod 2^32
@@ -20,6 +21,7 @@ const MASK_L = CHUNK_PARAMS_V1.maskL | 0;
  *     if n ≥ MAX: return MAX
  *     if eof: return n
  *     return −1
+ * ```
  *
  * So the byte at offset i, which completed the hash that matched, starts the
  * next chunk. Returns the chunk's length in bytes, or −1 when the bytes in

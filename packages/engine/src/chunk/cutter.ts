@@ -43,7 +43,7 @@ export class Cutter {
   /**
    * The chunks of `path`, cut to `size` bytes as tar does (a file that grew
    * is cut short, one that shrank is padded with zeros; `changed` is told).
-   * With `signatureBlock` > 0, `signature` is told the bpsig1 signature of
+   * With `signatureBlock > 0`, `signature` is told the bpsig1 signature of
    * the bytes yielded, in blocks of that size, after the last chunk.
    * @throws BrickpostError NOT_FOUND, PERMISSION, IO
    */

@@ -4,7 +4,7 @@ import { fromNative, native } from '../io/native.js';
 import { fsPath } from '../io/fs-path.js';
 import { toFileError } from './file.js';
 import { createChunkPipeline, type ChunkPipeline, type ChunkPipelineOptions, type EncodedChunk, type FileChunk } from './pool.js';
-import { zstd } from './zstd.js';
+import { zstd } from '../io/zstd.js';
 
 /**
  * The chunk pipeline pack uses: the native core's where it is built (one

@@ -11,7 +11,7 @@ export const WHOLE_FILE_MAX = 8 << 20;
  * Reads a small file in one go (on a worker thread, synchronously) and cuts
  * it into chunks. Exactly `size` bytes are used: a file that grew is cut to
  * its scanned size and one that shrank is padded with zeros, as tar does, and
- * `changed` says which happened. With `signatureBlock` > 0 it also returns
+ * `changed` says which happened. With `signatureBlock > 0` it also returns
  * the bpsig1 signature of those bytes in blocks of that size.
  * @throws BrickpostError NOT_FOUND, PERMISSION, IO
  */

@@ -19,7 +19,7 @@ export class CutWindow {
   private fill = 0;
   changed: string | undefined;
 
-  /** @param block bytes read at a time */
+  /** @param block - bytes read at a time */
   constructor(block: number) {
     this.buf = Buffer.allocUnsafeSlow(block + CHUNK_PARAMS_V1.max);
   }

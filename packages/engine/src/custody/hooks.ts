@@ -5,7 +5,7 @@ import { parseCustodyEvent } from '@brickpost/manifest';
 import type { EventSink } from '../api/index.js';
 import type { Context } from '../context.js';
 import type { OpenedShipment } from '../drive/open.js';
-import { TAG_MANIFEST } from '../drive/seal.js';
+import { TAG_MANIFEST } from '../drive/layout.js';
 import { appendCustody, type CustodyRecord } from './append.js';
 import { custodyLogOf } from './locate.js';
 import { driveOf, readBagCustody } from './read.js';

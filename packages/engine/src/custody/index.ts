@@ -3,7 +3,7 @@
  *
  * Terms:
  * - event: one signed, hash-chained handling step; the format is in
- *   @brickpost/manifest (custody/).
+ *   `@brickpost/manifest` (custody/).
  * - publisher events: packed and sealed, written into each drive's bag as
  *   custody.ndjson when the bag is sealed (drive/seal.ts).
  * - drive log: `brickpost/<id>.custody` next to the bag: the publisher

@@ -1,12 +1,6 @@
 import { custodyActor, formatCustodyEvent, formatCustodyLog, ZERO_HASH, type minisign, type ShipmentInfo } from '@brickpost/manifest';
+import type { SealDigests } from '../drive/seal.js';
 import { wellFormed } from './actor.js';
-
-/** What the sealed event vouches for: SHA-256 (hex) of the bag's files as sealed. */
-export interface SealDigests {
-  manifest: string;
-  payloadManifest: string;
-  bagInfo: string;
-}
 
 /**
  * The publisher's events of one drive's bag, packed (at the time of

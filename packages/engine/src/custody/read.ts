@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { bagit, isBrickpostError, MAX_CUSTODY_FILE, parseCustodyEvent, parseShipmentInfo, splitCustodyLog, type CustodyEventLine, type ShipmentInfo } from '@brickpost/manifest';
-import { readLimited } from '../drive/read-limited.js';
-import { CUSTODY_TAG_FILE } from '../drive/seal.js';
+import { readLimited } from '../io/read-limited.js';
+import { CUSTODY_TAG_FILE } from '../drive/layout.js';
 
 /**
  * Reads a custody log's event lines; null when the file does not exist.

@@ -83,7 +83,7 @@ export async function custodyReport(ctx: Context, opts: CustodyOptions): Promise
   }
   // The publisher's events in the log must be those the bag's signature covers.
   if (logLines && bagLines) {
-    const at = bagLines.findIndex((l, i) => logLines![i] !== l);
+    const at = bagLines.findIndex((l, i) => logLines[i] !== l);
     if (at >= 0) breakAt(at + 1, 'FIXITY_MISMATCH', `event ${at + 1}: ${at < logLines.length ? 'differs from' : 'is missing; the bag holds'} the publisher's event ${at + 1} in the bag's custody.ndjson`, log ?? undefined);
   }
   // What this home recorded: changed or removed events break the chain; catalog-only ones continue it.

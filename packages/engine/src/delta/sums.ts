@@ -10,9 +10,11 @@ export const STRONG_LENGTH = 8;
  * The weak sum of `data[start, start + length)`: librsync's rollsum ("rrs0":
  * modulus 2^16, character offset 31), as a signed 32-bit integer
  *
+ * ```
  *     s1 = Σ (x_i + 31)                  mod 2^16
  *     s2 = Σ (length − i) · (x_i + 31)   mod 2^16     (i = 0 .. length − 1)
  *     weak = s2 << 16 | s1
+ * ```
  *
  * It rolls one byte forward in O(1) (see rollWeak), which is what lets a
  * delta test every offset of the new file against every block of the old.

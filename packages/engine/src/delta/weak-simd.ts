@@ -5,7 +5,7 @@
  * SIMD is missing). A signature is computed for every file version pack
  * reads, so this is on the path of every first shipment.
  *
- * For a block of B bytes (a multiple of 16) read as vectors v_0 … v_{n−1}
+ * For a block of B bytes (a multiple of 16) read as vectors `v_0 … v_{n−1}`
  * of 16 bytes, with S_k the byte sum of v_k and w_j = 16 − j:
  *
  *     Σ x_i            = Σ_k S_k
@@ -44,7 +44,7 @@ import { CHAR_OFFSET } from './sums.js';
 function kernelBytes(): Uint8Array {
   const [addI32x4, extadd8, extadd16, mulLow, mulHigh, lane] = [simdOp(0xae), simdOp(0x7d), simdOp(0x7f), simdOp(0x9e), simdOp(0x9f), simdOp(0x1b)];
   const hsum = (l: number): number[] => [...get(l), ...lane, 0, ...get(l), ...lane, 1, 0x6a, ...get(l), ...lane, 2, 0x6a, ...get(l), ...lane, 3, 0x6a];
-  const zero = v128(new Array(16).fill(0));
+  const zero = v128(new Array<number>(16).fill(0));
   const weights = v128(Array.from({ length: 16 }, (_, j) => 16 - j));
   const [P, END, B, OUT, Q, STOP, S1, PRE, W, V] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9];
   const body = [

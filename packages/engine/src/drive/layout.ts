@@ -2,7 +2,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { bagit, BrickpostError, parseShipmentInfo, quote } from '@brickpost/manifest';
 import type { DriveShipment } from '../api/index.js';
-import { readLimited } from './read-limited.js';
+import { readLimited } from '../io/read-limited.js';
 
 /**
  * Where things are on a drive (FORMAT.md §layout):
@@ -12,6 +12,16 @@ import { readLimited } from './read-limited.js';
  */
 export const DRIVE_DIR = 'brickpost';
 export const PART_SUFFIX = '.part';
+
+/** Tag files every shipment bag carries, in tag-manifest order. */
+export const TAG_FILES = ['bagit.txt', 'bag-info.txt', 'manifest-sha256.txt', 'README.txt', 'FORMAT.md'] as const;
+export const TAG_MANIFEST = 'tagmanifest-sha256.txt';
+export const SIGNATURE_FILE = 'tagmanifest-sha256.txt.minisig';
+/** The publisher's custody events, a tag file after the five above (FORMAT.md §custody). */
+export const CUSTODY_TAG_FILE = 'custody.ndjson';
+
+/** The first bytes of every pack file (FORMAT.md §pack). */
+export const PACK_FORMAT = 'brickpost-pack/v1';
 
 /** Shipment ids: UTC time of packing and 8 random hex digits. */
 export const SHIPMENT_ID = /^[0-9]{8}T[0-9]{6}Z-[0-9a-f]{8}$/;

@@ -19,15 +19,17 @@ import {
 } from '@brickpost/manifest';
 import type { VerifyProblem } from '../api/index.js';
 import { windowOfPath } from '../recovery/index.js';
-import type { ExpansionLimit } from '../verify/expansion.js';
-import { readLimited } from './read-limited.js';
-import { CUSTODY_TAG_FILE, SIGNATURE_FILE, TAG_MANIFEST } from './seal.js';
+import { readLimited } from '../io/read-limited.js';
+import { CUSTODY_TAG_FILE, SIGNATURE_FILE, TAG_MANIFEST } from './layout.js';
 
 const MAX_TAG_FILE = 1 << 20;
 const MAX_PAYLOAD_MANIFEST = 64 << 20;
 /** Payload files a bag may list: the manifest, the set file, a million packs or parity files (256 TiB), and their recovery files. */
 const MAX_PAYLOAD_ENTRIES = 1_200_002;
 const REQUIRED_TAGS = ['bagit.txt', 'bag-info.txt', 'manifest-sha256.txt'];
+
+/** How many times a shipment's data may expand: a whole number, or 'none' (`--max-expansion`). */
+export type ExpansionLimit = number | 'none';
 
 /** A shipment whose tag files have been read and checked. */
 export interface OpenedShipment {

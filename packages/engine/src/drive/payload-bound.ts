@@ -1,21 +1,15 @@
-import { BrickpostError, type DriveSet, type ShipmentInfo } from '@brickpost/manifest';
-
-/**
- * How many bytes signed data allows a payload file to hold (FORMAT.md
- * §verification level 1): the size the set file gives a file of this
- * drive's share (§17.2), else the whole payload's size (`Payload-Oxum`).
- * `why` says where the number comes from, for the message that refuses a
- * larger file.
- */
-export interface SizeBound {
-  max: number;
-  why: string;
-}
+import type { DriveSet, ShipmentInfo } from '@brickpost/manifest';
+import type { SizeBound } from '../io/read-limited.js';
 
 /** The files of this drive's share in the set file, by bag path → size; memoised per set. */
 const shareSizes = new WeakMap<DriveSet, Map<string, number>>();
 
-/** The bound of payload file `rel` (bag-relative) of a bag whose bag-info and set file have been checked. */
+/**
+ * The bound of payload file `rel` (bag-relative) of a bag whose bag-info and
+ * set file have been checked (FORMAT.md §verification level 1): the size the
+ * set file gives a file of this drive's share (§17.2), else the whole
+ * payload's size (`Payload-Oxum`).
+ */
 export function payloadBound(s: { info: ShipmentInfo; set: DriveSet | null }, rel: string): SizeBound {
   if (s.set) {
     let sizes = shareSizes.get(s.set);
@@ -33,17 +27,4 @@ export function payloadBound(s: { info: ShipmentInfo; set: DriveSet | null }, re
 export function withinTotal(b: SizeBound, left: number, total: number): SizeBound {
   if (left >= b.max) return b;
   return { max: Math.max(0, left), why: `are left of the payload's ${total} bytes (Payload-Oxum) after the files before it` };
-}
-
-/**
- * Refuses a file larger than its bound, before (or instead of) reading past it.
- * @throws BrickpostError FIXITY_MISMATCH
- */
-export function checkBound(size: number, b: SizeBound | undefined, what: string, path: string, exact = true): void {
-  if (b && size > b.max) {
-    throw new BrickpostError('FIXITY_MISMATCH', `${what} is ${size} bytes${exact ? '' : ' or more'}, more than the ${b.max} bytes ${b.why}`, {
-      path,
-      hint: 'the drive was damaged or modified',
-    });
-  }
 }

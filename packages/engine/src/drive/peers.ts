@@ -6,8 +6,8 @@ import { makeFolders } from '../io/folders.js';
 import { syncDir } from '../io/sync.js';
 import { HEADER_PREFIX, headerIntact, headerLength } from '../recovery/header.js';
 import { windowOfPath } from '../recovery/params.js';
-import { readLimited } from './read-limited.js';
-import { CUSTODY_TAG_FILE, SIGNATURE_FILE, TAG_MANIFEST } from './seal.js';
+import { readLimited } from '../io/read-limited.js';
+import { CUSTODY_TAG_FILE, SIGNATURE_FILE, TAG_MANIFEST } from './layout.js';
 
 /**
  * Peer copies (FORMAT.md §peer-copies): every drive of a set carries, in

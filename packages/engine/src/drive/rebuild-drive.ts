@@ -16,10 +16,10 @@ import { checkFixity } from '../verify/fixity.js';
 import { bagDir, DRIVE_DIR, PART_SUFFIX } from './layout.js';
 import { openShipment, type OpenedShipment, type TrustedSigner } from './open.js';
 import { copyPeers, PEER_TAG_FILES, peerDir } from './peers.js';
-import { copyDriveFile } from './read-limited.js';
+import { copyDriveFile } from '../io/read-limited.js';
 import { rebuildRecovery } from './rebuild-recovery.js';
 import { alreadyWhole, writeShare } from './rebuild-share.js';
-import { CUSTODY_TAG_FILE, SIGNATURE_FILE } from './seal.js';
+import { CUSTODY_TAG_FILE, SIGNATURE_FILE } from './layout.js';
 import { openMembers, setStatus, type SetMembers } from './set.js';
 
 /** Entries a new drive may hold besides brickpost/: what file systems create on their own. */

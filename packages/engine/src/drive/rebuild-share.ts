@@ -6,7 +6,7 @@ import { failpoint } from '../io/failpoint.js';
 import type { Progress } from '../io/progress.js';
 import { SeqWriter } from '../io/seq-writer.js';
 import { reconstructionMatrix, combine } from '../parity/rs.js';
-import { sha256File } from '../verify/fixity.js';
+import { sha256File } from '../io/sha256-file.js';
 import { ShareStream } from './rebuild.js';
 
 const UNIT = 1 << 20;

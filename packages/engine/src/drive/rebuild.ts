@@ -5,7 +5,7 @@ import { commandLine } from '../io/command.js';
 import type { Progress } from '../io/progress.js';
 import { SeqWriter } from '../io/seq-writer.js';
 import { combine, reconstructionMatrix } from '../parity/rs.js';
-import { openDriveFile } from './read-limited.js';
+import { openDriveFile } from '../io/read-limited.js';
 import { lostShares, setStatus, type SetMembers } from './set.js';
 
 const UNIT = 1 << 20;

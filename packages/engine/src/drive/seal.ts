@@ -2,20 +2,21 @@ import { createHash } from 'node:crypto';
 import { open, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { bagit, formatSpec, MANIFEST_PATH, minisign, quote, shipmentInfoFields, trustedComment, type ShipmentInfo } from '@brickpost/manifest';
-import { publisherCustodyLog } from '../custody/publisher.js';
 import { toEnvironmentError } from '../io/errors.js';
+import { CUSTODY_TAG_FILE, SIGNATURE_FILE, TAG_FILES, TAG_MANIFEST } from './layout.js';
 import { driveReadme } from './readme.js';
 
-/** Tag files every shipment bag carries, in tag-manifest order. */
-export const TAG_FILES = ['bagit.txt', 'bag-info.txt', 'manifest-sha256.txt', 'README.txt', 'FORMAT.md'] as const;
-export const TAG_MANIFEST = 'tagmanifest-sha256.txt';
-export const SIGNATURE_FILE = 'tagmanifest-sha256.txt.minisig';
-/** The publisher's custody events, a tag file after the five above (FORMAT.md §custody). */
-export const CUSTODY_TAG_FILE = 'custody.ndjson';
+/** What the sealed event vouches for: SHA-256 (hex) of the bag's files as sealed. */
+export interface SealDigests {
+  manifest: string;
+  payloadManifest: string;
+  bagInfo: string;
+}
 
 /**
  * Completes a bag whose payload is written: the BagIt tag files, the plain
- * README and the format spec, with `custody` the publisher's custody events,
+ * README and the format spec, with `custody` the publisher's custody events
+ * (the text it returns for the bag's digests),
  * the tag manifest over all of them, and the
  * publisher's minisign signature of the tag manifest. Everything is fsynced.
  * @throws BrickpostError NO_SPACE, PERMISSION, IO
@@ -25,7 +26,7 @@ export async function sealBag(
   info: ShipmentInfo,
   payload: Array<{ path: string; digest: string }>,
   key: minisign.SigningKey,
-  opts: { custody?: boolean } = {},
+  opts: { custody?: (digests: SealDigests) => string } = {},
 ): Promise<void> {
   const files: Record<(typeof TAG_FILES)[number], string> = {
     'bagit.txt': bagit.BAGIT_TXT,
@@ -42,7 +43,7 @@ export async function sealBag(
   if (opts.custody) {
     // The publisher's custody events (FORMAT.md §custody), covered by the signature through the tag manifest.
     const digest = (name: string): string => tags.find((t) => t.path === name)!.digest;
-    const log = publisherCustodyLog(info, key, { manifest: payload.find((p) => p.path === MANIFEST_PATH)!.digest, payloadManifest: digest('manifest-sha256.txt'), bagInfo: digest('bag-info.txt') });
+    const log = opts.custody({ manifest: payload.find((p) => p.path === MANIFEST_PATH)!.digest, payloadManifest: digest('manifest-sha256.txt'), bagInfo: digest('bag-info.txt') });
     await writeSynced(join(dir, CUSTODY_TAG_FILE), log);
     tags.push({ path: CUSTODY_TAG_FILE, digest: createHash('sha256').update(log, 'utf8').digest('hex') });
   }

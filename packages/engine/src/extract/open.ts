@@ -5,7 +5,7 @@ import { age, MANIFEST_PATH } from '@brickpost/manifest';
 import type { Context } from '../context.js';
 import type { OpenedShipment } from '../drive/open.js';
 import { payloadBound } from '../drive/payload-bound.js';
-import { copyDriveFile } from '../drive/read-limited.js';
+import { copyDriveFile } from '../io/read-limited.js';
 import { rebuildMissing } from '../drive/rebuild.js';
 import { lostShares, mergedShipment, openMembers, requireRecoverable, setDrives } from '../drive/set.js';
 import { Progress } from '../io/progress.js';

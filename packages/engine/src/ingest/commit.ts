@@ -2,7 +2,7 @@ import { linkSync, lstatSync, mkdirSync, readlinkSync, renameSync, rmdirSync, sy
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as posix from '@brickpost/posix';
-import { fromBytes, quote, toBytes, type DirRecord, type EntryAttributes, type ManifestRecord } from '@brickpost/manifest';
+import { fromBytes, quote, toBytes, type EntryAttributes, type ManifestRecord } from '@brickpost/manifest';
 import { toEnvironmentError } from '../io/errors.js';
 import { makeFolders } from '../io/folders.js';
 import { failpoint } from '../io/failpoint.js';
@@ -278,10 +278,10 @@ export async function applyDirMeta(db: DestDb, dest: string, records: AsyncItera
     const chain = new FolderChain();
     for await (const r of records) {
       if (r.t !== 'dir') continue;
-      const p = (r as DirRecord).p;
+      const p = (r).p;
       const st = chain.parentReal(p) ? lstatIfPresent(join(dest, p)) : null;
       chain.enter(p, st?.isDirectory() === true);
-      const d = r as DirRecord;
+      const d = r;
       if (st?.isDirectory()) db.addDirMeta(toBytes(p).toString('latin1'), r.mode, r.mtime, d.x || d.o || d.acl ? JSON.stringify({ x: d.x, o: d.o, acl: d.acl }) : null);
       else if (st && !lenient) throw swapped(join(dest, p), 'dir');
     }

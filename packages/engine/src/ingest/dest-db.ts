@@ -30,8 +30,8 @@ export { isOlderJournal, JOURNAL_VERSION } from './dest-schema.js';
  * is not UTF-8 survives SQLite's UTF-8 text. Synchronous FULL: a phase
  * change is durable once its transaction commits. The file is marked as a
  * journal (application_id; user_version is JOURNAL_VERSION) and opened as
- * io/sqlite-open.ts says; a damaged one is recovered by `brickpost journal
- * recover DEST` (journal-recover.ts).
+ * io/sqlite-open.ts says; a damaged one is recovered by
+ * `brickpost journal recover DEST` (journal-recover.ts).
  */
 export class DestDb {
   readonly db: Database.Database;

@@ -2,12 +2,11 @@ import { copyFile, mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BrickpostError, quote } from '@brickpost/manifest';
 import type { EventSink } from '../api/index.js';
-import { DRIVE_DIR } from '../drive/layout.js';
 import type { OpenedShipment, TrustedSigner } from '../drive/open.js';
 import { payloadBound, withinTotal } from '../drive/payload-bound.js';
-import { copyDriveFile } from '../drive/read-limited.js';
+import { copyDriveFile } from '../io/read-limited.js';
 import { openMembers, requireRecoverable, setStatus, type SetMembers } from '../drive/set.js';
-import { CUSTODY_TAG_FILE, TAG_MANIFEST, SIGNATURE_FILE, TAG_FILES } from '../drive/seal.js';
+import { CUSTODY_TAG_FILE, DRIVE_DIR, SIGNATURE_FILE, TAG_FILES, TAG_MANIFEST } from '../drive/layout.js';
 import { toEnvironmentError } from '../io/errors.js';
 import { requireSpace } from '../io/space.js';
 import { syncDir } from '../io/sync.js';
@@ -62,8 +61,8 @@ async function copyBag(s: OpenedShipment, to: string): Promise<void> {
   try {
     for (const name of [...TAG_FILES, CUSTODY_TAG_FILE, TAG_MANIFEST, SIGNATURE_FILE]) {
       await mkdir(part, { recursive: true });
-      await copyFile(join(from, name), join(part, name)).catch((e: NodeJS.ErrnoException) => {
-        if (e.code !== 'ENOENT') throw e;
+      await copyFile(join(from, name), join(part, name)).catch((e: unknown) => {
+        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
       });
     }
     let left = s.info.payloadBytes;

@@ -10,7 +10,7 @@ import { recordIngested } from '../custody/index.js';
 import type { OpenedShipment, TrustedSigner } from '../drive/open.js';
 import { payloadBound } from '../drive/payload-bound.js';
 import { SpaceBudget } from '../io/space.js';
-import { copyDriveFile } from '../drive/read-limited.js';
+import { copyDriveFile } from '../io/read-limited.js';
 import { withDriveHint } from '../drive/read-hint.js';
 import { rebuildMissing } from '../drive/rebuild.js';
 import { lostShares, mergedShipment, openMembers, setDrives, setStatus, type SetMembers } from '../drive/set.js';
@@ -20,7 +20,8 @@ import { trustedVerifiers, type Identity } from '../keys/index.js';
 import { readManifest, readManifestFile } from '../verify/manifest-stream.js';
 import { damagedFiles, findDamage } from '../verify/damage.js';
 import { describeCreated } from '../verify/created.js';
-import { expansionLimit, type ExpansionLimit } from '../verify/expansion.js';
+import type { ExpansionLimit } from '../drive/open.js';
+import { expansionLimit } from '../verify/expansion.js';
 import { walkShipment } from '../verify/walk-shipment.js';
 import { checkChain, checkNotOlder } from './chain.js';
 import { chooseShipment } from './choose.js';
@@ -168,6 +169,7 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
     const closing = db.closeAfter(failed);
     await unlock().catch((e: unknown) => onEvent({ type: 'warning', code: 'LEFT_OVER', message: `cannot release the lock of ${quote(dest)}: ${(e as Error).message}` }));
     // A journal that could not be synced fails the command, which must not report success.
+    // eslint-disable-next-line no-unsafe-finally, @typescript-eslint/only-throw-error -- a journal that could not be synced fails the command
     if (closing !== null) throw closing;
   }
 }

@@ -43,7 +43,7 @@ export class ChunkListDigest {
   }
 }
 
-/** The attributes of a record as the journal keeps and compares them: JSON of {x, o, acl} in that order, or null for none. */
+/** The attributes of a record as the journal keeps and compares them: JSON of `{x, o, acl}` in that order, or null for none. */
 export function attrsKey(a: EntryAttributes): string | null {
   return a.x || a.o || a.acl ? JSON.stringify({ ...(a.x ? { x: a.x } : {}), ...(a.o ? { o: a.o } : {}), ...(a.acl ? { acl: a.acl } : {}) }) : null;
 }

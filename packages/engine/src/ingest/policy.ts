@@ -71,5 +71,6 @@ function currentUmask(): number {
   } catch {
     // Not Linux: below.
   }
+  // eslint-disable-next-line @typescript-eslint/no-deprecated -- Node has no other way to read the umask
   return process.umask();
 }

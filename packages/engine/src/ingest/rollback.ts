@@ -47,6 +47,7 @@ export async function rollback(ctx: Context, opts: RollbackOptions, onEvent: Eve
     const closing = db.closeAfter(failed);
     await unlock().catch((e: unknown) => onEvent({ type: 'warning', code: 'LEFT_OVER', message: `cannot release the lock of ${quote(dest)}: ${(e as Error).message}` }));
     // A journal that could not be synced fails the command, which must not report success.
+    // eslint-disable-next-line no-unsafe-finally, @typescript-eslint/only-throw-error -- a journal that could not be synced fails the command
     if (closing !== null) throw closing;
   }
 }

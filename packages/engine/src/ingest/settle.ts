@@ -25,7 +25,7 @@ import { undoTo } from './undo.js';
  * @throws BrickpostError UNFINISHED (the key at hand cannot read DEST's manifests), PERMISSION, IO
  */
 export async function settle(folder: DestFolder, db: DestDb, identities: age.Identity[], onEvent: EventSink): Promise<string | null> {
-  let done: string | null = null;
+  let done: string | null;
   try {
     await checkKey(folder, db, identities);
     done = await resumePending(folder, db, identities, onEvent);
@@ -65,7 +65,7 @@ async function checkKey(folder: DestFolder, db: DestDb, identities: age.Identity
   const id = j?.kind === 'apply' ? j.shipment : (await readMarker(folder)) || j ? current : undefined;
   if (id === undefined) return;
   for await (const r of readManifestFile(folder.manifest(id), identities)) {
-    void r;
+    r;
     break;
   }
 }

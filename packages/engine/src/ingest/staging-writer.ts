@@ -33,7 +33,7 @@ export class StagingWriter {
   files = 0;
   bytes = 0;
 
-  /** @param syncEach fsync every file before closing it (where a file-system sync is not available). */
+  /** @param syncEach - fsync every file before closing it (where a file-system sync is not available). */
   constructor(
     readonly root: string,
     private readonly syncEach: boolean,

@@ -4,8 +4,8 @@ import { BrickpostError, checkAclText } from '@brickpost/manifest';
  * POSIX ACLs between Linux's extended-attribute form
  * (system.posix_acl_access and system.posix_acl_default: a 4-byte version 2,
  * then 8-byte entries tag(u16) perm(u16) id(u32), little-endian) and the
- * text form a manifest carries (FORMAT.md §acl: `user::rw-,user:1000:r--,
- * group::r--,mask::r--,other::---`).
+ * text form a manifest carries (FORMAT.md §acl:
+ * `user::rw-,user:1000:r--,group::r--,mask::r--,other::---`).
  */
 
 export const ACL_ACCESS = 'system.posix_acl_access';

@@ -120,7 +120,7 @@ function errnoOf(e: NodeJS.ErrnoException): string | undefined {
 
 /** True for a Node system error (an errno such as EIO, named or not). */
 export function isSystemError(e: unknown): e is NodeJS.ErrnoException & { code: string } {
-  return e instanceof Error && errnoOf(e as NodeJS.ErrnoException) !== undefined;
+  return e instanceof Error && errnoOf(e) !== undefined;
 }
 
 /**

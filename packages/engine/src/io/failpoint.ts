@@ -4,7 +4,7 @@ import { join } from 'node:path';
 /**
  * Failpoints: named places where a test can make brickpost die as if the
  * power failed (SIGKILL, no cleanup), to check what a crash there leaves
- * behind. Set BRICKPOST_FAILPOINT=NAME[@K] to die at the K-th time (default 1)
+ * behind. Set `BRICKPOST_FAILPOINT=NAME[@K]` to die at the K-th time (default 1)
  * NAME is reached. Unset, a failpoint costs one property read.
  *
  * Names: `stage` (after a file is staged), `apply-retire`,

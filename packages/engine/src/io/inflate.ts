@@ -1,5 +1,5 @@
 import { BrickpostError } from '@brickpost/manifest';
-import { MAX_WINDOW_LOG, zstd } from '../chunk/zstd.js';
+import { MAX_WINDOW_LOG, zstd } from './zstd.js';
 
 /** Largest piece inflate yields. */
 export const INFLATE_PIECE = 128 << 10;

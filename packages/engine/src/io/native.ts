@@ -1,6 +1,6 @@
 import { loadNative, nativeErrorParts, type NativeBinding } from '@brickpost/native';
 import { BrickpostError, ERROR_CODES, type ErrorCode } from '@brickpost/manifest/errors';
-import { zstd } from '../chunk/zstd.js';
+import { zstd } from './zstd.js';
 import { isSystemError, toEnvironmentError } from './errors.js';
 
 let chosen: NativeBinding | null | undefined;

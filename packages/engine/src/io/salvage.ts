@@ -109,6 +109,8 @@ function salvageTable(src: Database.Database, to: Database.Database, table: stri
 }
 
 /** A failure of the new database, carried past the handler of the damaged file's errors. */
-class NewDatabaseFailed {
-  constructor(readonly error: unknown) {}
+class NewDatabaseFailed extends Error {
+  constructor(readonly error: unknown) {
+    super('the new database failed');
+  }
 }

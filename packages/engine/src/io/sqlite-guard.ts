@@ -74,7 +74,9 @@ function guardStatement(stmt: Database.Statement, map: ErrorMap): Database.State
 
 function guardIterator(it: IterableIterator<unknown>, map: ErrorMap): IterableIterator<unknown> {
   const g: IterableIterator<unknown> = {
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- call() applies it to `it`
     next: (...a: [] | [undefined]) => call(it.next as (...x: unknown[]) => unknown, it, a, map) as IteratorResult<unknown>,
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- call() applies it to `it`
     return: (value?: unknown) => call(it.return as (...x: unknown[]) => unknown, it, [value], map) as IteratorResult<unknown>,
     [Symbol.iterator]: () => g,
   };

@@ -43,7 +43,7 @@ export async function syncFilesystem(path: string): Promise<void> {
       throw new BrickpostError('DEPENDENCY', `cannot run 'sync' to flush ${quote(path)} to disk: it is not installed`, { cause: e, hint: 'install coreutils (it provides sync)' });
     }
     // `sync: error syncing 'PATH': Input/output error`, or `error opening`.
-    const words = /: ([^:]+)\s*$/.exec(String(err.stderr ?? '').trim())?.[1]?.trim();
+    const words = /: ([^:]+)\s*$/.exec((err.stderr ?? '').trim())?.[1]?.trim();
     const errno = words !== undefined ? STRERROR[words] : undefined;
     const cause = errno ? Object.assign(new Error(`${errno}: ${words}, syncfs '${path}'`), { code: errno, syscall: 'syncfs', path }) : e;
     throw toEnvironmentError(cause, 'cannot flush the written files to disk', { path });

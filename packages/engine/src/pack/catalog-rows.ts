@@ -141,8 +141,8 @@ export class ShipmentRows {
   }
 
   /**
-   * Keeps what was written after a pack stopped on a drive, for `pack
-   * --resume`. Best effort, never throws: the failure that stopped the pack
+   * Keeps what was written after a pack stopped on a drive, for
+   * `pack --resume`. Best effort, never throws: the failure that stopped the pack
    * is the one reported (a shipment left 'writing' is found by the next
    * pack as well).
    */

@@ -2,11 +2,10 @@ import { randomBytes } from 'node:crypto';
 import type { NativeBinding, PayloadSealer } from '@brickpost/native';
 import type { Frame } from '../chunk/index.js';
 import { age, frame, packPath } from '@brickpost/manifest';
+import { PACK_FORMAT } from '../drive/layout.js';
 import { HEADER_FRAME_NIBBLE } from '../io/header-frame.js';
 import { fromNative } from '../io/native.js';
 import type { SeqWriter } from '../io/seq-writer.js';
-
-export const PACK_FORMAT = 'brickpost-pack/v1';
 
 /** What a finished pack is, for the manifest's pack index and the bag manifest. */
 export interface PackInfo {

@@ -112,8 +112,8 @@ async function packFrom(ctx: Context, opts: PackOptions & { packTarget?: number 
       const each = bytesPerDrive(t.bytes, drives.roots.length, drives.parity, 0);
       for (const d of out.targets) d.expected = each;
     },
-    (e: Error) => void (measured = e),
-  ).catch((e: Error) => void (measured = e));
+    (e: unknown) => void (measured = e as Error),
+  ).catch((e: unknown) => void (measured = e as Error));
 
   const key = chunkKey(dataset.secret);
   const store = new ChunkStore(out.openPack, out.k, rows, chain.held, opts.packTarget ?? PACK_TARGET, kept);

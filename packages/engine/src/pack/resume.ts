@@ -5,7 +5,7 @@ import type { Catalog } from '../catalog/catalog.js';
 import { closedPacks, deleteShipment, newestUnfinished, type PublishedRow } from '../catalog/published.js';
 import type { Context } from '../context.js';
 import { bagDir, PART_SUFFIX } from '../drive/layout.js';
-import { sha256File } from '../verify/fixity.js';
+import { sha256File } from '../io/sha256-file.js';
 import type { ChainPlan } from './chain.js';
 import type { PackInfo } from './pack-writer.js';
 
@@ -72,7 +72,7 @@ export async function keepPacks(catalog: Catalog, id: string, roots: string[], l
   for (const [share, root] of roots.entries()) {
     const part = bagDir(root, id) + PART_SUFFIX;
     for (const name of await readdir(part, { recursive: true }).catch(() => [] as string[])) {
-      const rel = String(name).split('\\').join('/');
+      const rel = name.split('\\').join('/');
       const full = join(part, rel);
       if ((await stat(full).catch(() => null))?.isFile() && !keep.has(`${share}/${rel}`)) await rm(full, { force: true });
     }

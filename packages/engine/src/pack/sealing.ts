@@ -44,7 +44,7 @@ export async function finishSealing(catalog: Catalog, datasetId: string, roots: 
     for (const root of roots) {
       const final = bagDir(root, id);
       if (!existsSync(final) && existsSync(final + PART_SUFFIX)) {
-        await rename(final + PART_SUFFIX, final).catch((e) => {
+        await rename(final + PART_SUFFIX, final).catch((e: unknown) => {
           throw toEnvironmentError(e, `cannot put sealed shipment ${id} in place`);
         });
         await syncDir(join(root, DRIVE_DIR));

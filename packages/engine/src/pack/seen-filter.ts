@@ -10,7 +10,7 @@ export class SeenFilter {
   private readonly bits: Uint32Array;
   private readonly mask: number;
 
-  /** @param expected chunks the filter should hold well (it only degrades past that). */
+  /** @param expected - chunks the filter should hold well (it only degrades past that). */
   constructor(expected: number) {
     let size = 1 << 16;
     while (size < expected * 10 && size < 2 ** 31) size *= 2;

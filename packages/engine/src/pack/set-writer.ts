@@ -2,6 +2,7 @@ import { rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type age, formatSetFile, MANIFEST_PATH, packPath, quote, SET_PATH, type DriveSet, type minisign, type ShipmentInfo } from '@brickpost/manifest';
 import type { EventSink } from '../api/index.js';
+import { publisherCustodyLog } from '../custody/publisher.js';
 import { DRIVE_DIR } from '../drive/layout.js';
 import { writePeerCopies } from '../drive/peers.js';
 import { sealBag } from '../drive/seal.js';
@@ -160,7 +161,7 @@ export class ShipmentWriter {
           setParity: this.parityCount,
           recovery: this.recovery,
         };
-        await sealBag(t.part, driveInfo, payload.map((f) => ({ path: f.path, digest: f.sha256 })), key, { custody: true });
+        await sealBag(t.part, driveInfo, payload.map((f) => ({ path: f.path, digest: f.sha256 })), key, { custody: (digests) => publisherCustodyLog(driveInfo, key, digests) });
         await syncDir(t.part);
         t.done();
       }),

@@ -8,7 +8,7 @@
  * back for every row.
  *
  * The kernel multiplies by the split-nibble method of simd.ts: for a
- * coefficient c, c · v = swizzle(lo_c, v & 15) XOR swizzle(hi_c, v >> 4),
+ * coefficient c, `c · v = swizzle(lo_c, v & 15) XOR swizzle(hi_c, v >> 4)`,
  * and the nibbles of a source vector are split once for all its rows. Where
  * WebAssembly SIMD is missing, the byte loop of gf.ts does the work on
  * accumulators in an ordinary buffer.
@@ -127,7 +127,7 @@ export class Accumulators {
   private readonly base: number;
 
   /**
-   * @param opts.simd false to use the byte loop of gf.ts even where
+   * @param opts - `simd`: false to use the byte loop of gf.ts even where
    * WebAssembly SIMD is available (the reference, for tests).
    * @throws RangeError when size is not a positive multiple of 64, count is
    * not a positive integer, count × size exceeds MAX_ACCUMULATOR_BYTES, or

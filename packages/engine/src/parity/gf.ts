@@ -53,8 +53,8 @@ export function gfInv(a: number): number {
 
 /**
  * The split-nibble tables of every coefficient, as the kernel reads them:
- * 32 bytes per coefficient c at c · 32, first c · x then c · (x << 4) for
- * x in 0 … 15, so that c · v = lo[v & 15] XOR hi[v >> 4].
+ * 32 bytes per coefficient c at c · 32, first `c · x` then `c · (x << 4)` for
+ * x in 0 … 15, so that `c · v = lo[v & 15] XOR hi[v >> 4]`.
  */
 export function nibbleTables(): Uint8Array {
   const t = new Uint8Array(256 * 32);
@@ -68,7 +68,7 @@ export function nibbleTables(): Uint8Array {
 }
 
 /**
- * dst[x] ^= coef · src[x] for x < length, one byte at a time (the
+ * `dst[x] ^= coef · src[x]` for `x < length`, one byte at a time (the
  * reference loop). The caller checks the arguments: coef a byte, length
  * within both buffers.
  */

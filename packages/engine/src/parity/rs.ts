@@ -4,7 +4,7 @@
  *
  * A (k, m) code has k data shares (indices 0 … k−1) and m parity shares
  * (indices k … k+m−1), all of one length; parity share k+j is, byte by
- * byte, P_j = XOR over i < k of C[j][i] · D_i with C[j][i] = inv((k+j) XOR i).
+ * byte, `P_j` = XOR over `i < k` of `C[j][i] · D_i` with `C[j][i] = inv((k+j) XOR i)`.
  * Every square submatrix of a Cauchy matrix is invertible, so any k of the
  * k+m shares give back the others, and the first r ≤ m parity rows alone
  * are also such a code.
@@ -30,7 +30,7 @@ export function cauchy(k: number, j: number, i: number): number {
 }
 
 /**
- * dst[x] ^= coef · src[x] for x < length. Coefficient 0 changes nothing,
+ * `dst[x] ^= coef · src[x]` for `x < length`. Coefficient 0 changes nothing,
  * 1 is a plain XOR.
  * @throws RangeError when coef is not a byte, length is not an integer
  * within both buffers, or dst and src overlap.
@@ -42,7 +42,7 @@ export function mulAdd(dst: Uint8Array, src: Uint8Array, coef: number, length = 
 }
 
 /**
- * dst[x] = XOR over i of coefs[i] · srcs[i][x], for x < length (dst is
+ * `dst[x]` = XOR over i of `coefs[i] · srcs[i][x]`, for `x < length` (dst is
  * overwritten; with no sources it is zeroed). The hot path of encoding and
  * reconstruction.
  * @throws RangeError when srcs and coefs differ in count, a coefficient is
@@ -57,7 +57,7 @@ export function combine(dst: Uint8Array, srcs: Uint8Array[], coefs: ArrayLike<nu
 }
 
 /**
- * Fills parity[j], for every j < parity.length, with parity row j (share
+ * Fills parity[j], for every `j < parity.length`, with parity row j (share
  * k+j) of the data shares, over bytes [0, length). `data` holds data
  * shares 0 … data.length−1; when it holds fewer than k, the last ones are
  * zero (a short last stripe need not pass buffers of zeros).

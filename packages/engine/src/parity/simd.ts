@@ -1,8 +1,8 @@
 /**
  * Dot products of shares in GF(2^8) with WebAssembly SIMD: dst = XOR of
  * c_i · src_i, sixteen bytes at a time, by the split-nibble method (ISA-L's):
- * for a coefficient c, lo[x] = c · x and hi[x] = c · (x << 4) for x < 16,
- * and c · v = swizzle(lo, v & 15) XOR swizzle(hi, v >> 4). About twenty times
+ * for a coefficient c, `lo[x] = c · x` and `hi[x] = c · (x << 4)` for `x < 16`,
+ * and `c · v = swizzle(lo, v & 15) XOR swizzle(hi, v >> 4)`. About twenty times
  * the speed of the byte loop of gf.ts, which stays the reference and the
  * fallback where WebAssembly SIMD is missing.
  *
@@ -61,7 +61,7 @@ export const MAX_SOURCES = 256;
  */
 function kernelBytes(): Uint8Array {
   const [swizzle, splat, and, xor, shr16] = [simd(0x0e), simd(0x0f), simd(0x4e), simd(0x51), simd(0x8d)];
-  const zero = [...simd(0x0c), ...new Array(16).fill(0)];
+  const zero = [...simd(0x0c), ...new Array<number>(16).fill(0)];
   const [ADD, SHL, LT_U, LOAD8_U] = [0x6a, 0x74, 0x49, 0x2d];
   const [N, LEN, STRIDE, COEF, ACC, POS, P, C, END, T] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9];
   const [A, LO, HI, V, MASK] = [10, 14, 15, 16, 17];

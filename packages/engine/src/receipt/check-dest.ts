@@ -105,7 +105,7 @@ export async function checkDest(
       if (badDir !== null && r.p.startsWith(`${badDir}/`)) continue;
       badDir = null;
       const abs = fsPath(join(dest, r.p));
-      const st = await lstat(abs, { bigint: true }).catch((e: NodeJS.ErrnoException) => e);
+      const st = await lstat(abs, { bigint: true }).catch((e: unknown) => e as NodeJS.ErrnoException);
       if (r.t === 'link') {
         if (st instanceof Error) {
           if (st.code !== 'ENOENT' || !leavesDest(r.p, r.target)) problem(st.code === 'ENOENT' ? 'FILE_MISSING' : 'IO', `symbolic link ${quote(r.p)} is ${st.code === 'ENOENT' ? 'missing' : `unreadable: ${st.message}`}`, r.p);
@@ -142,7 +142,7 @@ export async function checkDest(
       } else if (abs64(st.mtimeNs - BigInt(r.mtime)) > MTIME_SLACK_NS) {
         problem('FIXITY_MISMATCH', `${quote(r.p)} was modified (mtime ${st.mtimeNs} ns, the shipment's ${r.mtime} ns)`, r.p);
       } else if (deep) {
-        const fh = await open(abs, 'r').catch((e: NodeJS.ErrnoException) => e);
+        const fh = await open(abs, 'r').catch((e: unknown) => e as NodeJS.ErrnoException);
         if (fh instanceof Error) problem('IO', `cannot read ${quote(r.p)}: ${fh.message}`, r.p);
         else {
           file = { p: r.p, fh, at: 0 };

@@ -5,7 +5,7 @@ import { BrickpostError, minisign, quote } from '@brickpost/manifest';
 import type { ReceiptImportSummary } from '../api/index.js';
 import { datasetName, insertReceipt, sealedSeq } from '../catalog/published.js';
 import type { Context } from '../context.js';
-import { readLimited } from '../drive/read-limited.js';
+import { readLimited } from '../io/read-limited.js';
 import { fillRecipient, trustedVerifiers } from '../keys/index.js';
 import { minisigPath, verifyDetached } from '../sigfile/detached.js';
 import { parseReceipt, RECEIPT_LIMITS, receiptTrustedComment } from './schema.js';
@@ -25,7 +25,7 @@ import { parseReceipt, RECEIPT_LIMITS, receiptTrustedComment } from './schema.js
 export async function importReceipt(ctx: Context, file: string): Promise<ReceiptImportSummary> {
   const path = resolve(file);
   const me = ctx.identity();
-  const bytes = await readLimited(path, RECEIPT_LIMITS.fileBytes, 'receipt').catch((e) => {
+  const bytes = await readLimited(path, RECEIPT_LIMITS.fileBytes, 'receipt').catch((e: unknown) => {
     if (e instanceof BrickpostError && e.code === 'FILE_MISSING') throw new BrickpostError('NOT_FOUND', `no such receipt: ${quote(file)}`, { path });
     throw e;
   });

@@ -9,7 +9,7 @@ import { constants as fsc } from 'node:fs';
 import { lstat, mkdir, open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { bagit, BrickpostError, quote } from '@brickpost/manifest';
-import { readLimited } from '../drive/read-limited.js';
+import { readLimited } from '../io/read-limited.js';
 import { toEnvironmentError } from '../io/errors.js';
 
 /** Largest manifest-sha256.txt read (FORMAT.md §4.4). */

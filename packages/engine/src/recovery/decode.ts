@@ -41,7 +41,7 @@ export async function decodeGroup(
   }
   const rebuilt = new Map<number, Buffer>();
   erased.forEach((p, e) => {
-    const block = out[e]!.subarray(0, h.lengths[p]!);
+    const block = out[e]!.subarray(0, h.lengths[p]);
     if (crc32(block) === h.crcs[p]) rebuilt.set(p, block);
   });
   return rebuilt;

@@ -80,7 +80,7 @@ export async function repairRecovery(bagDir: string, opts: RecoveryReadOptions =
   if (failed && [...targets.values()].some((t) => t.file.status !== 'repaired')) {
     throw toEnvironmentError(failed.e, 'the repair stopped on a read error', { on: 'drive', path: failed.path, then: `run: brickpost repair ${shellWord(dirname(dirname(bagDir)))}` });
   }
-  for (const d of dirs) await syncDir(d).catch((e) => {
+  for (const d of dirs) await syncDir(d).catch((e: unknown) => {
     throw toEnvironmentError(e, `cannot sync folder ${d}`);
   });
   report.damagedBlocks = report.files.reduce((t, f) => t + f.damaged.length, 0);

@@ -98,7 +98,7 @@ export class RecoveryWriter {
     const params = recoveryParams(opts);
     const st = await stat(bagDir).catch(() => undefined);
     if (!st?.isDirectory()) throw new BrickpostError('USAGE', `bag folder ${quote(bagDir)} is not a folder`);
-    await rm(join(bagDir, RECOVERY_DIR), { recursive: true, force: true }).catch((e) => {
+    await rm(join(bagDir, RECOVERY_DIR), { recursive: true, force: true }).catch((e: unknown) => {
       throw toEnvironmentError(e, `cannot remove an earlier ${RECOVERY_DIR} of ${bagDir}`);
     });
     return new RecoveryWriter(bagDir, params);
@@ -132,13 +132,13 @@ export class RecoveryWriter {
    * @throws BrickpostError as add; NOT_FOUND, PERMISSION, IO reading absPath
    */
   async addFile(relPath: string, absPath: string): Promise<void> {
-    const fh = await open(absPath, 'r').catch((e) => {
+    const fh = await open(absPath, 'r').catch((e: unknown) => {
       throw toEnvironmentError(e, `cannot open ${absPath}`);
     });
     try {
       const buf = Buffer.allocUnsafe(READ_BYTES);
       for (let pos = 0; ; ) {
-        const { bytesRead } = await fh.read(buf, 0, READ_BYTES, pos).catch((e) => {
+        const { bytesRead } = await fh.read(buf, 0, READ_BYTES, pos).catch((e: unknown) => {
           throw toEnvironmentError(e, `cannot read ${absPath}`);
         });
         if (bytesRead === 0) break;
@@ -185,6 +185,7 @@ export class RecoveryWriter {
 
   private serial<T>(f: () => Promise<T>): Promise<T> {
     const run = this.queue.then(() => {
+      // eslint-disable-next-line @typescript-eslint/only-throw-error -- the failure as it came (unknown)
       if (this.failure !== undefined) throw this.failure;
       if (this.closed) throw new BrickpostError('USAGE', 'recovery data already finished');
       return f();

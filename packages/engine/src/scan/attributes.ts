@@ -34,7 +34,7 @@ export class AttributeReader {
     }
     const x: Xattr[] = [];
     let total = 0;
-    for (const raw of names.sort(Buffer.compare)) {
+    for (const raw of names.sort((a, b) => Buffer.compare(a, b))) {
       const name = fromBytes(raw);
       const wanted = name.startsWith('user.') || name === ACL_ACCESS || name === ACL_DEFAULT;
       if (!wanted) continue;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { open } from 'node:fs/promises';
 import { BrickpostError, isBrickpostError, minisign, quote } from '@brickpost/manifest';
-import { readLimited } from '../drive/read-limited.js';
+import { readLimited } from '../io/read-limited.js';
 import { toEnvironmentError } from '../io/errors.js';
 import { writeAtomic } from '../io/sync.js';
 
@@ -40,7 +40,7 @@ export async function hashFile(path: string): Promise<{ sha256: string; prehash:
   const sha = createHash('sha256');
   const pre = minisign.createPrehash();
   let size = 0;
-  const fh = await open(path, 'r').catch((e) => {
+  const fh = await open(path, 'r').catch((e: unknown) => {
     throw toEnvironmentError(e, 'cannot open');
   });
   try {

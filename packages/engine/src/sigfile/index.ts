@@ -19,5 +19,4 @@ export type { SigHeader, SigRecord, SigChunk, SigFileRecord, SigMoreRecord, SigM
 export { SignatureFileWriter, type SignatureFileTotals } from './writer.js';
 export { openSignatureFile, type OpenedSignatureFile } from './reader.js';
 export { scanFolder, type ScannedFile, type ScanFolderOptions } from './scan.js';
-export { writeSignature } from './describe.js';
 export { hashFile, minisigPath, signDetached, verifyDetached, type Signer, type Verifier } from './detached.js';

@@ -34,7 +34,7 @@ export interface OpenedSignatureFile {
  * @throws BrickpostError UNSIGNED, UNTRUSTED_PUBLISHER (hint: brickpost trust add), SIGNATURE_INVALID, MALFORMED, TRUNCATED, UNSUPPORTED_VERSION, NOT_FOUND, IO
  */
 export async function openSignatureFile(path: string, verifiers: ReadonlyArray<Verifier>): Promise<OpenedSignatureFile> {
-  await access(path).catch((e) => {
+  await access(path).catch((e: unknown) => {
     throw toEnvironmentError(e, 'cannot open the signature file');
   });
   if (!(await access(minisigPath(path)).then(() => true, () => false))) {
@@ -95,14 +95,14 @@ async function* readRecords(path: string, sha256: string, onHeader: (h: SigHeade
 
 /** The file's bytes after the frame that names the format, hashed as they are read. */
 async function* afterHeader(path: string, hash: ReturnType<typeof createHash>): AsyncGenerator<Buffer> {
-  const fh = await open(path, 'r').catch((e) => {
+  const fh = await open(path, 'r').catch((e: unknown) => {
     throw toEnvironmentError(e, 'cannot open the signature file');
   });
   try {
     const header = new HeaderFrame(SIGNATURE_FORMAT, path);
     for (;;) {
       const buf = Buffer.allocUnsafe(BLOCK);
-      const { bytesRead } = await fh.read(buf, 0, BLOCK, null).catch((e) => {
+      const { bytesRead } = await fh.read(buf, 0, BLOCK, null).catch((e: unknown) => {
         throw toEnvironmentError(e, `cannot read ${path}`);
       });
       if (bytesRead === 0) break;

@@ -74,7 +74,7 @@ export async function* scanFolder(root: string, opts: ScanFolderOptions = {}): A
     w.on('message', (r: ScanReply) => {
       const p = waiting.get(r.seq);
       if (!p) return;
-      if (r.kind === 'progress') return void opts.onBytes?.(r.bytes);
+      if (r.kind === 'progress') return opts.onBytes?.(r.bytes);
       waiting.delete(r.seq);
       if (--busy[p.slot]! === 0) w.unref();
       if (r.kind === 'done') p.resolve(r);

@@ -20,7 +20,7 @@ import { bagDir, newShipmentId } from '../drive/layout.js';
 import { sealBag } from '../drive/seal.js';
 import { HEADER_FRAME_NIBBLE } from '../io/header-frame.js';
 import { packHeaderFrame } from '../pack/pack-writer.js';
-import { sha256File } from '../verify/fixity.js';
+import { sha256File } from '../io/sha256-file.js';
 import { ageEncrypt } from './age-file.js';
 import { editBagInfo, resealTags } from './reseal.js';
 
@@ -221,7 +221,7 @@ export async function craftShipment(opts: CraftOptions): Promise<CraftedShipment
     setParity: 0,
     recovery: 0,
     ...opts.info,
-  } as ShipmentInfo;
+  };
   await sealBag(dir, info, payload, opts.signingKey);
   if (opts.bagInfo) {
     await editBagInfo(dir, opts.bagInfo);

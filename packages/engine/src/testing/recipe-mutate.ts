@@ -1,7 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { age, MANIFEST_PATH, packPath } from '@brickpost/manifest';
-import { SIGNATURE_FILE } from '../drive/seal.js';
+import { SIGNATURE_FILE } from '../drive/layout.js';
 import type { CraftedShipment } from './craft.js';
 import type { PartyKeys } from './keys.js';
 import { appendBytes, deleteFile, flipByte, payloadStart, replacePack, swapStreamChunks, tamperAgeMac, truncateFile } from './mutate.js';

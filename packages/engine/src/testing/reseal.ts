@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { bagit, minisign, trustedComment } from '@brickpost/manifest';
-import { CUSTODY_TAG_FILE, SIGNATURE_FILE, TAG_FILES, TAG_MANIFEST } from '../drive/seal.js';
+import { CUSTODY_TAG_FILE, SIGNATURE_FILE, TAG_FILES, TAG_MANIFEST } from '../drive/layout.js';
 
 /**
  * Rewrites bag-info.txt with some fields replaced (every occurrence),

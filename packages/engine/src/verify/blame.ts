@@ -3,7 +3,7 @@ import { BrickpostError, MANIFEST_PATH, packPath, quote } from '@brickpost/manif
 import type { OpenedShipment } from '../drive/open.js';
 import { payloadBound } from '../drive/payload-bound.js';
 import { commandLine } from '../io/command.js';
-import { sha256File } from './fixity.js';
+import { sha256File } from '../io/sha256-file.js';
 import { RefError, type ReaderRef } from './reader-messages.js';
 
 /** The bag folder holding pack `p`: the shipment's own, another drive of its set, or where missing packs were rebuilt. */

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { age, packPath } from '@brickpost/manifest';
 import type { OpenedShipment } from '../drive/open.js';
-import { sha256File } from './fixity.js';
+import { sha256File } from '../io/sha256-file.js';
 import { readManifest } from './manifest-stream.js';
 import { PackCursor } from './pack-cursor.js';
 

@@ -1,11 +1,11 @@
 import { BrickpostError, MANIFEST_PATH, quote, type ChunkRef } from '@brickpost/manifest';
-import type { OpenedShipment } from '../drive/open.js';
+import type { ExpansionLimit, OpenedShipment } from '../drive/open.js';
 import type { InflateLimit } from '../io/inflate.js';
 
 /**
  * How many times its size on the drive a shipment may expand by default
- * (`--max-expansion`). Real data stays far below: measured with `brickpost
- * pack`, a mixed dataset expands 1.7 times, source text 5 times, a hundred
+ * (`--max-expansion`). Real data stays far below: measured with
+ * `brickpost pack`, a mixed dataset expands 1.7 times, source text 5 times, a hundred
  * copies of one file 99 times. Holes of sparse files do not count (they are
  * neither stored nor written), nor do held refs (the destination's own
  * data). What reaches the limit is a long run of one repeated byte stored
@@ -13,9 +13,6 @@ import type { InflateLimit } from '../io/inflate.js';
  * shipment needs the option.
  */
 export const DEFAULT_MAX_EXPANSION = 10_000;
-
-/** A whole number of times, or 'none' (`--max-expansion`). */
-export type ExpansionLimit = number | 'none';
 
 /**
  * The limit of a command's option (default DEFAULT_MAX_EXPANSION).

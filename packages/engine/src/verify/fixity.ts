@@ -1,13 +1,13 @@
-import { createHash } from 'node:crypto';
 import { lstat, opendir } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { BrickpostError, isBrickpostError, quote } from '@brickpost/manifest';
 import type { VerifyProblem } from '../api/index.js';
 import type { OpenedShipment } from '../drive/open.js';
-import { checkBound, payloadBound, withinTotal, type SizeBound } from '../drive/payload-bound.js';
-import { openDriveFile } from '../drive/read-limited.js';
+import { payloadBound, withinTotal } from '../drive/payload-bound.js';
+import { checkBound, openDriveFile, type SizeBound } from '../io/read-limited.js';
 import { toEnvironmentError } from '../io/errors.js';
 import { fromNative, native } from '../io/native.js';
+import { sha256File } from '../io/sha256-file.js';
 import type { Progress } from '../io/progress.js';
 
 /**
@@ -133,33 +133,6 @@ async function* hashAll(jobs: HashJob[], progress: Progress, signal?: AbortSigna
   } finally {
     await Promise.allSettled(running.map((r) => r.p));
   }
-}
-
-/**
- * SHA-256 of a file of a drive, read in large blocks (a regular file only:
- * openDriveFile). With a bound, a file larger than it is refused before it
- * is read, and reading stops one byte past it (a file that grows meanwhile).
- * @throws BrickpostError FILE_MISSING, MALFORMED, FIXITY_MISMATCH (past the bound), IO
- */
-export async function sha256File(path: string, onBytes?: (n: number) => void, what = 'payload file', bound?: SizeBound): Promise<string> {
-  const h = createHash('sha256');
-  const fh = await openDriveFile(path, what);
-  try {
-    const named = `${what} ${quote(path)}`;
-    if (bound) checkBound((await fh.stat()).size, bound, named, path);
-    let read = 0;
-    for await (const chunk of fh.createReadStream({ highWaterMark: 4 << 20, autoClose: false, ...(bound ? { end: bound.max } : {}) })) {
-      read += (chunk as Buffer).length;
-      checkBound(read, bound, named, path, false);
-      h.update(chunk as Buffer);
-      onBytes?.((chunk as Buffer).length);
-    }
-  } catch (e) {
-    throw toEnvironmentError(e, `cannot read ${what} ${quote(path)}`, { on: 'drive', path });
-  } finally {
-    await fh.close();
-  }
-  return h.digest('hex');
 }
 
 async function* listFiles(dir: string): AsyncGenerator<{ path: string; kind: 'file' | 'other'; size: number }> {

@@ -1,11 +1,11 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { toEnvironmentError } from '../io/errors.js';
-import { openDriveFile } from '../drive/read-limited.js';
+import { openDriveFile } from '../io/read-limited.js';
 import { age, BrickpostError, entriesOf, MANIFEST_FORMATS, MANIFEST_PATH, ManifestReader, quote, RECORD_LIMITS, type ManifestExpectations, type ManifestRecord } from '@brickpost/manifest';
 import type { OpenedShipment } from '../drive/open.js';
 import { payloadBound } from '../drive/payload-bound.js';
-import { sha256File } from './fixity.js';
+import { sha256File } from '../io/sha256-file.js';
 import { commandLine } from '../io/command.js';
 import { inflate, type InflateLimit } from '../io/inflate.js';
 import { DataBudget, manifestTextLimit } from './expansion.js';

@@ -7,7 +7,7 @@ import { toEnvironmentError } from '../io/errors.js';
 import { failpointError, fsError } from '../io/failpoint.js';
 import { HEADER_FRAME_NIBBLE } from '../io/header-frame.js';
 import { fromNative } from '../io/native.js';
-import { PACK_FORMAT } from '../pack/pack-writer.js';
+import { PACK_FORMAT } from '../drive/layout.js';
 import { openAgeHandle } from './age-handle.js';
 import { RefError, type ReaderInit, type ReaderRef } from './reader-messages.js';
 

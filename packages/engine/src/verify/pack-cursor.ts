@@ -2,11 +2,11 @@ import { createHash, type Hash } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { age, BrickpostError, frame, isBrickpostError, packPath, parseStrictJson, quote } from '@brickpost/manifest';
-import { openDriveFile } from '../drive/read-limited.js';
+import { openDriveFile } from '../io/read-limited.js';
 import { toEnvironmentError } from '../io/errors.js';
 import { failpointError, fsError } from '../io/failpoint.js';
 import { HEADER_FRAME_NIBBLE } from '../io/header-frame.js';
-import { PACK_FORMAT } from '../pack/pack-writer.js';
+import { PACK_FORMAT } from '../drive/layout.js';
 import { openAgeHandle } from './age-handle.js';
 
 const BLOCK = 1 << 20;
@@ -156,7 +156,7 @@ export class PackCursor {
       return this.queued > 0;
     }
     const buf = Buffer.allocUnsafe(Math.min(BLOCK, this.size - this.filePos));
-    const { bytesRead } = await this.readAt(buf, this.filePos).catch((e) => {
+    const { bytesRead } = await this.readAt(buf, this.filePos).catch((e: unknown) => {
       throw toEnvironmentError(e, `cannot read pack ${packPath(this.index)}`, { on: 'drive', path: this.path });
     });
     if (bytesRead === 0) throw new BrickpostError('TRUNCATED', `pack ${quote(packPath(this.index))} shrank while being read`, { path: this.path });

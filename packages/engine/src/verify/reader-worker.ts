@@ -76,7 +76,7 @@ parentPort!.on('message', (req: ReaderRequest) => {
       if (reply.ok) reply = { ...reply, chunks: reply.chunks.map((c) => forPost(c, true, transfer)) };
       parentPort!.postMessage(reply, transfer);
     })
-    .catch((e) => parentPort!.postMessage({ seq: req.seq, ok: false, error: serializeError(e) } satisfies ReaderReply));
+    .catch((e: unknown) => parentPort!.postMessage({ seq: req.seq, ok: false, error: serializeError(e) } satisfies ReaderReply));
 });
 
 function bagOf(pack: number): string {

@@ -85,6 +85,7 @@ export function compile(bytes: Uint8Array): CompiledModule {
  * bytes; returns its exports. Each instance has a memory of its own.
  * @throws where WebAssembly or its SIMD is missing
  */
+// eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- the caller names the exports it expects
 export function instantiate<T>(module: Uint8Array | CompiledModule): T {
   return new WebAssembly.Instance(module instanceof Uint8Array ? compile(module) : module).exports as T;
 }

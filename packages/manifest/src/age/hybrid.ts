@@ -26,7 +26,7 @@ export const HYBRID_PUBLIC_SIZE = MLKEM_PUBLIC_SIZE + 32;
 const ENC_SIZE = MLKEM_CIPHERTEXT_SIZE + 32;
 const STANZA_TYPE = 'mlkem768x25519';
 const INFO = Buffer.from('age-encryption.org/mlkem768x25519');
-/** The X-Wing combiner label, the six bytes \.//^\ . */
+/** The X-Wing combiner label, the six bytes `\.//^\`. */
 const XWING_LABEL = Buffer.from('5c2e2f2f5e5c', 'hex');
 /** "HPKE" ‖ KEM 0x647a ‖ KDF 0x0001 (HKDF-SHA256) ‖ AEAD 0x0003 (ChaCha20Poly1305). */
 const SUITE_ID = Buffer.concat([Buffer.from('HPKE'), Buffer.from([0x64, 0x7a, 0x00, 0x01, 0x00, 0x03])]);

@@ -4,7 +4,7 @@
  * (d, z), encapsulation and decapsulation with implicit rejection. Hashes
  * (SHA3, SHAKE) come from Node's OpenSSL; polynomial arithmetic is plain JS
  * on Int32Array, coefficients kept in [0, q). Written here because Node 20's
- * OpenSSL has no ML-KEM and @noble/post-quantum, which hashes in JavaScript,
+ * OpenSSL has no ML-KEM and `@noble/post-quantum`, which hashes in JavaScript,
  * measured several times slower (README, dependencies); the CCTV hybrid
  * vectors and the typage interop test check it.
  */

@@ -3,7 +3,7 @@
  * elements; a label has no colon and no surrounding whitespace; a long value
  * continues on following lines indented with spaces or tabs. brickpost keeps
  * the line break of a continuation and drops its indentation, so a value
- * "a\nb" is written as "Label: a" + "  b" and reads back as "a\nb".
+ * `"a\nb"` is written as `"Label: a"` + `"  b"` and reads back as `"a\nb"`.
  */
 
 import { BrickpostError, quote } from '../errors.js';

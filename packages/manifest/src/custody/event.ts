@@ -166,7 +166,7 @@ export function parseCustodyEvent(line: string, where = 'custody event'): Custod
   let pk;
   try {
     pk = parsePublicKey(actor.publicKey);
-  } catch (e) {
+  } catch {
     throw bad(where, `actor publicKey ${quote(actor.publicKey)} is not a minisign public key`);
   }
   if (pk.line !== actor.publicKey || pk.keyIdHex !== actor.keyId) throw bad(where, `actor keyId ${actor.keyId} is not the key id of its publicKey (${pk.keyIdHex})`);

@@ -30,5 +30,5 @@ export function checkStr(v: Json | undefined, where: string, field: string, max 
 
 export function checkObject(v: Json, where: string): Record<string, Json> {
   if (v === null || typeof v !== 'object' || Array.isArray(v)) malformed(where, 'record must be an object');
-  return v as Record<string, Json>;
+  return v;
 }

@@ -67,7 +67,7 @@ class Parser {
   object(depth: number): { [key: string]: Json } {
     if (depth >= this.maxDepth) this.fail(`nesting deeper than ${this.maxDepth}`);
     this.i++;
-    const out: { [key: string]: Json } = Object.create(null);
+    const out = Object.create(null) as { [key: string]: Json };
     this.ws();
     if (this.s.charCodeAt(this.i) === 0x7d) return this.i++, out;
     for (;;) {

@@ -157,7 +157,7 @@ function foldChar(c: string): string {
   return up.length === 1 || (up.length === 2 && up.codePointAt(0)! > 0xffff) ? up.toLowerCase() : c.toLowerCase();
 }
 
-/** Compares two sibling names in manifest order (negative when a < b). */
+/** Compares two sibling names in manifest order (negative when `a < b`). */
 export function compareNames(a: string, b: string): number {
   return compareFolded(foldKey(a), a, foldKey(b), b);
 }

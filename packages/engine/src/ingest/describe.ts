@@ -3,13 +3,13 @@ import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { BrickpostError, quote } from '@brickpost/manifest';
 import type { EventSink, SignatureOptions, SignatureSummary } from '../api/index.js';
 import type { Context } from '../context.js';
-import { openSettled } from '../ingest/settle.js';
-import { DestFolder } from '../ingest/state.js';
+import { openSettled } from './settle.js';
+import { DestFolder } from './state.js';
 import { Progress } from '../io/progress.js';
 import { toEnvironmentError } from '../io/errors.js';
 import { measure } from '../scan/index.js';
-import { scanFolder } from './scan.js';
-import { SignatureFileWriter } from './writer.js';
+import { scanFolder } from '../sigfile/scan.js';
+import { SignatureFileWriter } from '../sigfile/writer.js';
 
 /**
  * `brickpost signature`: describes what a folder holds in a signature file

@@ -2,13 +2,13 @@ import { checkCustodyChain, quote, type ShipmentRecord } from '@brickpost/manife
 import type { LostItem, RebuiltItem } from '../api/recover.js';
 import { custodyLogOf } from '../custody/locate.js';
 import { driveOf, readBagCustody, readBagInfo, readCustodyLog } from '../custody/read.js';
-import { storedChain, storeEvents } from './custody.js';
+import { storedChain, storeEvents } from '../catalog/custody.js';
 import { shipmentsOn } from '../drive/layout.js';
 import { openShipment } from '../drive/open.js';
 import { DestFolder, realDest } from '../ingest/state.js';
 import { addTrust, selfTrustName, type Identity } from '../keys/index.js';
 import { readManifest, readManifestFile } from '../verify/manifest-stream.js';
-import type { Catalog } from './catalog.js';
+import type { Catalog } from '../catalog/index.js';
 
 /**
  * Rebuilding a catalog's rows from what lies outside it: this home's key

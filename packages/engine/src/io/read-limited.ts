@@ -2,10 +2,32 @@ import { constants } from 'node:fs';
 import { open, rm, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { BrickpostError, quote } from '@brickpost/manifest';
-import { toEnvironmentError } from '../io/errors.js';
-import { makeFolders } from '../io/folders.js';
-import { SeqWriter } from '../io/seq-writer.js';
-import { checkBound, type SizeBound } from './payload-bound.js';
+import { toEnvironmentError } from './errors.js';
+import { makeFolders } from './folders.js';
+import { SeqWriter } from './seq-writer.js';
+
+/**
+ * How many bytes signed data allows a file to hold (drive/payload-bound.ts
+ * gives a payload file's). `why` says where the number comes from, for the
+ * message that refuses a larger file.
+ */
+export interface SizeBound {
+  max: number;
+  why: string;
+}
+
+/**
+ * Refuses a file larger than its bound, before (or instead of) reading past it.
+ * @throws BrickpostError FIXITY_MISMATCH
+ */
+export function checkBound(size: number, b: SizeBound | undefined, what: string, path: string, exact = true): void {
+  if (b && size > b.max) {
+    throw new BrickpostError('FIXITY_MISMATCH', `${what} is ${size} bytes${exact ? '' : ' or more'}, more than the ${b.max} bytes ${b.why}`, {
+      path,
+      hint: 'the drive was damaged or modified',
+    });
+  }
+}
 
 /** O_NOFOLLOW where the platform has it. O_NONBLOCK: opening a FIFO must not wait for a writer. */
 const FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
@@ -89,7 +111,7 @@ export async function copyDriveFile(from: string, to: string, sha256: string, re
   } finally {
     await fh.close();
   }
-  if ((await out!.close()) !== sha256) {
+  if ((await out.close()) !== sha256) {
     await rm(to, { force: true });
     throw new BrickpostError('FIXITY_MISMATCH', `${quote(rel)} does not match its SHA-256 in the signed payload manifest`, { path: from, hint: 'the drive was damaged or modified' });
   }

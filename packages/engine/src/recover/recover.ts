@@ -7,8 +7,8 @@ import { describeHolders, fileHolders } from '../io/holders.js';
 import { salvageTables } from '../io/salvage.js';
 import { setAside } from '../io/set-aside.js';
 import { hasIdentity, loadIdentity } from '../keys/index.js';
-import { Catalog } from './catalog.js';
-import { ingestDests } from './ingests.js';
+import { Catalog } from '../catalog/index.js';
+import { ingestDests } from '../catalog/ingests.js';
 import { rebuildFromDest, rebuildFromDrive, rebuildIdentity, type Rebuilt } from './rebuild.js';
 
 /** The catalog's tables, parents before the rows that refer to them. */
