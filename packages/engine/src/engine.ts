@@ -31,7 +31,7 @@ import { pack } from './pack/pack.js';
 import { packFromSnapshot } from './pack/snapshot.js';
 import type { RebuildDriveOptions, RebuildDriveSummary, RepairOptions, RepairSummary, S3Options } from './api/index.js';
 import { repair } from './drive/repair.js';
-import { rebuildDrive } from './drive/rebuild-drive.js';
+import { rebuildDrive } from './rebuild/rebuild-drive.js';
 import type { ReceiptImportSummary, ReceiptOptions, ReceiptSummary, SignatureOptions, SignatureSummary } from './api/index.js';
 import { importReceipt, writeReceipt } from './receipt/index.js';
 import { writeSignature } from './ingest/describe.js';

@@ -2,8 +2,10 @@
 // pack, drive, verify, ingest, …): no folder imports another that imports
 // it back, directly or through others, as Go refuses package cycles. Type
 // imports count: they tie the folders together as much as values do. The
-// files at the top of src (the entry, the api contract, the Engine) sit
-// above every folder and are not part of the graph.
+// files at the top of src (the entry, the Engine) and the api contract
+// (api/: types every folder may name, and an index that re-exports the
+// pure words of the front ends) sit above every folder and are not part of
+// the graph; the contract's own files import nothing but each other.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
@@ -13,10 +15,10 @@ import ts from 'typescript';
 
 const SRC = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'src');
 
-/** The folder of a file under src, or null for a file at its top. */
+/** The folder of a file under src, or null for a file at its top or of the api contract. */
 function folderOf(file: string): string | null {
   const parts = file.split(sep);
-  return parts.length > 1 ? parts[0]! : null;
+  return parts.length > 1 && parts[0] !== 'api' ? parts[0]! : null;
 }
 
 /** Folder → folder it imports → the first import that makes the edge. */
@@ -85,4 +87,18 @@ test('the folders of the engine import each other without a cycle', () => {
     return `${component.join(', ')}:\n${how.join('\n')}`;
   });
   assert.ok(found.length === 0, `folders in a cycle:\n${found.join('\n')}`);
+});
+
+test("the api contract's files import nothing of the engine but each other", () => {
+  const dir = join(SRC, 'api');
+  const files = readdirSync(dir).filter((f) => f.endsWith('.ts') && f !== 'index.ts');
+  assert.ok(files.length >= 10, `the contract's files are read (${files.length} under ${dir})`);
+  const outside = files.flatMap((f) =>
+    ts
+      .preProcessFile(readFileSync(join(dir, f), 'utf8'), true, true)
+      .importedFiles.map((i) => i.fileName)
+      .filter((n) => n.startsWith('.') && !/^\.\/[\w-]+\.js$/.test(n))
+      .map((n) => `api/${f} imports ${n}`),
+  );
+  assert.deepEqual(outside, []);
 });

@@ -41,4 +41,4 @@ export { humanBitRate, humanByteRate, humanDuration, humanSize, parseAmount, par
 export { CLOCK_SKEW_MS, describeCreated } from '../verify/created.js';
 export { inProgressLines } from '../ingest/in-progress.js';
 export { REPORT_SCHEMA } from '../report/schema.js';
-export { parseMaxLag } from '../catalog/max-lag.js';
+export { parseMaxLag } from '../plan/max-lag.js';

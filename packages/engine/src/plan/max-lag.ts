@@ -4,7 +4,7 @@
  */
 import { BrickpostError, quote } from '@brickpost/manifest/errors';
 import type { MaxLag } from '../api/subscribers.js';
-import { parseDuration } from '../plan/units.js';
+import { parseDuration } from './units.js';
 
 /**
  * Reads `--max-lag` values: a whole number is shipments (`3`), a duration

@@ -13,14 +13,14 @@ import { Progress } from '../io/progress.js';
 import { syncDir } from '../io/sync.js';
 import { trustedVerifiers } from '../keys/index.js';
 import { checkFixity } from '../verify/fixity.js';
-import { bagDir, DRIVE_DIR, PART_SUFFIX } from './layout.js';
-import { openShipment, type OpenedShipment, type TrustedSigner } from './open.js';
-import { copyPeers, PEER_TAG_FILES, peerDir } from './peers.js';
+import { bagDir, DRIVE_DIR, PART_SUFFIX } from '../drive/layout.js';
+import { openShipment, type OpenedShipment, type TrustedSigner } from '../drive/open.js';
+import { copyPeers, PEER_TAG_FILES, peerDir } from '../drive/peers.js';
 import { copyDriveFile } from '../io/read-limited.js';
-import { rebuildRecovery } from './rebuild-recovery.js';
-import { alreadyWhole, writeShare } from './rebuild-share.js';
-import { CUSTODY_TAG_FILE, SIGNATURE_FILE } from './layout.js';
-import { openMembers, setStatus, type SetMembers } from './set.js';
+import { rebuildRecovery } from '../drive/rebuild-recovery.js';
+import { alreadyWhole, writeShare } from '../drive/rebuild-share.js';
+import { CUSTODY_TAG_FILE, SIGNATURE_FILE } from '../drive/layout.js';
+import { openMembers, setStatus, type SetMembers } from '../drive/set.js';
 
 /** Entries a new drive may hold besides brickpost/: what file systems create on their own. */
 const SYSTEM_ENTRIES = new Set(['lost+found', 'System Volume Information', '$RECYCLE.BIN', '.Trashes', '.fseventsd', '.Spotlight-V100']);
