@@ -221,7 +221,9 @@ describe('custody log', () => {
     const tampered = `brickpost-custody/v1\n${events.join('\n')}\n`;
     writeFileSync(file, tampered);
     const warnings: Array<{ code: string; message: string }> = [];
-    await sub.verify({ drive: d5 }, (e) => void (e.type === 'warning' && warnings.push(e)));
+    await sub.verify({ drive: d5 }, (e) => {
+      if (e.type === 'warning') warnings.push(e);
+    });
     assert.equal(warnings.length, 1, JSON.stringify(warnings));
     assert.equal(warnings[0]!.code, 'CUSTODY_NOT_RECORDED');
     assert.match(warnings[0]!.message, /is broken \(event 2 \(sealed, .*\): its signature does not verify .*\); it is left as it is and the verified event is not recorded/);

@@ -110,8 +110,8 @@ async function verifyFound(
     report.bytesChecked = fx.bytes;
     if (fx.problems.length > 0 && opened.info.recovery > 0) {
       try {
-        // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- the closure does not see `opened` narrowed
-        const failing = fx.problems.flatMap((p) => (p.path !== undefined && p.path.startsWith(opened!.dir + '/') ? [p.path.slice(opened!.dir.length + 1)] : []));
+        const dir = opened.dir;
+        const failing = fx.problems.flatMap((p) => (p.path !== undefined && p.path.startsWith(dir + '/') ? [p.path.slice(dir.length + 1)] : []));
         report.repair = await repairStatus(opened, failing, signal);
       } catch (e) {
         asProblem(e);
