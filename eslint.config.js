@@ -130,8 +130,8 @@ export default defineConfig(
     files: ['apps/cli/src/**/*.ts', 'apps/desktop/src/**/*.ts', 'apps/desktop/src/**/*.cts'],
     rules: restrict([
       {
-        group: ['@brickpost/engine/*', '!@brickpost/engine/api'],
-        message: "an app uses the engine through its entry ('@brickpost/engine': the Engine) and its contract ('@brickpost/engine/api')",
+        group: ['@brickpost/engine/*', '!@brickpost/engine/api', '!@brickpost/engine/plan', '!@brickpost/engine/report-html'],
+        message: "an app uses the engine through its entry ('@brickpost/engine': the Engine), its contract ('@brickpost/engine/api') and the pure renderers behind their subpaths (plan, report-html)",
       },
       { group: ['@brickpost/manifest', '@brickpost/manifest/*', '@brickpost/native', '@brickpost/native/*', '@brickpost/posix', '@brickpost/posix/*'], message: 'an app imports the engine only' },
       { group: ['better-sqlite3', 'zstd-napi', 'qrcode'], message: "an app imports the engine only; the engine's dependencies are its own" },

@@ -23,8 +23,8 @@ const CHANGED = 1_200;
 /** Runs brickpost with the heap limit. */
 function bounded(home: string, args: string[]): Run {
   const r = spawnSync(process.execPath, [`--max-old-space-size=${HEAP_MB}`, CLI, '--home', home, ...args], { encoding: 'utf8', maxBuffer: 256 << 20, timeout: COMMAND_TIMEOUT * 2 });
-  if (r.signal) throw new Error(`brickpost ${args.join(' ')} was killed by ${r.signal}; stderr: ${String(r.stderr).slice(-2000)}`);
-  return { code: r.status ?? -1, stdout: String(r.stdout), stderr: String(r.stderr) };
+  if (r.signal) throw new Error(`brickpost ${args.join(' ')} was killed by ${r.signal}; stderr: ${r.stderr.slice(-2000)}`);
+  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 
 describe(`${FILES} files in ${HEAP_MB} MB of heap`, () => {

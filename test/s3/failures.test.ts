@@ -30,7 +30,7 @@ describe('object storage: crashes and refusals', { skip }, () => {
     assert.equal(r.code, 0, `exit ${r.code}: ${r.stdout.slice(-1500)} ${r.stderr.slice(-1500)}`);
     return lastEvent(r).result;
   };
-  /** An ingest that dies at failpoint NAME@K (SIGKILL, as a power cut would stop it). */
+  /** An ingest that dies at failpoint `NAME@K` (SIGKILL, as a power cut would stop it). */
   const killedAt = (point: string, drive: string, dest: string): void => {
     const r = spawnSync(process.execPath, [CLI, '--home', sub, 'ingest', drive, dest, '--json'], { env: { ...s3.env, BRICKPOST_FAILPOINT: point }, encoding: 'utf8' });
     assert.equal(r.signal, 'SIGKILL', `expected a kill at ${point}: exit ${r.status} ${r.stdout.slice(-800)} ${r.stderr.slice(-800)}`);
@@ -111,6 +111,6 @@ describe('object storage: crashes and refusals', { skip }, () => {
     const missing = run(sub, ['ingest', drive1, 's3://no-such-bucket/x']);
     assert.equal(missing.code, 2, missing.stdout + missing.stderr);
     assert.match(errorEvent(missing).message, /bucket "no-such-bucket" does not exist/);
-    void put;
+    put;
   });
 });

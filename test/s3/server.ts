@@ -119,7 +119,9 @@ export async function startS3(): Promise<S3Server> {
     root,
     env,
     client,
-    bucket: async (name) => void (await client.send(new CreateBucketCommand({ Bucket: name }))),
+    bucket: async (name) => {
+      await client.send(new CreateBucketCommand({ Bucket: name }));
+    },
     stop: () => {
       client.destroy();
       running.kill('SIGKILL');

@@ -1,6 +1,6 @@
 /**
- * Rebuilding a lost drive by hand, in Chromium against the real `brickpost
- * ui` and engine: a courier's home (trusting the publisher's key, holding
+ * Rebuilding a lost drive by hand, in Chromium against the real
+ * `brickpost ui` and engine: a courier's home (trusting the publisher's key, holding
  * no key the shipment is for) opens "Rebuild a lost drive" from the start
  * page, gives two drives of a 3-drive set and a new folder, and rebuilds
  * the lost one; the page says which drive it wrote from which, and the new

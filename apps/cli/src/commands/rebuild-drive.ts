@@ -1,5 +1,5 @@
 /** `brickpost rebuild-drive`: write a lost drive of a set again, onto a new drive, from the others. */
-import { BrickpostError } from '@brickpost/manifest';
+import { BrickpostError } from '@brickpost/engine/api';
 import type { CommandRun } from '../context.js';
 import { str } from '../context.js';
 import { formatBytes, plural, printable } from '../format.js';

@@ -1,7 +1,7 @@
 /**
  * Subscribers (publisher side): who holds which shipment, who is behind and
- * by how much, and where each drive is; the same report as `brickpost
- * subscribers`, with the same maximum lag (shipments, days) and time.
+ * by how much, and where each drive is; the same report as
+ * `brickpost subscribers`, with the same maximum lag (shipments, days) and time.
  */
 import type { SubscriberLag, SubscribersReport } from '@brickpost/engine/api';
 import { api } from '../api.js';

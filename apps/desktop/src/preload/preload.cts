@@ -12,7 +12,7 @@
 // CommonJS written as such: verbatimModuleSyntax emits imports as written.
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- a sandboxed preload is CommonJS
 import electron = require('electron');
-import type { DesktopApi, JobListener } from '../shared/api.js';
+import type { JobListener } from '../shared/api.js';
 import type { CallShape } from '../shared/methods.js';
 
 type Answer = { ok: true; value: unknown } | { ok: false; error: Record<string, unknown> };
@@ -65,4 +65,4 @@ const table = electron.ipcRenderer.sendSync('brickpost:methods') as Record<strin
 const api: Record<string, unknown> = { host: 'electron' };
 for (const [name, shape] of Object.entries(table)) api[name] = method(name, shape);
 
-electron.contextBridge.exposeInMainWorld('brickpost', api as unknown as DesktopApi);
+electron.contextBridge.exposeInMainWorld('brickpost', api);

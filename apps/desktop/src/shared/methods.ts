@@ -101,4 +101,4 @@ type ShapeOf<F> = F extends (...args: infer A) => unknown
   : never;
 type Misdeclared = { [M in Method]: (typeof METHODS)[M] extends ShapeOf<DesktopApi[M]> ? never : M }[Method];
 const everyShapeRight: [Misdeclared] extends [never] ? true : Misdeclared = true;
-void everyShapeRight;
+everyShapeRight;

@@ -57,6 +57,7 @@ export async function extractAt(ctx: Context, opts: ExtractAtOptions, onEvent: E
   } finally {
     const closing = db.closeAfter(failed);
     await unlock().catch(() => undefined);
+    // eslint-disable-next-line no-unsafe-finally, @typescript-eslint/only-throw-error -- a journal that could not be synced fails the command
     if (closing !== null) throw closing;
   }
 }

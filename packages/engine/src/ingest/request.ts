@@ -61,7 +61,7 @@ export async function refuse(
     const cur = state?.applied[state.applied.length - 1];
     await writeRequest(ctx, file, h, cur ? { shipment: cur.shipment, seq: cur.seq } : null, missing, oldTree());
   } catch (e) {
-    void e;
+    e;
     return missingError(missing, null);
   }
   return missingError(missing, file);

@@ -218,7 +218,7 @@ export async function prepareDest(destPath: string): Promise<string> {
   const dest = await realDest(destPath);
   const st = await lstat(dest).catch(() => null);
   if (!st) {
-    await mkdir(dest, { recursive: false, mode: 0o755 }).catch((e) => {
+    await mkdir(dest, { recursive: false, mode: 0o755 }).catch((e: unknown) => {
       throw toEnvironmentError(e, 'cannot create the destination');
     });
   } else if (st.isSymbolicLink()) {

@@ -31,6 +31,7 @@ async function withDest<T>(ctx: Context, destPath: string, command: string, onEv
   } finally {
     const closing = db.closeAfter(failed);
     await d.unlock().catch(() => undefined);
+    // eslint-disable-next-line no-unsafe-finally, @typescript-eslint/only-throw-error -- a journal that could not be synced fails the command
     if (closing !== null) throw closing;
   }
 }

@@ -89,9 +89,9 @@ export class SeqWriter {
       .then(() => this.writeAll(bufs))
       .finally(() => {
         this.queuedBytes -= bytes;
-        this.writes.shift();
+        void this.writes.shift();
       });
-    next.catch(() => undefined);
+    void next.catch(() => undefined);
     this.writes.push(next);
     this.inFlight = next;
     while (this.queuedBytes > this.queue + bytes && this.writes.length > 1) await this.writes[0];

@@ -9,8 +9,8 @@ import { shellArg } from '../io/command.js';
 /**
  * `pack --snapshot`: pack from a read-only snapshot of the source, taken
  * for this pack and removed after it, so the shipment is one moment of the
- * tree however busy it is. Only btrfs is done here (`btrfs subvolume
- * snapshot -r` of the subvolume holding the source, into a folder of that
+ * tree however busy it is. Only btrfs is done here
+ * (`btrfs subvolume snapshot -r` of the subvolume holding the source, into a folder of that
  * subvolume, then `btrfs subvolume delete`); any other file system is
  * refused naming it, with what to do instead for ZFS and LVM.
  *
@@ -42,7 +42,7 @@ export interface SnapshotDeps {
 /** The inode number of every btrfs subvolume's root. */
 const SUBVOLUME_INO = 256;
 
-/** Reads the octal escapes (\040) mountinfo writes in paths. */
+/** Reads the octal escapes (such as `\040`) mountinfo writes in paths. */
 function unescapeMount(s: string): string {
   return s.replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(Number.parseInt(o, 8)));
 }
@@ -148,7 +148,7 @@ export const runTool: ToolRunner = (cmd, args) =>
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
         return fail(new BrickpostError('DEPENDENCY', `${quote(cmd)} is not installed: it takes and removes the snapshot`, { hint: 'install btrfs-progs (apt-get install btrfs-progs), or pack without --snapshot' }));
       }
-      const words = String(stderr).trim().split('\n').pop() ?? err.message;
+      const words = stderr.trim().split('\n').pop() ?? err.message;
       const denied = /permission denied|operation not permitted/i.test(words);
       fail(new BrickpostError(denied ? 'PERMISSION' : 'IO', `${line} failed: ${words}`, { hint: denied ? 'run pack as root (snapshots of a subvolume need it), or pack without --snapshot' : 'check the file system with: btrfs filesystem show' }));
     });

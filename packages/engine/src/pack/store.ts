@@ -144,7 +144,7 @@ export class ChunkStore {
   /** Closes the open packs; returns every pack, by number. */
   async finish(): Promise<PackInfo[]> {
     // Each drive flushes its last pack at once: closing one after another would leave the others idle.
-    await Promise.all(this.current.map((w, s) => (w ? this.closePack(s) : undefined)));
+    await Promise.all(this.current.flatMap((w, s) => (w ? [this.closePack(s)] : [])));
     return this.streams.flat().sort((a, b) => a.index - b.index);
   }
 

@@ -183,8 +183,7 @@ async function checkTarget(to: string, id: string, target: number, n: number): P
  */
 async function placeTags(m: SetMembers, target: number, part: string, trusted: TrustedSigner[]): Promise<{ shipment: OpenedShipment; source: OpenedShipment; setKept: boolean }> {
   const n = m.set!.shares.length;
-  let setKept = false;
-  let last: unknown = null;
+  let last: BrickpostError | null = null;
   for (const source of [...m.members.values()]) {
     const dir = peerDir(source.dir, target + 1);
     if (!(await stat(join(dir, SIGNATURE_FILE)).catch(() => null))) continue;
@@ -192,7 +191,7 @@ async function placeTags(m: SetMembers, target: number, part: string, trusted: T
       for (const name of PEER_TAG_FILES) await copyFile(join(dir, name), join(part, name));
       for (const name of ['bagit.txt', 'FORMAT.md']) await copyFile(join(source.dir, name), join(part, name));
       await makeFolders(join(part, 'data'));
-      setKept = await alreadyWhole(join(part, SET_PATH), undefined, source.payload.get(SET_PATH)!);
+      const setKept = await alreadyWhole(join(part, SET_PATH), undefined, source.payload.get(SET_PATH)!);
       if (!setKept) await copyDriveFile(join(source.dir, SET_PATH), join(part, SET_PATH), source.payload.get(SET_PATH)!, SET_PATH);
       const s = await openShipment(m.first.id, part, trusted);
       if (s.info.bagIndex !== target + 1 || s.info.bagCount !== n || s.payload.get(SET_PATH) !== source.payload.get(SET_PATH) || s.payload.get(MANIFEST_PATH) !== source.payload.get(MANIFEST_PATH)) {

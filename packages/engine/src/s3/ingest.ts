@@ -102,7 +102,7 @@ export async function s3Ingest(ctx: Context, opts: IngestOptions, onEvent: Event
         const progress = new Progress(onEvent, 'ingest');
         progress.bytesTotal = found.bytes;
         progress.filesTotal = found.files;
-        const stager = new Stager(o, staging, skip, tree, chunkKey(Buffer.from(h.secret, 'base64')), (x: HardRecord) => void addHard.run(x.p, x.to), (n) => progress.add(0, 1));
+        const stager = new Stager(o, staging, skip, tree, chunkKey(Buffer.from(h.secret, 'base64')), (x: HardRecord) => void addHard.run(x.p, x.to), () => progress.add(0, 1));
         try {
           await walkShipment(r.shipment, r.identityText, stager, progress, signal, r.allPacks);
           await stager.finish();
@@ -212,7 +212,7 @@ async function clearStaging(o: Objects, staging: string, tree: import('better-sq
     }
     for (const u of page.Uploads ?? []) {
       await o.client.send(new AbortMultipartUploadCommand({ Bucket: o.place.bucket, Key: u.Key!, UploadId: u.UploadId! })).catch((e: unknown) => {
-        throw s3Error(e, 'cannot abort an unfinished upload of', o.place, u.Key!);
+        throw s3Error(e, 'cannot abort an unfinished upload of', o.place, u.Key);
       });
     }
     if (!page.IsTruncated) break;

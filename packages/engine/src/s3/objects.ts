@@ -149,7 +149,7 @@ export class Objects {
       } catch (e) {
         throw s3Error(e, 'cannot list', this.place, this.key(rel));
       }
-      for (const o of page.Contents ?? []) yield { rel: o.Key!.slice(this.place.prefix.length), size: Number(o.Size ?? 0) };
+      for (const o of page.Contents ?? []) yield { rel: o.Key!.slice(this.place.prefix.length), size: o.Size ?? 0 };
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);
   }
@@ -185,5 +185,6 @@ export async function eachLimited<T>(items: AsyncIterable<T> | Iterable<T>, n: n
     if (running.size >= n) await Promise.race(running);
   }
   await Promise.all(running);
+  // eslint-disable-next-line @typescript-eslint/only-throw-error -- the first failure as it came (unknown)
   if (failed) throw failed;
 }

@@ -172,7 +172,7 @@ export class S3Source {
         level.dirs.add(name);
       }
       for (const o of page.Contents ?? []) {
-        const info = { key: o.Key!, size: Number(o.Size ?? 0), etag: o.ETag ?? '', modified: o.LastModified ?? new Date(0) };
+        const info = { key: o.Key!, size: o.Size ?? 0, etag: o.ETag ?? '', modified: o.LastModified ?? new Date(0) };
         if (o.Key === prefix) level.marker = info;
         else level.files.set(o.Key!.slice(prefix.length), info);
       }

@@ -131,6 +131,7 @@ export class Stager implements ShipmentVisitor {
   /** Waits for every upload; throws the first failure. */
   async finish(): Promise<void> {
     await Promise.allSettled([...this.running]);
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- the first failure as it came (unknown)
     if (this.failed) throw this.failed;
   }
 
@@ -142,6 +143,7 @@ export class Stager implements ShipmentVisitor {
 
   private async start(path: string, x: FileRecord['x'], rec: FileRecord | null): Promise<void> {
     while (this.running.size >= UPLOADS) await Promise.race(this.running);
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- the first failure as it came (unknown)
     if (this.failed) throw this.failed;
     const m = objectMetadata(x);
     const stream = new PassThrough({ highWaterMark: 1 << 20 });

@@ -92,7 +92,7 @@ export async function survey(r: Readable, tree: Database.Database, o: Objects, o
     } else if (rec.t === 'hard') {
       check(rec.p);
       s.hardLinks++;
-      addFile.run(rec.p, (sizeOf.get(rec.to) as number | undefined) ?? 0, 0, null);
+      addFile.run(rec.p, (sizeOf.get(rec.to)) ?? 0, 0, null);
     } else if (rec.t === 'link') {
       s.links++;
       notApplied('symbolic link (object storage has none)');
