@@ -10,7 +10,27 @@ import { defineConfig } from 'eslint/config';
 /** Node's built-in modules, with and without the `node:` prefix. */
 const NODE_BUILTINS = [
   'node:*',
-  ...['assert', 'buffer', 'child_process', 'crypto', 'events', 'fs', 'fs/*', 'http', 'https', 'net', 'os', 'path', 'process', 'stream', 'stream/*', 'url', 'util', 'worker_threads', 'zlib'],
+  ...[
+    'assert',
+    'buffer',
+    'child_process',
+    'crypto',
+    'events',
+    'fs',
+    'fs/*',
+    'http',
+    'https',
+    'net',
+    'os',
+    'path',
+    'process',
+    'stream',
+    'stream/*',
+    'url',
+    'util',
+    'worker_threads',
+    'zlib',
+  ],
 ];
 
 /**
@@ -30,7 +50,18 @@ const manifestImports = (also) => [
 
 export default defineConfig(
   {
-    ignores: ['**/dist/**', '**/node_modules/**', 'apps/desktop/renderer/web/**', 'packages/native/**', 'bench/**', 'scripts/**', 'apps/*/scripts/**', 'apps/cli/bin/**', 'test/fixtures/**', 'eslint.config.js'],
+    ignores: [
+      '**/dist/**',
+      '**/node_modules/**',
+      'apps/desktop/renderer/web/**',
+      'packages/native/**',
+      'bench/**',
+      'scripts/**',
+      'apps/*/scripts/**',
+      'apps/cli/bin/**',
+      'test/fixtures/**',
+      'eslint.config.js',
+    ],
   },
   {
     files: ['**/*.ts', '**/*.cts'],
@@ -83,7 +114,11 @@ export default defineConfig(
       // node:test's test() and describe() return promises the runner awaits.
       '@typescript-eslint/no-floating-promises': [
         'error',
-        { allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['test', 'describe', 'it', 'suite', 'before', 'after', 'beforeEach', 'afterEach'] }] },
+        {
+          allowForKnownSafeCalls: [
+            { from: 'package', package: 'node:test', name: ['test', 'describe', 'it', 'suite', 'before', 'after', 'beforeEach', 'afterEach'] },
+          ],
+        },
       ],
       // Tests parse the JSON a command prints (`--json`, reports, NDJSON
       // events) and assert on its fields: the parsed value is `any` by
@@ -131,9 +166,13 @@ export default defineConfig(
     rules: restrict([
       {
         group: ['@brickpost/engine/*', '!@brickpost/engine/api', '!@brickpost/engine/plan', '!@brickpost/engine/report-html'],
-        message: "an app uses the engine through its entry ('@brickpost/engine': the Engine), its contract ('@brickpost/engine/api') and the pure renderers behind their subpaths (plan, report-html)",
+        message:
+          "an app uses the engine through its entry ('@brickpost/engine': the Engine), its contract ('@brickpost/engine/api') and the pure renderers behind their subpaths (plan, report-html)",
       },
-      { group: ['@brickpost/manifest', '@brickpost/manifest/*', '@brickpost/native', '@brickpost/native/*', '@brickpost/posix', '@brickpost/posix/*'], message: 'an app imports the engine only' },
+      {
+        group: ['@brickpost/manifest', '@brickpost/manifest/*', '@brickpost/native', '@brickpost/native/*', '@brickpost/posix', '@brickpost/posix/*'],
+        message: 'an app imports the engine only',
+      },
       { group: ['better-sqlite3', 'zstd-napi', 'qrcode'], message: "an app imports the engine only; the engine's dependencies are its own" },
       { group: ['**/packages/**'], message: 'an app imports the engine by its package name, not by path' },
     ]),

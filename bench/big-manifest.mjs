@@ -54,7 +54,8 @@ function manifestText(l, records) {
       const mid = `${top}/e${String(m).padStart(2, '0')}`;
       put(`{"t":"dir","p":"${mid}","mode":493,"mtime":"0"}\n`);
       dirs++;
-      for (let f = 0; f < PER_DIR && n < records; f++, n++) put(`{"t":"file","p":"${mid}/f${String(n).padStart(8, '0')}","size":0,"mode":420,"mtime":"0","c":[]}\n`);
+      for (let f = 0; f < PER_DIR && n < records; f++, n++)
+        put(`{"t":"file","p":"${mid}/f${String(n).padStart(8, '0')}","size":0,"mode":420,"mtime":"0","c":[]}\n`);
     }
   }
   put(JSON.stringify({ t: 'end', dirs, files: records, bytes: 0, chunks: 0, packs: 0 }) + '\n');
@@ -63,7 +64,9 @@ function manifestText(l, records) {
 }
 
 async function main() {
-  const { values } = parseArgs({ options: { records: { type: 'string', default: '10000000' }, work: { type: 'string' }, keep: { type: 'boolean', default: false } } });
+  const { values } = parseArgs({
+    options: { records: { type: 'string', default: '10000000' }, work: { type: 'string' }, keep: { type: 'boolean', default: false } },
+  });
   const records = Number(values.records);
   if (!Number.isSafeInteger(records) || records < 1) throw new Error(`--records wants a count, not ${values.records}`);
   const work = values.work ? resolve(values.work) : await mkdtemp(join(tmpdir(), 'brickpost-manifest-'));
@@ -114,7 +117,9 @@ async function main() {
     const listed = Number(spawnSync('wc', ['-l', out], { encoding: 'utf8' }).stdout.trim().split(/\s+/)[0]);
     process.stdout.write(`\nmanifest of ${records} records (${(made / 1e6).toFixed(0)} MB of text); ls listed ${listed} entries\n`);
     for (const r of rows) {
-      process.stdout.write(`  ${r.label.padEnd(16)} ${r.exitCode === 0 ? 'ok ' : `exit ${r.exitCode}`} ${r.wall.toFixed(1).padStart(7)} s ${r.cpu.toFixed(1).padStart(7)} CPU s ${((r.cpu * 1e6) / records).toFixed(2).padStart(6)} CPU µs/record ${String(r.treeRssMB).padStart(7)} MB peak RSS\n`);
+      process.stdout.write(
+        `  ${r.label.padEnd(16)} ${r.exitCode === 0 ? 'ok ' : `exit ${r.exitCode}`} ${r.wall.toFixed(1).padStart(7)} s ${r.cpu.toFixed(1).padStart(7)} CPU s ${((r.cpu * 1e6) / records).toFixed(2).padStart(6)} CPU µs/record ${String(r.treeRssMB).padStart(7)} MB peak RSS\n`,
+      );
     }
   } finally {
     if (!values.keep) await rm(work, { recursive: true, force: true });

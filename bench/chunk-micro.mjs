@@ -63,7 +63,6 @@ const paths = walk(dsDir).sort();
 const files = paths.map((p) => readFileSync(p));
 const total = files.reduce((a, f) => a + f.length, 0);
 
-
 const rows = [];
 function report(step, bytes, r, note = '') {
   const mbs = bytes / r.wall / 1e6;
@@ -91,7 +90,13 @@ report('findCut', total, cutRun, `${chunks.length} chunks, mean of chunks >= 256
 
 // 2. HMAC-SHA256 chunk ids.
 const key = chunkKey(Buffer.alloc(32, 7));
-report('chunkId (HMAC-SHA256)', total, await best(3, () => { for (const c of chunks) chunkId(key, c); }));
+report(
+  'chunkId (HMAC-SHA256)',
+  total,
+  await best(3, () => {
+    for (const c of chunks) chunkId(key, c);
+  }),
+);
 
 // 3. encodeChunk on this thread.
 const enc = await best(2, () => {
@@ -104,8 +109,12 @@ const enc = await best(2, () => {
   }
   return { out, raw };
 });
-report(`encodeChunk level ${level}, 1 thread`, total, enc,
-  `frames ${(enc.result.out / total * 100).toFixed(1)} % of input, ${(enc.result.raw / total * 100).toFixed(1)} % of input stored raw`);
+report(
+  `encodeChunk level ${level}, 1 thread`,
+  total,
+  enc,
+  `frames ${((enc.result.out / total) * 100).toFixed(1)} % of input, ${((enc.result.raw / total) * 100).toFixed(1)} % of input stored raw`,
+);
 
 // 4. The pipeline on every core, chunks already in memory.
 const workers = availableParallelism();
@@ -115,7 +124,13 @@ for (const transfer of [true, false]) {
   const r = await best(2, async () => {
     // Moving a chunk empties the caller's Buffer, so each run gets fresh owned copies (made before timing would
     // double memory; copying here is part of what the caller would pay anyway when reading).
-    const copies = transfer ? chunks.map((c) => { const b = Buffer.allocUnsafeSlow(c.length); c.copy(b); return b; }) : chunks;
+    const copies = transfer
+      ? chunks.map((c) => {
+          const b = Buffer.allocUnsafeSlow(c.length);
+          c.copy(b);
+          return b;
+        })
+      : chunks;
     const c0 = process.cpuUsage();
     const t0 = performance.now();
     let n = 0;

@@ -49,7 +49,6 @@ function py(args) {
   }
 }
 
-
 const rows = [];
 function report(step, bytes, r, note = '') {
   const row = { step, 'MB/s': Math.round(bytes / r.wall / 1e6), 'MB/cpu-s': Math.round(bytes / r.cpu / 1e6), wall_s: +r.wall.toFixed(3), note };
@@ -113,9 +112,15 @@ report('delta, non-matching text (CSV rows)', N, await best(2, () => deltaOps(si
 const out = Buffer.allocUnsafe(N);
 const patchRun = await best(2, async () => {
   let at = 0;
-  await applyDelta(async (o, l) => old.subarray(o, o + l), N, B, matchOps, async (b) => {
-    at += b.copy(out, at);
-  });
+  await applyDelta(
+    async (o, l) => old.subarray(o, o + l),
+    N,
+    B,
+    matchOps,
+    async (b) => {
+      at += b.copy(out, at);
+    },
+  );
   return at;
 });
 if (!out.equals(edited)) throw new Error('patch rebuilt the wrong bytes');
@@ -172,7 +177,14 @@ for (let bs = 2048; bs <= 65536; bs *= 2) {
   const s = signature(a, bs);
   const r = await time(() => deltaOps(parseSignature(s), b));
   const lit = r.result.reduce((n, op) => n + (op.op === 'literal' ? op.data.length : 0), 0);
-  sizes.push({ block: bs, chosen: bs === blockSizeFor(a.length), signature: s.length, delta: encodeDelta(r.result).length, literal: lit, ops: r.result.length });
+  sizes.push({
+    block: bs,
+    chosen: bs === blockSizeFor(a.length),
+    signature: s.length,
+    delta: encodeDelta(r.result).length,
+    literal: lit,
+    ops: r.result.length,
+  });
 }
 const work = mkdtempSync(join(tmpdir(), 'brickpost-delta-micro-'));
 let rd = null;
@@ -192,8 +204,24 @@ try {
 }
 console.error('block    signature        delta      literal  ops');
 for (const r of sizes) {
-  console.error(`${String(r.block).padStart(6)}${r.chosen ? '*' : ' '} ${String(r.signature).padStart(10)} ${String(r.delta).padStart(12)} ${String(r.literal).padStart(12)} ${String(r.ops).padStart(4)}`);
+  console.error(
+    `${String(r.block).padStart(6)}${r.chosen ? '*' : ' '} ${String(r.signature).padStart(10)} ${String(r.delta).padStart(12)} ${String(r.literal).padStart(12)} ${String(r.ops).padStart(4)}`,
+  );
 }
-if (rd) console.error(`rdiff   ${String(rd.signature).padStart(10)} ${String(rd.delta).padStart(12)}   (signature ${rd.signature_s} s, delta ${rd.delta_s} s wall)`);
+if (rd)
+  console.error(`rdiff   ${String(rd.signature).padStart(10)} ${String(rd.delta).padStart(12)}   (signature ${rd.signature_s} s, delta ${rd.delta_s} s wall)`);
 
-console.log(JSON.stringify({ mib: Number(values.mib), blockSize: B, loadavg: loadavg(), rows, datasetSignatures: { bytes: dsBytes, signatureBytes: dsSig, perGiB: Math.round(perGiB) }, edited: { file: pick.rel, old: a.length, new: b.length, sizes, rdiff: rd } }, null, 2));
+console.log(
+  JSON.stringify(
+    {
+      mib: Number(values.mib),
+      blockSize: B,
+      loadavg: loadavg(),
+      rows,
+      datasetSignatures: { bytes: dsBytes, signatureBytes: dsSig, perGiB: Math.round(perGiB) },
+      edited: { file: pick.rel, old: a.length, new: b.length, sizes, rdiff: rd },
+    },
+    null,
+    2,
+  ),
+);

@@ -72,7 +72,7 @@ function readFull(fd, buf, len, pos) {
 }
 
 function writeFull(fd, buf) {
-  for (let at = 0; at < buf.length; ) at += writeSync(fd, buf, at);
+  for (let at = 0; at < buf.length;) at += writeSync(fd, buf, at);
 }
 
 /** Writes `size` bytes of AES-128-CTR keystream (fixed key) to PATH. */
@@ -164,7 +164,7 @@ function copyHead(src, dst, bytes) {
   const buf = Buffer.alloc(16 * MiB);
   const [fd, ofd] = [openSync(src, 'r'), openSync(dst, 'w')];
   try {
-    for (let at = 0; at < bytes; ) {
+    for (let at = 0; at < bytes;) {
       const n = readFull(fd, buf, Math.min(buf.length, bytes - at), at);
       writeFull(ofd, buf.subarray(0, n));
       at += n;
@@ -271,7 +271,10 @@ export async function parityBench({ work = tmpdir(), size = '512M', log = () => 
       const p2 = await par2Run(await mkdtemp(join(dir, 'par2-')), data, slice, pct, k);
       const mbps = (n, s) => n / s / 1e6;
       const row = {
-        code: `(${k}, ${m})`, k, m, redundancyPct: pct,
+        code: `(${k}, ${m})`,
+        k,
+        m,
+        redundancyPct: pct,
         encode: { wall: enc.wall, codecS: enc.result, MBps: mbps(bytes, enc.wall), codecMBps: mbps(bytes, enc.result) },
         reconstruct: { wall: rec.wall, codecS: rec.result, MBps: mbps(bytes, rec.wall), codecMBps: mbps(bytes, rec.result) },
         par2: { ...p2, sliced: slice < bytes, createMBps: mbps(slice, p2.createWall), repairMBps: mbps(slice, p2.repairWall) },
@@ -291,15 +294,26 @@ export function parityTable(r) {
   const f = (x) => x.toFixed(0);
   const head = ['code', 'redundancy', 'encode MB/s', 'par2 create MB/s', 'ratio', 'rebuild MB/s', 'par2 repair MB/s', 'ratio'];
   const rows = r.codes.map((c) => [
-    c.code, `${c.redundancyPct} %`, f(c.encode.MBps), f(c.par2.createMBps) + (c.par2.sliced ? '*' : ''), `${c.encodeRatio.toFixed(1)}x`,
-    f(c.reconstruct.MBps), f(c.par2.repairMBps) + (c.par2.sliced ? '*' : ''), `${c.reconstructRatio.toFixed(1)}x`,
+    c.code,
+    `${c.redundancyPct} %`,
+    f(c.encode.MBps),
+    f(c.par2.createMBps) + (c.par2.sliced ? '*' : ''),
+    `${c.encodeRatio.toFixed(1)}x`,
+    f(c.reconstruct.MBps),
+    f(c.par2.repairMBps) + (c.par2.sliced ? '*' : ''),
+    `${c.reconstructRatio.toFixed(1)}x`,
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
   const line = (cells) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
   const notes = [
     `data: ${(r.size / 1e6).toFixed(0)} MB, shares of ${r.shareBytes / MiB} MiB; ${r.par2}, blocks of 1 MiB; warm page cache; load ${r.loadavg.map((x) => x.toFixed(2)).join(' ')}`,
-    ...r.codes.filter((c) => c.par2.sliced).map((c) => `* par2 ${c.code} ran on the first ${(c.par2.bytes / 1e6).toFixed(0)} MB only (its work grows with the square of the block count)`),
-    ...r.codes.map((c) => `${c.code}: codec alone ${f(c.encode.codecMBps)} MB/s encode, ${f(c.reconstruct.codecMBps)} MB/s rebuild; par2 repair had ${c.par2.damagedBlocks} damaged blocks; encode ≥ 5× par2 create: ${c.encodeRatio >= 5 ? 'yes' : 'NO'}`),
+    ...r.codes
+      .filter((c) => c.par2.sliced)
+      .map((c) => `* par2 ${c.code} ran on the first ${(c.par2.bytes / 1e6).toFixed(0)} MB only (its work grows with the square of the block count)`),
+    ...r.codes.map(
+      (c) =>
+        `${c.code}: codec alone ${f(c.encode.codecMBps)} MB/s encode, ${f(c.reconstruct.codecMBps)} MB/s rebuild; par2 repair had ${c.par2.damagedBlocks} damaged blocks; encode ≥ 5× par2 create: ${c.encodeRatio >= 5 ? 'yes' : 'NO'}`,
+    ),
     `combine with 3 sources (MB/s of source bytes): WebAssembly SIMD ${r.combine3.wasmMBps}, JS byte loop ${r.combine3.jsMBps} (${(r.combine3.wasmMBps / r.combine3.jsMBps).toFixed(1)}x)`,
   ];
   return [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line), '', ...notes].join('\n');

@@ -74,8 +74,12 @@ function options() {
   });
   if (values.help) {
     process.stdout.write(
-      'usage: npm run bench -- [--size 2G] [--seed 1] [--source DIR] [--only ' + TOOLS.map((t) => t.name).join(',') + ']\n' +
-        '                        [--scenario ' + Object.keys(SCENARIOS).join(',') + '] [--repeat N] [--work DIR] [--warm] [--keep]\n' +
+      'usage: npm run bench -- [--size 2G] [--seed 1] [--source DIR] [--only ' +
+        TOOLS.map((t) => t.name).join(',') +
+        ']\n' +
+        '                        [--scenario ' +
+        Object.keys(SCENARIOS).join(',') +
+        '] [--repeat N] [--work DIR] [--warm] [--keep]\n' +
         '       npm run bench -- --scenario scale --files 100000,1000000 [--work DIR] [--keep] [--no-restic] [--warm]\n',
     );
     process.exit(0);
@@ -83,7 +87,10 @@ function options() {
   const only = values.only ? values.only.split(',').map((s) => s.trim()) : TOOLS.map((t) => t.name);
   const unknown = only.filter((n) => !TOOLS.some((t) => t.name === n));
   if (unknown.length) throw new Error(`unknown tool in --only: ${unknown.join(', ')}`);
-  const names = values.scenario.split(',').map((s) => s.trim()).filter(Boolean);
+  const names = values.scenario
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const unknownScenario = names.filter((n) => !SCENARIOS[n]);
   if (unknownScenario.length || !names.length) throw new Error(`unknown scenario: ${unknownScenario.join(', ') || values.scenario}`);
   // A scenario that builds on another one runs after it; order as in SCENARIOS.
@@ -166,8 +173,14 @@ async function runTool(tool, scenarios, ctx, opts) {
     let failed = null;
     for (const { sc, op } of plan) {
       const make = tool.ops[op];
-      if (!make) { records.push({ ...base, op, na: true }); continue; }
-      if (failed) { records.push({ ...base, op, skipped: `after ${failed} failed` }); continue; }
+      if (!make) {
+        records.push({ ...base, op, na: true });
+        continue;
+      }
+      if (failed) {
+        records.push({ ...base, op, skipped: `after ${failed} failed` });
+        continue;
+      }
       await enterScenario(sc, ctx);
       const spec = make(state, { ...ctx, work });
       // A pack's bytes on drive are what it added to its drive or repository.
@@ -179,7 +192,10 @@ async function runTool(tool, scenarios, ctx, opts) {
       log(`${tool.name}: ${op} [${spec.label}] (${cache}) ...`);
       const stderr = join(work, `${op}.stderr`);
       const r = await measure(spec.argv, {
-        cwd: spec.cwd, env: spec.env, sync: spec.sync, stderr,
+        cwd: spec.cwd,
+        env: spec.env,
+        sync: spec.sync,
+        stderr,
         stdout: spec.stdout ? join(work, `${op}.stdout`) : undefined,
       });
       const rec = { ...base, op, label: spec.label, cache, load, ...r, mbps: ctx.datasetBytes / 1e6 / r.wall };
@@ -229,8 +245,22 @@ function medianRun(records) {
 
 async function main() {
   // Scenario scale runs at several file counts, not on one dataset: bench/scale.mjs.
-  if (process.argv.slice(2).join(' ').match(/--scenario[= ]scale\b/)) {
-    const { values } = parseArgs({ options: { scenario: { type: 'string' }, files: { type: 'string' }, work: { type: 'string' }, keep: { type: 'boolean' }, warm: { type: 'boolean' }, 'no-restic': { type: 'boolean' } } });
+  if (
+    process.argv
+      .slice(2)
+      .join(' ')
+      .match(/--scenario[= ]scale\b/)
+  ) {
+    const { values } = parseArgs({
+      options: {
+        scenario: { type: 'string' },
+        files: { type: 'string' },
+        work: { type: 'string' },
+        keep: { type: 'boolean' },
+        warm: { type: 'boolean' },
+        'no-restic': { type: 'boolean' },
+      },
+    });
     process.exit(await (await import('./scale.mjs')).runScale(values));
   }
   const opts = options();
@@ -246,8 +276,11 @@ async function main() {
   // in place, as a user's folder would be.
   const changes = opts.scenarios.some((sc) => sc.beforeOps);
   const ctx = {
-    repoRoot, dataset: ds.dir, src: changes ? join(opts.workRoot, `${basename(ds.dir)}-src`) : ds.dir,
-    datasetBytes: ds.summary.bytes, srcState: null,
+    repoRoot,
+    dataset: ds.dir,
+    src: changes ? join(opts.workRoot, `${basename(ds.dir)}-src`) : ds.dir,
+    datasetBytes: ds.summary.bytes,
+    srcState: null,
   };
   const names = opts.scenarios.map((sc) => sc.name).join('+');
   const scenarioInfo = () => Object.fromEntries(opts.scenarios.filter((sc) => sc.info).map((sc) => [sc.name, sc.info(ctx)]));
@@ -262,14 +295,34 @@ async function main() {
   const resultsDir = join(here, 'results');
   await mkdir(resultsDir, { recursive: true });
   const file = join(resultsDir, `${stamp}.json`);
-  const save = (extra) => writeFile(file, JSON.stringify({
-    date: new Date().toISOString(), scenario: names, size: opts.source ? null : opts.size, seed: opts.seed, source: opts.source ?? null, repeat: opts.repeat,
-    dataset: ds.summary, scenarios: scenarioInfo(), versions, steps,
-    machine: { cores: cpus().length, cpu: cpus()[0]?.model, memBytes: totalmem(), kernel: release(), node: process.version },
-    ...extra,
-  }, null, 2) + '\n');
+  const save = (extra) =>
+    writeFile(
+      file,
+      JSON.stringify(
+        {
+          date: new Date().toISOString(),
+          scenario: names,
+          size: opts.source ? null : opts.size,
+          seed: opts.seed,
+          source: opts.source ?? null,
+          repeat: opts.repeat,
+          dataset: ds.summary,
+          scenarios: scenarioInfo(),
+          versions,
+          steps,
+          machine: { cores: cpus().length, cpu: cpus()[0]?.model, memBytes: totalmem(), kernel: release(), node: process.version },
+          ...extra,
+        },
+        null,
+        2,
+      ) + '\n',
+    );
   for (const tool of tools) {
-    try { versions[tool.name] = tool.describe(ctx); } catch { versions[tool.name] = '?'; }
+    try {
+      versions[tool.name] = tool.describe(ctx);
+    } catch {
+      versions[tool.name] = '?';
+    }
     const runs = [];
     for (let i = 0; i < opts.repeat; i++) {
       if (opts.repeat > 1) log(`${tool.name}: run ${i + 1} of ${opts.repeat}`);
@@ -284,7 +337,10 @@ async function main() {
   for (const sc of opts.scenarios.filter((x) => x.reference)) {
     log(`${sc.name}: reference steps ...`);
     try {
-      if (ctx.srcState !== sc.name) { resetSource(ctx); await enterScenario(sc, ctx); }
+      if (ctx.srcState !== sc.name) {
+        resetSource(ctx);
+        await enterScenario(sc, ctx);
+      }
       steps.push(...(await sc.reference(ctx, { workRoot: opts.workRoot, log })));
     } catch (e) {
       log(`${sc.name}: reference steps failed: ${e.message}`);
@@ -300,13 +356,20 @@ async function main() {
   const targets = opts.scenarios.flatMap((sc) => judgeTargets(steps, sc, ctx).map((t) => ({ scenario: sc.name, ...t })));
   const print = (s = '') => process.stdout.write(s + '\n');
   print(`\nbrickpost bench: ${opts.scenarios.map((sc) => `scenario ${sc.name} (${sc.description})`).join(', then ')}`);
-  print(`dataset: ${opts.source ? `the folder ${ds.dir}` : `make_dataset.py --size ${opts.size} --seed ${opts.seed}`}: ${ds.summary.files} files, ${(ds.summary.bytes / 1e6).toFixed(1)} MB`);
+  print(
+    `dataset: ${opts.source ? `the folder ${ds.dir}` : `make_dataset.py --size ${opts.size} --seed ${opts.seed}`}: ${ds.summary.files} files, ${(ds.summary.bytes / 1e6).toFixed(1)} MB`,
+  );
   for (const sc of opts.scenarios) for (const line of sc.describe?.(ctx) ?? []) print(line);
   print(`machine: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Linux ${release()}`);
   const loads = steps.filter((s) => s.load != null).map((s) => s.load);
-  if (loads.length) print(`load average before steps: ${Math.min(...loads).toFixed(2)}..${Math.max(...loads).toFixed(2)} (1-minute average, includes the previous step; other work on the machine makes timings noisy)`);
+  if (loads.length)
+    print(
+      `load average before steps: ${Math.min(...loads).toFixed(2)}..${Math.max(...loads).toFixed(2)} (1-minute average, includes the previous step; other work on the machine makes timings noisy)`,
+    );
   if (opts.repeat > 1) print(`each step run ${opts.repeat} times; the run with the median wall time is shown`);
-  print(`page cache: ${modes.join('+') || 'n/a'} (${modes.includes('cold') ? 'dropped before every step' : 'not dropped: inputs may be cached'}); MB = 10^6 bytes; MB/s = dataset bytes / wall`);
+  print(
+    `page cache: ${modes.join('+') || 'n/a'} (${modes.includes('cold') ? 'dropped before every step' : 'not dropped: inputs may be cached'}); MB = 10^6 bytes; MB/s = dataset bytes / wall`,
+  );
   for (const [name, v] of Object.entries(versions)) print(`  ${name.padEnd(10)} ${v}`);
   print('\n' + stepsTable(steps, ds.summary.bytes));
   const notes = [...new Set(steps.filter((s) => s.skipped || s.error).map((s) => `${s.tool}: ${s.skipped ?? s.error}`))];

@@ -48,7 +48,9 @@ function summaryOf(file) {
     try {
       const ev = JSON.parse(line);
       if (ev.type === 'summary' || ev.type === 'error') last = ev;
-    } catch { /* not an event */ }
+    } catch {
+      /* not an event */
+    }
   }
   return last;
 }
@@ -74,12 +76,20 @@ async function step(tool, op, spec, n, opts, work) {
   log(`${tool} ${n}: ${op} [${spec.label}] ...`);
   const stderr = join(work, `${tool}-${op}.stderr`);
   const r = await measure(spec.argv, {
-    cwd: spec.cwd, env: spec.env, sync: spec.sync, stderr,
+    cwd: spec.cwd,
+    env: spec.env,
+    sync: spec.sync,
+    stderr,
     stdout: spec.stdout ? join(work, `${tool}-${op}.stdout`) : undefined,
   });
   const rec = { tool, op, files: n, label: spec.label, cache, load, ...r, usPerFile: (r.wall * 1e6) / n };
   delete rec.stdoutFile;
-  const error = r.exitCode !== 0 ? `exit code ${r.exitCode}: ${spawnSync('tail', ['-n', '5', stderr], { encoding: 'utf8' }).stdout.trim()}` : spec.check ? spec.check(r) : null;
+  const error =
+    r.exitCode !== 0
+      ? `exit code ${r.exitCode}: ${spawnSync('tail', ['-n', '5', stderr], { encoding: 'utf8' }).stdout.trim()}`
+      : spec.check
+        ? spec.check(r)
+        : null;
   if (error) rec.error = error;
   log(`${tool} ${n}: ${op} ${error ? `FAILED (${error})` : 'ok'} in ${r.wall.toFixed(1)} s, ${rec.treeRssMB} MB`);
   return { rec, stdoutFile: r.stdoutFile };
@@ -110,10 +120,17 @@ async function atCount(n, opts) {
     if (files !== n) ing.rec.error = `ingest reports ${files} files, the tree has ${n}`;
   }
   const lsOut = join(work, 'ls.ndjson');
-  const ls = await run('ls', { label: 'ls --json', argv: ['bash', '-c', `${process.execPath} ${join(repoRoot, 'apps/cli/bin/brickpost.js')} --home ${bp.sub} ls ${bp.drive} --json > ${lsOut}`] });
+  const ls = await run('ls', {
+    label: 'ls --json',
+    argv: ['bash', '-c', `${process.execPath} ${join(repoRoot, 'apps/cli/bin/brickpost.js')} --home ${bp.sub} ls ${bp.drive} --json > ${lsOut}`],
+  });
   if (!ls.rec.error && countLines(lsOut) < n) ls.rec.error = `ls listed ${countLines(lsOut)} entries, the tree has ${n} files`;
   await rm(lsOut, { force: true });
-  await run('history', { label: 'history --json', argv: [process.execPath, join(repoRoot, 'apps/cli/bin/brickpost.js'), '--home', bp.sub, 'history', bp.dest, '--json'], stdout: true });
+  await run('history', {
+    label: 'history --json',
+    argv: [process.execPath, join(repoRoot, 'apps/cli/bin/brickpost.js'), '--home', bp.sub, 'history', bp.dest, '--json'],
+    stdout: true,
+  });
   const sizes = {
     publisherCatalog: bytesOf(join(bp.pub, 'catalog.sqlite')) + bytesOf(join(bp.pub, 'catalog.sqlite-wal')),
     subscriberCatalog: bytesOf(join(bp.sub, 'catalog.sqlite')) + bytesOf(join(bp.sub, 'catalog.sqlite-wal')),
@@ -145,34 +162,45 @@ function printRuns(runs) {
   const print = (s = '') => process.stdout.write(s + '\n');
   print('\nbrickpost bench: scenario scale (small files, 0-4 KiB, 100 a folder)');
   print(`machine: ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Linux ${release()}; µs/file = wall / files`);
-  print(`\n${'files'.padStart(9)}  ${'tool'.padEnd(9)} ${'op'.padEnd(12)} ${'wall s'.padStart(8)} ${'µs/file'.padStart(8)} ${'CPU s'.padStart(8)} ${'RSS MB'.padStart(7)}  vs restic`);
+  print(
+    `\n${'files'.padStart(9)}  ${'tool'.padEnd(9)} ${'op'.padEnd(12)} ${'wall s'.padStart(8)} ${'µs/file'.padStart(8)} ${'CPU s'.padStart(8)} ${'RSS MB'.padStart(7)}  vs restic`,
+  );
   for (const run of runs) {
     for (const s of run.steps) {
       const peer = s.tool === 'brickpost' ? run.steps.find((x) => x.tool === 'restic' && x.op === s.op && !x.error) : null;
       const vs = peer && !s.error ? `${(s.wall / peer.wall).toFixed(2)}× restic's time` : '';
-      print(`${String(run.files).padStart(9)}  ${s.tool.padEnd(9)} ${s.op.padEnd(12)} ${s.wall.toFixed(1).padStart(8)} ${s.usPerFile.toFixed(0).padStart(8)} ${s.cpu.toFixed(1).padStart(8)} ${String(s.treeRssMB).padStart(7)}  ${s.error ? `FAILED: ${s.error}` : vs}`);
+      print(
+        `${String(run.files).padStart(9)}  ${s.tool.padEnd(9)} ${s.op.padEnd(12)} ${s.wall.toFixed(1).padStart(8)} ${s.usPerFile.toFixed(0).padStart(8)} ${s.cpu.toFixed(1).padStart(8)} ${String(s.treeRssMB).padStart(7)}  ${s.error ? `FAILED: ${s.error}` : vs}`,
+      );
     }
   }
   print('\nsizes per million files (MB):');
   for (const run of runs) {
     const per = (b) => mb((b * 1e6) / run.files);
     const z = run.sizes;
-    print(`  ${String(run.files).padStart(9)} files: publisher catalog ${per(z.publisherCatalog)}, destination state ${per(z.destState)} (after 2 shipments ${per(z.destStateAfterTwo)}), drive ${per(z.drive)}${z.resticRepo ? `, restic repository ${per(z.resticRepo)}` : ''}, tree ${per(z.tree)}`);
+    print(
+      `  ${String(run.files).padStart(9)} files: publisher catalog ${per(z.publisherCatalog)}, destination state ${per(z.destState)} (after 2 shipments ${per(z.destStateAfterTwo)}), drive ${per(z.drive)}${z.resticRepo ? `, restic repository ${per(z.resticRepo)}` : ''}, tree ${per(z.tree)}`,
+    );
   }
   if (runs.length > 1) {
-    const first = runs[0], last = runs[runs.length - 1];
+    const first = runs[0],
+      last = runs[runs.length - 1];
     print(`\nflatness, ${first.files} → ${last.files} files (µs/file ratio; RSS MB):`);
     for (const s of last.steps.filter((x) => x.tool === 'brickpost')) {
       const a = first.steps.find((x) => x.tool === s.tool && x.op === s.op);
       if (!a || a.error || s.error) continue;
       const r = s.usPerFile / a.usPerFile;
-      print(`  ${s.op.padEnd(12)} ${r.toFixed(2)}× ${r <= 1.5 ? 'flat' : 'GROWS'}; RSS ${a.treeRssMB} → ${s.treeRssMB} ${s.treeRssMB <= 200 ? '(≤ 200)' : '(> 200 MB)'}`);
+      print(
+        `  ${s.op.padEnd(12)} ${r.toFixed(2)}× ${r <= 1.5 ? 'flat' : 'GROWS'}; RSS ${a.treeRssMB} → ${s.treeRssMB} ${s.treeRssMB <= 200 ? '(≤ 200)' : '(> 200 MB)'}`,
+      );
     }
   }
 }
 
 export async function runScale(opts) {
-  const counts = String(opts.files ?? '100000').split(',').map((x) => Number(x.trim()));
+  const counts = String(opts.files ?? '100000')
+    .split(',')
+    .map((x) => Number(x.trim()));
   if (counts.some((c) => !Number.isSafeInteger(c) || c < 1)) throw new Error(`--files wants counts like 100000,1000000, not ${opts.files}`);
   const restic = spawnSync('bash', ['-c', 'command -v restic']).status === 0 && !opts['no-restic'];
   if (!restic) log('restic: skipped (not installed or --no-restic): no ratios');
@@ -185,7 +213,19 @@ export async function runScale(opts) {
   try {
     for (const n of counts) {
       runs.push(await atCount(n, { ...opts, restic, workRoot }));
-      await writeFile(file, JSON.stringify({ date: new Date().toISOString(), scenario: 'scale', machine: { cores: cpus().length, memBytes: totalmem(), kernel: release(), node: process.version }, runs }, null, 2) + '\n');
+      await writeFile(
+        file,
+        JSON.stringify(
+          {
+            date: new Date().toISOString(),
+            scenario: 'scale',
+            machine: { cores: cpus().length, memBytes: totalmem(), kernel: release(), node: process.version },
+            runs,
+          },
+          null,
+          2,
+        ) + '\n',
+      );
     }
   } finally {
     if (!opts.work && !opts.keep) await rm(workRoot, { recursive: true, force: true });

@@ -67,7 +67,11 @@ run('python3', [join(ROOT, 'bench', 'make_dataset.py'), src, '--size', SIZE, '--
 const bigs = ['big/model.bin', 'big/table.bin'];
 mkdirSync(join(src, 'big'), { recursive: true });
 for (const b of bigs) writeFileSync(join(src, b), bytes(b, BIG_MB << 20));
-for (const [h, n] of [[pub, 'pub'], [sub, 'sub']]) bp(h, ['keygen', '--name', n]);
+for (const [h, n] of [
+  [pub, 'pub'],
+  [sub, 'sub'],
+])
+  bp(h, ['keygen', '--name', n]);
 bp(sub, ['trust', 'add', join(pub, 'minisign.pub'), '--name', 'pub']);
 const recipient = JSON.parse(bp(sub, ['whoami', '--json'])).recipient;
 

@@ -67,7 +67,9 @@ function events(stdout) {
 /** Runs a long command with --json and returns {result, seconds} from its summary event. */
 function job(what, home, args) {
   const { stdout, seconds } = brickpost(what, home, [...args, '--json']);
-  const summary = events(stdout).filter((e) => e.type === 'summary').pop();
+  const summary = events(stdout)
+    .filter((e) => e.type === 'summary')
+    .pop();
   if (!summary) throw new StepError(`${what}: no summary event on stdout`);
   return { result: summary.result, seconds };
 }
@@ -82,7 +84,11 @@ function printTable(rows) {
   const header = ['step', 'seconds', 'MB/s', 'detail'];
   const cells = rows.map((r) => [r.step, r.seconds.toFixed(2), r.rate.toFixed(1), r.detail]);
   const w = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
-  const line = (c) => c.map((x, i) => (i === 1 || i === 2 ? x.padStart(w[i]) : x.padEnd(w[i]))).join('  ').trimEnd();
+  const line = (c) =>
+    c
+      .map((x, i) => (i === 1 || i === 2 ? x.padStart(w[i]) : x.padEnd(w[i])))
+      .join('  ')
+      .trimEnd();
   say(line(header));
   say(line(w.map((n) => '-'.repeat(n))));
   for (const c of cells) say(line(c));
@@ -114,11 +120,14 @@ async function demo(opts, tmp) {
 
   const rows = [];
   say('publisher: pack -> drive');
-  const pack = job('pack', pubHome, ['pack', source, '--to', drive, '--recipient', sub.recipient,
-    '--dataset', 'demo', '--label', 'demo shipment']);
+  const pack = job('pack', pubHome, ['pack', source, '--to', drive, '--recipient', sub.recipient, '--dataset', 'demo', '--label', 'demo shipment']);
   const p = pack.result;
-  rows.push({ step: 'pack', seconds: pack.seconds, rate: p.bytesIn / 1e6 / pack.seconds,
-    detail: `${p.files} files, ${mb(p.bytesIn)} MB -> ${mb(p.bytesOnDrive)} MB on drive (${(p.bytesOnDrive / p.bytesIn).toFixed(2)}x)` });
+  rows.push({
+    step: 'pack',
+    seconds: pack.seconds,
+    rate: p.bytesIn / 1e6 / pack.seconds,
+    detail: `${p.files} files, ${mb(p.bytesIn)} MB -> ${mb(p.bytesOnDrive)} MB on drive (${(p.bytesOnDrive / p.bytesIn).toFixed(2)}x)`,
+  });
   say(`  shipment ${p.shipmentId}`);
 
   for (const deep of [false, true]) {
@@ -127,15 +136,18 @@ async function demo(opts, tmp) {
     const v = job(name, subHome, ['verify', drive, ...(deep ? ['--deep'] : [])]);
     const r = v.result;
     if (r.ok === false) throw new StepError(`${name} reported problems: ${JSON.stringify(r.problems ?? r)}`);
-    rows.push({ step: name, seconds: v.seconds, rate: p.bytesIn / 1e6 / v.seconds,
-      detail: `signature ${r.signature ?? '?'}, fixity ${r.fixity ?? '?'}, deep ${r.deep ?? '?'}, ${mb(r.bytesChecked ?? 0)} MB checked` });
+    rows.push({
+      step: name,
+      seconds: v.seconds,
+      rate: p.bytesIn / 1e6 / v.seconds,
+      detail: `signature ${r.signature ?? '?'}, fixity ${r.fixity ?? '?'}, deep ${r.deep ?? '?'}, ${mb(r.bytesChecked ?? 0)} MB checked`,
+    });
   }
 
   say('subscriber: ingest -> destination');
   const ing = job('ingest', subHome, ['ingest', drive, dest]);
   const g = ing.result;
-  rows.push({ step: 'ingest', seconds: ing.seconds, rate: p.bytesIn / 1e6 / ing.seconds,
-    detail: `${g.files} files, ${mb(g.bytesWritten ?? 0)} MB written` });
+  rows.push({ step: 'ingest', seconds: ing.seconds, rate: p.bytesIn / 1e6 / ing.seconds, detail: `${g.files} files, ${mb(g.bytesWritten ?? 0)} MB written` });
 
   say('comparing destination with source ...');
   const cmp = await compareTrees(source, dest, { exclude: ['.brickpost'] });
@@ -145,8 +157,10 @@ async function demo(opts, tmp) {
   say('');
   printTable(rows);
   say('');
-  say(`files ${cmp.files}, directories ${cmp.dirs}, ${mb(cmp.bytes)} MB; on drive ${mb(onDrive.bytes)} MB in ${onDrive.files} files ` +
-    `(${(onDrive.bytes / cmp.bytes).toFixed(2)}x); destination identical to source`);
+  say(
+    `files ${cmp.files}, directories ${cmp.dirs}, ${mb(cmp.bytes)} MB; on drive ${mb(onDrive.bytes)} MB in ${onDrive.files} files ` +
+      `(${(onDrive.bytes / cmp.bytes).toFixed(2)}x); destination identical to source`,
+  );
   say('MB = 10^6 bytes; MB/s = dataset bytes / seconds of the whole command, for every step');
 }
 

@@ -36,7 +36,12 @@ if (values.help) {
   process.exit(0);
 }
 const seed = values.seed ?? String(randomInt(2 ** 31 - 1));
-const files = ['packages/manifest/dist/test/fuzz.test.js', 'packages/manifest/dist/test/fuzz-signed.test.js', 'packages/manifest/dist/test/fuzz-custody.test.js', 'packages/engine/dist/test/fuzz.test.js'].map((f) => join(root, f));
+const files = [
+  'packages/manifest/dist/test/fuzz.test.js',
+  'packages/manifest/dist/test/fuzz-signed.test.js',
+  'packages/manifest/dist/test/fuzz-custody.test.js',
+  'packages/engine/dist/test/fuzz.test.js',
+].map((f) => join(root, f));
 const missing = files.filter((f) => !existsSync(f));
 if (missing.length > 0) {
   process.stderr.write(`brickpost: error: ${missing.join(', ')} not built; run npx tsc -b first\n`);

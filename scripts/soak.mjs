@@ -18,11 +18,15 @@ const again = `BRICKPOST_KILL_SEED=${seed} BRICKPOST_KILLS=${kills} npm run soak
 console.error(`brickpost soak: seed ${seed}, ${kills} kills per command (to repeat: ${again})`);
 const started = Date.now();
 const sweep = process.env.BRICKPOST_FAULT_SWEEP || 'calls';
-const r = spawnSync(process.execPath, ['--test', ...process.argv.slice(2), join(root, 'test', 'dist', 'kill-anywhere'), join(root, 'test', 'dist', 'fault', 'errno-sweep.test.js')], {
-  stdio: 'inherit',
-  cwd: root,
-  env: { ...process.env, BRICKPOST_KILL_SEED: seed, BRICKPOST_KILLS: kills, BRICKPOST_FAULT_SWEEP: sweep },
-});
+const r = spawnSync(
+  process.execPath,
+  ['--test', ...process.argv.slice(2), join(root, 'test', 'dist', 'kill-anywhere'), join(root, 'test', 'dist', 'fault', 'errno-sweep.test.js')],
+  {
+    stdio: 'inherit',
+    cwd: root,
+    env: { ...process.env, BRICKPOST_KILL_SEED: seed, BRICKPOST_KILLS: kills, BRICKPOST_FAULT_SWEEP: sweep },
+  },
+);
 const minutes = ((Date.now() - started) / 60_000).toFixed(1);
 if (r.status === 0) console.error(`brickpost soak: passed in ${minutes} min (seed ${seed})`);
 else console.error(`brickpost soak: error: failed after ${minutes} min with seed ${seed}; to repeat: ${again}`);

@@ -52,7 +52,10 @@ export function assertStandalone(html: string): Element[] {
     assert.ok(!['iframe', 'object', 'embed', 'link', 'img', 'base', 'form'].includes(e.tagName), `no <${e.tagName}> element`);
     for (const a of e.attrs) {
       assert.ok(!/^on/i.test(a.name), `no event handler attribute (${a.name} on <${e.tagName}>)`);
-      assert.ok(!['src', 'href', 'srcset', 'action', 'poster', 'data', 'xlink:href'].includes(a.name.toLowerCase()), `no ${a.name} attribute on <${e.tagName}>`);
+      assert.ok(
+        !['src', 'href', 'srcset', 'action', 'poster', 'data', 'xlink:href'].includes(a.name.toLowerCase()),
+        `no ${a.name} attribute on <${e.tagName}>`,
+      );
     }
   }
   const styles = els.filter((e) => e.tagName === 'style').map((e) => e.childNodes.map((c) => (c as DefaultTreeAdapterMap['textNode']).value).join(''));

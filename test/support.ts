@@ -36,7 +36,10 @@ export interface Run {
 /** Runs `brickpost --home HOME args…` and returns its exit code and output. */
 export function brickpost(home: string, args: string[], opts: SpawnSyncOptions = {}): Run {
   const r = spawnSync(process.execPath, [CLI, '--home', home, ...args], { encoding: 'utf8', maxBuffer: 256 << 20, timeout: COMMAND_TIMEOUT, ...opts });
-  if (r.signal) throw new Error(`brickpost ${args.join(' ')} was killed by ${r.signal}${r.signal === 'SIGTERM' ? ` after ${COMMAND_TIMEOUT / 1000} s` : ''}; stderr: ${String(r.stderr)}`);
+  if (r.signal)
+    throw new Error(
+      `brickpost ${args.join(' ')} was killed by ${r.signal}${r.signal === 'SIGTERM' ? ` after ${COMMAND_TIMEOUT / 1000} s` : ''}; stderr: ${String(r.stderr)}`,
+    );
   return { code: r.status ?? -1, stdout: String(r.stdout), stderr: String(r.stderr) };
 }
 
@@ -52,7 +55,11 @@ export function lastEvent(r: Run): Record<string, any> {
  * recipient, to pack for.
  */
 export function publisherAndSubscriber(pub: string, sub: string): string {
-  for (const [h, name] of [[pub, 'publisher'], [sub, 'subscriber']] as const) assert.equal(brickpost(h, ['keygen', '--name', name]).code, 0);
+  for (const [h, name] of [
+    [pub, 'publisher'],
+    [sub, 'subscriber'],
+  ] as const)
+    assert.equal(brickpost(h, ['keygen', '--name', name]).code, 0);
   const pk = JSON.parse(brickpost(pub, ['whoami', '--json']).stdout).minisignPublicKey;
   assert.equal(brickpost(sub, ['trust', 'add', pk, '--name', 'publisher']).code, 0);
   return JSON.parse(brickpost(sub, ['whoami', '--json']).stdout).recipient;

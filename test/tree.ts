@@ -43,7 +43,13 @@ export interface SnapshotOptions {
 
 /** A path of raw name bytes as text for messages: UTF-8 where it is, `\xNN` elsewhere. */
 export function label(parts: Buffer[]): string {
-  return parts.map((p) => JSON.stringify(p.toString('latin1')).slice(1, -1).replace(/[\u0080-\u00ff]/g, (c) => `\\x${c.charCodeAt(0).toString(16)}`)).join('/');
+  return parts
+    .map((p) =>
+      JSON.stringify(p.toString('latin1'))
+        .slice(1, -1)
+        .replace(/[\u0080-\u00ff]/g, (c) => `\\x${c.charCodeAt(0).toString(16)}`),
+    )
+    .join('/');
 }
 
 /** Snapshot of every entry below `root`. */
@@ -58,7 +64,19 @@ export function fullSnapshot(root: string, opts: SnapshotOptions = {}): Tree {
       const key = label(path);
       if (opts.exclude?.includes(key)) continue;
       const st = lstatSync(p, { bigint: true });
-      const type: Entry['type'] = st.isFile() ? 'file' : st.isDirectory() ? 'dir' : st.isSymbolicLink() ? 'link' : st.isFIFO() ? 'fifo' : st.isSocket() ? 'socket' : st.isCharacterDevice() ? 'char' : 'block';
+      const type: Entry['type'] = st.isFile()
+        ? 'file'
+        : st.isDirectory()
+          ? 'dir'
+          : st.isSymbolicLink()
+            ? 'link'
+            : st.isFIFO()
+              ? 'fifo'
+              : st.isSocket()
+                ? 'socket'
+                : st.isCharacterDevice()
+                  ? 'char'
+                  : 'block';
       const e: Entry = { type, mode: Number(st.mode & 0o7777n), mtimeNs: st.mtimeNs, uid: Number(st.uid), gid: Number(st.gid) };
       if (type === 'dir' && !opts.dirTimes) e.mtimeNs = 0n;
       if (type === 'link') e.target = label([readlinkSync(p, { encoding: 'buffer' })]);
@@ -78,7 +96,10 @@ export function fullSnapshot(root: string, opts: SnapshotOptions = {}): Tree {
     }
   };
   walk(Buffer.from(root), []);
-  const hardLinks = [...inodes.values()].filter((g) => g.length > 1).map((g) => g.sort()).sort((a, b) => (a[0]! < b[0]! ? -1 : 1));
+  const hardLinks = [...inodes.values()]
+    .filter((g) => g.length > 1)
+    .map((g) => g.sort())
+    .sort((a, b) => (a[0]! < b[0]! ? -1 : 1));
   return { entries, hardLinks };
 }
 
@@ -102,7 +123,7 @@ export function diffTrees(a: Tree, b: Tree, opts: { ignore?: Array<keyof Entry>;
   const strip = (e: Entry): Entry => {
     const c = { ...e };
     // eslint-disable-next-line @typescript-eslint/no-dynamic-delete -- the fields a comparison ignores
-  for (const k of opts.ignore ?? []) delete c[k];
+    for (const k of opts.ignore ?? []) delete c[k];
     return c;
   };
   const show = (e: Entry): string => JSON.stringify(strip(e), (_, v) => (typeof v === 'bigint' ? v.toString() : v));

@@ -44,7 +44,9 @@ export async function startS3(work, log) {
   const secret = 'bench-secret-0123456789';
   const port = await freePort();
   const out = openSync(join(work, 's3', 'versitygw.log'), 'a');
-  const proc = spawn(bin, ['--access', access, '--secret', secret, '--port', `127.0.0.1:${port}`, '--iam-dir', iam, 'posix', root], { stdio: ['ignore', out, out] });
+  const proc = spawn(bin, ['--access', access, '--secret', secret, '--port', `127.0.0.1:${port}`, '--iam-dir', iam, 'posix', root], {
+    stdio: ['ignore', out, out],
+  });
   closeSync(out);
   const endpoint = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
@@ -58,8 +60,22 @@ export async function startS3(work, log) {
   return {
     endpoint,
     root,
-    env: { AWS_ACCESS_KEY_ID: access, AWS_SECRET_ACCESS_KEY: secret, AWS_ENDPOINT_URL: endpoint, AWS_REGION: 'us-east-1', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
-    rcloneEnv: { RCLONE_S3_PROVIDER: 'Other', RCLONE_S3_ENDPOINT: endpoint, RCLONE_S3_ACCESS_KEY_ID: access, RCLONE_S3_SECRET_ACCESS_KEY: secret, RCLONE_S3_REGION: 'us-east-1', RCLONE_CONFIG: '/dev/null', AWS_CA_BUNDLE: '' },
+    env: {
+      AWS_ACCESS_KEY_ID: access,
+      AWS_SECRET_ACCESS_KEY: secret,
+      AWS_ENDPOINT_URL: endpoint,
+      AWS_REGION: 'us-east-1',
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    },
+    rcloneEnv: {
+      RCLONE_S3_PROVIDER: 'Other',
+      RCLONE_S3_ENDPOINT: endpoint,
+      RCLONE_S3_ACCESS_KEY_ID: access,
+      RCLONE_S3_SECRET_ACCESS_KEY: secret,
+      RCLONE_S3_REGION: 'us-east-1',
+      RCLONE_CONFIG: '/dev/null',
+      AWS_CA_BUNDLE: '',
+    },
     stop: () => proc.kill('SIGKILL'),
   };
 }

@@ -92,11 +92,20 @@ export async function compareTrees(original, copy, { exclude = [], content = tru
   const add = (msg) => diffs.length < limit && diffs.push(msg);
   for (const [path, ea] of a) {
     const eb = b.get(path);
-    if (!eb) { add(`missing: ${path}`); continue; }
-    if (ea.type !== eb.type) { add(`type differs: ${path} (${ea.type} vs ${eb.type})`); continue; }
+    if (!eb) {
+      add(`missing: ${path}`);
+      continue;
+    }
+    if (ea.type !== eb.type) {
+      add(`type differs: ${path} (${ea.type} vs ${eb.type})`);
+      continue;
+    }
     if (ea.type === 'link' && ea.target !== eb.target) add(`link target differs: ${path} (${ea.target} vs ${eb.target})`);
     if (ea.type !== 'file') continue;
-    if (ea.size !== eb.size) { add(`size differs: ${path} (${ea.size} vs ${eb.size})`); continue; }
+    if (ea.size !== eb.size) {
+      add(`size differs: ${path} (${ea.size} vs ${eb.size})`);
+      continue;
+    }
     if (ea.mtimeMs !== eb.mtimeMs) add(`mtime differs: ${path} (${ea.mtimeMs} vs ${eb.mtimeMs} ms)`);
     if (ea.exec !== eb.exec) add(`executable bit differs: ${path}`);
     if (content && !(await sameContent(join(original, path), join(copy, path), ea.size))) {
@@ -108,8 +117,10 @@ export async function compareTrees(original, copy, { exclude = [], content = tru
   let dirs = 0;
   let bytes = 0;
   for (const e of a.values()) {
-    if (e.type === 'file') { files += 1; bytes += e.size; }
-    else if (e.type === 'dir') dirs += 1;
+    if (e.type === 'file') {
+      files += 1;
+      bytes += e.size;
+    } else if (e.type === 'dir') dirs += 1;
   }
   return { equal: diffs.length === 0, diffs, files, dirs, bytes };
 }

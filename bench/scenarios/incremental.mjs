@@ -97,10 +97,22 @@ export default {
     const sig = join(workRoot, 'rdiff.sig');
     const delta = join(workRoot, 'rdiff.delta');
     const q = (s) => `'${s.replace(/'/g, `'\\''`)}'`;
-    const r = await measure(['bash', '-c', `set -e; rdiff signature ${q(join(ctx.dataset, largest.path))} ${q(sig)}; ` +
-      `rdiff delta ${q(sig)} ${q(join(ctx.src, largest.path))} ${q(delta)}`], { stderr: join(workRoot, 'rdiff.stderr') });
-    const rec = { ...base, label: `signature + delta of ${largest.path}`, ...r, file: largest.path, fileBytes: largest.size,
-      fileChangedBytes: ctx.mutation.changed_bytes_by_large_file?.[largest.path] ?? null };
+    const r = await measure(
+      [
+        'bash',
+        '-c',
+        `set -e; rdiff signature ${q(join(ctx.dataset, largest.path))} ${q(sig)}; ` + `rdiff delta ${q(sig)} ${q(join(ctx.src, largest.path))} ${q(delta)}`,
+      ],
+      { stderr: join(workRoot, 'rdiff.stderr') },
+    );
+    const rec = {
+      ...base,
+      label: `signature + delta of ${largest.path}`,
+      ...r,
+      file: largest.path,
+      fileBytes: largest.size,
+      fileChangedBytes: ctx.mutation.changed_bytes_by_large_file?.[largest.path] ?? null,
+    };
     delete rec.stdoutFile;
     if (r.exitCode !== 0) rec.error = `exit code ${r.exitCode}`;
     else rec.bytesOnDrive = (await lstat(delta)).size;
@@ -120,8 +132,12 @@ export default {
         `(overwritten ${mb(m.overwritten_bytes)}, inserted ${mb(m.inserted_bytes)}, appended ${mb(m.appended_bytes)}, ` +
         `new files ${mb(m.new_file_bytes)}); ${m.deleted_files} files (${mb(m.deleted_bytes)}) deleted, ` +
         `${m.renamed_files.length} moved, 1 folder renamed; ${m.files} files, ${mb(m.bytes)} after`,
-      ...(ctx.rdiff?.bytesOnDrive != null ? [`reference: rdiff delta of ${ctx.rdiff.file} (${mb(ctx.rdiff.fileBytes)}` +
-        `${ctx.rdiff.fileChangedBytes != null ? `, ${mb(ctx.rdiff.fileChangedBytes)} changed` : ''}): ${mb(ctx.rdiff.bytesOnDrive)}`] : []),
+      ...(ctx.rdiff?.bytesOnDrive != null
+        ? [
+            `reference: rdiff delta of ${ctx.rdiff.file} (${mb(ctx.rdiff.fileBytes)}` +
+              `${ctx.rdiff.fileChangedBytes != null ? `, ${mb(ctx.rdiff.fileChangedBytes)} changed` : ''}): ${mb(ctx.rdiff.bytesOnDrive)}`,
+          ]
+        : []),
     ];
   },
 
@@ -137,8 +153,11 @@ export default {
         const s = ok(steps, 'brickpost', 'pack-incr');
         if (!s || s.bytesOnDrive == null || !ctx.changedBytes) return threshold(null);
         const limit = 1.1 * ctx.changedBytes + MB;
-        return threshold(s.bytesOnDrive / ctx.changedBytes, s.bytesOnDrive <= limit,
-          `${(s.bytesOnDrive / ctx.changedBytes).toFixed(2)}x changed (${(s.bytesOnDrive / MB).toFixed(1)} MB; limit ${(limit / MB).toFixed(1)} MB)`);
+        return threshold(
+          s.bytesOnDrive / ctx.changedBytes,
+          s.bytesOnDrive <= limit,
+          `${(s.bytesOnDrive / ctx.changedBytes).toFixed(2)}x changed (${(s.bytesOnDrive / MB).toFixed(1)} MB; limit ${(limit / MB).toFixed(1)} MB)`,
+        );
       },
     },
     {

@@ -43,7 +43,15 @@ export default {
     {
       text: 'peak RSS <= 200 MB (every brickpost command, whole process tree)',
       // The report step's process tree includes Chromium printing the PDF, not brickpost's own memory.
-      judge: (steps) => threshold(rssPeak(steps.filter((s) => s.op !== 'report' && s.op !== 'read-drive'), 'brickpost'), (mb) => mb <= 200, ' MB'),
+      judge: (steps) =>
+        threshold(
+          rssPeak(
+            steps.filter((s) => s.op !== 'report' && s.op !== 'read-drive'),
+            'brickpost',
+          ),
+          (mb) => mb <= 200,
+          ' MB',
+        ),
     },
   ],
 };

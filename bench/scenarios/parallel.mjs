@@ -59,7 +59,9 @@ function overlap(logFile) {
 function buildShim(repoRoot, work) {
   const so = join(work, 'throttle.so');
   if (existsSync(so)) return so;
-  const r = spawnSync('cc', ['-O2', '-Wall', '-shared', '-fPIC', '-o', so, join(repoRoot, 'bench', 'lib', 'throttle.c'), '-ldl', '-lpthread'], { encoding: 'utf8' });
+  const r = spawnSync('cc', ['-O2', '-Wall', '-shared', '-fPIC', '-o', so, join(repoRoot, 'bench', 'lib', 'throttle.c'), '-ldl', '-lpthread'], {
+    encoding: 'utf8',
+  });
   if (r.status !== 0) throw new Error(`cannot compile bench/lib/throttle.c (cc ${r.error ? r.error.message : `exit ${r.status}`}): ${r.stderr}`);
   return so;
 }
@@ -96,7 +98,23 @@ export default {
     for (const s of SETS) {
       const drives = Array.from({ length: s.drives }, (_, i) => join(work, s.op, `d${i + 1}`));
       for (const d of drives) mkdirSync(d, { recursive: true });
-      const argv = [process.execPath, cli, '--home', home, 'pack', ctx.src, ...drives.flatMap((d) => ['--to', d]), '--parity', String(s.parity), '--recipient', recipient, '--no-self', '--dataset', s.op, '--json'];
+      const argv = [
+        process.execPath,
+        cli,
+        '--home',
+        home,
+        'pack',
+        ctx.src,
+        ...drives.flatMap((d) => ['--to', d]),
+        '--parity',
+        String(s.parity),
+        '--recipient',
+        recipient,
+        '--no-self',
+        '--dataset',
+        s.op,
+        '--json',
+      ];
       const writes = join(work, `${s.op}.writes`);
       const env = { LD_PRELOAD: so, UV_USE_IO_URING: '0', BP_THROTTLE_RATE: String(RATE), BP_THROTTLE_DIRS: drives.join(':'), BP_THROTTLE_LOG: writes };
       const cache = dropCaches();
@@ -106,9 +124,31 @@ export default {
       const bytes = drives.map(dirBytes);
       const total = bytes.reduce((a, b) => a + b, 0);
       const ideal = Math.max(...bytes) / RATE;
-      const rec = { op: s.op, drives: s.drives, parity: s.parity, wall: r.wall, cpu: r.cpu, bytes, total, ideal, aggregate: total / r.wall, load, ...overlap(writes) };
+      const rec = {
+        op: s.op,
+        drives: s.drives,
+        parity: s.parity,
+        wall: r.wall,
+        cpu: r.cpu,
+        bytes,
+        total,
+        ideal,
+        aggregate: total / r.wall,
+        load,
+        ...overlap(writes),
+      };
       ctx.parallel.sets.push(rec);
-      steps.push({ tool: 'brickpost', op: s.op, label: `pack to ${s.drives} throttled drive${s.drives > 1 ? 's' : ''}`, cache, load, ...r, mbps: ctx.datasetBytes / 1e6 / r.wall, bytesOnDrive: total, ...(r.exitCode !== 0 ? { error: `exit ${r.exitCode}` } : {}) });
+      steps.push({
+        tool: 'brickpost',
+        op: s.op,
+        label: `pack to ${s.drives} throttled drive${s.drives > 1 ? 's' : ''}`,
+        cache,
+        load,
+        ...r,
+        mbps: ctx.datasetBytes / 1e6 / r.wall,
+        bytesOnDrive: total,
+        ...(r.exitCode !== 0 ? { error: `exit ${r.exitCode}` } : {}),
+      });
     }
     return steps;
   },
@@ -119,11 +159,12 @@ export default {
     const one = p.sets[0];
     return [
       `drive sets, each drive throttled to ${mb(p.rate)} MB/s (bench/lib/throttle.c):`,
-      '  drives  wall s  one drive\'s share at that speed, s  bytes on all drives MB  written MB/s  x one drive  writing s  drives busy at once',
-      ...p.sets.map((s) =>
-        `  ${String(s.drives).padStart(6)}  ${s.wall.toFixed(1).padStart(6)}  ${s.ideal.toFixed(1).padStart(36)}  ${mb(s.total).padStart(22)}  ${mb(s.aggregate).padStart(12)}  ${(s.aggregate / one.aggregate).toFixed(2).padStart(11)}  ${s.span.toFixed(1).padStart(9)}  ${s.busy.toFixed(2).padStart(19)}`,
+      "  drives  wall s  one drive's share at that speed, s  bytes on all drives MB  written MB/s  x one drive  writing s  drives busy at once",
+      ...p.sets.map(
+        (s) =>
+          `  ${String(s.drives).padStart(6)}  ${s.wall.toFixed(1).padStart(6)}  ${s.ideal.toFixed(1).padStart(36)}  ${mb(s.total).padStart(22)}  ${mb(s.aggregate).padStart(12)}  ${(s.aggregate / one.aggregate).toFixed(2).padStart(11)}  ${s.span.toFixed(1).padStart(9)}  ${s.busy.toFixed(2).padStart(19)}`,
       ),
-      '  (writing s: from the first write to a drive to the end of the last; drives busy at once: the drives\' write time over that span)',
+      "  (writing s: from the first write to a drive to the end of the last; drives busy at once: the drives' write time over that span)",
     ];
   },
 

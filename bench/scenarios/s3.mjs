@@ -70,7 +70,13 @@ export function sameTree(ctx, copy) {
         if (rel === '' && (e.name === '.brickpost' || e.name === '.sgwtmp')) continue;
         const r = rel ? `${rel}/${e.name}` : e.name;
         if (e.isDirectory()) walk(join(dir, e.name), r);
-        else if (e.isFile()) out.set(r, createHash('sha256').update(readFileSync(join(dir, e.name))).digest('hex'));
+        else if (e.isFile())
+          out.set(
+            r,
+            createHash('sha256')
+              .update(readFileSync(join(dir, e.name)))
+              .digest('hex'),
+          );
       }
     };
     walk(root, '');

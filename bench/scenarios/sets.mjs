@@ -43,11 +43,24 @@ export default {
 
   async reference(ctx, { workRoot, log }) {
     const t0 = performance.now();
-    ctx.parity = await parityBench({ work: workRoot, size: String(Math.min(512 << 20, ctx.datasetBytes)), par2Max: String(Math.min(256 << 20, ctx.datasetBytes)), log: (m) => log(`parity: ${m}`) });
+    ctx.parity = await parityBench({
+      work: workRoot,
+      size: String(Math.min(512 << 20, ctx.datasetBytes)),
+      par2Max: String(Math.min(256 << 20, ctx.datasetBytes)),
+      log: (m) => log(`parity: ${m}`),
+    });
     return [{ tool: 'parity', op: 'codec', label: 'parity codec vs par2', wall: (performance.now() - t0) / 1000, result: ctx.parity }];
   },
 
-  describe: (ctx) => (ctx.parity ? ['parity codec against par2 (same data, same redundancy):', ...parityTable(ctx.parity).split('\n').map((l) => `  ${l}`)] : []),
+  describe: (ctx) =>
+    ctx.parity
+      ? [
+          'parity codec against par2 (same data, same redundancy):',
+          ...parityTable(ctx.parity)
+            .split('\n')
+            .map((l) => `  ${l}`),
+        ]
+      : [],
 
   comparisons: [],
 

@@ -101,7 +101,11 @@ export default {
       set5: join(ctx.work, 'set5'),
       dest3: join(ctx.work, 'dest-set3'),
     };
-    for (const [dir, n] of [[state.set3, 3], [state.set5, 5]]) for (let i = 1; i <= n; i++) await mkdir(join(dir, `d${i}`), { recursive: true });
+    for (const [dir, n] of [
+      [state.set3, 3],
+      [state.set5, 5],
+    ])
+      for (let i = 1; i <= n; i++) await mkdir(join(dir, `d${i}`), { recursive: true });
     await mkdir(state.drive, { recursive: true });
     await mkdir(state.driveS3, { recursive: true });
     await mkdir(state.drive2, { recursive: true });
@@ -132,7 +136,12 @@ export default {
     }),
     'pack-1core': (state, ctx) => ({
       label: 'pack, taskset -c 0',
-      argv: ['taskset', '-c', '0', ...cli(ctx, state.pub, 'pack', ctx.src, '--to', state.drive1, '--recipient', state.recipient, '--dataset', 'bench-1core', '--json')],
+      argv: [
+        'taskset',
+        '-c',
+        '0',
+        ...cli(ctx, state.pub, 'pack', ctx.src, '--to', state.drive1, '--recipient', state.recipient, '--dataset', 'bench-1core', '--json'),
+      ],
       stdout: true,
       sync: state.drive1,
       drive: state.drive1,
@@ -188,8 +197,11 @@ export default {
       stdout: true,
       sync: state.drive2,
       drive: state.drive2,
-      check: (r) => checkSummary(r) ?? (lastEvent(r.stdoutFile).result.full === false ? null
-        : `pack wrote a full shipment, not an incremental one: ${JSON.stringify(lastEvent(r.stdoutFile).result.notes ?? [])}`),
+      check: (r) =>
+        checkSummary(r) ??
+        (lastEvent(r.stdoutFile).result.full === false
+          ? null
+          : `pack wrote a full shipment, not an incremental one: ${JSON.stringify(lastEvent(r.stdoutFile).result.notes ?? [])}`),
       details: (r) => {
         const res = lastEvent(r.stdoutFile)?.result ?? {};
         const keys = ['seq', 'full', 'bases', 'filesRead', 'bytesRead', 'filesUnchanged', 'chunksHeld', 'bytesHeld', 'chunksDelta', 'bytesDelta', 'notes'];
@@ -221,7 +233,18 @@ export default {
     }),
     'pack-set3': (state, ctx) => ({
       label: 'pack to 3 drives (1 parity)',
-      argv: cli(ctx, state.pub, 'pack', ctx.src, ...[1, 2, 3].flatMap((i) => ['--to', join(state.set3, `d${i}`)]), '--recipient', state.recipient, '--dataset', 'bench-set3', '--json'),
+      argv: cli(
+        ctx,
+        state.pub,
+        'pack',
+        ctx.src,
+        ...[1, 2, 3].flatMap((i) => ['--to', join(state.set3, `d${i}`)]),
+        '--recipient',
+        state.recipient,
+        '--dataset',
+        'bench-set3',
+        '--json',
+      ),
       stdout: true,
       sync: state.set3,
       drive: state.set3,
@@ -229,7 +252,20 @@ export default {
     }),
     'pack-set5': (state, ctx) => ({
       label: 'pack to 5 drives (2 parity)',
-      argv: cli(ctx, state.pub, 'pack', ctx.src, ...[1, 2, 3, 4, 5].flatMap((i) => ['--to', join(state.set5, `d${i}`)]), '--parity', '2', '--recipient', state.recipient, '--dataset', 'bench-set5', '--json'),
+      argv: cli(
+        ctx,
+        state.pub,
+        'pack',
+        ctx.src,
+        ...[1, 2, 3, 4, 5].flatMap((i) => ['--to', join(state.set5, `d${i}`)]),
+        '--parity',
+        '2',
+        '--recipient',
+        state.recipient,
+        '--dataset',
+        'bench-set5',
+        '--json',
+      ),
       stdout: true,
       sync: state.set5,
       drive: state.set5,

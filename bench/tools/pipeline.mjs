@@ -35,8 +35,7 @@ export default {
   ops: {
     pack: (state, ctx) => ({
       label: 'tar|zstd|age',
-      argv: ['bash', '-c', PIPEFAIL +
-        `tar -cf - -C ${sh(ctx.src)} . | zstd -q -T0 -3 | age -r ${sh(state.recipient)} > ${sh(state.file)}`],
+      argv: ['bash', '-c', PIPEFAIL + `tar -cf - -C ${sh(ctx.src)} . | zstd -q -T0 -3 | age -r ${sh(state.recipient)} > ${sh(state.file)}`],
       sync: ctx.work,
     }),
     'verify-deep': (state) => ({
@@ -45,8 +44,7 @@ export default {
     }),
     ingest: (state, ctx) => ({
       label: 'age -d|zstd -d|tar -x',
-      argv: ['bash', '-c', PIPEFAIL +
-        `age -d -i ${sh(state.key)} ${sh(state.file)} | zstd -q -d -c | tar -xf - -C ${sh(state.dest)}`],
+      argv: ['bash', '-c', PIPEFAIL + `age -d -i ${sh(state.key)} ${sh(state.file)} | zstd -q -d -c | tar -xf - -C ${sh(state.dest)}`],
       sync: ctx.work,
     }),
   },

@@ -41,7 +41,9 @@ function findRustic(ctx) {
   const cargo = cargoBin();
   if (!cargo) return { why: 'cargo not found, so rustic (cargo install rustic-rs) is not benchmarked' };
   process.stderr.write('bench: rustic: installing it with cargo install rustic-rs --locked (once; several minutes) ...\n');
-  const r = spawnSync(cargo, ['install', 'rustic-rs', '--locked', '--root', join(ctx.repoRoot, 'bench', '.cache', 'cargo')], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const r = spawnSync(cargo, ['install', 'rustic-rs', '--locked', '--root', join(ctx.repoRoot, 'bench', '.cache', 'cargo')], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   if (r.status !== 0 || !existsSync(local)) return { why: `cargo install rustic-rs failed (exit ${r.status})` };
   return { bin: local };
 }

@@ -59,12 +59,20 @@ describe('reference amplification', () => {
     test(`${name}: ingest refuses two million refs to one chunk at a first line of the manifest (exit 4), DEST unchanged`, () => {
       const dest = join(root, `dest-refused-${env['BRICKPOST_NATIVE'] ?? '1'}`);
       const o = cli(['ingest', drive(MANY), dest], env);
-      const ev = assertRefused(o, { code: 'LIMIT_EXCEEDED', exit: 4, names: /expands more than 10000 times its [0-9]+ bytes on the drive: .*\(data\/manifest\.age line [0-9]+, "big\.bin"\); --max-expansion [0-9]+ accepts it/ });
+      const ev = assertRefused(o, {
+        code: 'LIMIT_EXCEEDED',
+        exit: 4,
+        names:
+          /expands more than 10000 times its [0-9]+ bytes on the drive: .*\(data\/manifest\.age line [0-9]+, "big\.bin"\); --max-expansion [0-9]+ accepts it/,
+      });
       // Each line holds 1024 refs: the refusal comes within the first 2% of the manifest's 1957 lines.
       assert.ok(lineOf(String(ev.message)) <= 40, String(ev.message));
       assert.ok(o.rssMb < RSS_MB, `peak RSS ${o.rssMb.toFixed(0)} MB`);
       assert.match(String(ev.hint), /if you trust the publisher, accept it: brickpost --home \S+ --json ingest \S+ \S+ --max-expansion [0-9]+$/);
-      assert.deepEqual(readdirSync(dest).filter((f) => f !== '.brickpost'), []);
+      assert.deepEqual(
+        readdirSync(dest).filter((f) => f !== '.brickpost'),
+        [],
+      );
     });
 
     test(`${name}: verify --deep reports the same refusal before decoding more than a chunk`, () => {
@@ -105,7 +113,10 @@ describe('reference amplification', () => {
     const o = cli(['ingest', drive(MANY), dest, '--max-expansion', 'none']);
     assertRefused(o, { code: 'NO_SPACE', exit: 5, names: /has [0-9]+ bytes free, the shipment needs at least [0-9]+/ });
     assert.ok(o.rssMb < RSS_MB, `peak RSS ${o.rssMb.toFixed(0)} MB`);
-    assert.deepEqual(readdirSync(dest).filter((f) => f !== '.brickpost'), []);
+    assert.deepEqual(
+      readdirSync(dest).filter((f) => f !== '.brickpost'),
+      [],
+    );
   });
 });
 

@@ -42,7 +42,10 @@ export async function amplifiedDrive(drive: string, self: PartyKeys, refs: numbe
       const ref = JSON.stringify(l.refs.get('big'));
       const nl = (t: string): Buffer => Buffer.from(`${t}\n`);
       const first = Math.min(PER, refs);
-      const parts = [nl(JSON.stringify(l.header)), nl(`{"t":"file","p":"big.bin","size":${bytes},"mode":420,"mtime":"0","c":[${Array(first).fill(ref).join(',')}]}`)];
+      const parts = [
+        nl(JSON.stringify(l.header)),
+        nl(`{"t":"file","p":"big.bin","size":${bytes},"mode":420,"mtime":"0","c":[${Array(first).fill(ref).join(',')}]}`),
+      ];
       const full = nl(`{"t":"more","c":[${Array(PER).fill(ref).join(',')}]}`);
       for (let left = refs - first; left > 0; left -= PER) parts.push(left >= PER ? full : nl(`{"t":"more","c":[${Array(left).fill(ref).join(',')}]}`));
       for (const p of l.packs) parts.push(nl(JSON.stringify(p)));

@@ -12,7 +12,20 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { CLI, brickpost, diffSnapshots, lastEvent, MAKE_DATASET, makeDataset, publisherAndSubscriber, sh, shipmentDir, snapshot, tempDir } from '../support.js';
 import { assertBounded, assertRefused, run, treeDigest } from './harness.js';
@@ -43,7 +56,10 @@ describe('hostile conditions', () => {
   before(() => {
     makeDataset(src, '6M', 11);
     const recipient = publisherAndSubscriber(pub, sub);
-    for (const [d, label] of [[drive1, 's1'], [drive2, 's2']] as const) {
+    for (const [d, label] of [
+      [drive1, 's1'],
+      [drive2, 's2'],
+    ] as const) {
       if (label === 's2') {
         sh('cp', ['-a', src, v1]);
         sh('python3', [MAKE_DATASET, src, '--mutate', '5', '--seed', '3', '-q']);
@@ -100,7 +116,10 @@ describe('hostile conditions', () => {
     first.release();
     assert.equal(await first.done, 0);
     assertRefused(second, { code: 'LOCKED', exit: 7, names: /is packing in brickpost process [0-9]+/ });
-    assert.deepEqual(readdirSync(join(d2)).filter((f) => f !== 'brickpost'), []);
+    assert.deepEqual(
+      readdirSync(join(d2)).filter((f) => f !== 'brickpost'),
+      [],
+    );
   });
 
   for (const [what, plant] of [
@@ -132,7 +151,11 @@ describe('hostile conditions', () => {
   test('a shipment of another dataset, or of another publisher under the same dataset name, is refused (exit 6); DEST unchanged', () => {
     const dest = fresh();
     const digest = treeDigest(dest, ['.brickpost']);
-    assertRefused(run(sub, ['ingest', bigDrive, dest]), { code: 'DATASET_MISMATCH', exit: 6, names: /destination holds dataset "cond" \([0-9a-f]{16}\), the drive carries .*"big"/ });
+    assertRefused(run(sub, ['ingest', bigDrive, dest]), {
+      code: 'DATASET_MISMATCH',
+      exit: 6,
+      names: /destination holds dataset "cond" \([0-9a-f]{16}\), the drive carries .*"big"/,
+    });
     unchanged(dest, digest);
     const other = join(root, 'other-publisher');
     assert.equal(brickpost(other, ['keygen', '--name', 'other']).code, 0);
@@ -142,11 +165,20 @@ describe('hostile conditions', () => {
     const otherDrive = join(root, 'drive-other-publisher');
     mkdirSync(otherDrive);
     assert.equal(brickpost(other, ['pack', v1, '--to', otherDrive, '--recipient', recipient, '--dataset', 'cond'], { env }).code, 0);
-    const differs = assertRefused(run(sub, ['ingest', otherDrive, dest]), { code: 'DATASET_MISMATCH', exit: 6, names: /^the publisher differs: destination holds dataset "cond" \([0-9a-f]{16}\) from publisher key (\S+); the drive carries "cond" \([0-9a-f]{16}\) signed by publisher key (\S+)$/ });
+    const differs = assertRefused(run(sub, ['ingest', otherDrive, dest]), {
+      code: 'DATASET_MISMATCH',
+      exit: 6,
+      names:
+        /^the publisher differs: destination holds dataset "cond" \([0-9a-f]{16}\) from publisher key (\S+); the drive carries "cond" \([0-9a-f]{16}\) signed by publisher key (\S+)$/,
+    });
     const keys = /from publisher key (\S+);.* signed by publisher key (\S+)$/.exec(differs.message)!;
     assert.notEqual(keys[1], keys[2]);
     const trusted = JSON.parse(brickpost(sub, ['trust', 'list', '--json']).stdout) as Array<{ keyId: string }>;
-    for (const k of [keys[1], keys[2]]) assert.ok(trusted.some((t) => t.keyId === k), `${k} is listed by trust list`);
+    for (const k of [keys[1], keys[2]])
+      assert.ok(
+        trusted.some((t) => t.keyId === k),
+        `${k} is listed by trust list`,
+      );
     assert.match(differs.hint, /^'brickpost trust list' names both keys/);
     unchanged(dest, digest);
   });
@@ -155,7 +187,11 @@ describe('hostile conditions', () => {
     const newer = fresh();
     assert.equal(brickpost(sub, ['ingest', drive2, newer]).code, 0);
     const dest = join(root, 'dest-rolled-back');
-    assertRefused(run(sub, ['ingest', drive1, dest]), { code: 'CHAIN_REPLAY', exit: 6, names: /is seq 1 of dataset "cond", older than seq 2 this home applied/ });
+    assertRefused(run(sub, ['ingest', drive1, dest]), {
+      code: 'CHAIN_REPLAY',
+      exit: 6,
+      names: /is seq 1 of dataset "cond", older than seq 2 this home applied/,
+    });
     assert.deepEqual(existsSync(dest) ? readdirSync(dest).filter((f) => f !== '.brickpost') : [], []);
     assert.equal(brickpost(sub, ['ingest', drive1, dest, '--allow-older']).code, 0);
     assert.deepEqual(diffSnapshots(snapshot(v1), snapshot(dest)), []);
@@ -167,7 +203,11 @@ describe('hostile conditions', () => {
     const o = run(sub, ['ingest', drive2, dest], { env: { ...process.env, BRICKPOST_FAILPOINT: 'stage-write@3' } });
     assertRefused(o, { code: 'NO_SPACE', exit: 5, names: 'no space left on device' });
     unchanged(dest, digest);
-    assert.equal(existsSync(join(dest, '.brickpost', 'staging')) && readdirSync(join(dest, '.brickpost', 'staging')).length > 0, false, 'no staged files are left');
+    assert.equal(
+      existsSync(join(dest, '.brickpost', 'staging')) && readdirSync(join(dest, '.brickpost', 'staging')).length > 0,
+      false,
+      'no staged files are left',
+    );
     assert.equal(brickpost(sub, ['ingest', drive2, dest]).code, 0);
     assert.deepEqual(diffSnapshots(snapshot(src), snapshot(dest)), []);
   });
@@ -275,5 +315,4 @@ describe('hostile conditions', () => {
     assert.equal(spawnSync('sha256sum', [outside], { encoding: 'utf8' }).stdout, before, 'the linked file outside DEST is unchanged');
     if (o.code === 0) assert.deepEqual(diffSnapshots(snapshot(src), snapshot(dest)), []);
   });
-
 });

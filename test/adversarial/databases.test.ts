@@ -51,7 +51,14 @@ function runHint(hint: string): Outcome & { doc: Record<string, any> } {
   const cmd = /'(brickpost [^']+)'/.exec(hint)?.[1];
   assert.ok(cmd, `the hint names a command: ${hint}`);
   const r = spawnSync('sh', ['-c', `${cmd} --json`], { encoding: 'utf8', env: { ...process.env, PATH: `${binDir}:${process.env.PATH}` } });
-  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr, events: [], rssMb: 0, doc: r.status === 0 ? (JSON.parse(r.stdout) as Record<string, any>) : {} };
+  return {
+    code: r.status ?? -1,
+    stdout: r.stdout,
+    stderr: r.stderr,
+    events: [],
+    rssMb: 0,
+    doc: r.status === 0 ? (JSON.parse(r.stdout) as Record<string, any>) : {},
+  };
 }
 let binDir = '';
 const holderDir = tempDir('bp-lock-');
@@ -63,8 +70,11 @@ const holderDir = tempDir('bp-lock-');
 async function holdLock(file: string): Promise<{ child: ChildProcess; release: () => Promise<void> }> {
   const script = join(holderDir, 'bp-lock-holder.cjs');
   if (!existsSync(script)) {
-    writeFileSync(script, `const D = require(${JSON.stringify(SQLITE)}); const d = new D(process.argv[2]); d.exec('BEGIN EXCLUSIVE');
-process.stdout.write('held\\n'); process.stdin.resume(); process.stdin.on('end', () => { d.exec('COMMIT'); d.close(); });\n`);
+    writeFileSync(
+      script,
+      `const D = require(${JSON.stringify(SQLITE)}); const d = new D(process.argv[2]); d.exec('BEGIN EXCLUSIVE');
+process.stdout.write('held\\n'); process.stdin.resume(); process.stdin.on('end', () => { d.exec('COMMIT'); d.close(); });\n`,
+    );
   }
   const child = spawn(process.execPath, [script, file], { stdio: ['pipe', 'pipe', 'inherit'] });
   await new Promise<void>((resolve, reject) => {
@@ -111,7 +121,11 @@ describe('the catalog and the journals tell the truth', () => {
 
   test("a file at the catalog's path that is not a catalog is refused, named, and left as it was", () => {
     const kinds: Array<[string, (file: string) => void, RegExp]> = [
-      ["another program's database", (f) => new Database(f).exec('CREATE TABLE photos (id INTEGER PRIMARY KEY, path TEXT)'), /is another program's database \(tables "photos"\)/],
+      [
+        "another program's database",
+        (f) => new Database(f).exec('CREATE TABLE photos (id INTEGER PRIMARY KEY, path TEXT)'),
+        /is another program's database \(tables "photos"\)/,
+      ],
       ["a destination's journal", (f) => sh('cp', [join(base, '.brickpost', 'journal.sqlite'), f]), /is a brickpost destination's journal, not a catalog/],
       ['a text file', (f) => writeFileSync(f, 'id,name\n1,a\n'), /is not a SQLite database/],
     ];
@@ -158,7 +172,11 @@ describe('the catalog and the journals tell the truth', () => {
     const o = run(home, ['ingest', drives[1]!, dest]);
     assert.equal(o.code, 0, o.stdout + o.stderr);
     assert.deepEqual(diffSnapshots(snapshot(trees[1]!), snapshot(dest)), []);
-    assert.deepEqual(ingestRows(home).map((r) => r.state), ['applied', 'applied'], 'the first ingest, recorded before, is still there');
+    assert.deepEqual(
+      ingestRows(home).map((r) => r.state),
+      ['applied', 'applied'],
+      'the first ingest, recorded before, is still there',
+    );
     const back = run(home, ['rollback', dest, '--to', '1']);
     assert.equal(back.code, 0, back.stdout + back.stderr);
     assert.deepEqual(diffSnapshots(snapshot(trees[0]!), snapshot(dest)), []);
@@ -180,16 +198,28 @@ describe('the catalog and the journals tell the truth', () => {
     const kept = new Map((s.kept as Array<{ table: string; kept: number; lost: number | null }>).map((t) => [t.table, t]));
     assert.equal(kept.get('trust')!.kept, 0);
     assert.ok(kept.get('ingests')!.kept >= 1 && kept.get('datasets')!.kept >= 1, JSON.stringify(s.kept));
-    assert.ok(s.lost.some((l: { what: string; meaning: string }) => /table trust/.test(l.what) && /brickpost trust add/.test(l.meaning)), JSON.stringify(s.lost));
-    assert.ok(s.rebuilt.some((l: { what: string }) => /your own key/.test(l.what)), JSON.stringify(s.rebuilt));
+    assert.ok(
+      s.lost.some((l: { what: string; meaning: string }) => /table trust/.test(l.what) && /brickpost trust add/.test(l.meaning)),
+      JSON.stringify(s.lost),
+    );
+    assert.ok(
+      s.rebuilt.some((l: { what: string }) => /your own key/.test(l.what)),
+      JSON.stringify(s.rebuilt),
+    );
     // The publisher's key was lost with the table: trusted again, the next shipment ingests.
     const keys = JSON.parse(brickpost(home, ['trust', 'list', '--json']).stdout) as Array<{ self: boolean }>;
-    assert.deepEqual(keys.map((k) => k.self), [true]);
+    assert.deepEqual(
+      keys.map((k) => k.self),
+      [true],
+    );
     const pk = JSON.parse(brickpost(pub, ['whoami', '--json']).stdout).minisignPublicKey;
     assert.equal(brickpost(home, ['trust', 'add', pk, '--name', 'publisher']).code, 0);
     const o = run(home, ['ingest', drives[1]!, dest]);
     assert.equal(o.code, 0, o.stdout + o.stderr);
-    assert.deepEqual(ingestRows(home).map((x) => x.shipment_id), [ids[0], ids[1]]);
+    assert.deepEqual(
+      ingestRows(home).map((x) => x.shipment_id),
+      [ids[0], ids[1]],
+    );
   });
 
   test('a catalog cut short is recovered from the destinations and drives given', () => {
@@ -201,8 +231,14 @@ describe('the catalog and the journals tell the truth', () => {
     const r = brickpost(home, ['catalog', 'recover', '--dest', base, '--drive', drives[0]!, '--name', 'subscriber', '--json']);
     assert.equal(r.code, 0, r.stdout + r.stderr);
     const s = JSON.parse(r.stdout) as Record<string, any>;
-    assert.ok(s.rebuilt.some((x: { what: string }) => /1 ingest into/.test(x.what)), JSON.stringify(s.rebuilt));
-    assert.ok(s.rebuilt.some((x: { what: string }) => /custody events/.test(x.what)), JSON.stringify(s.rebuilt));
+    assert.ok(
+      s.rebuilt.some((x: { what: string }) => /1 ingest into/.test(x.what)),
+      JSON.stringify(s.rebuilt),
+    );
+    assert.ok(
+      s.rebuilt.some((x: { what: string }) => /custody events/.test(x.what)),
+      JSON.stringify(s.rebuilt),
+    );
     assert.deepEqual(ingestRows(home), [{ shipment_id: ids[0], state: 'applied' }]);
     assert.equal(JSON.parse(brickpost(home, ['whoami', '--json']).stdout).name, 'subscriber');
   });
@@ -219,7 +255,10 @@ describe('the catalog and the journals tell the truth', () => {
     const r = runHint(ev.hint);
     assert.equal(r.code, 0, r.stdout + r.stderr);
     assert.equal(r.doc.pending, null);
-    assert.ok(r.doc.lost.some((l: { what: string; meaning: string }) => l.what.includes(ids[1]!) && /rollback' can no longer go back before it/.test(l.meaning)), JSON.stringify(r.doc.lost));
+    assert.ok(
+      r.doc.lost.some((l: { what: string; meaning: string }) => l.what.includes(ids[1]!) && /rollback' can no longer go back before it/.test(l.meaning)),
+      JSON.stringify(r.doc.lost),
+    );
     assert.equal(treeDigest(dest, ['.brickpost']), digest, "recovering the journal leaves DEST's files alone");
     assertRefused(run(home, ['rollback', dest, '--to', '1']), { code: 'USAGE', exit: 2, names: ids[1]! });
     const o = run(home, ['ingest', drives[2]!, dest]);
@@ -241,14 +280,20 @@ describe('the catalog and the journals tell the truth', () => {
     assert.equal(existsSync(marker), false, 'a rollback refused before its first change leaves no marker');
     writeFileSync(journal, before);
     // Killed after undoing #3, before #2: the marker stands; then the steps are lost.
-    const killed = spawnSync(process.execPath, [CLI, '--home', home, 'rollback', dest, '--to', '1'], { env: { ...process.env, BRICKPOST_FAILPOINT: 'rollback-step@1' }, encoding: 'utf8' });
+    const killed = spawnSync(process.execPath, [CLI, '--home', home, 'rollback', dest, '--to', '1'], {
+      env: { ...process.env, BRICKPOST_FAILPOINT: 'rollback-step@1' },
+      encoding: 'utf8',
+    });
     assert.equal(killed.signal, 'SIGKILL', killed.stderr);
     assert.equal(existsSync(marker), true);
     damageTable(journal, 'ops');
     const r = brickpost(home, ['journal', 'recover', dest, '--json']);
     assert.equal(r.code, 0, r.stdout + r.stderr);
     const lost = JSON.parse(r.stdout).lost as Array<{ what: string; meaning: string }>;
-    assert.ok(lost.some((l) => l.what.includes(`rollback to shipment ${ids[0]}`) && /IN-PROGRESS/.test(l.what) && /may hold part of it/.test(l.meaning)), JSON.stringify(lost));
+    assert.ok(
+      lost.some((l) => l.what.includes(`rollback to shipment ${ids[0]}`) && /IN-PROGRESS/.test(l.what) && /may hold part of it/.test(l.meaning)),
+      JSON.stringify(lost),
+    );
     assert.equal(existsSync(marker), false, 'a job that can no longer be finished is not left marked');
     const st = brickpost(home, ['status', dest]);
     assert.equal(st.code, 0, st.stdout + st.stderr);
@@ -260,7 +305,10 @@ describe('the catalog and the journals tell the truth', () => {
   test('a commit interrupted, then its journal damaged elsewhere: recovered, the next ingest finishes it', () => {
     const dest = copy(base);
     const home = copy(sub);
-    const killed = spawnSync(process.execPath, [CLI, '--home', home, 'ingest', drives[1]!, dest], { env: { ...process.env, BRICKPOST_FAILPOINT: 'apply-install@3' }, encoding: 'utf8' });
+    const killed = spawnSync(process.execPath, [CLI, '--home', home, 'ingest', drives[1]!, dest], {
+      env: { ...process.env, BRICKPOST_FAILPOINT: 'apply-install@3' },
+      encoding: 'utf8',
+    });
     assert.equal(killed.signal, 'SIGKILL', killed.stderr);
     damageTable(join(dest, '.brickpost', 'journal.sqlite'), 'held');
     const r = brickpost(home, ['journal', 'recover', dest, '--json']);
@@ -268,7 +316,10 @@ describe('the catalog and the journals tell the truth', () => {
     assert.deepEqual(JSON.parse(r.stdout).pending, { kind: 'apply', shipmentId: ids[1] });
     const o = run(home, ['ingest', drives[1]!, dest]);
     assert.equal(o.code, 0, o.stdout + o.stderr);
-    assert.ok(o.events.some((e) => e.code === 'RESUMED'), 'the interrupted commit was finished');
+    assert.ok(
+      o.events.some((e) => e.code === 'RESUMED'),
+      'the interrupted commit was finished',
+    );
     assert.deepEqual(diffSnapshots(snapshot(trees[1]!), snapshot(dest)), []);
   });
 
@@ -289,7 +340,10 @@ describe('the catalog and the journals tell the truth', () => {
     assert.equal(JSON.parse(brickpost(home, ['history', dest, '--json']).stdout).shipments.length, 1);
     const o = run(home, ['ingest', drives[1]!, dest]);
     assert.equal(o.code, 0, o.stdout + o.stderr);
-    assert.deepEqual(ingestRows(home), [{ shipment_id: ids[0], state: 'applied' }, { shipment_id: ids[1], state: 'applied' }]);
+    assert.deepEqual(ingestRows(home), [
+      { shipment_id: ids[0], state: 'applied' },
+      { shipment_id: ids[1], state: 'applied' },
+    ]);
   });
 
   test('a lock taken after DEST committed: success with a warning, and the next command records the ingest', async () => {
@@ -308,9 +362,16 @@ describe('the catalog and the journals tell the truth', () => {
     try {
       writeFileSync(join(gate, 'ingest-committed.go'), '');
       assert.equal(await done, 0, out);
-      const warning = out.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, any>).find((e) => e.code === 'CATALOG_NOT_UPDATED');
+      const warning = out
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Record<string, any>)
+        .find((e) => e.code === 'CATALOG_NOT_UPDATED');
       assert.ok(warning, out);
-      assert.match(warning.message, /is applied to .* but this home's catalog could not record it: the catalog .* is locked by another process \(it is open in process \d+ \(/);
+      assert.match(
+        warning.message,
+        /is applied to .* but this home's catalog could not record it: the catalog .* is locked by another process \(it is open in process \d+ \(/,
+      );
       assert.deepEqual(diffSnapshots(snapshot(trees[1]!), snapshot(dest)), []);
       assert.equal(ingestRows(home)[1]!.state, 'committing');
     } finally {
@@ -318,8 +379,18 @@ describe('the catalog and the journals tell the truth', () => {
     }
     const h = brickpost(home, ['history', dest, '--json']);
     assert.equal(h.code, 0, h.stderr);
-    assert.deepEqual(JSON.parse(h.stdout).shipments.map((s: { shipmentId: string }) => s.shipmentId), [ids[0], ids[1]]);
-    assert.deepEqual(ingestRows(home), [{ shipment_id: ids[0], state: 'applied' }, { shipment_id: ids[1], state: 'applied' }], 'history recorded the ingest from DEST');
+    assert.deepEqual(
+      JSON.parse(h.stdout).shipments.map((s: { shipmentId: string }) => s.shipmentId),
+      [ids[0], ids[1]],
+    );
+    assert.deepEqual(
+      ingestRows(home),
+      [
+        { shipment_id: ids[0], state: 'applied' },
+        { shipment_id: ids[1], state: 'applied' },
+      ],
+      'history recorded the ingest from DEST',
+    );
   });
 
   after(() => undefined);

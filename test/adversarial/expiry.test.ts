@@ -13,7 +13,17 @@ import { buildVector, newParty, type Parties } from '@brickpost/engine/testing';
 import { brickpost, diffSnapshots, errorEvent, makeDataset, publisherAndSubscriber, shipmentDir, snapshot, tempDir } from '../support.js';
 import { assertRefused, run } from './harness.js';
 
-const EXPIRED_BODY = ['chunk hello "hello, world\\n"', '', 'bag-info Brickpost-Created 2021-06-01T12:00:00.000Z', 'bag-info Brickpost-Expires 2021-06-30T12:00:00.000Z', 'header', 'file a.txt hello', 'packs', 'end', ''].join('\n');
+const EXPIRED_BODY = [
+  'chunk hello "hello, world\\n"',
+  '',
+  'bag-info Brickpost-Created 2021-06-01T12:00:00.000Z',
+  'bag-info Brickpost-Expires 2021-06-30T12:00:00.000Z',
+  'header',
+  'file a.txt hello',
+  'packs',
+  'end',
+  '',
+].join('\n');
 
 describe('signed expiry', () => {
   const root = tempDir('bp-adv-expiry-');

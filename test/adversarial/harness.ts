@@ -41,7 +41,10 @@ export function run(home: string, args: string[], opts: SpawnSyncOptions = {}): 
     const usage = JSON.parse(readFileSync(out, 'utf8')) as { max_rss_kib: number; exit_code: number };
     if (usage.exit_code < 0) throw new Error(`brickpost ${args.join(' ')} died of signal ${-usage.exit_code}: ${String(r.stderr)}`);
     const stdout = String(r.stdout);
-    const events = stdout.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as Record<string, any>);
+    const events = stdout
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .map((l) => JSON.parse(l) as Record<string, any>);
     return { code: usage.exit_code, stdout, stderr: String(r.stderr), events, rssMb: usage.max_rss_kib / 1024 };
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -12,7 +12,20 @@ import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { CLI, brickpost, diffSnapshots, lastEvent, publisherAndSubscriber, sh, snapshot, tempDir } from '../support.js';
 import { assertRefused, run, treeDigest } from './harness.js';
@@ -20,7 +33,12 @@ import { assertRefused, run, treeDigest } from './harness.js';
 /** What must not change of an entry outside DEST: mode, mtime to the nanosecond, link count, and content. */
 function facts(p: string): Record<string, unknown> {
   const st = lstatSync(p, { bigint: true });
-  return { mode: st.mode & 0o7777n, mtimeNs: st.mtimeNs, nlink: st.nlink, bytes: st.isFile() ? createHash('sha256').update(readFileSync(p)).digest('hex') : null };
+  return {
+    mode: st.mode & 0o7777n,
+    mtimeNs: st.mtimeNs,
+    nlink: st.nlink,
+    bytes: st.isFile() ? createHash('sha256').update(readFileSync(p)).digest('hex') : null,
+  };
 }
 
 /** Bytes that do not compress or repeat, so each file is its own chunks. */
@@ -52,7 +70,10 @@ describe('local changes to the destination', () => {
   };
   /** Runs ingest armed with a failpoint, which kills it there (SIGKILL). */
   const killedAt = (point: string, drive: string, dest: string): void => {
-    const r = spawnSync(process.execPath, [CLI, '--home', sub, 'ingest', drive, dest], { env: { ...process.env, BRICKPOST_FAILPOINT: point }, encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [CLI, '--home', sub, 'ingest', drive, dest], {
+      env: { ...process.env, BRICKPOST_FAILPOINT: point },
+      encoding: 'utf8',
+    });
     assert.equal(r.signal, 'SIGKILL', `killed at ${point}: ${r.status} ${r.stderr}`);
   };
 

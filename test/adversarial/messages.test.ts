@@ -60,9 +60,14 @@ describe('messages about a small hostile drive', () => {
 
   for (const [name, env] of PATHS) {
     const tag = env['BRICKPOST_NATIVE'] ?? '1';
-    for (const [c, file] of [['bomb', 'sub/a.txt'], ['bombVariant', 'z.bin']] as const) {
+    for (const [c, file] of [
+      ['bomb', 'sub/a.txt'],
+      ['bombVariant', 'z.bin'],
+    ] as const) {
       test(`${name}: a decompression bomb behind ${file} is refused naming the file, the pack and the offset, with a hint`, () => {
-        const where = new RegExp(`^"${file.replace('.', '\\.')}": its chunk frame at plaintext offset [0-9]+ of pack "data/packs/000/000000\\.age" \\([0-9]+ bytes\\): .*1073741824`);
+        const where = new RegExp(
+          `^"${file.replace('.', '\\.')}": its chunk frame at plaintext offset [0-9]+ of pack "data/packs/000/000000\\.age" \\([0-9]+ bytes\\): .*1073741824`,
+        );
         const ing = cli(['ingest', drives.get(c)!, join(root, `dest-${c}-${tag}`)], env);
         const ev = assertRefused(ing, { code: 'LIMIT_EXCEEDED', exit: 4, names: where });
         assert.match(String(ev.hint), /checks the pack against its signed SHA-256/);
@@ -72,9 +77,14 @@ describe('messages about a small hostile drive', () => {
       });
     }
 
-    for (const [c, file] of [['pastEnd', 'a.txt'], ['pastEndVariant', 'c.txt']] as const) {
+    for (const [c, file] of [
+      ['pastEnd', 'a.txt'],
+      ['pastEndVariant', 'c.txt'],
+    ] as const) {
       test(`${name}: a frame of ${file} past the end of an intact pack is MALFORMED, not damage, and no hint proposes repair`, () => {
-        const where = new RegExp(`^data/manifest\\.age: the entry "${file.replace('.', '\\.')}" names a chunk frame at plaintext offset [0-9]+ of pack "data/packs/000/00000[01]\\.age" \\([0-9]+ bytes\\), past the end of that pack, which matches its signed SHA-256`);
+        const where = new RegExp(
+          `^data/manifest\\.age: the entry "${file.replace('.', '\\.')}" names a chunk frame at plaintext offset [0-9]+ of pack "data/packs/000/00000[01]\\.age" \\([0-9]+ bytes\\), past the end of that pack, which matches its signed SHA-256`,
+        );
         const ing = cli(['ingest', drives.get(c)!, join(root, `dest-${c}-${tag}`)], env);
         const ev = assertRefused(ing, { code: 'MALFORMED', exit: 1, names: where });
         assert.match(String(ev.hint), /ask the publisher for a new drive/);

@@ -52,7 +52,11 @@ describe('payload files larger than signed data allows', () => {
     const t = performance.now();
     const o = run(sub, ['verify', copy], { timeout: 60_000 });
     const ms = performance.now() - t;
-    assertRefused(o, { code: 'FIXITY_MISMATCH', exit: 1, names: /"data\/packs\/000\/000000\.age" is 1099511627776 bytes, more than the [0-9]+ bytes .*\(Payload-Oxum/ });
+    assertRefused(o, {
+      code: 'FIXITY_MISMATCH',
+      exit: 1,
+      names: /"data\/packs\/000\/000000\.age" is 1099511627776 bytes, more than the [0-9]+ bytes .*\(Payload-Oxum/,
+    });
     assert.ok(ms < FAST_MS, `verify took ${ms.toFixed(0)} ms`);
     const report = lastEvent(o).result ?? o.events.find((e) => e.type === 'summary')?.result;
     assert.ok(report.bytesChecked < 2 ** 30, `bytes hashed ${report.bytesChecked}`);
@@ -78,7 +82,11 @@ describe('payload files larger than signed data allows', () => {
     const size = statSync(file).size;
     appendFileSync(file, 'x');
     const o = run(sub, ['verify', copy]);
-    assertRefused(o, { code: 'FIXITY_MISMATCH', exit: 1, names: `${JSON.stringify(rel)} is ${size + 1} bytes, more than the ${size} bytes the set file gives it` });
+    assertRefused(o, {
+      code: 'FIXITY_MISMATCH',
+      exit: 1,
+      names: `${JSON.stringify(rel)} is ${size + 1} bytes, more than the ${size} bytes the set file gives it`,
+    });
   });
 
   test('ingest --gather of a set drive whose pack is a sparse 1 TiB: refused before copying it (exit 1)', () => {
@@ -87,7 +95,11 @@ describe('payload files larger than signed data allows', () => {
     const t = performance.now();
     const o = run(sub, ['ingest', copy, dest, '--gather'], { timeout: 60_000 });
     assert.ok(performance.now() - t < FAST_MS);
-    assertRefused(o, { code: 'FIXITY_MISMATCH', exit: 1, names: /"data\/packs\/000\/000000\.age" is 1099511627776 bytes, more than the [0-9]+ bytes the set file gives it/ });
+    assertRefused(o, {
+      code: 'FIXITY_MISMATCH',
+      exit: 1,
+      names: /"data\/packs\/000\/000000\.age" is 1099511627776 bytes, more than the [0-9]+ bytes the set file gives it/,
+    });
     const gathered = join(dest, '.brickpost', 'gather');
     const copied = existsSync(gathered) ? sh('du', ['-sb', gathered]).toString().split('\t')[0] : '0';
     assert.ok(Number(copied) < 64 << 20, `gather copied ${copied} bytes`);

@@ -25,8 +25,13 @@ describe('the payload manifest is read once', { skip }, () => {
   /** Runs brickpost under strace; returns its exit code and how often it opened the payload manifest. */
   const traced = (args: string[]): { code: number | null; opens: number; out: string } => {
     const log = join(root, `strace-${args[0]}-${Date.now()}.log`);
-    const r = spawnSync('strace', ['-f', '-qq', '-e', 'trace=open,openat', '-o', log, process.execPath, CLI, '--home', sub, ...args], { encoding: 'utf8', timeout: 120_000 });
-    const opens = readFileSync(log, 'utf8').split('\n').filter((l) => l.includes('/manifest-sha256.txt"')).length;
+    const r = spawnSync('strace', ['-f', '-qq', '-e', 'trace=open,openat', '-o', log, process.execPath, CLI, '--home', sub, ...args], {
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    const opens = readFileSync(log, 'utf8')
+      .split('\n')
+      .filter((l) => l.includes('/manifest-sha256.txt"')).length;
     return { code: r.status, opens, out: r.stdout + r.stderr };
   };
 
@@ -40,7 +45,9 @@ describe('the payload manifest is read once', { skip }, () => {
     assert.equal(r.code, 0, r.stdout + r.stderr);
     // Bad sectors in the largest pack, within the recovery budget.
     const dir = join(shipmentDir(drive), 'data', 'packs', '000');
-    const pack = readdirSync(dir).map((f) => join(dir, f)).sort((a, b) => statSync(b).size - statSync(a).size)[0]!;
+    const pack = readdirSync(dir)
+      .map((f) => join(dir, f))
+      .sort((a, b) => statSync(b).size - statSync(a).size)[0]!;
     const old = readFileSync(pack).subarray(70_000, 220_000);
     const fd = openSync(pack, 'r+');
     writeSync(fd, Buffer.from(old.map((b) => b ^ 0xa5)), 0, old.length, 70_000);

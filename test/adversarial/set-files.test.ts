@@ -31,9 +31,13 @@ describe('hostile set files and parity files', () => {
 
   const pack = (drives: string[], label: string, extra: string[] = []): void => {
     for (const d of drives) mkdirSync(d, { recursive: true });
-    const r = brickpost(pub, ['pack', src, ...drives.flatMap((d) => ['--to', d]), '--dataset', 'sets', '--label', label, '--recipient', recipient, '--json', ...extra], {
-      env: { ...process.env, BRICKPOST_PACK_TARGET: String(1 << 20) },
-    });
+    const r = brickpost(
+      pub,
+      ['pack', src, ...drives.flatMap((d) => ['--to', d]), '--dataset', 'sets', '--label', label, '--recipient', recipient, '--json', ...extra],
+      {
+        env: { ...process.env, BRICKPOST_PACK_TARGET: String(1 << 20) },
+      },
+    );
     assert.equal(r.code, 0, r.stdout + r.stderr);
   };
   let recipient = '';
@@ -67,13 +71,20 @@ describe('hostile set files and parity files', () => {
       const pm = join(bag, 'manifest-sha256.txt');
       writeFileSync(pm, readFileSync(pm, 'utf8').replace(/^[0-9a-f]{64}(?= {2}data\/set\.tsv$)/m, digest));
       const info = join(bag, 'bag-info.txt');
-      writeFileSync(info, readFileSync(info, 'utf8').replace(/^Payload-Oxum: ([0-9]+)\./m, (_, bytes: string) => `Payload-Oxum: ${Number(bytes) - old.length + Buffer.byteLength(text)}.`));
+      writeFileSync(
+        info,
+        readFileSync(info, 'utf8').replace(
+          /^Payload-Oxum: ([0-9]+)\./m,
+          (_, bytes: string) => `Payload-Oxum: ${Number(bytes) - old.length + Buffer.byteLength(text)}.`,
+        ),
+      );
       await resealTags(bag, key);
     }
   };
 
   const setText = (drive: string): string => readFileSync(join(shipmentDir(drive), SET), 'utf8');
-  const emptyDest = (dest: string): void => assert.deepEqual(existsSync(dest) ? readdirSync(dest).filter((f) => f !== '.brickpost') : [], [], 'DEST holds nothing');
+  const emptyDest = (dest: string): void =>
+    assert.deepEqual(existsSync(dest) ? readdirSync(dest).filter((f) => f !== '.brickpost') : [], [], 'DEST holds nothing');
 
   test('a signed set file naming a data file outside data/: refused (MALFORMED, exit 1) by verify and ingest', async () => {
     const drives = copies(a);
@@ -101,7 +112,11 @@ describe('hostile set files and parity files', () => {
     bump(files[1]![1], -100);
     await signedSetFile(drives, lines.join('\n'));
     const rel = files[1]![0].split('\t')[2]!;
-    assertRefused(run(sub, ['verify', drives[0]!]), { code: 'FIXITY_MISMATCH', exit: 1, names: `${JSON.stringify(rel)} is ${Number(files[1]![0].split('\t')[3])} bytes, more than the ${Number(files[1]![0].split('\t')[3]) - 100} bytes the set file gives it` });
+    assertRefused(run(sub, ['verify', drives[0]!]), {
+      code: 'FIXITY_MISMATCH',
+      exit: 1,
+      names: `${JSON.stringify(rel)} is ${Number(files[1]![0].split('\t')[3])} bytes, more than the ${Number(files[1]![0].split('\t')[3]) - 100} bytes the set file gives it`,
+    });
     // Drive 1 lost: its packs are rebuilt from drives 2 and 3 at the offsets the lying set file gives.
     const dest = join(root, `dest-${n}`);
     const o = run(sub, ['ingest', drives[1]!, drives[2]!, dest]);

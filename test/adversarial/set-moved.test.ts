@@ -49,12 +49,23 @@ describe('a pack moved to another drive of its set', () => {
   });
 
   test('verify: drive 1 lacks the pack (FILE_MISSING), drive 2 carries a file it does not list (UNEXPECTED_FILE)', () => {
-    for (const [d, code] of [[drives[0]!, 'FILE_MISSING'], [drives[1]!, 'UNEXPECTED_FILE']] as const) {
+    for (const [d, code] of [
+      [drives[0]!, 'FILE_MISSING'],
+      [drives[1]!, 'UNEXPECTED_FILE'],
+    ] as const) {
       const r = brickpost(sub, ['verify', d, '--json']);
       assert.equal(r.code, 1, r.stdout + r.stderr);
-      const summary = r.stdout.trim().split('\n').map((l) => JSON.parse(l)).find((e) => e.type === 'summary');
+      const summary = r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l))
+        .find((e) => e.type === 'summary');
       const problems = summary.result.problems as Array<{ code: string; message: string }>;
-      assert.deepEqual(problems.map((p) => p.code), [code], JSON.stringify(problems));
+      assert.deepEqual(
+        problems.map((p) => p.code),
+        [code],
+        JSON.stringify(problems),
+      );
       assert.ok(problems[0]!.message.includes(moved), problems[0]!.message);
     }
   });

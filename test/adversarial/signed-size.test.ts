@@ -71,7 +71,10 @@ describe('reads bounded by the signed size', () => {
     truncateSync(pack, TIB);
     const v = counted(['verify', drive]);
     assert.equal(v.code, 1, v.stdout.slice(-1500));
-    assert.ok(report(v).problems.some((p: { code: string; message: string }) => p.code === 'FIXITY_MISMATCH' && p.message.includes(`is ${TIB} bytes, more than`)), v.stdout.slice(-1500));
+    assert.ok(
+      report(v).problems.some((p: { code: string; message: string }) => p.code === 'FIXITY_MISMATCH' && p.message.includes(`is ${TIB} bytes, more than`)),
+      v.stdout.slice(-1500),
+    );
     assert.equal(report(v).repair.repairable, true);
     assert.match(hint(v), /the drive's recovery data can repair it: brickpost repair /);
     assert.ok(v.read < MAX_READ, `verify read ${v.read} bytes`);

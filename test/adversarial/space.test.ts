@@ -54,7 +54,11 @@ describe('free space for gathered drives and rebuilt packs', () => {
     cpSync(set[0]!, slot, { recursive: true });
     const dest = join(small as string, 'dest');
     const o = run(sub, ['ingest', slot, dest, '--gather']);
-    assertRefused(o, { code: 'NO_SPACE', exit: 5, names: /destination folder ".*" has [0-9]+ bytes free, gathering drive 1 of the set needs [0-9]+ \(short by [0-9]+\)/ });
+    assertRefused(o, {
+      code: 'NO_SPACE',
+      exit: 5,
+      names: /destination folder ".*" has [0-9]+ bytes free, gathering drive 1 of the set needs [0-9]+ \(short by [0-9]+\)/,
+    });
     const gathered = join(dest, '.brickpost', 'gather');
     assert.deepEqual(existsSync(gathered) ? readdirSync(gathered, { recursive: true }) : [], [], 'nothing was copied');
   });
@@ -66,7 +70,11 @@ describe('free space for gathered drives and rebuilt packs', () => {
       return to;
     });
     const o = run(sub, ['verify', '--deep', kept[0]!, '--drive', kept[1]!], { env: { ...process.env, TMPDIR: tmp as string } });
-    assertRefused(o, { code: 'NO_SPACE', exit: 5, names: /temporary folder ".*" has [0-9]+ bytes free, rebuilding data drive 1 from parity needs [0-9]+ \(short by [0-9]+\)/ });
+    assertRefused(o, {
+      code: 'NO_SPACE',
+      exit: 5,
+      names: /temporary folder ".*" has [0-9]+ bytes free, rebuilding data drive 1 from parity needs [0-9]+ \(short by [0-9]+\)/,
+    });
     assert.deepEqual(readdirSync(tmp as string), [], 'the temporary folder is left empty');
   });
 });

@@ -14,7 +14,8 @@ import { before, describe, test } from 'node:test';
 import { buildVector, newParty, type Parties } from '@brickpost/engine/testing';
 import { brickpost, lastEvent, tempDir } from '../support.js';
 
-const body = (created: string): string => ['chunk hello "hello, world\\n"', '', `bag-info Brickpost-Created ${created}`, 'header', 'file a.txt hello', 'packs', 'end', ''].join('\n');
+const body = (created: string): string =>
+  ['chunk hello "hello, world\\n"', '', `bag-info Brickpost-Created ${created}`, 'header', 'file a.txt hello', 'packs', 'end', ''].join('\n');
 
 describe('signed creation times', () => {
   const root = tempDir('bp-adv-times-');
@@ -39,9 +40,16 @@ describe('signed creation times', () => {
     const drive = await crafted(ahead);
     const v = brickpost(home(), ['verify', drive, '--json']);
     assert.equal(v.code, 0, v.stdout + v.stderr);
-    const warning = v.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((e) => e.code === 'CREATED_IN_FUTURE');
+    const warning = v.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l))
+      .find((e) => e.code === 'CREATED_IN_FUTURE');
     assert.ok(warning, v.stdout);
-    assert.match(warning.message, /packed at \d{4}-\d\d-\d\d \d\d:\d\d UTC, (9|10) years ahead of this machine's clock \(more than the 1 hour allowed for clock skew\)/);
+    assert.match(
+      warning.message,
+      /packed at \d{4}-\d\d-\d\d \d\d:\d\d UTC, (9|10) years ahead of this machine's clock \(more than the 1 hour allowed for clock skew\)/,
+    );
     const text = brickpost(home(), ['verify', drive]);
     assert.match(text.stdout, /packed \d{4}-\d\d-\d\d \d\d:\d\d UTC \((9|10) years in the future\)/);
     assert.match(text.stderr, /brickpost: warning: .*years ahead of this machine's clock/);

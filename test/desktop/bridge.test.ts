@@ -53,12 +53,22 @@ describe('browser bridge', { skip }, () => {
       const trusted = (await api.trustList!()) as Array<{ keyId: string }>;
       const err = await api.keygen!({ name: 'bridge' }).then(
         () => null,
-        (e: Error & Record<string, unknown>) => ({ isError: e instanceof Error, name: e.name, code: e.code, hint: e.hint, exitCode: e.exitCode, message: e.message }),
+        (e: Error & Record<string, unknown>) => ({
+          isError: e instanceof Error,
+          name: e.name,
+          code: e.code,
+          hint: e.hint,
+          exitCode: e.exitCode,
+          message: e.message,
+        }),
       );
       return { before, made, trusted, err };
     });
     assert.equal(who.before, null);
-    assert.deepEqual(who.trusted.map((k) => k.keyId), [who.made.keyId]);
+    assert.deepEqual(
+      who.trusted.map((k) => k.keyId),
+      [who.made.keyId],
+    );
     assert.equal(who.err?.isError, true);
     assert.equal(who.err?.name, 'BrickpostError');
     assert.equal(who.err?.code, 'IDENTITY_EXISTS');
@@ -76,7 +86,9 @@ describe('browser bridge', { skip }, () => {
       async ({ src, drive }) => {
         const api = (globalThis as unknown as { brickpost: Api }).brickpost;
         const events: Array<{ type: string }> = [];
-        const summary = (await api.pack!('bridge-pack', { source: src, drives: [drive], recipients: [] }, (e: { type: string }) => events.push(e))) as { files: number };
+        const summary = (await api.pack!('bridge-pack', { source: src, drives: [drive], recipients: [] }, (e: { type: string }) => events.push(e))) as {
+          files: number;
+        };
         const bad = await api.verify!('bridge-bad', { drive: src }, () => undefined).then(
           () => null,
           (e: Record<string, unknown>) => e.code,

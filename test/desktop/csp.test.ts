@@ -30,7 +30,12 @@ function headElements(html: string): Node5[] {
 }
 
 const attr = (n: Node5, name: string): string | undefined => n.attrs?.find((a) => a.name === name)?.value;
-const directives = (policy: string): string[] => policy.split(';').map((d) => d.trim().replace(/\s+/g, ' ')).filter(Boolean).sort();
+const directives = (policy: string): string[] =>
+  policy
+    .split(';')
+    .map((d) => d.trim().replace(/\s+/g, ' '))
+    .filter(Boolean)
+    .sort();
 
 describe('the page CSP without a server (Electron)', () => {
   test("index.html's meta policy is the server's, less frame-ancestors, and comes before every script and stylesheet", () => {
@@ -50,7 +55,11 @@ describe('the page CSP without a server (Electron)', () => {
     before(async () => {
       const { chromium } = await import('playwright-core');
       // Module scripts from file:// need this flag in Chromium; Electron allows them for its own files.
-      browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--allow-file-access-from-files'] });
+      browser = await chromium.launch({
+        executablePath: CHROMIUM,
+        headless: true,
+        args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--allow-file-access-from-files'],
+      });
     });
     after(async () => {
       await browser?.close();
@@ -63,7 +72,11 @@ describe('the page CSP without a server (Electron)', () => {
       await page.addInitScript(`document.addEventListener('securitypolicyviolation', (e) => window.reportViolation(e.violatedDirective + ' ' + e.blockedURI))`);
       await page.goto(pathToFileURL(PAGE).href);
       await page.waitForFunction(() => (globalThis as unknown as { brickpost?: unknown }).brickpost !== undefined, undefined, { timeout: 15_000 });
-      assert.equal(await page.evaluate(`[...document.styleSheets].filter((s) => s.href?.endsWith('/style.css') && s.cssRules.length > 0).length`), 1, 'style.css applies');
+      assert.equal(
+        await page.evaluate(`[...document.styleSheets].filter((s) => s.href?.endsWith('/style.css') && s.cssRules.length > 0).length`),
+        1,
+        'style.css applies',
+      );
       assert.equal(violations.join(', '), '', 'the page itself breaks no rule');
 
       const ran = await page.evaluate(`(() => {

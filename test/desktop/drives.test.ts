@@ -54,7 +54,11 @@ test('detectDrives lists the $BRICKPOST_DRIVES folders with free space and their
   mkdirSync(b);
   const env = [a, '', b, join(root, 'missing')].join(delimiter);
   const drives = await detectDrives({ platform: 'aix', envDrives: env });
-  assert.deepEqual(drives.map((d) => d.path), [a, b], 'existing folders, in order; the missing one left out');
+  assert.deepEqual(
+    drives.map((d) => d.path),
+    [a, b],
+    'existing folders, in order; the missing one left out',
+  );
   const [da, db] = drives as [(typeof drives)[0], (typeof drives)[0]];
   assert.equal(da.label, 'drive-a');
   assert.equal(da.removable, false);
@@ -78,7 +82,9 @@ test('Windows volume lists: removable drives, and fixed ones but the system driv
     { path: 'E:\\', label: 'FIELD', removable: true },
     { path: 'F:\\', label: 'F:', removable: false },
   ]);
-  assert.deepEqual(parseGetVolume(JSON.stringify({ DriveLetter: 'E', FileSystemLabel: 'ONE', DriveType: 2 })), [{ path: 'E:\\', label: 'ONE', removable: true }]);
+  assert.deepEqual(parseGetVolume(JSON.stringify({ DriveLetter: 'E', FileSystemLabel: 'ONE', DriveType: 2 })), [
+    { path: 'E:\\', label: 'ONE', removable: true },
+  ]);
   assert.deepEqual(parseGetVolume('not json'), []);
   const csv = '\r\nNode,DeviceID,DriveType,VolumeName\r\nPC,C:,3,Windows\r\nPC,D:,5,\r\nPC,E:,2,FIELD\r\n';
   assert.deepEqual(parseWmic(csv, 'C:'), [{ path: 'E:\\', label: 'FIELD', removable: true }]);

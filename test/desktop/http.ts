@@ -37,7 +37,12 @@ export interface SseMessage {
  * Reads a job's event stream until it ends; `onMessage` sees each message as
  * it arrives (to cancel after the first progress, say).
  */
-export function readEvents(port: number, path: string, headers: Record<string, string> = {}, onMessage: (m: SseMessage) => void = () => undefined): Promise<{ status: number; contentType: string | undefined; messages: SseMessage[] }> {
+export function readEvents(
+  port: number,
+  path: string,
+  headers: Record<string, string> = {},
+  onMessage: (m: SseMessage) => void = () => undefined,
+): Promise<{ status: number; contentType: string | undefined; messages: SseMessage[] }> {
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port, path, headers: { Host: `127.0.0.1:${port}`, ...headers } }, (res) => {
       const messages: SseMessage[] = [];

@@ -16,10 +16,10 @@ test("the Electron main process's imports load no native module", async () => {
   const loaded: string[] = [];
   // eslint-disable-next-line @typescript-eslint/unbound-method -- process.dlopen uses no `this`
   const original = process.dlopen;
-  process.dlopen = ((module: unknown, filename: string, ...rest: unknown[]) => {
+  process.dlopen = (module: unknown, filename: string, ...rest: unknown[]) => {
     loaded.push(filename);
     return (original as (...a: unknown[]) => unknown)(module, filename, ...rest);
-  });
+  };
   try {
     const mainDir = join(ROOT, 'apps', 'desktop', 'dist', 'src', 'main');
     const specifiers = new Set<string>();

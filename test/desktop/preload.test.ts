@@ -42,21 +42,34 @@ test('the preload exposes one object with exactly the API methods, over IPC chan
       },
     },
   };
-  const wrapper = runInNewContext(`(function (exports, require, module) {${readFileSync(PRELOAD, 'utf8')}\n})`, {}) as (e: unknown, r: (n: string) => unknown, m: unknown) => void;
+  const wrapper = runInNewContext(`(function (exports, require, module) {${readFileSync(PRELOAD, 'utf8')}\n})`, {}) as (
+    e: unknown,
+    r: (n: string) => unknown,
+    m: unknown,
+  ) => void;
   const module = { exports: {} };
-  wrapper(module.exports, (name) => {
-    required.push(name);
-    if (name !== 'electron') throw new Error(`a sandboxed preload cannot require ${name}`);
-    return electron;
-  }, module);
+  wrapper(
+    module.exports,
+    (name) => {
+      required.push(name);
+      if (name !== 'electron') throw new Error(`a sandboxed preload cannot require ${name}`);
+      return electron;
+    },
+    module,
+  );
 
   assert.deepEqual(required, ['electron']);
   assert.deepEqual([...exposed.keys()], ['brickpost']);
   const api = exposed.get('brickpost')!;
   assert.equal(api.host, 'electron');
-  const functions = Object.keys(api).filter((k) => typeof api[k] === 'function').sort();
+  const functions = Object.keys(api)
+    .filter((k) => typeof api[k] === 'function')
+    .sort();
   assert.deepEqual(functions, [...ALL_METHODS].sort());
-  assert.deepEqual(Object.keys(api).filter((k) => typeof api[k] !== 'function'), ['host']);
+  assert.deepEqual(
+    Object.keys(api).filter((k) => typeof api[k] !== 'function'),
+    ['host'],
+  );
 
   assert.deepEqual(await (api.trustList as () => Promise<unknown>)(), [{ keyId: 'K' }]);
   assert.deepEqual(invoked.at(-1), ['brickpost:trustList', []]);
@@ -66,7 +79,10 @@ test('the preload exposes one object with exactly the API methods, over IPC chan
   assert.deepEqual(invoked.at(-1), ['brickpost:pack', ['job-1', { source: '/s' }]]);
   assert.deepEqual(events, [{ type: 'progress', bytesDone: 5 }], "only this job's events reach its listener");
 
-  const failed = await (api.history as (o: unknown) => Promise<unknown>)({ dest: '/d' }).then(() => null, (e: unknown) => e as Record<string, unknown>);
+  const failed = await (api.history as (o: unknown) => Promise<unknown>)({ dest: '/d' }).then(
+    () => null,
+    (e: unknown) => e as Record<string, unknown>,
+  );
   assert.equal(failed?.name, 'BrickpostError');
   assert.equal(failed?.code, 'NOT_FOUND');
   assert.equal(failed?.hint, 'look elsewhere');

@@ -113,7 +113,10 @@ describe('brickpost ui server', () => {
     assert.equal((await http(port, withToken('/api/call'), { body, headers: { Origin: 'http://evil.example' } })).status, 403);
     assert.equal((await http(port, withToken('/api/call'), { body, headers: { Origin: `http://127.0.0.1:${port + 1}` } })).status, 403);
     assert.equal((await http(port, withToken('/api/call'), { body, headers: { 'Sec-Fetch-Site': 'cross-site' } })).status, 403);
-    assert.equal((await http(port, withToken('/api/call'), { body, headers: { Origin: `http://127.0.0.1:${port}`, 'Sec-Fetch-Site': 'same-origin' } })).status, 200);
+    assert.equal(
+      (await http(port, withToken('/api/call'), { body, headers: { Origin: `http://127.0.0.1:${port}`, 'Sec-Fetch-Site': 'same-origin' } })).status,
+      200,
+    );
     const form = await http(port, withToken('/api/call'), { method: 'POST', headers: { 'Content-Type': 'text/plain' } });
     assert.equal(form.status, 400, 'a body that is not JSON');
   });
@@ -121,13 +124,19 @@ describe('brickpost ui server', () => {
   test('it listens on 127.0.0.1 only', async () => {
     if (process.platform === 'linux') {
       const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
-      const listening = readFileSync('/proc/net/tcp', 'utf8').split('\n').filter((l) => l.includes(`:${hexPort} `) && / 0A /.test(l));
+      const listening = readFileSync('/proc/net/tcp', 'utf8')
+        .split('\n')
+        .filter((l) => l.includes(`:${hexPort} `) && / 0A /.test(l));
       assert.ok(listening.length >= 1, 'the listening socket is in /proc/net/tcp');
       for (const l of listening) assert.match(l.trim().split(/\s+/)[1]!, new RegExp(`^0100007F:${hexPort}$`));
-      const v6 = readFileSync('/proc/net/tcp6', 'utf8').split('\n').filter((l) => l.includes(`:${hexPort} `) && / 0A /.test(l));
+      const v6 = readFileSync('/proc/net/tcp6', 'utf8')
+        .split('\n')
+        .filter((l) => l.includes(`:${hexPort} `) && / 0A /.test(l));
       assert.equal(v6.length, 0, 'no IPv6 listener');
     }
-    const external = Object.values(networkInterfaces()).flat().find((a) => a && a.family === 'IPv4' && !a.internal);
+    const external = Object.values(networkInterfaces())
+      .flat()
+      .find((a) => a && a.family === 'IPv4' && !a.internal);
     if (external) {
       const refused = await new Promise<boolean>((resolve) => {
         const s = connect({ host: external.address, port });
@@ -139,7 +148,21 @@ describe('brickpost ui server', () => {
   });
 
   test('paths cannot escape the renderer folder, and folders are not listed', async () => {
-    for (const path of ['/../secret.txt', '/%2e%2e/secret.txt', '/..%2fsecret.txt', '/web/..%2f..%2fsecret.txt', '/%2e%2e%5csecret.txt', '/web/%2e%2e/%2e%2e/secret.txt', '/link.txt', '/.hidden', '/web/', '/web', '/%00', '/%zz', `/${root.slice(1)}/secret.txt`]) {
+    for (const path of [
+      '/../secret.txt',
+      '/%2e%2e/secret.txt',
+      '/..%2fsecret.txt',
+      '/web/..%2f..%2fsecret.txt',
+      '/%2e%2e%5csecret.txt',
+      '/web/%2e%2e/%2e%2e/secret.txt',
+      '/link.txt',
+      '/.hidden',
+      '/web/',
+      '/web',
+      '/%00',
+      '/%zz',
+      `/${root.slice(1)}/secret.txt`,
+    ]) {
       const r = await http(port, withToken(path));
       assert.ok(r.status === 400 || r.status === 404, `${path}: ${r.status}`);
       assert.doesNotMatch(r.body, /secret outside|dot file|app\.js/, path);
@@ -189,16 +212,23 @@ describe('brickpost ui server', () => {
     const info = JSON.parse((await call('sourceInfo', { path: src })).body).value;
     assert.deepEqual(info, { path: src, files: 2, dirs: 1, bytes: 306_000 });
 
-    const started = await http(port, withToken('/api/job'), { body: { jobId: 'pack-1', method: 'pack', args: [{ source: src, drives: [drive], recipients: [] }] } });
+    const started = await http(port, withToken('/api/job'), {
+      body: { jobId: 'pack-1', method: 'pack', args: [{ source: src, drives: [drive], recipients: [] }] },
+    });
     assert.equal(started.status, 202, started.body);
-    const dup = await http(port, withToken('/api/job'), { body: { jobId: 'pack-1', method: 'pack', args: [{ source: src, drives: [drive], recipients: [] }] } });
+    const dup = await http(port, withToken('/api/job'), {
+      body: { jobId: 'pack-1', method: 'pack', args: [{ source: src, drives: [drive], recipients: [] }] },
+    });
     assert.equal(JSON.parse(dup.body).error.code, 'USAGE', 'a job id in use is refused');
     const packed = await readEvents(port, withToken('/api/job/pack-1/events'));
     assert.equal(packed.status, 200);
     assert.equal(packed.contentType, 'text/event-stream; charset=utf-8');
     const last = packed.messages[packed.messages.length - 1]!;
     assert.equal(last.event, 'result', JSON.stringify(last.data));
-    assert.ok(packed.messages.some((m) => m.event === 'progress' && m.data.type === 'progress' && typeof m.data.bytesDone === 'number'), 'progress events');
+    assert.ok(
+      packed.messages.some((m) => m.event === 'progress' && m.data.type === 'progress' && typeof m.data.bytesDone === 'number'),
+      'progress events',
+    );
     assert.equal(packed.messages.filter((m) => m.event === 'result' || m.event === 'error').length, 1);
     assert.equal(last.data.files, 2);
     assert.match(last.data.shipmentId, /\S/);
@@ -239,7 +269,10 @@ describe('brickpost ui server', () => {
     assert.equal(JSON.parse(receipt.text).format, 'brickpost-receipt/v1');
     assert.equal(receipt.receipt.verification.ok, true);
     const history = JSON.parse((await call('history', { dest })).body).value;
-    assert.deepEqual(history.shipments.map((s: { shipmentId: string }) => s.shipmentId), [last.data.shipmentId]);
+    assert.deepEqual(
+      history.shipments.map((s: { shipmentId: string }) => s.shipmentId),
+      [last.data.shipmentId],
+    );
   });
 
   test('a failing job ends its stream with an error event that has code and hint', async () => {
@@ -263,10 +296,13 @@ describe('brickpost ui server', () => {
     mkdirSync(big);
     mkdirSync(drive);
     for (let i = 0; i < 8; i++) writeFileSync(join(big, `f${i}.bin`), randomBytes(8 << 20));
-    await http(port, withToken('/api/job'), { body: { jobId: 'pack-cancel', method: 'pack', args: [{ source: big, drives: [drive], recipients: [], dataset: 'big' }] } });
+    await http(port, withToken('/api/job'), {
+      body: { jobId: 'pack-cancel', method: 'pack', args: [{ source: big, drives: [drive], recipients: [], dataset: 'big' }] },
+    });
     let cancelled: Promise<unknown> | null = null;
     const r = await readEvents(port, withToken('/api/job/pack-cancel/events'), {}, (m) => {
-      if (m.event === 'progress' && cancelled === null) cancelled = http(port, withToken('/api/job/pack-cancel/cancel'), { method: 'POST', headers: { 'Content-Type': 'application/json' } });
+      if (m.event === 'progress' && cancelled === null)
+        cancelled = http(port, withToken('/api/job/pack-cancel/cancel'), { method: 'POST', headers: { 'Content-Type': 'application/json' } });
     });
     assert.ok(cancelled !== null, 'a progress event came before the end');
     // eslint-disable-next-line @typescript-eslint/await-thenable -- set in the callback above, which TypeScript does not follow

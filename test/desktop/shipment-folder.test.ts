@@ -52,7 +52,11 @@ test('shipmentFolder lists one folder, capped; the extract job takes what is nam
     assert.deepEqual([capped.entries.length, capped.limit, capped.more], [3, 3, 4]);
     assert.match(capped.note ?? '', /holds 7 entries; the first 3 are listed/);
 
-    const refused = async (folder: string): Promise<string | undefined> => shipmentFolder(engine, { drive, folder }).then(() => undefined, (e: { code?: string }) => e.code);
+    const refused = async (folder: string): Promise<string | undefined> =>
+      shipmentFolder(engine, { drive, folder }).then(
+        () => undefined,
+        (e: { code?: string }) => e.code,
+      );
     assert.equal(await refused('docs/a.txt'), 'USAGE');
     assert.equal(await refused('to-a'), 'USAGE', 'a link is not followed');
     assert.equal(await refused('nothing'), 'NOT_FOUND');
@@ -65,12 +69,18 @@ test('shipmentFolder lists one folder, capped; the extract job takes what is nam
   try {
     const viaHost = (await host.call('shipmentFolder', [{ drive, folder: 'docs' }])) as { entries: ListEntry[] };
     assert.deepEqual(names(viaHost.entries), ['docs/a.txt', 'docs/b.txt', 'docs/deep']);
-    const noFolder = await host.call('shipmentFolder', [{ drive }]).then(() => null, (e: { code?: string }) => e.code);
+    const noFolder = await host.call('shipmentFolder', [{ drive }]).then(
+      () => null,
+      (e: { code?: string }) => e.code,
+    );
     assert.equal(noFolder, 'USAGE');
 
     const to = join(root, 'taken');
     const events: string[] = [];
-    const s = (await host.job('x1', 'extract', [{ drive, paths: ['docs/deep', 'bell\u0007.txt', 'to-a'], to }], (e) => events.push(e.type))) as Record<string, unknown>;
+    const s = (await host.job('x1', 'extract', [{ drive, paths: ['docs/deep', 'bell\u0007.txt', 'to-a'], to }], (e) => events.push(e.type))) as Record<
+      string,
+      unknown
+    >;
     assert.deepEqual([s.files, s.links], [2, 1]);
     assert.deepEqual(readdirSync(to).sort(), ['bell\u0007.txt', 'docs', 'to-a']);
     assert.deepEqual(readdirSync(join(to, 'docs')), ['deep']);
@@ -78,9 +88,19 @@ test('shipmentFolder lists one folder, capped; the extract job takes what is nam
     assert.equal(readlinkSync(join(to, 'to-a')), 'docs/a.txt');
     assert.ok(events.includes('progress'));
 
-    const badPaths = await host.job('x2', 'extract', [{ drive, paths: 'docs', to }], () => undefined).then(() => null, (e: { code?: string }) => e.code);
+    const badPaths = await host
+      .job('x2', 'extract', [{ drive, paths: 'docs', to }], () => undefined)
+      .then(
+        () => null,
+        (e: { code?: string }) => e.code,
+      );
     assert.equal(badPaths, 'USAGE');
-    const badFlag = await host.job('x3', 'extract', [{ drive, paths: [], to, owners: 'yes' }], () => undefined).then(() => null, (e: { code?: string }) => e.code);
+    const badFlag = await host
+      .job('x3', 'extract', [{ drive, paths: [], to, owners: 'yes' }], () => undefined)
+      .then(
+        () => null,
+        (e: { code?: string }) => e.code,
+      );
     assert.equal(badFlag, 'USAGE');
   } finally {
     await host.close();

@@ -24,12 +24,24 @@ test('DesktopHost.trustAdd records a recipient from contact text or from its rec
 
     const cleared = (await host.call('trustAdd', [{ key: them.minisignPublicKey, name: 'station' }])) as Record<string, unknown>;
     assert.equal(cleared.recipient, them.recipient, 'a key alone keeps the recipient');
-    const bad = await host.call('trustAdd', [{ key: them.minisignPublicKey, recipient: 'age1xyz' }]).then(() => null, (e: unknown) => e as Record<string, unknown>);
+    const bad = await host.call('trustAdd', [{ key: them.minisignPublicKey, recipient: 'age1xyz' }]).then(
+      () => null,
+      (e: unknown) => e as Record<string, unknown>,
+    );
     assert.equal(bad?.code, 'BAD_KEY');
-    const notString = await host.call('trustAdd', [{ key: them.minisignPublicKey, recipient: 42 }]).then(() => null, (e: unknown) => e as Record<string, unknown>);
+    const notString = await host.call('trustAdd', [{ key: them.minisignPublicKey, recipient: 42 }]).then(
+      () => null,
+      (e: unknown) => e as Record<string, unknown>,
+    );
     assert.equal(notString?.code, 'USAGE');
     const list = (await host.call('trustList', [])) as Array<Record<string, unknown>>;
-    assert.deepEqual(list.map((k) => [k.name, k.self, typeof k.recipient]), [['lab', true, 'string'], ['station', false, 'string']]);
+    assert.deepEqual(
+      list.map((k) => [k.name, k.self, typeof k.recipient]),
+      [
+        ['lab', true, 'string'],
+        ['station', false, 'string'],
+      ],
+    );
   } finally {
     await host.close();
   }

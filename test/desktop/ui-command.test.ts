@@ -10,7 +10,10 @@ import { join } from 'node:path';
 import { brickpost, CLI, tempDir } from '../support.js';
 import { http } from './http.js';
 
-function start(home: string, args: string[]): Promise<{ first: string; stop(signal: NodeJS.Signals): Promise<{ code: number | null; stderr: string; stdout: string }> }> {
+function start(
+  home: string,
+  args: string[],
+): Promise<{ first: string; stop(signal: NodeJS.Signals): Promise<{ code: number | null; stderr: string; stdout: string }> }> {
   const child = spawn(process.execPath, [CLI, '--home', home, 'ui', '--no-open', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';

@@ -87,7 +87,10 @@ describe('apply and rollback killed at failpoints', () => {
       assert.match(again.stdout, /RESUMED/, 'the interrupted commit is reported');
       assert.deepEqual(diffSnapshots(v2, snapshot(dest)), []);
       const h = JSON.parse(brickpost(sub, ['history', dest, '--json']).stdout);
-      assert.deepEqual(h.shipments.map((s: { seq: number }) => s.seq), [1, 2]);
+      assert.deepEqual(
+        h.shipments.map((s: { seq: number }) => s.seq),
+        [1, 2],
+      );
     });
   }
 
@@ -102,7 +105,10 @@ describe('apply and rollback killed at failpoints', () => {
       assert.equal(again.code, 0, again.stdout + again.stderr);
       assert.deepEqual(diffSnapshots(v1, snapshot(dest)), []);
       const h = JSON.parse(brickpost(sub, ['history', dest, '--json']).stdout);
-      assert.deepEqual(h.shipments.map((s: { seq: number }) => s.seq), [1]);
+      assert.deepEqual(
+        h.shipments.map((s: { seq: number }) => s.seq),
+        [1],
+      );
       // And the shipment applies again after the rollback.
       const re = brickpost(sub, ['ingest', d2, dest, '--json']);
       assert.equal(re.code, 0, re.stderr);

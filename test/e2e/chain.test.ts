@@ -14,7 +14,18 @@ import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import {
-  chmodSync, closeSync, existsSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync, writeSync,
+  chmodSync,
+  closeSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+  writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
 import { brickpost, diffSnapshots, errorEvent, lastEvent, MAKE_DATASET, makeDataset, sh, snapshot, tempDir, type Node, type Run } from '../support.js';
@@ -61,7 +72,6 @@ function mutate(dir: string, seed: number): Record<string, any> {
 
 const copyTree = (from: string, to: string): void => void sh('cp', ['-a', from, to]);
 const files = (s: Map<string, Node>): Node[] => [...s.values()].filter((n) => n.type === 'file');
-
 
 describe('a chain of incremental shipments', () => {
   const root = tempDir();
@@ -124,8 +134,17 @@ describe('a chain of incremental shipments', () => {
     const b = snapshot(state(to));
     const count = new Map<string, number>();
     for (const n of files(b)) count.set(n.sha256!, (count.get(n.sha256!) ?? 0) + 1);
-    const reused = [...b].filter(([p, n]) => n.type === 'file' && n.size >= 64 << 10 && count.get(n.sha256!) === 1 && !p.startsWith('binary/vm/') &&
-      JSON.stringify(a.get(p)) === JSON.stringify(n)).sort((x, y) => y[1].size - x[1].size).map(([p]) => p);
+    const reused = [...b]
+      .filter(
+        ([p, n]) =>
+          n.type === 'file' &&
+          n.size >= 64 << 10 &&
+          count.get(n.sha256!) === 1 &&
+          !p.startsWith('binary/vm/') &&
+          JSON.stringify(a.get(p)) === JSON.stringify(n),
+      )
+      .sort((x, y) => y[1].size - x[1].size)
+      .map(([p]) => p);
     const [first, second] = reused;
     assert.ok(first !== undefined && second !== undefined, `shipment ${to} reuses at least two unique files of shipment ${from}`);
     return [first, second];
@@ -147,7 +166,10 @@ describe('a chain of incremental shipments', () => {
   };
 
   before(() => {
-    for (const [h, name] of [[pub, 'publisher'], [sub, 'subscriber']] as const) {
+    for (const [h, name] of [
+      [pub, 'publisher'],
+      [sub, 'subscriber'],
+    ] as const) {
       const r = brickpost(h, ['keygen', '--name', name]);
       assert.equal(r.code, 0, r.stderr);
     }
@@ -176,8 +198,26 @@ describe('a chain of incremental shipments', () => {
     writeFileSync(join(hand, 'touch.txt'), text('touch', 2000));
     writeFileSync(join(hand, 'flip'), text('flip', 10 << 10));
     let t = 1_700_000_000;
-    for (const p of ['big.bin', 'overwrite.bin', 'append.log', 'delete-me.bin', 'gone/a.txt', 'gone/b.bin', 'move-me.bin', 'dir-old/x.txt',
-      'dir-old/deep/y.bin', 'sub/keep.txt', 'run.sh', 'touch.txt', 'flip', 'dir-old/deep', 'dir-old', 'gone', 'sub', '.']) {
+    for (const p of [
+      'big.bin',
+      'overwrite.bin',
+      'append.log',
+      'delete-me.bin',
+      'gone/a.txt',
+      'gone/b.bin',
+      'move-me.bin',
+      'dir-old/x.txt',
+      'dir-old/deep/y.bin',
+      'sub/keep.txt',
+      'run.sh',
+      'touch.txt',
+      'flip',
+      'dir-old/deep',
+      'dir-old',
+      'gone',
+      'sub',
+      '.',
+    ]) {
       utimesSync(join(hand, p), t, (t += 1000));
     }
   });
@@ -260,7 +300,9 @@ describe('a chain of incremental shipments', () => {
     const before = snapshot(lagging);
     const ev = assertRefused(ingest(drives[4]!, lagging), 'CHAIN_GAP', lagging, before);
     // Shipment ids and folder paths hold digits too; look at the rest.
-    const words = String(ev.message).replaceAll(lagging, 'DEST').replace(/\d{8}T\d{6}Z-[0-9a-f]+/g, 'ID');
+    const words = String(ev.message)
+      .replaceAll(lagging, 'DEST')
+      .replace(/\d{8}T\d{6}Z-[0-9a-f]+/g, 'ID');
     assert.match(words, /\b2\b/, ev.message);
     assert.match(words, /\b3\b/, ev.message);
   });
@@ -299,7 +341,10 @@ describe('a chain of incremental shipments', () => {
     assert.equal(repair.full, false);
     // Built against a request, a shipment has no deltas (changed chunks travel whole): smaller than the full one, not as small as shipment 4.
     assert.ok(repair.bytesHeld > 0.5 * repair.bytesIn, `most of the tree is held: ${JSON.stringify(repair)}`);
-    assert.ok(repair.bytesOnDrive < 0.5 * shipped[1]!.bytesOnDrive, `the repair shipment has ${repair.bytesOnDrive} bytes on the drive, the full one ${shipped[1]!.bytesOnDrive}; shipment 4 had ${shipped[4]!.bytesOnDrive}: ${JSON.stringify(repair)}`);
+    assert.ok(
+      repair.bytesOnDrive < 0.5 * shipped[1]!.bytesOnDrive,
+      `the repair shipment has ${repair.bytesOnDrive} bytes on the drive, the full one ${shipped[1]!.bytesOnDrive}; shipment 4 had ${shipped[4]!.bytesOnDrive}: ${JSON.stringify(repair)}`,
+    );
     const applied = ingest(repairDrive, lagging);
     assert.equal(applied.code, 0, applied.stdout + applied.stderr);
     assert.deepEqual(diffSnapshots(snapshot(state(4)), snapshot(lagging)), [], 'the repair gives source state 4');
@@ -321,7 +366,8 @@ describe('a chain of incremental shipments', () => {
     assert.equal(lstatSync(file).mtimeMs, st.mtimeMs);
     const before = snapshot(fresh);
     const r = ingest(drives[2]!, fresh);
-    if (r.code === 0) assert.fail(`ingest succeeded; the destination differs from source state 2: ${diffSnapshots(snapshot(state(2)), snapshot(fresh)).join('; ')}`);
+    if (r.code === 0)
+      assert.fail(`ingest succeeded; the destination differs from source state 2: ${diffSnapshots(snapshot(state(2)), snapshot(fresh)).join('; ')}`);
     assertRefused(r, 'BASIS_MISSING', fresh, before);
     assert.match(lastEvent(r).message, /big\.bin/);
   });
@@ -331,9 +377,18 @@ describe('a chain of incremental shipments', () => {
     assert.equal(r.code, 0, r.stderr);
     const h = JSON.parse(r.stdout);
     assert.equal(h.dataset, 'survey');
-    assert.deepEqual(h.shipments.map((x: { seq: number }) => x.seq), [1, 2, 3, 4]);
-    assert.deepEqual(h.shipments.map((x: { label: string }) => x.label), ['s1', 's2', 's3', 's4']);
-    assert.deepEqual(h.shipments.map((x: { shipmentId: string }) => x.shipmentId), [1, 2, 3, 4].map((i) => shipped[i]!.shipmentId));
+    assert.deepEqual(
+      h.shipments.map((x: { seq: number }) => x.seq),
+      [1, 2, 3, 4],
+    );
+    assert.deepEqual(
+      h.shipments.map((x: { label: string }) => x.label),
+      ['s1', 's2', 's3', 's4'],
+    );
+    assert.deepEqual(
+      h.shipments.map((x: { shipmentId: string }) => x.shipmentId),
+      [1, 2, 3, 4].map((i) => shipped[i]!.shipmentId),
+    );
     let last = 0;
     for (const [i, x] of h.shipments.entries()) {
       const t = Date.parse(x.appliedAt);
@@ -341,7 +396,11 @@ describe('a chain of incremental shipments', () => {
       last = t;
       const tree = files(snapshot(state(i + 1)));
       assert.equal(x.files, tree.length, `files of #${i + 1}`);
-      assert.equal(x.bytes, tree.reduce((n, f) => n + f.size, 0), `bytes of #${i + 1}`);
+      assert.equal(
+        x.bytes,
+        tree.reduce((n, f) => n + f.size, 0),
+        `bytes of #${i + 1}`,
+      );
     }
     const textOut = brickpost(sub, ['history', dest]).stdout;
     for (const i of [1, 2, 3, 4]) assert.match(textOut, new RegExp(`#${i} .*s${i}`));
@@ -358,6 +417,10 @@ describe('a chain of incremental shipments', () => {
       assert.deepEqual(diffSnapshots(snapshot(state(seq)), snapshot(dest)), [], `rolled back to shipment ${seq}`);
     }
     const h = JSON.parse(brickpost(sub, ['history', dest, '--json']).stdout);
-    assert.deepEqual(h.shipments.map((x: { seq: number }) => x.seq), [1], 'history after rolling back to shipment 1');
+    assert.deepEqual(
+      h.shipments.map((x: { seq: number }) => x.seq),
+      [1],
+      'history after rolling back to shipment 1',
+    );
   });
 });

@@ -57,7 +57,13 @@ describe('custody log', () => {
     const { run, report } = custody(sub, drive);
     assert.equal(run.code, 0, run.stderr);
     assert.deepEqual([report.ok, report.brokenAt, types(report)], [true, null, ['packed', 'sealed']]);
-    assert.deepEqual(report.events.map((e: any) => [e.source, e.actor.name, e.actor.trusted]), [['bag', 'publisher', true], ['bag', 'publisher', true]]);
+    assert.deepEqual(
+      report.events.map((e: any) => [e.source, e.actor.name, e.actor.trusted]),
+      [
+        ['bag', 'publisher', true],
+        ['bag', 'publisher', true],
+      ],
+    );
   });
 
   test('wipe before ingest is refused with a hint, and the bag stays', () => {
@@ -77,10 +83,17 @@ describe('custody log', () => {
       assert.equal(spawnSync('mount', ['-o', 'remount,ro,bind', ro]).status, 0, 'remount read-only');
       const v = brickpost(sub, ['verify', ro, '--json']);
       assert.equal(v.code, 0, v.stdout + v.stderr);
-      const warnings = v.stdout.trim().split('\n').map((l) => JSON.parse(l)).filter((e) => e.type === 'warning');
+      const warnings = v.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l))
+        .filter((e) => e.type === 'warning');
       assert.equal(warnings.length, 1, v.stdout);
       assert.equal(warnings[0].code, 'CUSTODY_CATALOG_ONLY');
-      assert.match(warnings[0].message, /cannot write the custody log on the drive \(.*read-only.*\); the verified event is recorded in this home's catalog only/);
+      assert.match(
+        warnings[0].message,
+        /cannot write the custody log on the drive \(.*read-only.*\); the verified event is recorded in this home's catalog only/,
+      );
       const { report } = custody(sub, ro);
       assert.equal(report.ok, true, JSON.stringify(report.problems));
       assert.deepEqual(types(report), ['packed', 'sealed', 'verified']);
@@ -97,11 +110,17 @@ describe('custody log', () => {
     const i = brickpost(sub, ['ingest', drive, dest]);
     assert.equal(i.code, 0, i.stderr);
     const log = readFileSync(join(drive, 'brickpost', `${id}.custody`), 'utf8').split('\n');
-    assert.deepEqual(log.slice(1, -1).map((l) => JSON.parse(l).type), ['packed', 'sealed', 'verified', 'ingested']);
+    assert.deepEqual(
+      log.slice(1, -1).map((l) => JSON.parse(l).type),
+      ['packed', 'sealed', 'verified', 'ingested'],
+    );
     assert.equal(brickpost(sub, ['receipt', dest, '--out', join(root, 'r.json')]).code, 0);
     const { report } = custody(sub, drive);
     assert.deepEqual(types(report), ['packed', 'sealed', 'verified', 'ingested', 'receipt-issued']);
-    assert.deepEqual(report.events.map((e: any) => e.source), ['drive', 'drive', 'drive', 'drive', 'catalog']);
+    assert.deepEqual(
+      report.events.map((e: any) => e.source),
+      ['drive', 'drive', 'drive', 'drive', 'catalog'],
+    );
     assert.equal(report.events[3].details.destination, 'dest', 'the destination is named by its folder name only');
   });
 
@@ -115,7 +134,10 @@ describe('custody log', () => {
     assert.equal(r.code, 0, r.stderr);
     const lines = r.stdout.trim().split('\n');
     assert.match(lines[0]!, new RegExp(`^shipment ${id}, drive 1 of 1, bag wiped, log .*${id}\\.custody$`));
-    assert.deepEqual(lines.slice(1, 7).map((l) => l.split(/\s+/)[4]), ['packed', 'sealed', 'verified', 'ingested', 'receipt-issued', 'wiped']);
+    assert.deepEqual(
+      lines.slice(1, 7).map((l) => l.split(/\s+/)[4]),
+      ['packed', 'sealed', 'verified', 'ingested', 'receipt-issued', 'wiped'],
+    );
     assert.match(lines[1]!, /publisher \(key [0-9A-F]{16}, trusted as publisher\)/);
     assert.match(lines[7]!, /^result {3}OK: 6 events, each signed by its actor and chained to the one before$/);
     // The publisher trusts only itself: the subscriber's events are shown as by a key not trusted there.
@@ -133,7 +155,10 @@ describe('custody log', () => {
     try {
       const r = brickpost(sub, ['custody', drive]);
       assert.equal(r.code, 1, r.stdout + r.stderr);
-      assert.match(r.stdout, /^problem {2}SIGNATURE_INVALID {2}event 4 \(ingested, 20\S+Z\): its signature does not verify with the actor's key [0-9A-F]{16}$/m);
+      assert.match(
+        r.stdout,
+        /^problem {2}SIGNATURE_INVALID {2}event 4 \(ingested, 20\S+Z\): its signature does not verify with the actor's key [0-9A-F]{16}$/m,
+      );
       assert.match(r.stdout, /^result {3}BROKEN at event 4$/m);
       assert.match(r.stderr, /brickpost: error: the custody chain of shipment \S+ is broken at event 4/);
       const { run, report } = custody(sub, drive);
@@ -150,11 +175,17 @@ describe('custody log', () => {
     assert.equal(p.code, 0, p.stderr);
     const b = shipmentDir(d);
     const f = join(b, 'custody.ndjson');
-    writeFileSync(f, readFileSync(f, 'utf8').replace(/"at":"(\d{4})/, (_, y: string) => `"at":"${Number(y) - 1}`));
+    writeFileSync(
+      f,
+      readFileSync(f, 'utf8').replace(/"at":"(\d{4})/, (_, y: string) => `"at":"${Number(y) - 1}`),
+    );
     const { run, report } = custody(sub, d);
     assert.equal(run.code, 1);
     assert.equal(report.brokenAt, 1);
-    assert.ok(report.problems.some((x: any) => x.code === 'FIXITY_MISMATCH' && /custody\.ndjson/.test(x.message)), JSON.stringify(report.problems));
+    assert.ok(
+      report.problems.some((x: any) => x.code === 'FIXITY_MISMATCH' && /custody\.ndjson/.test(x.message)),
+      JSON.stringify(report.problems),
+    );
     const v = brickpost(sub, ['verify', d, '--json']);
     assert.equal(v.code, 1, v.stdout);
     assert.equal(errorEvent(v).code, 'FIXITY_MISMATCH');
@@ -174,7 +205,11 @@ describe('custody log', () => {
     const i = brickpost(sub, ['ingest', drives[0]!, drives[2]!, join(root, 'set-dest')]);
     assert.equal(i.code, 0, i.stderr);
     const after = drives.map((x) => types(custody(sub, x).report));
-    assert.deepEqual(after, [['packed', 'sealed', 'ingested'], ['packed', 'sealed'], ['packed', 'sealed', 'ingested']]);
+    assert.deepEqual(after, [
+      ['packed', 'sealed', 'ingested'],
+      ['packed', 'sealed'],
+      ['packed', 'sealed', 'ingested'],
+    ]);
   });
 });
 
@@ -196,8 +231,15 @@ describe('custody log on a drive whose brickpost folder is a symbolic link', () 
     const before = readdirSync(join(drive, 'brickpost')).sort();
     const v = brickpost(sub, ['verify', linked, '--json']);
     assert.equal(v.code, 0, v.stdout + v.stderr);
-    const warnings = v.stdout.trim().split('\n').map((l) => JSON.parse(l)).filter((e) => e.type === 'warning');
-    assert.ok(warnings.some((w) => w.code === 'CUSTODY_CATALOG_ONLY' && /symbolic link/.test(w.message)), JSON.stringify(warnings));
+    const warnings = v.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .filter((e) => e.type === 'warning');
+    assert.ok(
+      warnings.some((w) => w.code === 'CUSTODY_CATALOG_ONLY' && /symbolic link/.test(w.message)),
+      JSON.stringify(warnings),
+    );
     assert.deepEqual(readdirSync(join(drive, 'brickpost')).sort(), before, 'no custody log written through the link');
     const w = brickpost(sub, ['wipe', linked, '--force']);
     assert.equal(w.code, 4, w.stderr);

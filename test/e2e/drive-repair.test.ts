@@ -26,7 +26,11 @@ function corrupt(path: string, offset: number, length: number): void {
 
 /** The summary event of a --json run (a failed run ends with an error event after it). */
 function summaryOf(r: Run): Record<string, any> {
-  const ev = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>).find((e) => e.type === 'summary');
+  const ev = r.stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, any>)
+    .find((e) => e.type === 'summary');
   assert.ok(ev, r.stdout.slice(-500) + r.stderr);
   return ev.result;
 }
@@ -50,7 +54,9 @@ describe('repairing a drive and resuming a pack', () => {
 
   const pack = (dataset: string, drives: string[], extra: string[] = [], opts: { env?: NodeJS.ProcessEnv } = {}): Run => {
     for (const d of drives) mkdirSync(d, { recursive: true });
-    return brickpost(pub, ['pack', src, ...drives.flatMap((d) => ['--to', d]), '--recipient', recipient, '--dataset', dataset, '--json', ...extra], { env: opts.env ?? env });
+    return brickpost(pub, ['pack', src, ...drives.flatMap((d) => ['--to', d]), '--recipient', recipient, '--dataset', dataset, '--json', ...extra], {
+      env: opts.env ?? env,
+    });
   };
 
   before(() => {
@@ -72,7 +78,10 @@ describe('repairing a drive and resuming a pack', () => {
     const rep = summaryOf(v);
     assert.equal(rep.fixity, 'failed');
     assert.equal(rep.repair.repairable, true, JSON.stringify(rep.repair));
-    assert.deepEqual(rep.repair.files.map((f: { path: string }) => f.path), [big!.slice(bag.length + 1)]);
+    assert.deepEqual(
+      rep.repair.files.map((f: { path: string }) => f.path),
+      [big!.slice(bag.length + 1)],
+    );
     const human = brickpost(sub, ['verify', drive]);
     assert.match(human.stdout + human.stderr, /all repairable in place: run 'brickpost repair'/);
 
@@ -80,7 +89,10 @@ describe('repairing a drive and resuming a pack', () => {
     assert.equal(fix.code, 0, fix.stdout + fix.stderr);
     const s = summaryOf(fix);
     assert.equal(s.ok, true);
-    assert.deepEqual(s.files.map((f: { status: string }) => f.status), ['repaired']);
+    assert.deepEqual(
+      s.files.map((f: { status: string }) => f.status),
+      ['repaired'],
+    );
     assert.equal(s.repairedBlocks, 3);
     const deep = brickpost(sub, ['verify', '--deep', drive, '--json']);
     assert.equal(deep.code, 0, deep.stdout + deep.stderr);
@@ -97,7 +109,10 @@ describe('repairing a drive and resuming a pack', () => {
     for (const p of all) corrupt(p, 0, statSync(p).size);
     const rep = summaryOf(brickpost(sub, ['verify', drive, '--json']));
     assert.equal(rep.repair.repairable, false);
-    const bad = rep.repair.files.filter((f: { repairable: boolean }) => !f.repairable).map((f: { path: string }) => f.path).sort();
+    const bad = rep.repair.files
+      .filter((f: { repairable: boolean }) => !f.repairable)
+      .map((f: { path: string }) => f.path)
+      .sort();
     assert.deepEqual(bad, all.map((p) => p.slice(bag.length + 1)).sort(), 'every pack is reported, the intact manifest is not');
     const fix = brickpost(sub, ['repair', drive, '--json']);
     assert.equal(fix.code, 1, fix.stdout + fix.stderr);
@@ -122,7 +137,10 @@ describe('repairing a drive and resuming a pack', () => {
     assert.equal(r.code, 0, r.stdout + r.stderr);
     const s = lastEvent(r).result;
     assert.ok(s.skipped >= 1 && s.skipped < 10, `skipped ${s.skipped}`);
-    const listed = readFileSync(s.skippedList, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as string);
+    const listed = readFileSync(s.skippedList, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as string);
     assert.equal(listed.length, s.skipped);
     const want = snapshot(src);
     for (const p of listed) {
@@ -168,7 +186,11 @@ describe('repairing a drive and resuming a pack', () => {
     const fresh = pack('killed2', [other]);
     assert.equal(fresh.code, 0, fresh.stdout + fresh.stderr);
     assert.match(fresh.stdout + fresh.stderr, /was interrupted; a new shipment replaces it/);
-    assert.deepEqual(readdirSync(join(other, 'brickpost')).filter((n) => n.endsWith('.part')), [], 'the unfinished shipment is removed');
+    assert.deepEqual(
+      readdirSync(join(other, 'brickpost')).filter((n) => n.endsWith('.part')),
+      [],
+      'the unfinished shipment is removed',
+    );
     assert.equal(brickpost(pub, ['pack', src, '--to', other, '--dataset', 'nothing-here', '--resume']).code, 2);
   });
 });

@@ -21,7 +21,6 @@ function choose(n: number, r: number): number[][] {
   return out;
 }
 
-
 describe('drive sets with parity', () => {
   const root = tempDir();
   const src = join(root, 'src');
@@ -60,7 +59,10 @@ describe('drive sets with parity', () => {
     assert.equal(brickpost(other, ['keygen', '--name', 'other']).code, 0);
   });
 
-  for (const [n, m] of [[3, 1], [5, 2]] as const) {
+  for (const [n, m] of [
+    [3, 1],
+    [5, 2],
+  ] as const) {
     test(`${n} drives with ${m} parity: any ${m} lost still ingest, ${m + 1} lost are refused`, () => {
       const { drives, summary } = packSet(pub, join(root, `set${n}`), n, n === 5 ? ['--parity', '2'] : []);
       assert.equal(summary.paths.length, n);
@@ -72,9 +74,15 @@ describe('drive sets with parity', () => {
         assert.match(info, new RegExp(`^Bag-Count: ${i + 1} of ${n}$`, 'm'));
         assert.match(info, new RegExp(`^Bag-Group-Identifier: ${summary.shipmentId}$`, 'm'));
         if (hasTool('bagit.py')) sh('bagit.py', ['--validate', bag(d)]);
-        const packs = existsSync(join(bag(d), 'data', 'packs')) ? readdirSync(join(bag(d), 'data', 'packs'), { recursive: true }).filter((f) => String(f).endsWith('.age')) : [];
+        const packs = existsSync(join(bag(d), 'data', 'packs'))
+          ? readdirSync(join(bag(d), 'data', 'packs'), { recursive: true }).filter((f) => String(f).endsWith('.age'))
+          : [];
         const parity = existsSync(join(bag(d), 'data', 'parity'));
-        assert.equal(i < n - m ? packs.length > 0 && !parity : packs.length === 0 && parity, true, `drive ${i + 1} holds ${i < n - m ? 'packs' : 'parity'} only`);
+        assert.equal(
+          i < n - m ? packs.length > 0 && !parity : packs.length === 0 && parity,
+          true,
+          `drive ${i + 1} holds ${i < n - m ? 'packs' : 'parity'} only`,
+        );
       }
 
       // Every choice of m lost drives ingests the same tree.
@@ -84,7 +92,11 @@ describe('drive sets with parity', () => {
         const r = brickpost(sub, ['ingest', ...keep(drives, present.reverse(), `${n}-${lost.join('')}`), dest, '--json']);
         assert.equal(r.code, 0, `lost ${lost.join(',')}: ${r.stdout.slice(-1500)} ${r.stderr}`);
         assert.deepEqual(diffSnapshots(snapshot(src), snapshot(dest)), [], `lost drives ${lost.map((i) => i + 1).join(',')}: byte-identical`);
-        assert.equal(existsSync(join(dest, '.brickpost', 'rebuild')) && readdirSync(join(dest, '.brickpost', 'rebuild')).length > 0, false, 'rebuilt packs are removed');
+        assert.equal(
+          existsSync(join(dest, '.brickpost', 'rebuild')) && readdirSync(join(dest, '.brickpost', 'rebuild')).length > 0,
+          false,
+          'rebuilt packs are removed',
+        );
       }
 
       // m + 1 lost: refused with exit 8, naming the drives that could complete the set.
@@ -159,7 +171,11 @@ describe('drive sets with parity', () => {
     const second = brickpost(sub, ['ingest', firstDrive!, dest, '--gather', '--json']);
     assert.equal(second.code, 0, second.stdout + second.stderr);
     assert.deepEqual(diffSnapshots(snapshot(src), snapshot(dest)), []);
-    assert.equal(existsSync(join(dest, '.brickpost', 'gather')) && readdirSync(join(dest, '.brickpost', 'gather')).length > 0, false, 'the gathered copies are removed');
+    assert.equal(
+      existsSync(join(dest, '.brickpost', 'gather')) && readdirSync(join(dest, '.brickpost', 'gather')).length > 0,
+      false,
+      'the gathered copies are removed',
+    );
   });
 
   test('a drive too small is refused before writing, with the shortfall and the drives needed', () => {
@@ -169,7 +185,15 @@ describe('drive sets with parity', () => {
     assert.equal(r.code, 5, r.stdout + r.stderr);
     const ev = errorEvent(r);
     assert.equal(ev.code, 'NO_SPACE');
-    assert.match(ev.message, /can take 5242880 bytes; .*short by [0-9]+\); with drives of 5242880 bytes, ([0-9]+) drives are needed \(([0-9]+) more, with --parity 1\)/);
-    for (const d of drives) assert.deepEqual(readdirSync(join(d, 'brickpost')).filter((f) => !f.endsWith('.part')), [], 'no shipment is left on the drives');
+    assert.match(
+      ev.message,
+      /can take 5242880 bytes; .*short by [0-9]+\); with drives of 5242880 bytes, ([0-9]+) drives are needed \(([0-9]+) more, with --parity 1\)/,
+    );
+    for (const d of drives)
+      assert.deepEqual(
+        readdirSync(join(d, 'brickpost')).filter((f) => !f.endsWith('.part')),
+        [],
+        'no shipment is left on the drives',
+      );
   });
 });

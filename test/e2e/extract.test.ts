@@ -38,7 +38,9 @@ describe('extract, cat and pack filters', () => {
 
   test('extract takes named files and folders, with their metadata, and a hard link whose file was not named', () => {
     const out = join(root, 'out1');
-    const s = summary(brickpost(sub, ['extract', drive, 'entries/links', 'entries/hardlinks/two', 'entries/modes/mode-0664', '--to', out, '--same-permissions', '--json']));
+    const s = summary(
+      brickpost(sub, ['extract', drive, 'entries/links', 'entries/hardlinks/two', 'entries/modes/mode-0664', '--to', out, '--same-permissions', '--json']),
+    );
     assert.ok(s.files >= 4 && s.links >= 5, JSON.stringify(s));
     const want = fullSnapshot(src);
     const got = fullSnapshot(out);
@@ -109,36 +111,64 @@ describe('extract, cat and pack filters', () => {
     writeFileSync(list, '# editor backups\n*.bak\n');
     const d = join(root, 'filtered-drive');
     mkdirSync(d);
-    const s = summary(brickpost(pub, ['pack', tree, '--to', d, '--dataset', 'filtered', '--exclude', '*.tmp', '--exclude', 'build/', '--exclude-from', list, '--exclude-caches', '--json']));
+    const s = summary(
+      brickpost(pub, [
+        'pack',
+        tree,
+        '--to',
+        d,
+        '--dataset',
+        'filtered',
+        '--exclude',
+        '*.tmp',
+        '--exclude',
+        'build/',
+        '--exclude-from',
+        list,
+        '--exclude-caches',
+        '--json',
+      ]),
+    );
     assert.equal(s.entries.excluded, 4);
-    const listed = brickpost(pub, ['ls', d]).stdout.trim().split('\n').map((l) => l.split(/\s+/).pop());
+    const listed = brickpost(pub, ['ls', d])
+      .stdout.trim()
+      .split('\n')
+      .map((l) => l.split(/\s+/).pop());
     assert.deepEqual(listed, ['keep', 'keep/a.txt']);
   });
 
-  test('pack --strict fails when part of the source cannot be read, and says which; without it the rest ships', { skip: process.getuid?.() === 0 ? false : 'runs pack as the unprivileged user nobody, which needs root to arrange' }, () => {
-    const tree = join(root, 'locked');
-    mkdirSync(join(tree, 'closed'), { recursive: true });
-    writeFileSync(join(tree, 'open.txt'), 'o');
-    writeFileSync(join(tree, 'closed/secret.txt'), 's');
-    writeFileSync(join(tree, 'unreadable.txt'), 'u');
-    chmodSync(join(tree, 'closed'), 0o700);
-    chmodSync(join(tree, 'unreadable.txt'), 0o600);
-    chmodSync(root, 0o755);
-    const home = join(root, 'nobody-home');
-    const d = join(root, 'locked-drive');
-    for (const p of [home, d]) {
-      mkdirSync(p);
-      chownSync(p, 65534, 65534);
-    }
-    const as = { uid: 65534, gid: 65534 };
-    assert.equal(brickpost(home, ['keygen'], as).code, 0);
-    const strict = brickpost(home, ['pack', tree, '--to', d, '--dataset', 'locked', '--strict', '--json'], as);
-    assert.equal(strict.code, 5, strict.stdout.slice(-1000));
-    assert.equal(lastEvent(strict).code, 'SOURCE_INCOMPLETE');
-    assert.match(strict.stdout, /not shipped: \\"closed\\": its contents cannot be read/);
-    assert.match(strict.stdout, /not shipped: \\"unreadable.txt\\": cannot be read/);
-    assert.deepEqual(readdirSync(join(d, 'brickpost')).filter((n) => !n.endsWith('.custody')), [], 'nothing shipped');
-    const loose = summary(brickpost(home, ['pack', tree, '--to', d, '--dataset', 'locked', '--json'], as));
-    assert.deepEqual(loose.entries.notShipped, { 'its contents cannot be read (permission denied)': 1, 'cannot be read (permission denied)': 1 });
-  });
+  test(
+    'pack --strict fails when part of the source cannot be read, and says which; without it the rest ships',
+    { skip: process.getuid?.() === 0 ? false : 'runs pack as the unprivileged user nobody, which needs root to arrange' },
+    () => {
+      const tree = join(root, 'locked');
+      mkdirSync(join(tree, 'closed'), { recursive: true });
+      writeFileSync(join(tree, 'open.txt'), 'o');
+      writeFileSync(join(tree, 'closed/secret.txt'), 's');
+      writeFileSync(join(tree, 'unreadable.txt'), 'u');
+      chmodSync(join(tree, 'closed'), 0o700);
+      chmodSync(join(tree, 'unreadable.txt'), 0o600);
+      chmodSync(root, 0o755);
+      const home = join(root, 'nobody-home');
+      const d = join(root, 'locked-drive');
+      for (const p of [home, d]) {
+        mkdirSync(p);
+        chownSync(p, 65534, 65534);
+      }
+      const as = { uid: 65534, gid: 65534 };
+      assert.equal(brickpost(home, ['keygen'], as).code, 0);
+      const strict = brickpost(home, ['pack', tree, '--to', d, '--dataset', 'locked', '--strict', '--json'], as);
+      assert.equal(strict.code, 5, strict.stdout.slice(-1000));
+      assert.equal(lastEvent(strict).code, 'SOURCE_INCOMPLETE');
+      assert.match(strict.stdout, /not shipped: \\"closed\\": its contents cannot be read/);
+      assert.match(strict.stdout, /not shipped: \\"unreadable.txt\\": cannot be read/);
+      assert.deepEqual(
+        readdirSync(join(d, 'brickpost')).filter((n) => !n.endsWith('.custody')),
+        [],
+        'nothing shipped',
+      );
+      const loose = summary(brickpost(home, ['pack', tree, '--to', d, '--dataset', 'locked', '--json'], as));
+      assert.deepEqual(loose.entries.notShipped, { 'its contents cannot be read (permission denied)': 1, 'cannot be read (permission denied)': 1 });
+    },
+  );
 });

@@ -57,7 +57,10 @@ describe('first shipment, one drive', () => {
     for (const k of ['shipmentId', 'files', 'bytesIn', 'bytesOnDrive']) assert.ok(k in packSummary, `summary lacks ${k}`);
     const files = [...snapshot(src).values()].filter((n) => n.type === 'file');
     assert.equal(packSummary.files, files.length);
-    assert.equal(packSummary.bytesIn, files.reduce((s, n) => s + n.size, 0));
+    assert.equal(
+      packSummary.bytesIn,
+      files.reduce((s, n) => s + n.size, 0),
+    );
     assert.ok(packSummary.bytesOnDrive < packSummary.bytesIn, 'compression and dedup make the shipment smaller than the source');
     assert.deepEqual(readdirSync(join(drive, 'brickpost')), [packSummary.shipmentId]);
   });
@@ -94,7 +97,7 @@ describe('first shipment, one drive', () => {
     try {
       const ds = db.prepare('SELECT name, length(secret) AS n FROM datasets WHERE id = ?').get(packSummary.datasetId) as { name: string; n: number };
       assert.deepEqual(ds, { name: 'survey', n: 32 }, 'the subscriber keeps the dataset and its secret');
-      const sh = db.prepare("SELECT seq, role FROM shipments WHERE id = ?").get(packSummary.shipmentId);
+      const sh = db.prepare('SELECT seq, role FROM shipments WHERE id = ?').get(packSummary.shipmentId);
       assert.deepEqual({ ...(sh as object) }, { seq: 1, role: 'received' });
       assert.equal(db.pragma('integrity_check', { simple: true }), 'ok');
     } finally {
@@ -113,7 +116,10 @@ describe('first shipment, one drive', () => {
   test('ls lists every entry of the shipment', () => {
     const r = brickpost(sub, ['ls', drive, '--json']);
     assert.equal(r.code, 0, r.stderr);
-    const entries = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const entries = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     assert.equal(entries.length, snapshot(src).size);
     assert.ok(entries.some((e) => e.path === 'ünïcödé/日本語 ファイル.txt' && e.type === 'file'));
   });
@@ -150,12 +156,21 @@ describe('first shipment, one drive', () => {
     const replay = brickpost(sub, ['ingest', drive, fresh, '--json']);
     assert.equal(replay.code, 6, replay.stdout);
     assert.equal(lastEvent(replay).code, 'CHAIN_REPLAY');
-    assert.deepEqual(readdirSync(fresh).sort(), readdirSync(dest).filter((n) => n !== '.brickpost').concat('.brickpost').sort());
+    assert.deepEqual(
+      readdirSync(fresh).sort(),
+      readdirSync(dest)
+        .filter((n) => n !== '.brickpost')
+        .concat('.brickpost')
+        .sort(),
+    );
     const h = brickpost(sub, ['history', dest, '--json']);
     assert.equal(h.code, 0, h.stderr);
     const hist = JSON.parse(h.stdout);
     assert.equal(hist.dataset, 'survey');
-    assert.deepEqual(hist.shipments.map((x: { seq: number }) => x.seq), [1, 2]);
+    assert.deepEqual(
+      hist.shipments.map((x: { seq: number }) => x.seq),
+      [1, 2],
+    );
     assert.equal(hist.shipments[0].label, 'base');
     assert.match(brickpost(sub, ['history', dest]).stdout, /#2 /);
     assert.equal(brickpost(sub, ['history', root]).code, 2, 'a folder nothing was ingested into');

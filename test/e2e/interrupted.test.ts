@@ -17,7 +17,11 @@ import { brickpost, CLI, diffSnapshots, lastEvent, makeDataset, MAKE_DATASET, sh
 
 /** Runs brickpost with a failpoint armed; returns the signal it died of. */
 function killedAt(home: string, point: string, args: string[]): NodeJS.Signals | null {
-  const r = spawnSync(process.execPath, [CLI, '--home', home, '--quiet', ...args], { encoding: 'utf8', timeout: 180_000, env: { ...process.env, BRICKPOST_FAILPOINT: point } });
+  const r = spawnSync(process.execPath, [CLI, '--home', home, '--quiet', ...args], {
+    encoding: 'utf8',
+    timeout: 180_000,
+    env: { ...process.env, BRICKPOST_FAILPOINT: point },
+  });
   return r.signal;
 }
 
@@ -87,7 +91,15 @@ describe('interrupted ingest and rollback: status, history, resume and every com
     assert.equal(st.code, 7, st.stderr);
     const s = JSON.parse(st.stdout);
     assert.deepEqual(
-      { kind: s.inProgress.kind, seq: s.inProgress.seq, from: s.inProgress.from.seq, running: s.inProgress.running, current: s.current.seq, lock: s.lock, next: s.next },
+      {
+        kind: s.inProgress.kind,
+        seq: s.inProgress.seq,
+        from: s.inProgress.from.seq,
+        running: s.inProgress.running,
+        current: s.current.seq,
+        lock: s.lock,
+        next: s.next,
+      },
       { kind: 'ingest', seq: 3, from: 2, running: false, current: 2, lock: null, next: `brickpost resume ${dest}` },
     );
     assert.equal(s.inProgress.phase, 'install');
@@ -154,7 +166,10 @@ describe('interrupted ingest and rollback: status, history, resume and every com
     const dest = copy(at3, 'dest-rb-first');
     assert.equal(killedAt(sub, 'rollback-restore@2', ['rollback', dest, '--to', '1']), 'SIGKILL');
     const s = JSON.parse(brickpost(sub, ['status', dest, '--json']).stdout);
-    assert.deepEqual({ kind: s.inProgress.kind, seq: s.inProgress.seq, from: s.inProgress.from.seq, current: s.current.seq }, { kind: 'rollback', seq: 1, from: 3, current: 3 });
+    assert.deepEqual(
+      { kind: s.inProgress.kind, seq: s.inProgress.seq, from: s.inProgress.from.seq, current: s.current.seq },
+      { kind: 'rollback', seq: 1, from: 3, current: 3 },
+    );
     assert.match(brickpost(sub, ['history', dest]).stderr, /the rollback to shipment #1 \S+ was interrupted/);
     const r = brickpost(sub, ['resume', dest, '--json']);
     assert.equal(r.code, 0, r.stderr);
@@ -176,7 +191,7 @@ describe('interrupted ingest and rollback: status, history, resume and every com
   });
 });
 
-describe('the destination lock is the kernel\'s', () => {
+describe("the destination lock is the kernel's", () => {
   const root = tempDir();
   const src = join(root, 'src');
   const pub = join(root, 'pub');
@@ -217,7 +232,10 @@ describe('the destination lock is the kernel\'s', () => {
   test('a holder is named (pid, command, since when) while it runs, and lets go when it is killed', async () => {
     const dest = join(root, 'held');
     const gate = mkdtempSync(join(root, 'gate-'));
-    const p = spawn(process.execPath, [CLI, '--home', sub, 'ingest', drive, dest], { stdio: 'ignore', env: { ...process.env, BRICKPOST_PAUSE: `lock-held:${gate}` } });
+    const p = spawn(process.execPath, [CLI, '--home', sub, 'ingest', drive, dest], {
+      stdio: 'ignore',
+      env: { ...process.env, BRICKPOST_PAUSE: `lock-held:${gate}` },
+    });
     const exited = new Promise<NodeJS.Signals | null>((resolve) => p.on('close', (_code, signal) => resolve(signal)));
     while (!existsSync(join(gate, 'lock-held.reached'))) await new Promise((r) => setTimeout(r, 10));
 

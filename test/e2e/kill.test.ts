@@ -74,7 +74,11 @@ describe('ingest killed at random points', () => {
       const v = brickpost(home, ['verify', d]);
       if (code === 0) assert.equal(v.code, 0, `pack finished before the kill at ${delay} ms, and its shipment verifies`);
       // Killed after the sealed shipment was renamed into place (while the catalog is tidied), the drive holds a complete one.
-      else assert.ok(v.code === 2 || v.code === 0, `killed at ${delay} ms: the drive holds no shipment, or only a complete one that verifies (exit ${v.code}: ${v.stderr.trim()})`);
+      else
+        assert.ok(
+          v.code === 2 || v.code === 0,
+          `killed at ${delay} ms: the drive holds no shipment, or only a complete one that verifies (exit ${v.code}: ${v.stderr.trim()})`,
+        );
       const again = brickpost(home, ['pack', src, '--to', d]);
       assert.equal(again.code, 0, again.stderr);
     }

@@ -48,7 +48,9 @@ function tree(home: string, shipment: string): Array<Record<string, unknown>> {
   const db = new Database(join(home, 'catalog.sqlite'), { readonly: true });
   try {
     return db
-      .prepare('SELECT f.path, hex(f.chunks) AS chunks, hex(s.sig) AS sig FROM tree_files f LEFT JOIN sigs s ON s.id = f.sig_id WHERE f.shipment_id = ? ORDER BY f.path')
+      .prepare(
+        'SELECT f.path, hex(f.chunks) AS chunks, hex(s.sig) AS sig FROM tree_files f LEFT JOIN sigs s ON s.id = f.sig_id WHERE f.shipment_id = ? ORDER BY f.path',
+      )
       .all(shipment) as Array<Record<string, unknown>>;
   } finally {
     db.close();
@@ -87,7 +89,10 @@ describe('native core and TypeScript path write the same shipment', { skip: why 
   });
 
   test('both paths pack', () => {
-    for (const [path, home, env] of [['js', pubJs, JS], ['native', pubNative, NATIVE]] as const) {
+    for (const [path, home, env] of [
+      ['js', pubJs, JS],
+      ['native', pubNative, NATIVE],
+    ] as const) {
       const drive = join(root, `drive-${path}`);
       mkdirSync(drive);
       const r = brickpost(home, ['pack', src, '--to', drive, '--recipient', recipient, '--dataset', 'same', '--full', '--json'], { env });
@@ -114,12 +119,18 @@ describe('native core and TypeScript path write the same shipment', { skip: why 
     const a = tree(pubJs, shipped.js.id);
     const b = tree(pubNative, shipped.native.id);
     assert.ok(a.length > 10);
-    assert.ok(a.some((r) => r.sig !== null), 'some files have signatures');
+    assert.ok(
+      a.some((r) => r.sig !== null),
+      'some files have signatures',
+    );
     assert.deepEqual(b, a);
   });
 
   test('each path deep-verifies and ingests what the other packed', () => {
-    for (const [path, env] of [['js', NATIVE], ['native', JS]] as const) {
+    for (const [path, env] of [
+      ['js', NATIVE],
+      ['native', JS],
+    ] as const) {
       const drive = shipped[path].drive;
       const v = brickpost(sub, ['verify', drive, '--deep', '--json'], { env });
       assert.equal(v.code, 0, v.stdout.slice(-800) + v.stderr);

@@ -37,7 +37,13 @@ function paste(command: string, home: string): Run {
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 
-const summaries = (r: Run): any[] => r.stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)).filter((e) => e.type === 'summary');
+const summaries = (r: Run): any[] =>
+  r.stdout
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l))
+    .filter((e) => e.type === 'summary');
 
 describe("a newcomer's path through README", () => {
   const root = tempDir('bp-newcomer-');
@@ -58,7 +64,9 @@ describe("a newcomer's path through README", () => {
     sh('python3', [MAKE_DATASET, src, '--mutate', '5', '--seed', '62', '-q']);
     const second = brickpost(pub, ['pack', src, '--to', drive, '--recipient', recipient, '--dataset', 'survey', '--label', 'week-2']);
     assert.equal(second.code, 0, second.stderr);
-    ids = readdirSync(join(drive, 'brickpost')).filter((n) => /^[0-9]{8}T[0-9]{6}Z-[0-9a-f]{8}$/.test(n)).sort();
+    ids = readdirSync(join(drive, 'brickpost'))
+      .filter((n) => /^[0-9]{8}T[0-9]{6}Z-[0-9a-f]{8}$/.test(n))
+      .sort();
     assert.equal(ids.length, 2);
   });
 
@@ -69,7 +77,13 @@ describe("a newcomer's path through README", () => {
     assert.equal(r.stdout.match(/^result {5}OK$/gm)?.length, 2);
     assert.equal(r.stdout.match(/^custody {4}'verified' event added to the drive's custody log and this home's catalog$/gm)?.length, 2);
     const j = summaries(brickpost(sub, ['verify', drive, '--json']));
-    assert.deepEqual(j.map((s) => [s.result.shipmentId, s.result.label]), [[ids[0], 'week-1'], [ids[1], 'week-2']]);
+    assert.deepEqual(
+      j.map((s) => [s.result.shipmentId, s.result.label]),
+      [
+        [ids[0], 'week-1'],
+        [ids[1], 'week-2'],
+      ],
+    );
   });
 
   test('ingest applies the shipment that comes next for DEST and says which, then the next one', () => {
@@ -98,13 +112,19 @@ describe("a newcomer's path through README", () => {
     assert.notEqual(oldest.stdout, r.stdout);
     const rep = brickpost(sub, ['repair', drive, '--dry-run', '--json']);
     assert.equal(rep.code, 0, rep.stderr);
-    assert.deepEqual(summaries(rep).map((s) => s.result.shipmentId), ids);
+    assert.deepEqual(
+      summaries(rep).map((s) => s.result.shipmentId),
+      ids,
+    );
   });
 
   test('a command that cannot choose lists the shipments and prints a command that works as printed', () => {
     const r = paste(`brickpost label '${drive}'`, sub);
     assert.equal(r.code, 2);
-    assert.match(r.stderr, new RegExp(`holds 2 shipments: #1 ${ids[0]} \\(dataset "survey", label "week-1"\\); #2 ${ids[1]} \\(dataset "survey", label "week-2"\\)`));
+    assert.match(
+      r.stderr,
+      new RegExp(`holds 2 shipments: #1 ${ids[0]} \\(dataset "survey", label "week-1"\\); #2 ${ids[1]} \\(dataset "survey", label "week-2"\\)`),
+    );
     const cmd = hintCommand(r);
     assert.ok(cmd.endsWith(`--shipment ${ids[1]}`), cmd);
     assert.equal(paste(cmd, sub).code, 0);
@@ -131,7 +151,10 @@ describe("a newcomer's path through README", () => {
     assert.equal(brickpost(stranger, ['keygen', '--name', 'stranger']).code, 0);
     const r = paste(`brickpost verify '${drive}' --shipment ${ids[0]}`, stranger);
     assert.equal(r.code, 3);
-    assert.match(r.stdout, /^signature {2}valid, by an untrusted key [0-9A-F]{16} \(if it is your publisher's, trust it with: brickpost trust add RW[A-Za-z0-9+/]{54}\)$/m);
+    assert.match(
+      r.stdout,
+      /^signature {2}valid, by an untrusted key [0-9A-F]{16} \(if it is your publisher's, trust it with: brickpost trust add RW[A-Za-z0-9+/]{54}\)$/m,
+    );
     const cmd = hintCommand(r);
     assert.match(cmd, /^brickpost trust add RW/);
     assert.equal(paste(cmd, stranger).code, 0);

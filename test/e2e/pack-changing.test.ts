@@ -65,7 +65,8 @@ for (const [path, env] of [
         writeFileSync(file, Buffer.alloc(size, c));
         utimesSync(file, 1_700_000_000 + k, 1_700_000_000 + k);
       };
-      const cat = (drive: string): Buffer => spawnSync(process.execPath, [CLI, '--home', home, 'cat', drive, 'logs/run.log'], { maxBuffer: 64 << 20, env }).stdout;
+      const cat = (drive: string): Buffer =>
+        spawnSync(process.execPath, [CLI, '--home', home, 'cat', drive, 'logs/run.log'], { maxBuffer: 64 << 20, env }).stdout;
 
       test('changed once: read again, and the drive holds the new content', async () => {
         const { src, file, drive } = setup();
@@ -76,7 +77,12 @@ for (const [path, env] of [
         assert.ok(cat(drive).equals(Buffer.alloc(size, 'b')), 'the content of the second read');
         const v = brickpost(home, ['verify', '--deep', drive], { env });
         assert.equal(v.code, 0, v.stdout + v.stderr);
-        const ls = JSON.parse(brickpost(home, ['ls', drive, '--json'], { env }).stdout.trim().split('\n').find((l) => l.includes('run.log'))!);
+        const ls = JSON.parse(
+          brickpost(home, ['ls', drive, '--json'], { env })
+            .stdout.trim()
+            .split('\n')
+            .find((l) => l.includes('run.log'))!,
+        );
         assert.equal(ls.changing, undefined);
       });
 
@@ -95,15 +101,25 @@ for (const [path, env] of [
 
       test('changing at every read with --allow-changing: shipped as last read, marked', async () => {
         const { src, file, drive } = setup();
-        const r = await packChanging(home, [src, '--to', drive, '--dataset', `allow${n}`, '--allow-changing'], env, (k) => rewrite(file, String.fromCharCode(98 + k), k));
+        const r = await packChanging(home, [src, '--to', drive, '--dataset', `allow${n}`, '--allow-changing'], env, (k) =>
+          rewrite(file, String.fromCharCode(98 + k), k),
+        );
         assert.equal(r.code, 0, r.stderr);
         assert.equal(r.reads, 3);
-        assert.match(r.stderr, /warning: "logs\/run\.log" was modified while being read \(its mtime changed\), and did not settle in 3 reads; shipped as last read, marked as changing/);
+        assert.match(
+          r.stderr,
+          /warning: "logs\/run\.log" was modified while being read \(its mtime changed\), and did not settle in 3 reads; shipped as last read, marked as changing/,
+        );
         assert.match(r.stderr, /1 file kept changing while read and shipped as last read/);
         assert.ok(cat(drive).equals(Buffer.alloc(size, 'd')), 'what the third read gave (changed to d before it, to e after it)');
         const ls = brickpost(home, ['ls', '-l', drive], { env });
         assert.match(ls.stdout, /logs\/run\.log {2}\(changing while packed\)$/m);
-        const entry = JSON.parse(brickpost(home, ['ls', drive, '--json'], { env }).stdout.trim().split('\n').find((l) => l.includes('run.log'))!);
+        const entry = JSON.parse(
+          brickpost(home, ['ls', drive, '--json'], { env })
+            .stdout.trim()
+            .split('\n')
+            .find((l) => l.includes('run.log'))!,
+        );
         assert.equal(entry.changing, true);
         const v = brickpost(home, ['verify', '--deep', drive], { env });
         assert.equal(v.code, 0, v.stdout + v.stderr);
@@ -126,7 +142,10 @@ describe('pack --snapshot off btrfs', () => {
     const r = brickpost(home, ['pack', src, '--to', drive, '--snapshot']);
     if (fsType === 'btrfs') return assert.notEqual(r.code, 2, 'on btrfs the snapshot is attempted');
     assert.equal(r.code, 2, r.stderr);
-    assert.match(r.stderr, /brickpost: error: pack --snapshot: ".*src" is on a \S+ file system \(".*" mounted at ".*"\); brickpost takes snapshots on btrfs only/);
+    assert.match(
+      r.stderr,
+      /brickpost: error: pack --snapshot: ".*src" is on a \S+ file system \(".*" mounted at ".*"\); brickpost takes snapshots on btrfs only/,
+    );
     assert.match(r.stderr, /brickpost: hint: pack without --snapshot/);
     assert.deepEqual(readdirSync(drive), []);
   });

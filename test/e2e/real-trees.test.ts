@@ -36,8 +36,19 @@ const summary = (r: Run): any => {
 function tarCopy(src: string, out: string): void {
   mkdirSync(out, { recursive: true });
   const archive = `${out}.tar`;
-  sh('tar', ['--create', '--sparse', '--xattrs', "--xattrs-include=user.*", '--numeric-owner', '--file', archive, '-C', src, '.']);
-  sh('tar', ['--extract', '--xattrs', "--xattrs-include=user.*", '--numeric-owner', '--same-permissions', ...(ROOT_ONLY ? ['--same-owner'] : []), '--file', archive, '-C', out]);
+  sh('tar', ['--create', '--sparse', '--xattrs', '--xattrs-include=user.*', '--numeric-owner', '--file', archive, '-C', src, '.']);
+  sh('tar', [
+    '--extract',
+    '--xattrs',
+    '--xattrs-include=user.*',
+    '--numeric-owner',
+    '--same-permissions',
+    ...(ROOT_ONLY ? ['--same-owner'] : []),
+    '--file',
+    archive,
+    '-C',
+    out,
+  ]);
   rmSync(archive);
 }
 
@@ -92,8 +103,17 @@ describe('real trees ship whole and come back exact', () => {
     const s = summary(brickpost(sub, ['ingest', drive, join(root, 'dest-default-json'), '--json']));
     assert.equal(s.notApplied['symbolic links pointing outside the tree (--outside-links)'], 2);
     assert.ok(s.notApplied['entries with setuid or setgid bits (--setid, as root)'] >= 1);
-    const list = readFileSync(s.notAppliedList, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-    assert.deepEqual(list.filter((x) => x.reason.startsWith('symbolic links')).map((x) => x.path).sort(), ['entries/links/absolute', 'entries/links/escaping']);
+    const list = readFileSync(s.notAppliedList, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    assert.deepEqual(
+      list
+        .filter((x) => x.reason.startsWith('symbolic links'))
+        .map((x) => x.path)
+        .sort(),
+      ['entries/links/absolute', 'entries/links/escaping'],
+    );
     const want = fullSnapshot(src, { exclude: ['entries/links/absolute', 'entries/links/escaping', 'entries/special/null', 'entries/special/fifo'] });
     const got = fullSnapshot(dest, { skipState: true });
     // What differs is exactly what the policy leaves out: setuid and setgid bits, and owners other than root's here.
@@ -117,18 +137,22 @@ describe('real trees ship whole and come back exact', () => {
   });
 
   const system = ['/usr/share/man', '/usr/share/doc'].find((d) => existsSync(d));
-  test(`a copy of a real system tree (${system ?? 'none found'}) comes back as tar -x gives it`, { skip: system ? false : 'neither /usr/share/man nor /usr/share/doc exists on this machine' }, () => {
-    const copy = join(root, 'system');
-    cpSync(system!, copy, { recursive: true, verbatimSymlinks: true, preserveTimestamps: true });
-    const d = join(root, 'system-drive');
-    mkdirSync(d);
-    const p = summary(brickpost(pub, ['pack', copy, '--to', d, '--recipient', recipient, '--dataset', 'system', '--strict', '--json']));
-    assert.deepEqual(p.entries.notShipped, {});
-    assert.ok(p.entries.links > 0, 'system trees hold symbolic links');
-    const dest = join(root, 'system-dest');
-    summary(brickpost(sub, ['ingest', d, dest, ...ALL, '--json']));
-    const tarred = join(root, 'system-tar');
-    tarCopy(copy, tarred);
-    assert.deepEqual(diffTrees(fullSnapshot(tarred), fullSnapshot(dest, { skipState: true })), []);
-  });
+  test(
+    `a copy of a real system tree (${system ?? 'none found'}) comes back as tar -x gives it`,
+    { skip: system ? false : 'neither /usr/share/man nor /usr/share/doc exists on this machine' },
+    () => {
+      const copy = join(root, 'system');
+      cpSync(system!, copy, { recursive: true, verbatimSymlinks: true, preserveTimestamps: true });
+      const d = join(root, 'system-drive');
+      mkdirSync(d);
+      const p = summary(brickpost(pub, ['pack', copy, '--to', d, '--recipient', recipient, '--dataset', 'system', '--strict', '--json']));
+      assert.deepEqual(p.entries.notShipped, {});
+      assert.ok(p.entries.links > 0, 'system trees hold symbolic links');
+      const dest = join(root, 'system-dest');
+      summary(brickpost(sub, ['ingest', d, dest, ...ALL, '--json']));
+      const tarred = join(root, 'system-tar');
+      tarCopy(copy, tarred);
+      assert.deepEqual(diffTrees(fullSnapshot(tarred), fullSnapshot(dest, { skipState: true })), []);
+    },
+  );
 });

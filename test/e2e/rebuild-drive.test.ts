@@ -55,7 +55,8 @@ describe('rebuild-drive', () => {
     mkdirSync(fresh);
     return { drives, fresh };
   };
-  const rebuild = (args: string[], env: NodeJS.ProcessEnv = {}) => brickpost(courier, ['rebuild-drive', ...args, '--json'], { env: { ...process.env, ...env } });
+  const rebuild = (args: string[], env: NodeJS.ProcessEnv = {}) =>
+    brickpost(courier, ['rebuild-drive', ...args, '--json'], { env: { ...process.env, ...env } });
   const bag = (drive: string, shipment = id): string => join(drive, 'brickpost', shipment);
 
   before(() => {
@@ -70,9 +71,13 @@ describe('rebuild-drive', () => {
         mkdirSync(out[i - 1]!, { recursive: true });
       }
       // Small packs: each data drive holds several, and the share streams differ in length.
-      const r = brickpost(pub, ['pack', src, ...out.flatMap((d) => ['--to', d]), '--recipient', recipient, '--no-self', '--dataset', dataset, '--json', ...extra], {
-        env: { ...process.env, BRICKPOST_PACK_TARGET: String(1 << 20) },
-      });
+      const r = brickpost(
+        pub,
+        ['pack', src, ...out.flatMap((d) => ['--to', d]), '--recipient', recipient, '--no-self', '--dataset', dataset, '--json', ...extra],
+        {
+          env: { ...process.env, BRICKPOST_PACK_TARGET: String(1 << 20) },
+        },
+      );
       assert.equal(r.code, 0, r.stdout.slice(-2000) + r.stderr);
       return lastEvent(r).result.shipmentId;
     };
@@ -91,14 +96,24 @@ describe('rebuild-drive', () => {
       const s = lastEvent(r).result;
       assert.equal(s.drive, lost);
       assert.equal(s.kind, kind);
-      assert.deepEqual(s.from.map((f: { drive: number }) => f.drive), [...from]);
+      assert.deepEqual(
+        s.from.map((f: { drive: number }) => f.drive),
+        [...from],
+      );
       assert.equal(s.custody, 'drive');
       sameBag(bag(set[lost - 1]!), bag(fresh));
       assert.ok(!existsSync(bag(fresh) + '.part'));
 
       // Its custody log: the publisher's events of that drive, then who rebuilt it from which drives.
-      const log = readFileSync(join(fresh, 'brickpost', `${id}.custody`), 'utf8').trim().split('\n').slice(1).map((l) => JSON.parse(l));
-      assert.deepEqual(log.map((e) => e.type), ['packed', 'sealed', 'rebuilt']);
+      const log = readFileSync(join(fresh, 'brickpost', `${id}.custody`), 'utf8')
+        .trim()
+        .split('\n')
+        .slice(1)
+        .map((l) => JSON.parse(l));
+      assert.deepEqual(
+        log.map((e) => e.type),
+        ['packed', 'sealed', 'rebuilt'],
+      );
       assert.equal(log[2].actor.name, 'courier');
       assert.equal(log[2].drive, `${lost} of 5`);
       assert.equal(log[2].details.from, `drives ${from.join(', ')} of 5`);
@@ -168,7 +183,7 @@ describe('rebuild-drive', () => {
     assert.ok(!existsSync(bag(fresh)));
   });
 
-  test('copies of the lost drive that are not the publisher\'s: refused as not authentic', () => {
+  test("copies of the lost drive that are not the publisher's: refused as not authentic", () => {
     const { drives, fresh } = lay(set, [1, 3, 4], 'forged');
     for (const d of drives) {
       const info = join(bag(d), 'peers', '002', 'bag-info.txt');

@@ -27,13 +27,21 @@ describe('receipts', () => {
 
   const receipt = (out: string, ...extra: string[]): { run: Run; result: Record<string, any> } => {
     const run = brickpost(sub, ['receipt', dest, '--out', join(root, out), '--json', ...extra]);
-    const summary = run.stdout.trim().split('\n').map((l) => JSON.parse(l)).find((e) => e.type === 'summary');
+    const summary = run.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .find((e) => e.type === 'summary');
     return { run, result: summary?.result };
   };
   const receiptRows = (): Array<Record<string, unknown>> => {
     const db = new Database(join(pub, 'catalog.sqlite'), { readonly: true });
     try {
-      return db.prepare('SELECT dataset_id, recipient, subscriber_key, subscriber_name, shipment_id, seq, verified, state_digest, file_sha256 FROM receipts ORDER BY id').all() as Array<Record<string, unknown>>;
+      return db
+        .prepare(
+          'SELECT dataset_id, recipient, subscriber_key, subscriber_name, shipment_id, seq, verified, state_digest, file_sha256 FROM receipts ORDER BY id',
+        )
+        .all() as Array<Record<string, unknown>>;
     } finally {
       db.close();
     }
@@ -43,7 +51,11 @@ describe('receipts', () => {
     makeDataset(src, '4M', 11);
     writeFileSync(join(src, 'notes.txt'), 'field notes, first version\n');
     mkdirSync(drive);
-    for (const [h, name] of [[pub, 'survey-lab'], [sub, 'field-station']] as const) assert.equal(brickpost(h, ['keygen', '--name', name]).code, 0);
+    for (const [h, name] of [
+      [pub, 'survey-lab'],
+      [sub, 'field-station'],
+    ] as const)
+      assert.equal(brickpost(h, ['keygen', '--name', name]).code, 0);
     subId = JSON.parse(brickpost(sub, ['whoami', '--json']).stdout);
     pubId = JSON.parse(brickpost(pub, ['whoami', '--json']).stdout);
     assert.equal(brickpost(sub, ['trust', 'add', pubId.minisignPublicKey!, '--name', 'survey-lab']).code, 0);
@@ -63,7 +75,10 @@ describe('receipts', () => {
     assert.deepEqual(r.current, { shipment: packed.shipmentId, seq: 1 });
     assert.deepEqual(r.subscriber, { name: 'field-station', keyId: subId.keyId, recipient: subId.recipient });
     assert.equal(r.publisher, pubId.keyId);
-    assert.deepEqual({ level: r.verification.level, ok: r.verification.ok, files: r.verification.files, problems: r.verification.problems }, { level: 'stat', ok: true, files: packed.files, problems: [] });
+    assert.deepEqual(
+      { level: r.verification.level, ok: r.verification.ok, files: r.verification.files, problems: r.verification.problems },
+      { level: 'stat', ok: true, files: packed.files, problems: [] },
+    );
     assert.equal(r.verification.bytes, packed.bytesIn);
     assert.deepEqual(JSON.parse(readFileSync(join(root, 'r1.json'), 'utf8')), r, 'the file is the receipt in the summary');
     const v = spawnSync('minisign', ['-Vm', join(root, 'r1.json'), '-p', subId.minisignPublicKeyFile!], { encoding: 'utf8' });
@@ -148,7 +163,10 @@ describe('receipts', () => {
     assert.equal(deep.run.code, 1, deep.run.stdout + deep.run.stderr);
     const v = deep.result.receipt.verification;
     assert.equal(v.ok, false);
-    assert.deepEqual(v.problems.map((p: { code: string; path: string }) => [p.code, p.path]), [['CHUNK_MISMATCH', 'notes.txt']]);
+    assert.deepEqual(
+      v.problems.map((p: { code: string; path: string }) => [p.code, p.path]),
+      [['CHUNK_MISMATCH', 'notes.txt']],
+    );
     assert.equal(lastEvent(deep.run).type, 'error');
 
     writeFileSync(join(dest, 'notes.txt'), 'field notes, rewritten and longer\n');
@@ -157,7 +175,13 @@ describe('receipts', () => {
     const stat = receipt('r3.json');
     assert.equal(stat.run.code, 1);
     const problems = stat.result.receipt.verification.problems.map((p: { code: string; path: string }) => [p.code, p.path]).sort();
-    assert.deepEqual(problems, [['FILE_MISSING', victim], ['FIXITY_MISMATCH', 'notes.txt']].sort());
+    assert.deepEqual(
+      problems,
+      [
+        ['FILE_MISSING', victim],
+        ['FIXITY_MISMATCH', 'notes.txt'],
+      ].sort(),
+    );
     const human = brickpost(sub, ['receipt', dest, '--out', join(root, 'r4.json')]);
     assert.equal(human.code, 1);
     assert.match(human.stdout, /FIXITY_MISMATCH .*notes\.txt/);
@@ -174,7 +198,10 @@ describe('receipts', () => {
     const r = brickpost(sub, ['signature', dest, '--out', out, '--json']);
     assert.equal(r.code, 0, r.stdout + r.stderr);
     const s = lastEvent(r).result;
-    assert.deepEqual({ dataset: s.dataset, datasetId: s.datasetId, state: s.state }, { dataset: 'survey', datasetId: packed.datasetId, state: { shipment: packed.shipmentId, seq: 1 } });
+    assert.deepEqual(
+      { dataset: s.dataset, datasetId: s.datasetId, state: s.state },
+      { dataset: 'survey', datasetId: packed.datasetId, state: { shipment: packed.shipmentId, seq: 1 } },
+    );
     const z = spawnSync('zstd', ['-dc', out], { encoding: 'utf8', maxBuffer: 1 << 26 });
     const head = JSON.parse(z.stdout.split('\n')[0]!);
     assert.equal(head.publisher, pubId.keyId);
@@ -189,7 +216,10 @@ describe('receipts', () => {
 
   /** A file of the generated dataset in the destination (not notes.txt). */
   function firstDatasetFile(): string {
-    const list = brickpost(sub, ['ls', drive, '--json']).stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const list = brickpost(sub, ['ls', drive, '--json'])
+      .stdout.trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     return list.find((e) => e.type === 'file' && e.path !== 'notes.txt' && e.size > 0).path;
   }
 });

@@ -22,8 +22,18 @@ function hostileReport(): ShipmentReport {
     created: '2026-01-02T03:04:05.678Z',
     verdict: { status: 'damaged', ok: false, title: 'Damaged', advice: 'ask the sender for a new copy' },
     shipment: {
-      id: '20260102T030405Z-0a1b2c3d', dataset: HOSTILE, datasetId: '00112233aabbccdd', seq: 2, parent: `p${HOSTILE}`, label: INVISIBLE,
-      created: '2026-01-01T00:00:00.000Z', files: 10, bytes: 12345, drives: 2, dataDrives: 1, parityDrives: 1,
+      id: '20260102T030405Z-0a1b2c3d',
+      dataset: HOSTILE,
+      datasetId: '00112233aabbccdd',
+      seq: 2,
+      parent: `p${HOSTILE}`,
+      label: INVISIBLE,
+      created: '2026-01-01T00:00:00.000Z',
+      files: 10,
+      bytes: 12345,
+      drives: 2,
+      dataDrives: 1,
+      parityDrives: 1,
     },
     publisher: { keyId: '0123456789ABCDEF', name: HOSTILE, trusted: true },
     signature: 'valid',
@@ -32,7 +42,13 @@ function hostileReport(): ShipmentReport {
       { drive: 2, role: 'parity', state: 'missing', path: null, fixity: 'skipped', files: 0, bytes: 0, problems: 0 },
     ],
     check: {
-      level: 'fixity', fixity: 'failed', deep: 'skipped', files: 3, bytes: 100, chunksChecked: 0, chunksHeld: 0,
+      level: 'fixity',
+      fixity: 'failed',
+      deep: 'skipped',
+      files: 3,
+      bytes: 100,
+      chunksChecked: 0,
+      chunksHeld: 0,
       problems: [{ code: 'FIXITY_MISMATCH', message: `</td></tr></table>${HOSTILE}`, path: `/media/x/data/packs/${HOSTILE}` }],
       problemsTotal: 1,
     },
@@ -40,13 +56,25 @@ function hostileReport(): ShipmentReport {
     dest: null,
     timings: { seconds: 1.5, phases: [{ phase: 'verify', seconds: 1.25, bytes: 100, files: 3, bytesPerSecond: 80 }] },
     custody: {
-      shipmentId: '20260102T030405Z-0a1b2c3d', drive: '1 of 2', bag: 'present', log: `/media/${HOSTILE}.custody`, ok: false, brokenAt: 2,
+      shipmentId: '20260102T030405Z-0a1b2c3d',
+      drive: '1 of 2',
+      bag: 'present',
+      log: `/media/${HOSTILE}.custody`,
+      ok: false,
+      brokenAt: 2,
       problems: [{ code: 'MALFORMED', message: HOSTILE, n: 2 }],
       events: [1, 2].map((n) => ({
-        n, type: n === 1 ? ('packed' as const) : ('verified' as const), at: n === 1 ? '2026-01-01T00:00:00.000Z' : HOSTILE, shipment: 's', drive: '1 of 2',
+        n,
+        type: n === 1 ? ('packed' as const) : ('verified' as const),
+        at: n === 1 ? '2026-01-01T00:00:00.000Z' : HOSTILE,
+        shipment: 's',
+        drive: '1 of 2',
         actor: { name: HOSTILE, keyId: HOSTILE, publicKey: 'RW' + HOSTILE, trusted: n === 1, trustedAs: n === 1 ? HOSTILE : null },
-        details: { note: HOSTILE, files: 3, ok: true, none: null }, prev: '0'.repeat(64), hash: 'a'.repeat(64),
-        source: n === 1 ? ('bag' as const) : ('drive' as const), valid: n === 1,
+        details: { note: HOSTILE, files: 3, ok: true, none: null },
+        prev: '0'.repeat(64),
+        hash: 'a'.repeat(64),
+        source: n === 1 ? ('bag' as const) : ('drive' as const),
+        valid: n === 1,
       })),
     },
     notes: [HOSTILE],
@@ -58,7 +86,10 @@ test('a report of hostile values is inert HTML that shows them as text', () => {
   assertStandalone(html);
   const text = bodyText(html);
   assert.ok(text.includes(`<script>alert(1)</script><img src=x onerror=alert(2)>"'&amp;`), 'the hostile dataset reads as typed');
-  assert.ok(text.includes('a⟨U+0000⟩b⟨U+0001⟩c⟨U+202E⟩d⟨U+D800⟩e⟨U+FFFE⟩f⟨U+10FFFF⟩'), 'controls, bidi overrides, lone surrogates and noncharacters are shown as code points');
+  assert.ok(
+    text.includes('a⟨U+0000⟩b⟨U+0001⟩c⟨U+202E⟩d⟨U+D800⟩e⟨U+FFFE⟩f⟨U+10FFFF⟩'),
+    'controls, bidi overrides, lone surrogates and noncharacters are shown as code points',
+  );
   assert.ok(text.includes('Damaged'), 'the verdict is shown');
   assert.ok(html.includes('&lt;script&gt;alert(1)&lt;/script&gt;'), 'escaped in the source');
   assert.ok(!html.includes('<script>alert'), 'never raw');
@@ -68,8 +99,15 @@ test('a report of hostile values is inert HTML that shows them as text', () => {
 
 test('drive labels of hostile values are inert HTML with an inline SVG', () => {
   const labels = [1, 2].map((drive) => ({
-    shipmentId: '20260102T030405Z-0a1b2c3d', dataset: HOSTILE, label: INVISIBLE, drive, drives: 2, role: 'data' as const,
-    publisherKeyId: '0123456789ABCDEF', publisherName: HOSTILE, date: '2026-01-02',
+    shipmentId: '20260102T030405Z-0a1b2c3d',
+    dataset: HOSTILE,
+    label: INVISIBLE,
+    drive,
+    drives: 2,
+    role: 'data' as const,
+    publisherKeyId: '0123456789ABCDEF',
+    publisherName: HOSTILE,
+    date: '2026-01-02',
   }));
   const html = renderLabelsHtml(labels, '<svg viewBox="0 0 1 1"><path d="M0 0h1"/></svg>');
   const els = assertStandalone(html);

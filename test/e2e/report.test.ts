@@ -64,12 +64,24 @@ describe('brickpost report and label', () => {
     const r = brickpost(sub, ['report', drive, '--html', html, '--pdf', pdf, '--json']);
     assert.equal(r.code, 0, r.stderr);
     const rep = reportOf(r);
-    assert.deepEqual([rep.kind, rep.verdict.status, rep.verdict.title, rep.signature, rep.publisher.trusted], ['drive', 'intact', 'Genuine and intact', 'valid', true]);
-    assert.deepEqual([rep.shipment.id, rep.shipment.dataset, rep.shipment.seq, rep.shipment.parent, rep.shipment.label], [id, 'survey', 1, null, HOSTILE_LABEL]);
-    assert.deepEqual(rep.drives.map((d: any) => [d.drive, d.state, d.fixity]), [[1, 'present', 'ok']]);
+    assert.deepEqual(
+      [rep.kind, rep.verdict.status, rep.verdict.title, rep.signature, rep.publisher.trusted],
+      ['drive', 'intact', 'Genuine and intact', 'valid', true],
+    );
+    assert.deepEqual(
+      [rep.shipment.id, rep.shipment.dataset, rep.shipment.seq, rep.shipment.parent, rep.shipment.label],
+      [id, 'survey', 1, null, HOSTILE_LABEL],
+    );
+    assert.deepEqual(
+      rep.drives.map((d: any) => [d.drive, d.state, d.fixity]),
+      [[1, 'present', 'ok']],
+    );
     assert.equal(rep.check.fixity, 'ok');
     assert.ok(rep.timings.phases.some((p: any) => p.phase === 'verify' && p.bytes === rep.check.bytes && p.bytesPerSecond > 0));
-    assert.ok(rep.custody?.events.some((e: any) => e.type === 'packed'), 'the custody log is in the report');
+    assert.ok(
+      rep.custody?.events.some((e: any) => e.type === 'packed'),
+      'the custody log is in the report',
+    );
 
     const page = readFileSync(html, 'utf8');
     assertStandalone(page);
@@ -122,7 +134,13 @@ describe('brickpost report and label', () => {
   test('a drive set: each drive and its fixity; labels "drive i of 2" with a QR code', { skip: noPrint }, () => {
     const rep = reportOf(brickpost(sub, ['report', join(set, 'd1'), '--json']));
     assert.equal(rep.shipment.id, setId);
-    assert.deepEqual(rep.drives.map((d: any) => [d.drive, d.state, d.fixity, d.path !== null]), [[1, 'present', 'ok', true], [2, 'present', 'ok', true]]);
+    assert.deepEqual(
+      rep.drives.map((d: any) => [d.drive, d.state, d.fixity, d.path !== null]),
+      [
+        [1, 'present', 'ok', true],
+        [2, 'present', 'ok', true],
+      ],
+    );
     assert.equal(rep.verdict.status, 'intact');
 
     const html = join(root, 'labels.html');
@@ -130,11 +148,20 @@ describe('brickpost report and label', () => {
     const r = brickpost(pub, ['label', join(set, 'd2'), '--html', html, '--pdf', pdf, '--json']);
     assert.equal(r.code, 0, r.stderr);
     const out = JSON.parse(r.stdout);
-    assert.deepEqual(out.labels.map((l: any) => [l.drive, l.drives, l.shipmentId, l.dataset]), [[1, 2, setId, 'survey-set'], [2, 2, setId, 'survey-set']]);
+    assert.deepEqual(
+      out.labels.map((l: any) => [l.drive, l.drives, l.shipmentId, l.dataset]),
+      [
+        [1, 2, setId, 'survey-set'],
+        [2, 2, setId, 'survey-set'],
+      ],
+    );
     const page = readFileSync(html, 'utf8');
     const els = assertStandalone(page);
     assert.equal(els.filter((e) => e.tagName === 'svg').length, 2, 'one QR code per label, inline SVG');
-    assert.ok(els.some((e) => e.tagName === 'path' && (e.attrs.find((a) => a.name === 'd')?.value.length ?? 0) > 100), 'the QR code has modules');
+    assert.ok(
+      els.some((e) => e.tagName === 'path' && (e.attrs.find((a) => a.name === 'd')?.value.length ?? 0) > 100),
+      'the QR code has modules',
+    );
     const text = bodyText(page);
     for (const want of ['drive 1 of 2', 'drive 2 of 2', setId, out.labels[0].publisherKeyId]) assert.ok(text.includes(want), `the labels show ${want}`);
     assert.ok(pdfText(pdf).includes(setId));
@@ -148,7 +175,10 @@ describe('brickpost report and label', () => {
     assert.equal(r.code, 0, r.stderr);
     const rep = reportOf(r);
     assert.deepEqual([rep.kind, rep.verdict.status, rep.signature, rep.check.level, rep.shipment.id], ['dest', 'intact', 'not-checked', 'stat', id]);
-    assert.deepEqual(rep.dest.applied.map((a: any) => a.shipmentId), [id]);
+    assert.deepEqual(
+      rep.dest.applied.map((a: any) => a.shipmentId),
+      [id],
+    );
     assert.ok(rep.check.files > 0);
     const page = readFileSync(html, 'utf8');
     assertStandalone(page);
@@ -160,7 +190,10 @@ describe('brickpost report and label', () => {
     assert.equal(d.code, 1, d.stderr);
     const changed = reportOf(d);
     assert.deepEqual([changed.verdict.status, changed.verdict.title, changed.check.level], ['differs', 'Differs from its shipment', 'deep']);
-    assert.ok(changed.check.problems.some((p: any) => p.path === relative(dest, victim)), JSON.stringify(changed.check.problems));
+    assert.ok(
+      changed.check.problems.some((p: any) => p.path === relative(dest, victim)),
+      JSON.stringify(changed.check.problems),
+    );
   });
 
   test('--pdf without a browser: DEPENDENCY (exit 5) naming what to install, before any work', () => {
@@ -185,7 +218,10 @@ describe('brickpost report and label', () => {
     const r = brickpost(sub, ['label', drive, '--html', html, '--json']);
     assert.equal(r.code, 0, r.stderr);
     const out = JSON.parse(r.stdout);
-    assert.deepEqual(out.labels.map((l: any) => [l.drive, l.drives, l.label]), [[1, 1, HOSTILE_LABEL]]);
+    assert.deepEqual(
+      out.labels.map((l: any) => [l.drive, l.drives, l.label]),
+      [[1, 1, HOSTILE_LABEL]],
+    );
     assert.deepEqual([out.html, out.pdf], [html, null]);
     const page = readFileSync(html, 'utf8');
     assertStandalone(page);

@@ -12,7 +12,20 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { appendFileSync, mkdirSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
-import { brickpost, CLI, COMMAND_TIMEOUT, diffSnapshots, lastEvent, MAKE_DATASET, publisherAndSubscriber, sh, snapshot, tempDir, type Node, type Run } from '../support.js';
+import {
+  brickpost,
+  CLI,
+  COMMAND_TIMEOUT,
+  diffSnapshots,
+  lastEvent,
+  MAKE_DATASET,
+  publisherAndSubscriber,
+  sh,
+  snapshot,
+  tempDir,
+  type Node,
+  type Run,
+} from '../support.js';
 
 const FILES = 40_000;
 /** MB of V8 old space: the bounded ingest needs under 16 at this size; the unbounded one needed 28. */
@@ -22,7 +35,11 @@ const CHANGED = 1_200;
 
 /** Runs brickpost with the heap limit. */
 function bounded(home: string, args: string[]): Run {
-  const r = spawnSync(process.execPath, [`--max-old-space-size=${HEAP_MB}`, CLI, '--home', home, ...args], { encoding: 'utf8', maxBuffer: 256 << 20, timeout: COMMAND_TIMEOUT * 2 });
+  const r = spawnSync(process.execPath, [`--max-old-space-size=${HEAP_MB}`, CLI, '--home', home, ...args], {
+    encoding: 'utf8',
+    maxBuffer: 256 << 20,
+    timeout: COMMAND_TIMEOUT * 2,
+  });
   if (r.signal) throw new Error(`brickpost ${args.join(' ')} was killed by ${r.signal}; stderr: ${r.stderr.slice(-2000)}`);
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
@@ -41,7 +58,9 @@ describe(`${FILES} files in ${HEAP_MB} MB of heap`, () => {
     recipient = publisherAndSubscriber(pub, sub);
     mkdirSync(join(root, 'd1'));
     mkdirSync(join(root, 'd2'));
-    const r = brickpost(pub, ['pack', src, '--to', join(root, 'd1'), '--recipient', recipient, '--dataset', 'many', '--json'], { timeout: COMMAND_TIMEOUT * 2 });
+    const r = brickpost(pub, ['pack', src, '--to', join(root, 'd1'), '--recipient', recipient, '--dataset', 'many', '--json'], {
+      timeout: COMMAND_TIMEOUT * 2,
+    });
     assert.equal(r.code, 0, r.stderr);
     v1 = snapshot(src);
   });
@@ -63,7 +82,9 @@ describe(`${FILES} files in ${HEAP_MB} MB of heap`, () => {
       utimesSync(join(src, name), later, later);
     }
     const v2 = snapshot(src);
-    const p = brickpost(pub, ['pack', src, '--to', join(root, 'd2'), '--recipient', recipient, '--dataset', 'many', '--json'], { timeout: COMMAND_TIMEOUT * 2 });
+    const p = brickpost(pub, ['pack', src, '--to', join(root, 'd2'), '--recipient', recipient, '--dataset', 'many', '--json'], {
+      timeout: COMMAND_TIMEOUT * 2,
+    });
     assert.equal(p.code, 0, p.stderr);
     assert.equal(lastEvent(p).result.full, false);
     const i = bounded(sub, ['ingest', join(root, 'd2'), dest, '--json']);

@@ -32,7 +32,10 @@ describe('a subscriber seeded by hand', () => {
     existsSync(join(drive, 'brickpost')) ? readdirSync(join(drive, 'brickpost')).filter((n) => !n.endsWith('.part')) : [];
 
   before(() => {
-    for (const [h, name] of [[pub, 'publisher'], [sub, 'subscriber']] as const) {
+    for (const [h, name] of [
+      [pub, 'publisher'],
+      [sub, 'subscriber'],
+    ] as const) {
       const r = brickpost(h, ['keygen', '--name', name]);
       assert.equal(r.code, 0, r.stderr);
     }
@@ -56,7 +59,7 @@ describe('a subscriber seeded by hand', () => {
     sh('minisign', ['-V', '-q', '-P', subKey, '-m', sig]);
   });
 
-  test("the publisher refuses a signature by a key it does not trust, or an altered one", () => {
+  test('the publisher refuses a signature by a key it does not trust, or an altered one', () => {
     const drive = join(root, 'drive-untrusted');
     const r = pack(drive, sig);
     assert.equal(r.code, 3, r.stdout + r.stderr);

@@ -34,9 +34,18 @@ describe('signature of a folder brickpost never wrote', () => {
     const before = snapshot(folder);
     const r = brickpost(home, ['signature', folder, '--out', out, '--dataset', 'survey', '--json']);
     assert.equal(r.code, 0, r.stdout + r.stderr);
-    const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
-    assert.ok(events.some((e) => e.type === 'warning' && e.code === 'SKIPPED' && e.path === 'link'), 'the symlink is skipped with a warning');
-    assert.ok(events.some((e) => e.type === 'progress'), 'progress events');
+    const events = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    assert.ok(
+      events.some((e) => e.type === 'warning' && e.code === 'SKIPPED' && e.path === 'link'),
+      'the symlink is skipped with a warning',
+    );
+    assert.ok(
+      events.some((e) => e.type === 'progress'),
+      'progress events',
+    );
     const s = lastEvent(r).result;
     assert.deepEqual(
       { files: s.files, bytes: s.bytes, dataset: s.dataset, datasetId: s.datasetId, state: s.state, warnings: s.warnings },
@@ -45,7 +54,11 @@ describe('signature of a folder brickpost never wrote', () => {
     assert.equal(s.fileSize, readFileSync(out).length);
     assert.equal(s.sha256, createHash('sha256').update(readFileSync(out)).digest('hex'));
     assert.deepEqual(diffSnapshots(before, snapshot(folder)), []);
-    assert.deepEqual([...snapshot(folder).keys()].filter((k) => k.startsWith('.brickpost')), [], 'no state folder is created');
+    assert.deepEqual(
+      [...snapshot(folder).keys()].filter((k) => k.startsWith('.brickpost')),
+      [],
+      'no state folder is created',
+    );
 
     const v = spawnSync('minisign', ['-Vm', out, '-p', me.minisignPublicKeyFile!], { encoding: 'utf8' });
     assert.equal(v.status, 0, v.stderr);
@@ -53,19 +66,43 @@ describe('signature of a folder brickpost never wrote', () => {
 
     const z = spawnSync('zstd', ['-dc', out], { encoding: 'utf8', maxBuffer: 1 << 26 });
     assert.equal(z.status, 0, z.stderr);
-    const recs = z.stdout.trimEnd().split('\n').map((l) => JSON.parse(l));
-    assert.deepEqual(recs[0], { ...recs[0], t: 'signature', kind: 'signature', ids: 'sha256', dataset: 'survey', subscriber: me.keyId, recipient: me.recipient, chunker: 'fastcdc-v1' });
+    const recs = z.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    assert.deepEqual(recs[0], {
+      ...recs[0],
+      t: 'signature',
+      kind: 'signature',
+      ids: 'sha256',
+      dataset: 'survey',
+      subscriber: me.keyId,
+      recipient: me.recipient,
+      chunker: 'fastcdc-v1',
+    });
     const files = recs.filter((x) => x.t === 'file');
-    assert.deepEqual(files.map((f) => f.p), ['b.txt', 'Data/empty.csv', 'Data/raw/big.bin', 'readme.txt'], 'manifest order');
+    assert.deepEqual(
+      files.map((f) => f.p),
+      ['b.txt', 'Data/empty.csv', 'Data/raw/big.bin', 'readme.txt'],
+      'manifest order',
+    );
     assert.deepEqual(files[0].c, [[createHash('sha256').update('bee\n').digest('hex'), 4]]);
     assert.deepEqual(files[1].c, []);
     const big = files[2];
     assert.ok(big.c.length >= 3, 'a 9 MiB file has several chunks');
-    assert.equal(big.c.reduce((n: number, [, len]: [string, number]) => n + len, 0), 9 << 20);
+    assert.equal(
+      big.c.reduce((n: number, [, len]: [string, number]) => n + len, 0),
+      9 << 20,
+    );
     const data = readFileSync(join(folder, 'Data', 'raw', 'big.bin'));
     let at = 0;
     for (const [id, len] of big.c as Array<[string, number]>) {
-      assert.equal(id, createHash('sha256').update(data.subarray(at, at + len)).digest('hex'));
+      assert.equal(
+        id,
+        createHash('sha256')
+          .update(data.subarray(at, at + len))
+          .digest('hex'),
+      );
       at += len;
     }
     assert.deepEqual(recs.at(-1), { t: 'end', files: 4, chunks: recs.filter((x) => x.c).reduce((n, x) => n + x.c.length, 0), bytes: s.bytes });

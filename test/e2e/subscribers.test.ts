@@ -41,18 +41,59 @@ describe('subscribers and lag', () => {
     makeDataset(src, '2M', 5);
     mkdirSync(drive1);
     mkdirSync(drive2);
-    for (const [h, name] of [[pub, 'survey-lab'], [subA, 'station-a'], [subB, 'station-b']] as const) {
+    for (const [h, name] of [
+      [pub, 'survey-lab'],
+      [subA, 'station-a'],
+      [subB, 'station-b'],
+    ] as const) {
       ok(brickpost(h, ['keygen', '--name', name]));
       ids[name] = JSON.parse(brickpost(h, ['whoami', '--json']).stdout);
     }
     for (const s of [subA, subB]) ok(brickpost(s, ['trust', 'add', ids['survey-lab']!.minisignPublicKey!, '--name', 'survey-lab']));
-    for (const n of ['station-a', 'station-b']) ok(brickpost(pub, ['trust', 'add', ids[n]!.minisignPublicKey!, '--name', n, '--recipient', ids[n]!.recipient!]));
-    first = lastEvent(ok(brickpost(pub, ['pack', src, '--to', drive1, '--recipient', 'station-a', '--recipient', 'station-b', '--dataset', 'survey', '--label', 'base', '--json']))).result;
+    for (const n of ['station-a', 'station-b'])
+      ok(brickpost(pub, ['trust', 'add', ids[n]!.minisignPublicKey!, '--name', n, '--recipient', ids[n]!.recipient!]));
+    first = lastEvent(
+      ok(
+        brickpost(pub, [
+          'pack',
+          src,
+          '--to',
+          drive1,
+          '--recipient',
+          'station-a',
+          '--recipient',
+          'station-b',
+          '--dataset',
+          'survey',
+          '--label',
+          'base',
+          '--json',
+        ]),
+      ),
+    ).result;
     ok(brickpost(subA, ['ingest', drive1, destA]));
     ok(brickpost(subA, ['receipt', destA, '--out', join(root, 'a1.receipt')]));
     ok(brickpost(pub, ['receipt', 'import', join(root, 'a1.receipt')]));
     appendFileSync(join(src, 'added.txt'), 'a second month\n'.repeat(1000));
-    second = lastEvent(ok(brickpost(pub, ['pack', src, '--to', drive2, '--recipient', 'station-a', '--recipient', 'station-b', '--dataset', 'survey', '--label', 'month 2', '--json']))).result;
+    second = lastEvent(
+      ok(
+        brickpost(pub, [
+          'pack',
+          src,
+          '--to',
+          drive2,
+          '--recipient',
+          'station-a',
+          '--recipient',
+          'station-b',
+          '--dataset',
+          'survey',
+          '--label',
+          'month 2',
+          '--json',
+        ]),
+      ),
+    ).result;
   });
 
   test('each subscriber: last acknowledged, sent since, lag in shipments, bytes and days', () => {
@@ -60,18 +101,28 @@ describe('subscribers and lag', () => {
     assert.equal(run.code, 0, run.stderr);
     assert.equal(doc.maxLag, null);
     assert.equal(doc.past, 0);
-    assert.deepEqual(doc.subscribers.map((s: any) => s.name), ['station-a', 'station-b'], 'the own key is not a subscriber');
+    assert.deepEqual(
+      doc.subscribers.map((s: any) => s.name),
+      ['station-a', 'station-b'],
+      'the own key is not a subscriber',
+    );
     const [a, b] = doc.subscribers;
     assert.equal(a.recipient, ids['station-a']!.recipient);
     assert.equal(a.keyId, ids['station-a']!.keyId);
     assert.equal(a.newest.shipment, second.shipmentId);
     assert.deepEqual([a.acknowledged.shipment, a.acknowledged.seq, a.acknowledged.level], [first.shipmentId, 1, 'stat']);
-    assert.deepEqual(a.unacknowledged.map((u: any) => u.seq), [2]);
+    assert.deepEqual(
+      a.unacknowledged.map((u: any) => u.seq),
+      [2],
+    );
     assert.equal(a.lag.shipments, 1);
     assert.equal(a.lag.bytes, second.bytesOnDrive);
     assert.equal(a.lag.since, a.unacknowledged[0].created);
     assert.equal(b.acknowledged, null);
-    assert.deepEqual(b.unacknowledged.map((u: any) => u.shipment), [first.shipmentId, second.shipmentId]);
+    assert.deepEqual(
+      b.unacknowledged.map((u: any) => u.shipment),
+      [first.shipmentId, second.shipmentId],
+    );
     assert.equal(b.lag.shipments, 2);
     assert.equal(b.lag.bytes, first.bytesOnDrive + second.bytesOnDrive);
     assert.equal(b.lag.since, b.unacknowledged[0].created);
@@ -87,7 +138,10 @@ describe('subscribers and lag', () => {
     assert.equal(one.run.code, 9, one.run.stderr);
     assert.deepEqual(one.doc.maxLag, { shipments: 1 });
     assert.equal(one.doc.past, 1);
-    assert.deepEqual(one.doc.subscribers.map((s: any) => s.pastMaxLag), [false, true]);
+    assert.deepEqual(
+      one.doc.subscribers.map((s: any) => s.pastMaxLag),
+      [false, true],
+    );
     assert.equal(report('--max-lag', '2').run.code, 0);
 
     assert.equal(report('--max-lag', '30d', '--now', at(since, 29)).run.code, 0);
@@ -107,7 +161,13 @@ describe('subscribers and lag', () => {
 
   test('drives: packed, shipped, acknowledged, wiped, returned', () => {
     const drives = (): any[] => report().doc.subscribers[0].drives;
-    assert.deepEqual(drives().map((d: any) => [d.seq, d.drive, d.state]), [[1, '1 of 1', 'acknowledged'], [2, '1 of 1', 'packed']]);
+    assert.deepEqual(
+      drives().map((d: any) => [d.seq, d.drive, d.state]),
+      [
+        [1, '1 of 1', 'acknowledged'],
+        [2, '1 of 1', 'packed'],
+      ],
+    );
     const shipped = ok(brickpost(pub, ['drive', 'shipped', second.shipmentId, '--at', '2026-11-20T09:00:00Z', '--json']));
     assert.deepEqual(JSON.parse(shipped.stdout).drives, ['1 of 1']);
     assert.deepEqual(drives()[1], { ...drives()[1], state: 'shipped', shippedAt: '2026-11-20T09:00:00.000Z' });
@@ -141,7 +201,11 @@ describe("the subscriber's lag behind the newest shipment seen", () => {
     makeDataset(src, '1M', 7);
     mkdirSync(drive1);
     mkdirSync(drive2);
-    for (const [h, name] of [[pub, 'survey-lab'], [sub, 'station']] as const) assert.equal(brickpost(h, ['keygen', '--name', name]).code, 0);
+    for (const [h, name] of [
+      [pub, 'survey-lab'],
+      [sub, 'station'],
+    ] as const)
+      assert.equal(brickpost(h, ['keygen', '--name', name]).code, 0);
     const p = JSON.parse(brickpost(pub, ['whoami', '--json']).stdout);
     const s = JSON.parse(brickpost(sub, ['whoami', '--json']).stdout);
     assert.equal(brickpost(sub, ['trust', 'add', p.minisignPublicKey, '--name', 'survey-lab']).code, 0);

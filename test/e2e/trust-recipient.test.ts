@@ -27,7 +27,12 @@ describe('trust store recipients', () => {
 
   before(() => {
     makeDataset(src, '1M', 3);
-    for (const [h, name] of [[pub, 'survey-lab'], [sub, 'field-station'], [sub2, 'archive']] as const) assert.equal(brickpost(h, ['keygen', '--name', name]).code, 0);
+    for (const [h, name] of [
+      [pub, 'survey-lab'],
+      [sub, 'field-station'],
+      [sub2, 'archive'],
+    ] as const)
+      assert.equal(brickpost(h, ['keygen', '--name', name]).code, 0);
     subId = json(brickpost(sub, ['whoami', '--json']));
     sub2Id = json(brickpost(sub2, ['whoami', '--json']));
     const pubKey = json(brickpost(pub, ['whoami', '--json'])).minisignPublicKey;
@@ -38,7 +43,13 @@ describe('trust store recipients', () => {
     const contact = join(root, 'field-station.txt');
     const card = brickpost(sub, ['whoami', '--contact']).stdout;
     assert.ok(!card.includes(sub), 'whoami --contact shows no local path');
-    assert.deepEqual(card.trim().split('\n').map((l) => l.split(/\s{2,}/)[0]), ['name', 'recipient', 'public key', 'key id']);
+    assert.deepEqual(
+      card
+        .trim()
+        .split('\n')
+        .map((l) => l.split(/\s{2,}/)[0]),
+      ['name', 'recipient', 'public key', 'key id'],
+    );
     assert.deepEqual(Object.keys(json(brickpost(sub, ['whoami', '--contact', '--json']))), ['name', 'recipient', 'minisignPublicKey', 'keyId']);
     writeFileSync(contact, card);
     const added = json(brickpost(pub, ['trust', 'add', contact, '--json']));
@@ -96,7 +107,7 @@ describe('trust store recipients', () => {
     assert.match(unknown.stderr, /--recipient "nobody" is neither an age recipient \(age1…\), a file, nor the name of a trusted key/);
   });
 
-  test("receipt import records the recipient of a subscriber trusted by key alone, from its signed receipt", () => {
+  test('receipt import records the recipient of a subscriber trusted by key alone, from its signed receipt', () => {
     const drive = join(root, 'drive2');
     mkdirSync(drive);
     const p = brickpost(pub, ['pack', src, '--to', drive, '--recipient', sub2Id.recipient!, '--dataset', 'archive-copy']);
@@ -113,6 +124,10 @@ describe('trust store recipients', () => {
     assert.equal(entry.recipient, sub2Id.recipient);
     assert.equal(json(brickpost(pub, ['receipt', 'import', receipt, '--json'])).recipientRecorded, false, 'recorded once');
     mkdirSync(join(root, 'drive3'));
-    assert.equal(brickpost(pub, ['pack', src, '--to', join(root, 'drive3'), '--recipient', sub2Id.keyId!.toLowerCase(), '--dataset', 'archive-copy']).code, 0, 'now packs by key id');
+    assert.equal(
+      brickpost(pub, ['pack', src, '--to', join(root, 'drive3'), '--recipient', sub2Id.keyId!.toLowerCase(), '--dataset', 'archive-copy']).code,
+      0,
+      'now packs by key id',
+    );
   });
 });

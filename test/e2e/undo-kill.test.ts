@@ -38,8 +38,15 @@ describe('the chunk undo store, killed at its crash points', () => {
     const r = spawnSync(process.execPath, [CLI, '--home', sub, '--quiet', ...args], { env: { ...process.env, BRICKPOST_FAILPOINT: failpoint } });
     assert.equal(r.signal, 'SIGKILL', `killed at ${failpoint}: ${String(r.stderr)}`);
   };
-  const undoFiles = (): string[] => readdirSync(join(dest, '.brickpost', 'undo'), { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name);
-  const storeFiles = (): string[] => readdirSync(join(dest, '.brickpost', 'undo-chunks'), { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name).sort();
+  const undoFiles = (): string[] =>
+    readdirSync(join(dest, '.brickpost', 'undo'), { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile())
+      .map((e) => e.name);
+  const storeFiles = (): string[] =>
+    readdirSync(join(dest, '.brickpost', 'undo-chunks'), { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile())
+      .map((e) => e.name)
+      .sort();
   const recorded = (): string[] => {
     const db = new Database(join(dest, '.brickpost', 'journal.sqlite'), { readonly: true });
     try {
@@ -71,7 +78,11 @@ describe('the chunk undo store, killed at its crash points', () => {
     assert.deepEqual(undoFiles(), [], 'shipment 2 kept its replaced files by chunks');
     killedAt('undo-chunk@1', ['ingest', drives[3]!, dest]);
     const h = JSON.parse(ok(brickpost(sub, ['history', dest, '--json'])).stdout);
-    assert.deepEqual(h.shipments.map((s: { seq: number }) => s.seq), [1, 2, 3], 'the commit itself was recorded');
+    assert.deepEqual(
+      h.shipments.map((s: { seq: number }) => s.seq),
+      [1, 2, 3],
+      'the commit itself was recorded',
+    );
     isAt(3);
     assert.ok(undoFiles().length > 0, 'the replaced files are still whole in the undo area');
     assert.ok(h.shipments[2].undoBytes > 0, 'history counts whole files too');

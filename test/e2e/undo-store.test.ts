@@ -90,13 +90,23 @@ describe('the chunk undo store: rollback and extract to any kept shipment', () =
     assert.equal(h.keepAll, true);
     assert.equal(h.keepDays, null);
     assert.deepEqual(h.pins, []);
-    assert.deepEqual(h.shipments.map((s: any) => s.kept), [true, true, true, true, true, true]);
-    assert.deepEqual(h.shipments.map((s: any) => s.undoable), [false, true, true, true, true, true]);
+    assert.deepEqual(
+      h.shipments.map((s: any) => s.kept),
+      [true, true, true, true, true, true],
+    );
+    assert.deepEqual(
+      h.shipments.map((s: any) => s.undoable),
+      [false, true, true, true, true, true],
+    );
     for (const s of h.shipments) {
       assert.deepEqual(s.pins, []);
       assert.equal(typeof s.undoBytes, 'number');
     }
-    assert.equal(h.undoBytes, h.shipments.reduce((n: number, s: any) => n + s.undoBytes, 0), 'the total is the sum of the shipments');
+    assert.equal(
+      h.undoBytes,
+      h.shipments.reduce((n: number, s: any) => n + s.undoBytes, 0),
+      'the total is the sum of the shipments',
+    );
     const text = ok(brickpost(sub, ['history', dest])).stdout;
     assert.match(text, /#6 .* kept .* undo/);
     assert.match(text, /undo data: .* on disk; keeps every shipment/);
@@ -105,7 +115,11 @@ describe('the chunk undo store: rollback and extract to any kept shipment', () =
   test('replaced files are kept by chunks: a few changed bytes of a large file cost under 5 % of it', () => {
     const undo = join(dest, '.brickpost', 'undo');
     const whole = readdirSync(undo, { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
-    assert.deepEqual(whole.map((e) => e.name), [], 'no whole file is left in the undo areas');
+    assert.deepEqual(
+      whole.map((e) => e.name),
+      [],
+      'no whole file is left in the undo areas',
+    );
     const h = history();
     // Shipment 2 keeps the first old version of big.bin whole (as chunks); each later one only what changed.
     assert.ok(h.shipments[1].undoBytes >= BIG * 0.9, `shipment 2 keeps big.bin's first version: ${h.shipments[1].undoBytes}`);
@@ -133,23 +147,43 @@ describe('the chunk undo store: rollback and extract to any kept shipment', () =
   test('rollback to shipment 1 after 6, and the shipments undone apply again', () => {
     ok(brickpost(sub, ['rollback', dest, '--to', '1', '--json']));
     assert.deepEqual(diffSnapshots(snapshot(join(states, '1')), snapshot(dest)), [], 'DEST is the tree of shipment 1');
-    assert.deepEqual(history().shipments.map((s: any) => s.seq), [1]);
+    assert.deepEqual(
+      history().shipments.map((s: any) => s.seq),
+      [1],
+    );
     for (let seq = 2; seq <= 6; seq++) ingest(seq);
-    assert.deepEqual(history().shipments.map((s: any) => s.kept), [true, true, true, true, true, true]);
+    assert.deepEqual(
+      history().shipments.map((s: any) => s.kept),
+      [true, true, true, true, true, true],
+    );
   });
 
   test('a pin keeps its point through a prune; a prune past it is refused, naming it; unpin lets it go', () => {
     const pinned = JSON.parse(ok(brickpost(sub, ['pin', dest, '2', '--name', 'before reprocessing', '--json'])).stdout);
-    assert.deepEqual(pinned.pins.map((p: any) => [p.name, p.seq]), [['before reprocessing', 2]]);
+    assert.deepEqual(
+      pinned.pins.map((p: any) => [p.name, p.seq]),
+      [['before reprocessing', 2]],
+    );
     const refused = brickpost(sub, ['prune', dest, '--before', '4', '--json']);
     assert.equal(refused.code, 2, refused.stdout + refused.stderr);
     assert.match(refused.stderr + refused.stdout, /#2 is pinned as "before reprocessing"/);
-    assert.deepEqual(history().shipments.map((s: any) => s.kept), [true, true, true, true, true, true], 'a refused prune removes nothing');
+    assert.deepEqual(
+      history().shipments.map((s: any) => s.kept),
+      [true, true, true, true, true, true],
+      'a refused prune removes nothing',
+    );
     const p = JSON.parse(ok(brickpost(sub, ['prune', dest, '--keep-undo', '1', '--json'])).stdout);
-    assert.deepEqual(p.removed.map((x: any) => x.seq), [1, 2], 'only the undo data the pin does not need goes');
+    assert.deepEqual(
+      p.removed.map((x: any) => x.seq),
+      [1, 2],
+      'only the undo data the pin does not need goes',
+    );
     assert.ok(p.freedBytes > 0);
     let h = history();
-    assert.deepEqual(h.shipments.map((s: any) => s.kept), [false, true, true, true, true, true]);
+    assert.deepEqual(
+      h.shipments.map((s: any) => s.kept),
+      [false, true, true, true, true, true],
+    );
     assert.deepEqual(h.shipments[1].pins, ['before reprocessing']);
     assert.equal(h.keepAll, false);
     assert.equal(h.keepUndo, 1);
@@ -159,7 +193,10 @@ describe('the chunk undo store: rollback and extract to any kept shipment', () =
     assert.deepEqual(u.pins, []);
     assert.ok(u.freedBytes > 0, 'unpinning frees the undo data only the pin kept');
     h = history();
-    assert.deepEqual(h.shipments.map((s: any) => s.kept), [false, false, false, false, true, true]);
+    assert.deepEqual(
+      h.shipments.map((s: any) => s.kept),
+      [false, false, false, false, true, true],
+    );
     const far = brickpost(sub, ['rollback', dest, '--to', '2', '--json']);
     assert.equal(far.code, 2, far.stdout + far.stderr);
     ok(brickpost(sub, ['rollback', dest, '--to', '5']));
@@ -167,6 +204,10 @@ describe('the chunk undo store: rollback and extract to any kept shipment', () =
     ok(brickpost(sub, ['prune', dest, '--keep-undo', '0']));
     const store = join(dest, '.brickpost', 'undo-chunks');
     const chunks = readdirSync(store, { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
-    assert.deepEqual(chunks.map((e) => e.name), [], 'no chunk is left once nothing keeps one');
+    assert.deepEqual(
+      chunks.map((e) => e.name),
+      [],
+      'no chunk is left once nothing keeps one',
+    );
   });
 });

@@ -34,7 +34,10 @@ interface Events {
 }
 
 function events(r: Run): Events {
-  const all = r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, any>);
+  const all = r.stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, any>);
   return { error: all.find((e) => e.type === 'error'), warnings: all.filter((e) => e.type === 'warning') };
 }
 
@@ -71,7 +74,8 @@ describe('faults on the catalog and the journal', () => {
     sh('cp', ['-a', from, to]);
     return to;
   };
-  const bags = (drive: string): string[] => (existsSync(join(drive, 'brickpost')) ? readdirSync(join(drive, 'brickpost')).filter((x) => /^\d{8}T\d{6}Z-[0-9a-f]{8}$/.test(x)) : []);
+  const bags = (drive: string): string[] =>
+    existsSync(join(drive, 'brickpost')) ? readdirSync(join(drive, 'brickpost')).filter((x) => /^\d{8}T\d{6}Z-[0-9a-f]{8}$/.test(x)) : [];
 
   before(() => {
     makeDataset(src, '1M', 41);
@@ -107,7 +111,10 @@ describe('faults on the catalog and the journal', () => {
       assert.ok(ev.error.hint, `${what}: a hint`);
     } else if (fired && op !== 'open') {
       // A failed write or sync never passes as plain success: only an ingest whose DEST committed may succeed, saying so.
-      assert.ok(ev.warnings.some((w) => w.code === 'CATALOG_NOT_UPDATED'), `${what}: exit 0 after a failed ${op}, without a warning\n${r.stdout.slice(-800)}`);
+      assert.ok(
+        ev.warnings.some((w) => w.code === 'CATALOG_NOT_UPDATED'),
+        `${what}: exit 0 after a failed ${op}, without a warning\n${r.stdout.slice(-800)}`,
+      );
     }
     return ev;
   };
@@ -129,7 +136,8 @@ describe('faults on the catalog and the journal', () => {
         const r = brickpostWithFault(home, args(home, drive), { op, errno, nth, path: 'catalog.sqlite' }, log);
         const fired = readFaultLog(log).some((c) => c.fired);
         checkFailure(r, what, /catalog\.sqlite/, fired, op);
-        const sealed = (): string[] => rows<{ id: string }>(home, "SELECT id FROM shipments WHERE role = 'published' AND state IN ('sealing', 'sealed')").map((x) => x.id);
+        const sealed = (): string[] =>
+          rows<{ id: string }>(home, "SELECT id FROM shipments WHERE role = 'published' AND state IN ('sealing', 'sealed')").map((x) => x.id);
         for (const bag of bags(drive)) assert.ok(sealed().includes(bag), `${what}: bag ${bag} on the drive is sealed in the catalog`);
         const again = brickpost(home, args(home, drive));
         assert.equal(again.code, 0, `${what}: pack again\n${again.stdout.slice(-800)}${again.stderr}`);
@@ -138,7 +146,10 @@ describe('faults on the catalog and the journal', () => {
     }
   });
 
-  for (const [file, part] of [['catalog', 'catalog.sqlite'], ['journal', 'journal.sqlite']] as const) {
+  for (const [file, part] of [
+    ['catalog', 'catalog.sqlite'],
+    ['journal', 'journal.sqlite'],
+  ] as const) {
     test(`ingest: faults on the ${file} leave DEST at the old or the new tree as its history says; ingest runs again`, () => {
       const args = (_home: string, dest: string): string[] => ['--json', 'ingest', d2, dest];
       let k = file === 'journal' ? 1 : 2;
@@ -162,7 +173,11 @@ describe('faults on the catalog and the journal', () => {
           if (!midCommit) assert.equal(last === s2, tree === newTree, `${what}: DEST's tree and its history agree`);
           const again = brickpost(home, args(home, dest));
           assert.equal(again.code, 0, `${what}: ingest again\n${again.stdout.slice(-800)}${again.stderr}`);
-          if (midCommit) assert.ok(events(again).warnings.some((w) => w.code === 'RESUMED'), `${what}: DEST was mid-commit, the next ingest finished it`);
+          if (midCommit)
+            assert.ok(
+              events(again).warnings.some((w) => w.code === 'RESUMED'),
+              `${what}: DEST was mid-commit, the next ingest finished it`,
+            );
           assert.equal(treeDigest(dest, ['.brickpost']), newTree, `${what}: DEST at the new tree`);
           assert.deepEqual(
             rows<{ state: string }>(home, `SELECT state FROM ingests WHERE shipment_id = '${s2}'`).map((x) => x.state),
@@ -188,7 +203,10 @@ describe('faults on the catalog and the journal', () => {
       assert.equal(x.state, 'sealing', at);
       const again = brickpost(home, args);
       assert.equal(again.code, 0, `${at}: ${again.stdout.slice(-800)}${again.stderr}`);
-      assert.ok(events(again).warnings.some((w) => w.code === 'SHIPMENT_FINISHED' && w.message.includes(x.id)), `${at}: the next pack says it finished ${x.id}`);
+      assert.ok(
+        events(again).warnings.some((w) => w.code === 'SHIPMENT_FINISHED' && w.message.includes(x.id)),
+        `${at}: the next pack says it finished ${x.id}`,
+      );
       const y = JSON.parse(again.stdout.trim().split('\n').at(-1)!).result as { shipmentId: string; parent: string; seq: number };
       assert.equal(y.parent, x.id, `${at}: the new shipment follows the finished one`);
       for (const d of set) assert.deepEqual(bags(d).sort(), [x.id, y.shipmentId].sort(), `${at}: ${d} holds both, in place`);
@@ -197,9 +215,13 @@ describe('faults on the catalog and the journal', () => {
   });
 
   test('EIO on the last sync of the write-ahead logs is never reported as success', () => {
-    for (const [cmd, part] of [['pack', 'catalog.sqlite-wal'], ['ingest', 'journal.sqlite-wal']] as const) {
+    for (const [cmd, part] of [
+      ['pack', 'catalog.sqlite-wal'],
+      ['ingest', 'journal.sqlite-wal'],
+    ] as const) {
       const home0 = cmd === 'pack' ? join(root, 'pub1') : sub0;
-      const args = (_home: string, out: string): string[] => (cmd === 'pack' ? ['--json', 'pack', src, '--to', out, '--recipient', recipient] : ['--json', 'ingest', d2, out]);
+      const args = (_home: string, out: string): string[] =>
+        cmd === 'pack' ? ['--json', 'pack', src, '--to', out, '--recipient', recipient] : ['--json', 'ingest', d2, out];
       const out0 = cmd === 'pack' ? join(root, 'd1-empty-probe') : dest0;
       const calls = count(args, home0, out0, 'fsync', part);
       const home = copy(home0);
@@ -207,7 +229,10 @@ describe('faults on the catalog and the journal', () => {
       if (cmd === 'pack') mkdirSync(out);
       const log = join(root, `log-${++n}`);
       const r = brickpostWithFault(home, args(home, out), { op: 'fsync', errno: 'EIO', nth: calls, path: part }, log);
-      assert.ok(readFaultLog(log).some((c) => c.fired), `${cmd}: the last fsync of ${part} failed`);
+      assert.ok(
+        readFaultLog(log).some((c) => c.fired),
+        `${cmd}: the last fsync of ${part} failed`,
+      );
       assert.equal(r.code, 5, `${cmd}: exit 5\n${r.stdout.slice(-800)}${r.stderr}`);
       assert.match(events(r).error!.message, /i\/o error on the (catalog|destination journal) .*sync failed/);
     }

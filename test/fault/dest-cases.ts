@@ -86,8 +86,12 @@ function destMatrix(w: World, job: DestJob): Matrix {
         assert.ok(atNew, `succeeded despite the fault, but DEST is not the new tree (${name}): ${diffSnapshots(job.next.tree, tree, 5).join('; ')}`);
         assert.deepEqual(applied, job.next.applied, name);
       } else {
-        assert.ok(atOld || /again/.test(String(o.error?.hint)), `DEST changed, and the error does not say to run the command again (${name}): ${diffSnapshots(job.old.tree, tree, 5).join('; ')}`);
-        if (!(atNew && String(applied) === String(job.next.applied))) assert.deepEqual(applied, job.old.applied, `state.json records a shipment DEST does not hold (${name})`);
+        assert.ok(
+          atOld || /again/.test(String(o.error?.hint)),
+          `DEST changed, and the error does not say to run the command again (${name}): ${diffSnapshots(job.old.tree, tree, 5).join('; ')}`,
+        );
+        if (!(atNew && String(applied) === String(job.next.applied)))
+          assert.deepEqual(applied, job.old.applied, `state.json records a shipment DEST does not hold (${name})`);
       }
       const again = brickpost(home, ['--json', ...args], { env: { ...process.env, ...ENV } });
       assert.equal(again.code, 0, `the same command without the fault (${name}): ${again.stdout.slice(-600)} ${again.stderr.slice(-600)}`);

@@ -141,7 +141,9 @@ export function verifyMatrix(w: World, deep: boolean): CommandMatrix {
 /** Flips bytes of the largest pack of `drive`'s shipment: a bad block its recovery data covers. */
 export function damage(drive: string): void {
   const dir = join(shipmentDir(drive), 'data', 'packs');
-  const packs = readdirSync(dir, { recursive: true }).map((f) => join(dir, String(f))).filter((f) => f.endsWith('.age'));
+  const packs = readdirSync(dir, { recursive: true })
+    .map((f) => join(dir, String(f)))
+    .filter((f) => f.endsWith('.age'));
   const big = packs.sort((a, b) => statSync(b).size - statSync(a).size)[0]!;
   const old = readFileSync(big).subarray(70_000, 71_000);
   const fd = openSync(big, 'r+');
@@ -189,7 +191,10 @@ export function extractMatrix(w: World): CommandMatrix {
         const again = bp(home, args(at));
         if (again.code !== 0) {
           const e = lastEvent(again);
-          assert.ok(again.code === 2 && /does not replace/.test(String(e.message)), `the same extract without the fault (${caseName(p)}): ${again.stderr.slice(-600)}`);
+          assert.ok(
+            again.code === 2 && /does not replace/.test(String(e.message)),
+            `the same extract without the fault (${caseName(p)}): ${again.stderr.slice(-600)}`,
+          );
           out = at('out-2');
           succeeded(bp(home, args(at, 'out-2')), `extract into an empty folder (${caseName(p)})`);
         }

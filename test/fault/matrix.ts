@@ -250,7 +250,9 @@ export function checkOutcome(p: Point, o: Outcome): boolean {
   assert.equal(e.code, want.code, `error code: ${name}`);
   const message = String(e.message);
   assert.match(message, want.says, `the message says what the system said: ${name}`);
-  const named = o.fired.path.split(' -> ').some((q) => message.includes(q) || message.includes(basename(q).replace(/\.tmp-.*$/, '')) || message.includes(q.replace(/\.tmp-.*$/, '')) || e.path === q);
+  const named = o.fired.path
+    .split(' -> ')
+    .some((q) => message.includes(q) || message.includes(basename(q).replace(/\.tmp-.*$/, '')) || message.includes(q.replace(/\.tmp-.*$/, '')) || e.path === q);
   assert.ok(named, `the message names the path: ${name}`);
   assert.ok(typeof e.hint === 'string' && e.hint.length > 10, `a hint: ${name}`);
   assert.doesNotMatch(e.hint, /bug/, name);

@@ -18,7 +18,10 @@ describe('fault shim', () => {
     const r = run(code, faultEnv({ op: 'fsync', errno: 'EIO', nth: 2, path: dir }, log));
     assert.equal(r.stdout.trim(), 'ok,EIO,ok', r.stderr);
     const calls = readFaultLog(log);
-    assert.deepEqual(calls.map((c) => c.fired), [false, true, false]);
+    assert.deepEqual(
+      calls.map((c) => c.fired),
+      [false, true, false],
+    );
     assert.equal(calls[1]!.path, join(dir, 'f1'));
   });
 

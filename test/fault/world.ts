@@ -55,7 +55,24 @@ export function buildWorld(root: string, upTo: 'homes' | 'drive1' | 'all' = 'all
   const sub = join(root, 'subscriber');
   makeDataset(src, '1M', 15);
   const recipient = publisherAndSubscriber(pub, sub);
-  const w: World = { root, src, v1, pub, sub0: join(root, 'subscriber-0'), sub1: join(root, 'subscriber-1'), sub, recipient, drive1: join(root, 'drive1'), drive2: join(root, 'drive2'), id1: '', id2: '', dest1: join(root, 'dest1'), dest2: join(root, 'dest2'), tree1: new Map(), tree2: new Map() };
+  const w: World = {
+    root,
+    src,
+    v1,
+    pub,
+    sub0: join(root, 'subscriber-0'),
+    sub1: join(root, 'subscriber-1'),
+    sub,
+    recipient,
+    drive1: join(root, 'drive1'),
+    drive2: join(root, 'drive2'),
+    id1: '',
+    id2: '',
+    dest1: join(root, 'dest1'),
+    dest2: join(root, 'dest2'),
+    tree1: new Map(),
+    tree2: new Map(),
+  };
   if (upTo === 'homes') return w;
   sh('cp', ['-a', src, v1]);
   w.tree1 = snapshot(v1);

@@ -11,7 +11,9 @@ import { join } from 'node:path';
 import { brickpost, hasTool, lastEvent, makeDataset, sh, shipmentDir, snapshot, tempDir } from '../support.js';
 
 const missing = ['age', 'zstd', 'minisign', 'bagit.py'].filter((t) => !hasTool(t, t === 'minisign' ? ['-v'] : ['--version']));
-const skip = missing.length ? `interop tools not installed: ${missing.join(', ')} (run .ci/run or apt-get install age zstd minisign; pip install bagit)` : false;
+const skip = missing.length
+  ? `interop tools not installed: ${missing.join(', ')} (run .ci/run or apt-get install age zstd minisign; pip install bagit)`
+  : false;
 
 describe('interop with age, zstd, minisign and bagit.py', { skip }, () => {
   const root = tempDir();
@@ -44,7 +46,10 @@ describe('interop with age, zstd, minisign and bagit.py', { skip }, () => {
 
   test('minisign -V rejects a modified tag manifest', () => {
     const copy = join(root, 'tm-copy.txt');
-    writeFileSync(copy, readFileSync(join(bag, 'tagmanifest-sha256.txt'), 'utf8').replace(/^[0-9a-f]/, (c) => (c === '0' ? '1' : '0')));
+    writeFileSync(
+      copy,
+      readFileSync(join(bag, 'tagmanifest-sha256.txt'), 'utf8').replace(/^[0-9a-f]/, (c) => (c === '0' ? '1' : '0')),
+    );
     writeFileSync(copy + '.minisig', readFileSync(join(bag, 'tagmanifest-sha256.txt.minisig')));
     assert.throws(() => sh('minisign', ['-V', '-P', publicKey, '-m', copy]));
   });
@@ -57,7 +62,10 @@ describe('interop with age, zstd, minisign and bagit.py', { skip }, () => {
   test('age -d decrypts the manifest and zstd -d decodes it to NDJSON', () => {
     const plain = sh('age', ['-d', '-i', identityFile, join(bag, 'data', 'manifest.age')]);
     const text = sh('zstd', ['-d', '-c'], { input: plain }).toString('utf8');
-    manifestLines = text.trim().split('\n').map((l) => JSON.parse(l));
+    manifestLines = text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     assert.equal(manifestLines[0].t, 'shipment');
     assert.equal(manifestLines[0].format, 'brickpost-manifest/v2');
     assert.equal(manifestLines[manifestLines.length - 1].t, 'end');
@@ -72,21 +80,28 @@ describe('interop with age, zstd, minisign and bagit.py', { skip }, () => {
       const raw = sh('zstd', ['-d', '-c'], { input: plain });
       const firstRefs = new Map<number, number>();
       for (const r of manifestLines) if (r.t === 'file' || r.t === 'more') for (const c of r.c) if (c[1] === p.i) firstRefs.set(c[2], c[4]);
-      assert.equal(raw.length, [...firstRefs.values()].reduce((a, b) => a + b, 0));
+      assert.equal(
+        raw.length,
+        [...firstRefs.values()].reduce((a, b) => a + b, 0),
+      );
     }
   });
 
   test('files rebuild by hand from the manifest with age and zstd alone', () => {
     const plains = new Map<number, Buffer>();
     const plainOf = (i: number): Buffer => {
-      if (!plains.has(i)) plains.set(i, sh('age', ['-d', '-i', identityFile, join(bag, 'data', 'packs', String(Math.floor(i / 1000)).padStart(3, '0'), `${String(i).padStart(6, '0')}.age`)]));
+      if (!plains.has(i))
+        plains.set(
+          i,
+          sh('age', ['-d', '-i', identityFile, join(bag, 'data', 'packs', String(Math.floor(i / 1000)).padStart(3, '0'), `${String(i).padStart(6, '0')}.age`)]),
+        );
       return plains.get(i)!;
     };
     const out = join(root, 'by-hand');
     const files = new Map<string, Buffer[]>();
     let last = '';
     for (const r of manifestLines) {
-      if (r.t === 'file') (last = r.p), files.set(r.p, []);
+      if (r.t === 'file') ((last = r.p), files.set(r.p, []));
       if (r.t === 'file' || r.t === 'more') {
         for (const [, p, off, len] of r.c) files.get(last)!.push(sh('zstd', ['-d', '-c'], { input: plainOf(p).subarray(off, off + len) }));
       }

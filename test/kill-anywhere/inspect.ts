@@ -117,7 +117,9 @@ export function sealingShipment(home: string, dataset: string): string | null {
   const db = new Database(file, { readonly: true, fileMustExist: true });
   try {
     const row = db
-      .prepare("SELECT s.id FROM shipments s JOIN datasets d ON d.id = s.dataset_id WHERE d.name = ? AND s.role = 'published' AND s.state = 'sealing' ORDER BY s.seq DESC LIMIT 1")
+      .prepare(
+        "SELECT s.id FROM shipments s JOIN datasets d ON d.id = s.dataset_id WHERE d.name = ? AND s.role = 'published' AND s.state = 'sealing' ORDER BY s.seq DESC LIMIT 1",
+      )
       .pluck()
       .get(dataset) as string | undefined;
     return row ?? null;
@@ -149,7 +151,9 @@ export function catalogKnows(home: string, id: string): boolean {
 export function catalogTree(home: string, id: string, ids: boolean): string[] {
   const db = new Database(join(home, 'catalog.sqlite'), { readonly: true, fileMustExist: true });
   try {
-    const files = db.prepare('SELECT path, size, mode, mtime_ns, ctime_ns, ino, chunks, sig_id FROM tree_files WHERE shipment_id = ? ORDER BY path').all(id) as Array<{
+    const files = db
+      .prepare('SELECT path, size, mode, mtime_ns, ctime_ns, ino, chunks, sig_id FROM tree_files WHERE shipment_id = ? ORDER BY path')
+      .all(id) as Array<{
       path: string;
       size: number;
       mode: number;

@@ -45,11 +45,19 @@ const SCENARIOS = {
 } as const;
 
 function report(t: Trial): string {
-  return [`${t.scenario} trial ${t.index}:`, ...t.runs.map((r) => `  ${r}`), ...t.problems.map((p) => `  PROBLEM: ${p}`), ...t.known.map((p) => `  KNOWN BUG: ${p}`)].join('\n');
+  return [
+    `${t.scenario} trial ${t.index}:`,
+    ...t.runs.map((r) => `  ${r}`),
+    ...t.problems.map((p) => `  PROBLEM: ${p}`),
+    ...t.known.map((p) => `  KNOWN BUG: ${p}`),
+  ].join('\n');
 }
 
 function reproduce(name: string, t: Trial): string {
-  const delays = t.runs.map((r) => /SIGKILL at (\d+) ms/.exec(r)?.[1]).filter(Boolean).join(',');
+  const delays = t.runs
+    .map((r) => /SIGKILL at (\d+) ms/.exec(r)?.[1])
+    .filter(Boolean)
+    .join(',');
   return `reproduce: BRICKPOST_KILL_SEED=${SEED} BRICKPOST_KILL_ONLY=${name} BRICKPOST_KILL_AT=${delays} node --test test/dist/kill-anywhere/`;
 }
 
@@ -67,7 +75,20 @@ describe(`kill anywhere (seed ${SEED}, ${KILLS} kills per command)`, () => {
         // eslint-disable-next-line prefer-const -- assigned once, in the loop below
         let reference: string[] | undefined;
         const trial = (i: number, delays: number[]): Promise<Trial> =>
-          command === 'pack' ? packTrial(w, w.pack.find((s) => s.name === name)!, i, delays, reference) : ingestTrial(w, w.ingest.find((s) => s.name === name)!, i, delays);
+          command === 'pack'
+            ? packTrial(
+                w,
+                w.pack.find((s) => s.name === name)!,
+                i,
+                delays,
+                reference,
+              )
+            : ingestTrial(
+                w,
+                w.ingest.find((s) => s.name === name)!,
+                i,
+                delays,
+              );
         // The run time T: the quicker of two uninterrupted runs (one alone may be slowed down by a busy machine).
         const refs = [await trial(0, [])];
         reference = refs[0]!.tree;
@@ -91,7 +112,9 @@ describe(`kill anywhere (seed ${SEED}, ${KILLS} kills per command)`, () => {
           if (t.problems.length > 0) failed.push(t);
           if (t.known.length > 0) known.push(t);
         }
-        ctx.diagnostic(`${name}: T = ${Math.round(T)} ms; ${kills} kills (${first} of the command, ${kills - first} of the run recovering from a kill) in ${trials} trials, ${Math.round((performance.now() - started) / 1000)} s`);
+        ctx.diagnostic(
+          `${name}: T = ${Math.round(T)} ms; ${kills} kills (${first} of the command, ${kills - first} of the run recovering from a kill) in ${trials} trials, ${Math.round((performance.now() - started) / 1000)} s`,
+        );
         // The two engine bugs this harness found (fixed): each has a check of its own.
         const what = command === 'pack' ? `no orphan .part after a kill (${KNOWN.orphanPart})` : `nothing left over in DEST/.brickpost (${KNOWN.stateTmp})`;
         await ctx.test(what, () => {

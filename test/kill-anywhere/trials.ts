@@ -13,7 +13,19 @@
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { diffSnapshots, lastEvent, sh } from '../support.js';
-import { catalogKnows, catalogTree, commitPending, contentKey, driveContents, integrity, interruptedShipment, leftovers, partialFiles, sealingShipment, treeOf } from './inspect.js';
+import {
+  catalogKnows,
+  catalogTree,
+  commitPending,
+  contentKey,
+  driveContents,
+  integrity,
+  interruptedShipment,
+  leftovers,
+  partialFiles,
+  sealingShipment,
+  treeOf,
+} from './inspect.js';
 import { describeOutcome, run, type Outcome } from './run.js';
 import { DATASET, packArgs, type IngestScenario, type PackScenario, type World } from './world.js';
 
@@ -83,7 +95,8 @@ export async function ingestTrial(w: World, sc: IngestScenario, index: number, d
     const after = `after the kill of run ${t.runs.length}`;
     for (const p of partialFiles(seen, sc.old, sc.next)) t.problems.push(`${after}: ${p}`);
     for (const p of databases.flatMap(integrity)) t.problems.push(`${after}: ${p}`);
-    if (!keys.has(contentKey(seen)) && !commitPending(dest)) t.problems.push(`${after}: DEST is neither the old nor the new tree, and no commit is journaled to finish it`);
+    if (!keys.has(contentKey(seen)) && !commitPending(dest))
+      t.problems.push(`${after}: DEST is neither the old nor the new tree, and no commit is journaled to finish it`);
   }
   if (!done) {
     const o = await run(sub, args);
@@ -137,7 +150,8 @@ export async function packTrial(w: World, sc: PackScenario, index: number, delay
     for (const id of complete) {
       for (const d of drives.filter((x) => driveContents(x).complete.includes(id))) {
         const v = await run(sub, ['--quiet', 'verify', d, '--shipment', id]);
-        if (!(v.code === 0 || (sc.drives > 1 && v.code === 8))) t.problems.push(`${after}: ${d.split(w.root).join('$ROOT')} shows shipment ${id} as complete, but verify says: ${describeOutcome(v)}`);
+        if (!(v.code === 0 || (sc.drives > 1 && v.code === 8)))
+          t.problems.push(`${after}: ${d.split(w.root).join('$ROOT')} shows shipment ${id} as complete, but verify says: ${describeOutcome(v)}`);
       }
       if (id !== interrupted) sealed.push(id);
     }
@@ -159,7 +173,9 @@ export async function packTrial(w: World, sc: PackScenario, index: number, delay
   if (t.tree && reference) {
     const differs = t.tree.filter((l, i) => l !== reference[i]).slice(0, 5);
     if (differs.length || t.tree.length !== reference.length) {
-      t.problems.push(`final: the catalog's tree of shipment ${last} (${t.tree.length} lines) differs from an uninterrupted run's (${reference.length}): ${differs.join('; ') || 'lines missing'}`);
+      t.problems.push(
+        `final: the catalog's tree of shipment ${last} (${t.tree.length} lines) differs from an uninterrupted run's (${reference.length}): ${differs.join('; ') || 'lines missing'}`,
+      );
     }
   }
   const left = interruptedShipment(home, DATASET);

@@ -32,7 +32,10 @@ describe('object storage: crashes and refusals', { skip }, () => {
   };
   /** An ingest that dies at failpoint `NAME@K` (SIGKILL, as a power cut would stop it). */
   const killedAt = (point: string, drive: string, dest: string): void => {
-    const r = spawnSync(process.execPath, [CLI, '--home', sub, 'ingest', drive, dest, '--json'], { env: { ...s3.env, BRICKPOST_FAILPOINT: point }, encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [CLI, '--home', sub, 'ingest', drive, dest, '--json'], {
+      env: { ...s3.env, BRICKPOST_FAILPOINT: point },
+      encoding: 'utf8',
+    });
     assert.equal(r.signal, 'SIGKILL', `expected a kill at ${point}: exit ${r.status} ${r.stdout.slice(-800)} ${r.stderr.slice(-800)}`);
   };
 
@@ -65,7 +68,10 @@ describe('object storage: crashes and refusals', { skip }, () => {
     assert.match(r.stdout, /files of an interrupted ingest of this shipment are kept/);
     const folder = await objects(s3.client, 'dest', 'crash/');
     assert.ok(folder.size > 10);
-    assert.deepEqual((await keys(s3.client, 'dest', 'crash/.brickpost/')).filter((k) => !k.startsWith('trees/')), ['state.json']);
+    assert.deepEqual(
+      (await keys(s3.client, 'dest', 'crash/.brickpost/')).filter((k) => !k.startsWith('trees/')),
+      ['state.json'],
+    );
   });
 
   test('killed while installing (after the commit point): the next ingest finishes the commit first, then applies the next shipment', async () => {
@@ -78,12 +84,18 @@ describe('object storage: crashes and refusals', { skip }, () => {
     assert.match(r.stdout, /finishing the interrupted ingest/);
     const after2 = await objects(s3.client, 'dest', 'crash/');
     assert.deepEqual(diffObjects(before2, after2), ['extra: added-later.txt']);
-    assert.deepEqual((await keys(s3.client, 'dest', 'crash/.brickpost/')).filter((k) => !k.startsWith('trees/')), ['state.json']);
+    assert.deepEqual(
+      (await keys(s3.client, 'dest', 'crash/.brickpost/')).filter((k) => !k.startsWith('trees/')),
+      ['state.json'],
+    );
   });
 
   test('a wrong secret is refused with exit 5 and a message that names the credentials, never printing them', () => {
     const env = { ...s3.env, AWS_SECRET_ACCESS_KEY: 'wrong-secret-value-123' };
-    for (const args of [['ingest', drive1, 's3://dest/refused'], ['pack', 's3://dest/crash', '--to', tempDir(), '-r', recipient]]) {
+    for (const args of [
+      ['ingest', drive1, 's3://dest/refused'],
+      ['pack', 's3://dest/crash', '--to', tempDir(), '-r', recipient],
+    ]) {
       const r = run(args[0] === 'pack' ? pub : sub, args, env);
       assert.equal(r.code, 5, r.stdout + r.stderr);
       const e = errorEvent(r);
@@ -101,7 +113,26 @@ describe('object storage: crashes and refusals', { skip }, () => {
   });
 
   test('a user without rights on the bucket is denied (exit 5); a bucket that does not exist is exit 2', async () => {
-    const admin = spawnSync(findVersitygw()!, ['admin', '--access', s3.access, '--secret', s3.secret, '--endpoint-url', s3.endpoint, 'create-user', '--access', 'norights', '--secret', 'norights-secret-123', '--role', 'user'], { encoding: 'utf8' });
+    const admin = spawnSync(
+      findVersitygw()!,
+      [
+        'admin',
+        '--access',
+        s3.access,
+        '--secret',
+        s3.secret,
+        '--endpoint-url',
+        s3.endpoint,
+        'create-user',
+        '--access',
+        'norights',
+        '--secret',
+        'norights-secret-123',
+        '--role',
+        'user',
+      ],
+      { encoding: 'utf8' },
+    );
     assert.equal(admin.status, 0, admin.stderr + admin.stdout);
     const env = { ...s3.env, AWS_ACCESS_KEY_ID: 'norights', AWS_SECRET_ACCESS_KEY: 'norights-secret-123' };
     const r = run(sub, ['ingest', drive1, 's3://dest/denied'], env);

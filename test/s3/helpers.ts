@@ -20,7 +20,11 @@ export async function objects(client: S3Client, bucket: string, prefix: string):
       if (rel.startsWith('.brickpost/')) continue;
       const r = await client.send(new GetObjectCommand({ Bucket: bucket, Key: o.Key! }));
       const body = Buffer.from(await r.Body!.transformToByteArray());
-      const metadata = Object.fromEntries(Object.entries(r.Metadata ?? {}).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => [k, text(v)]));
+      const metadata = Object.fromEntries(
+        Object.entries(r.Metadata ?? {})
+          .sort(([a], [b]) => (a < b ? -1 : 1))
+          .map(([k, v]) => [k, text(v)]),
+      );
       out.set(rel, { size: body.length, sha256: createHash('sha256').update(body).digest('hex'), contentType: r.ContentType, metadata });
     }
     token = page.IsTruncated ? page.NextContinuationToken : undefined;
@@ -40,8 +44,22 @@ export async function keys(client: S3Client, bucket: string, prefix: string): Pr
   return out.sort();
 }
 
-export async function put(client: S3Client, bucket: string, key: string, body: Buffer | string, meta: { contentType?: string; metadata?: Record<string, string> } = {}): Promise<void> {
-  await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ...(meta.contentType ? { ContentType: meta.contentType } : {}), ...(meta.metadata ? { Metadata: meta.metadata } : {}) }));
+export async function put(
+  client: S3Client,
+  bucket: string,
+  key: string,
+  body: Buffer | string,
+  meta: { contentType?: string; metadata?: Record<string, string> } = {},
+): Promise<void> {
+  await client.send(
+    new PutObjectCommand({
+      Bucket: bucket,
+      Key: key,
+      Body: body,
+      ...(meta.contentType ? { ContentType: meta.contentType } : {}),
+      ...(meta.metadata ? { Metadata: meta.metadata } : {}),
+    }),
+  );
 }
 
 export async function head(client: S3Client, bucket: string, key: string): Promise<{ contentType: string | undefined; metadata: Record<string, string> }> {

@@ -42,7 +42,10 @@ describe('object storage: pack from and ingest into S3', { skip }, () => {
     await put(s3.client, 'source', 'data/readme.txt', 'hello from a bucket\n', { contentType: 'text/plain', metadata: { owner: 'lab-7', 'run-id': '42' } });
     await put(s3.client, 'source', 'data/empty', Buffer.alloc(0));
     await put(s3.client, 'source', 'data/images/', Buffer.alloc(0));
-    for (let i = 0; i < 20; i++) await put(s3.client, 'source', `data/images/img-${String(i).padStart(2, '0')}.bin`, bytes(`img${i}`, 1000 + i * 4099), { contentType: 'application/octet-stream' });
+    for (let i = 0; i < 20; i++)
+      await put(s3.client, 'source', `data/images/img-${String(i).padStart(2, '0')}.bin`, bytes(`img${i}`, 1000 + i * 4099), {
+        contentType: 'application/octet-stream',
+      });
     await put(s3.client, 'source', 'data/deep/er/still/file.json', '{"a": 1}\n', { contentType: 'application/json', metadata: { note: 'ünïcödé value' } });
     await put(s3.client, 'source', 'data/big.bin', bytes('big', 20 << 20), { metadata: { kind: 'large' } });
     await put(s3.client, 'source', 'elsewhere/not-this.txt', 'outside the prefix');
@@ -94,7 +97,10 @@ describe('object storage: pack from and ingest into S3', { skip }, () => {
     assert.equal(h.code, 0, h.stderr);
     const doc = JSON.parse(h.stdout);
     assert.equal(doc.dataset, 'bucket-data');
-    assert.deepEqual(doc.shipments.map((x: { seq: number }) => x.seq), [1, 2]);
+    assert.deepEqual(
+      doc.shipments.map((x: { seq: number }) => x.seq),
+      [1, 2],
+    );
     assert.equal(doc.inProgress, null);
   });
 
@@ -120,7 +126,8 @@ describe('object storage: pack from and ingest into S3', { skip }, () => {
     ok(run(sub, ['ingest', drive2, out]));
     const a = snapshot(src);
     const b = snapshot(out);
-    const content = (m: Map<string, { type: string; sha256?: string }>): Map<string, string> => new Map([...m].filter(([, n]) => n.type === 'file').map(([k, n]) => [k, n.sha256!]));
+    const content = (m: Map<string, { type: string; sha256?: string }>): Map<string, string> =>
+      new Map([...m].filter(([, n]) => n.type === 'file').map(([k, n]) => [k, n.sha256!]));
     assert.deepEqual([...content(b)].sort(), [...content(a)].sort());
     assert.equal(readFileSync(join(out, 'meta', 'tagged.txt'), 'utf8'), 'tagged\n');
     // The metadata came back as the same user.s3 attributes (and the ETag the object had in S3).
@@ -147,7 +154,10 @@ describe('object storage: pack from and ingest into S3', { skip }, () => {
     const i = run(sub, ['ingest', drive, 's3://dest/mixed']);
     ok(i);
     assert.match(i.stdout, /brickpost did not write/);
-    assert.deepEqual((await keys(s3.client, 'dest', 'mixed/')).filter((k) => !k.startsWith('.brickpost/')), ['a.txt', 'other/keep-me.txt', 'theirs.txt']);
+    assert.deepEqual(
+      (await keys(s3.client, 'dest', 'mixed/')).filter((k) => !k.startsWith('.brickpost/')),
+      ['a.txt', 'other/keep-me.txt', 'theirs.txt'],
+    );
     assert.deepEqual((await head(s3.client, 'dest', 'mixed/other/keep-me.txt')).metadata, {});
   });
 });

@@ -40,7 +40,9 @@ export function s3Skip(): false | string {
   if (findVersitygw()) return false;
   const why = `versitygw ${VERSITYGW_VERSION} (the S3 server these tests run against) is not installed`;
   if (process.env.BRICKPOST_S3_OPTIONAL === '1') return `${why}; BRICKPOST_S3_OPTIONAL=1 allows skipping`;
-  throw new Error(`${why}: run scripts/install-versitygw.sh (needs Go), or set BRICKPOST_VERSITYGW to its path; BRICKPOST_S3_OPTIONAL=1 skips these tests instead`);
+  throw new Error(
+    `${why}: run scripts/install-versitygw.sh (needs Go), or set BRICKPOST_VERSITYGW to its path; BRICKPOST_S3_OPTIONAL=1 skips these tests instead`,
+  );
 }
 
 export interface S3Server {
@@ -85,7 +87,9 @@ export async function startS3(): Promise<S3Server> {
   for (let attempt = 0; attempt < 5 && !proc; attempt++) {
     port = await freePort();
     const out = openSync(logFile, 'a');
-    const p = spawn(bin, ['--access', access, '--secret', secret, '--port', `127.0.0.1:${port}`, '--iam-dir', iam, 'posix', root], { stdio: ['ignore', out, out] });
+    const p = spawn(bin, ['--access', access, '--secret', secret, '--port', `127.0.0.1:${port}`, '--iam-dir', iam, 'posix', root], {
+      stdio: ['ignore', out, out],
+    });
     closeSync(out);
     const endpoint = `http://127.0.0.1:${port}`;
     const client = new S3Client({ endpoint, forcePathStyle: true, region: 'us-east-1', credentials: { accessKeyId: access, secretAccessKey: secret } });
@@ -109,7 +113,15 @@ export async function startS3(): Promise<S3Server> {
   process.on('exit', () => running.kill('SIGKILL'));
   const endpoint = `http://127.0.0.1:${port}`;
   const client = new S3Client({ endpoint, forcePathStyle: true, region: 'us-east-1', credentials: { accessKeyId: access, secretAccessKey: secret } });
-  const env: NodeJS.ProcessEnv = { ...process.env, AWS_ACCESS_KEY_ID: access, AWS_SECRET_ACCESS_KEY: secret, AWS_ENDPOINT_URL: endpoint, AWS_REGION: 'us-east-1', AWS_CONFIG_FILE: join(base, 'no-config'), AWS_SHARED_CREDENTIALS_FILE: join(base, 'no-credentials') };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    AWS_ACCESS_KEY_ID: access,
+    AWS_SECRET_ACCESS_KEY: secret,
+    AWS_ENDPOINT_URL: endpoint,
+    AWS_REGION: 'us-east-1',
+    AWS_CONFIG_FILE: join(base, 'no-config'),
+    AWS_SHARED_CREDENTIALS_FILE: join(base, 'no-credentials'),
+  };
   delete env.AWS_PROFILE;
   delete env.AWS_SESSION_TOKEN;
   return {

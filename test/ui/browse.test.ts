@@ -132,7 +132,10 @@ describe('taking files off a drive, and leaving files out of a shipment', { skip
     assert.match((await page.textContent('tr[data-name=outside]')) ?? '', /link to \/etc\/hostname/);
     const main = (await page.textContent('main')) ?? '';
     assert.ok(main.includes('"bell\\u0007.txt"') && main.includes('"caf\\xe9.txt"'), 'odd names are shown escaped');
-    assert.ok(!main.includes('\u0007') && !main.includes('\udce9') && !main.includes('\u202e'), 'no raw control or bidi character, nor a lone surrogate, reaches the page');
+    assert.ok(
+      !main.includes('\u0007') && !main.includes('\udce9') && !main.includes('\u202e'),
+      'no raw control or bidi character, nor a lone surrogate, reaches the page',
+    );
     assert.equal(await page.locator('main img').count(), 0, 'a name is never markup');
     assert.deepEqual(await unlabelled(page), []);
     await shot(page, 'receive-browse-top');
@@ -188,7 +191,11 @@ describe('taking files off a drive, and leaving files out of a shipment', { skip
     assert.deepEqual(diffTrees(want, fullSnapshot(to), { ignore: ['blocks', 'mtimeNs', 'mode'] }), []);
     const files = [...want.entries].filter(([, e]) => e.type === 'file');
     const got = fullSnapshot(to).entries;
-    assert.deepEqual(diffTrees({ entries: new Map(files), hardLinks: [] }, { entries: new Map(files.map(([k]) => [k, got.get(k)!])), hardLinks: [] }, { ignore: ['blocks'] }), [], 'files keep their mode and time');
+    assert.deepEqual(
+      diffTrees({ entries: new Map(files), hardLinks: [] }, { entries: new Map(files.map(([k]) => [k, got.get(k)!])), hardLinks: [] }, { ignore: ['blocks'] }),
+      [],
+      'files keep their mode and time',
+    );
 
     // The drive can still be ingested whole from here; its done page counts the links and names what was not applied.
     await page.click('button:has-text("Ingest the whole shipment")');
@@ -225,7 +232,10 @@ describe('taking files off a drive, and leaving files out of a shipment', { skip
     ];
     // The arguments travel inside the expression (JSON escapes keep lone surrogates intact).
     const shown = await page.evaluate<string[]>(`import('/web/renderer/ui/names.js').then((m) => ${JSON.stringify(cases.map((c) => c[0]))}.map(m.printable))`);
-    assert.deepEqual(shown, cases.map((c) => c[1]));
+    assert.deepEqual(
+      shown,
+      cases.map((c) => c[1]),
+    );
     assert.deepEqual(errors, []);
   });
 

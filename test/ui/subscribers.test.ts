@@ -36,13 +36,17 @@ describe('subscribers view', { skip: skip ?? false }, () => {
     mkdirSync(d2);
     ok(brickpost(pub, ['keygen', '--name', 'survey-lab']));
     const p = JSON.parse(brickpost(pub, ['whoami', '--json']).stdout);
-    for (const [h, n] of [[subA, 'station-a'], [subB, 'station-b']] as const) {
+    for (const [h, n] of [
+      [subA, 'station-a'],
+      [subB, 'station-b'],
+    ] as const) {
       ok(brickpost(h, ['keygen', '--name', n]));
       ok(brickpost(h, ['trust', 'add', p.minisignPublicKey, '--name', 'survey-lab']));
       const me = JSON.parse(brickpost(h, ['whoami', '--json']).stdout);
       ok(brickpost(pub, ['trust', 'add', me.minisignPublicKey, '--name', n, '--recipient', me.recipient]));
     }
-    const pack = (d: string): Record<string, any> => lastEvent(ok(brickpost(pub, ['pack', src, '--to', d, '--recipient', 'station-a', '--recipient', 'station-b', '--dataset', 'survey', '--json']))).result;
+    const pack = (d: string): Record<string, any> =>
+      lastEvent(ok(brickpost(pub, ['pack', src, '--to', d, '--recipient', 'station-a', '--recipient', 'station-b', '--dataset', 'survey', '--json']))).result;
     pack(d1);
     ok(brickpost(subA, ['ingest', d1, destA]));
     ok(brickpost(subA, ['receipt', destA, '--out', join(root, 'a.receipt')]));
@@ -72,7 +76,7 @@ describe('subscribers view', { skip: skip ?? false }, () => {
     assert.deepEqual([b[2], b[4]], ['no receipt yet', '2']);
     assert.equal(await page.getAttribute('[data-past]', 'data-past'), '0');
     assert.equal(await page.getAttribute('tr[data-drive="2/1 of 1"][data-state="shipped"]', 'data-state'), 'shipped');
-    assert.ok(await page.locator('tr[data-drive="1/1 of 1"][data-state="acknowledged"]').count() >= 1, 'station-a acknowledged shipment 1');
+    assert.ok((await page.locator('tr[data-drive="1/1 of 1"][data-state="acknowledged"]').count()) >= 1, 'station-a acknowledged shipment 1');
     await shot(page, 'subscribers');
 
     await page.fill('#sub-max-shipments', '1');
@@ -100,7 +104,7 @@ describe('subscribers view', { skip: skip ?? false }, () => {
     assert.deepEqual(errors, []);
   });
 
-  test("subscriber: history says how far behind the newest shipment seen", async () => {
+  test('subscriber: history says how far behind the newest shipment seen', async () => {
     const ui = await startUi(subA);
     servers.push(ui);
     const { page, errors } = await openApp(browser, ui, `#/history?dest=${encodeURIComponent(destA)}`);

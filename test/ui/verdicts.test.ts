@@ -63,7 +63,8 @@ describe('drive verdicts', { skip: skip ?? false }, () => {
     writeFileSync(join(plain, 'holiday.jpg'), 'not a shipment');
     assert.equal(brickpost(pub, ['pack', src, '--to', good, '--recipient', recipient, '--dataset', 'survey']).code, 0);
     cpSync(good, tampered, { recursive: true });
-    for (const label of ['first', 'second']) assert.equal(brickpost(pub, ['pack', src, '--to', both, '--recipient', recipient, '--dataset', 'survey', '--label', label]).code, 0);
+    for (const label of ['first', 'second'])
+      assert.equal(brickpost(pub, ['pack', src, '--to', both, '--recipient', recipient, '--dataset', 'survey', '--label', label]).code, 0);
     flipPackByte(tampered);
     assert.equal(brickpost(stranger, ['pack', src, '--to', strange, '--recipient', recipient, '--dataset', 'survey']).code, 0);
     ui = await startUi(sub);
@@ -94,15 +95,15 @@ describe('drive verdicts', { skip: skip ?? false }, () => {
   test('damaged, untrusted and not-brickpost drives say so, and offer no ingest', async () => {
     const { page, errors } = await openApp(browser, ui, '#/');
     assert.equal(await check(page, tampered, 'verdict-damaged'), 'damaged');
-    assert.match(await page.textContent('[data-verdict]') ?? '', /Damaged/);
+    assert.match((await page.textContent('[data-verdict]')) ?? '', /Damaged/);
     assert.ok(await page.isDisabled('[data-primary]'));
     assert.equal(await check(page, strange, 'verdict-untrusted'), 'untrusted');
     const strangerId = JSON.parse(brickpost(stranger, ['whoami', '--json']).stdout).keyId as string;
     assert.ok((await page.textContent('[data-verdict]'))?.includes(strangerId.replace(/(.{4})(?=.)/g, '$1 ')), 'the untrusted key id is shown');
     assert.ok(await page.isDisabled('[data-primary]'));
     assert.equal(await check(page, plain, 'verdict-not-brickpost'), 'not-brickpost');
-    assert.match(await page.textContent('[data-verdict]') ?? '', /Not a brickpost drive/);
-    assert.doesNotMatch(await page.textContent('main') ?? '', /\bat \S+:\d+:\d+|Error:/, 'no stack trace or raw error shown');
+    assert.match((await page.textContent('[data-verdict]')) ?? '', /Not a brickpost drive/);
+    assert.doesNotMatch((await page.textContent('main')) ?? '', /\bat \S+:\d+:\d+|Error:/, 'no stack trace or raw error shown');
     assert.deepEqual(errors, []);
   });
 
@@ -199,7 +200,7 @@ describe('drive verdicts', { skip: skip ?? false }, () => {
     const { page, errors } = await openApp(browser, ui, '#/plan');
     await page.waitForSelector('[data-testid=recommendation]');
     assert.equal(await page.locator('svg.chart path.series').count(), 2);
-    assert.match(await page.textContent('[data-testid=plan-result]') ?? '', /By drive/);
+    assert.match((await page.textContent('[data-testid=plan-result]')) ?? '', /By drive/);
     await shot(page, 'plan');
     assert.deepEqual(errors, []);
   });

@@ -63,7 +63,7 @@ describe('desktop wizards', { skip: skip ?? false }, () => {
     await shot(page, 'publish-1-source');
     await page.click('[data-primary]');
     await atStep(page, 'estimate');
-    assert.match(await page.textContent('.facts') ?? '', /files? in/);
+    assert.match((await page.textContent('.facts')) ?? '', /files? in/);
     await shot(page, 'publish-2-estimate');
     await page.click('[data-primary]');
 
@@ -79,7 +79,13 @@ describe('desktop wizards', { skip: skip ?? false }, () => {
     assert.equal(await page.locator('input[name=recipient]').count(), 0, 'no subscriber is trusted yet');
     assert.ok(await page.isChecked('input[name=self]'), 'the publisher itself is a recipient by default');
     // A text without a recipient is refused before anything is trusted.
-    await page.fill('textarea[name=contact]', subContact.split('\n').filter((l) => !l.startsWith('recipient')).join('\n'));
+    await page.fill(
+      'textarea[name=contact]',
+      subContact
+        .split('\n')
+        .filter((l) => !l.startsWith('recipient'))
+        .join('\n'),
+    );
     await page.click('button:has-text("Add subscriber")');
     await page.waitForSelector('.banner.warn:has-text("no recipient")');
     await page.fill('textarea[name=contact]', subContact);
@@ -88,7 +94,10 @@ describe('desktop wizards', { skip: skip ?? false }, () => {
     const box = `input[name=recipient][data-key-id="${subKeyId}"]`;
     await page.waitForSelector(`${box}:checked`);
     assert.equal(await page.getAttribute(box, 'value'), subRecipient);
-    assert.match(await page.textContent(`label[for="${await page.getAttribute(box, 'id')}"]`) ?? '', /field-station key id [0-9A-F ]{19} recipient age1\S{8}…\S{8}/);
+    assert.match(
+      (await page.textContent(`label[for="${await page.getAttribute(box, 'id')}"]`)) ?? '',
+      /field-station key id [0-9A-F ]{19} recipient age1\S{8}…\S{8}/,
+    );
     await shot(page, 'publish-4-recipients');
     assert.deepEqual(await unlabelled(page), []);
     // Back and forth keeps the choice; the subscriber is now listed from the trust store.
@@ -133,8 +142,12 @@ describe('desktop wizards', { skip: skip ?? false }, () => {
     await page.waitForSelector('[data-testid=trust-added]');
     const fp = pubKeyId.replace(/(.{4})(?=.)/g, '$1 ');
     await page.waitForSelector(`tr[data-key-id="${pubKeyId}"]`);
-    assert.match(await page.textContent(`tr[data-key-id="${pubKeyId}"]`) ?? '', new RegExp(`survey-lab.*${fp}.*none`));
-    assert.equal((await page.textContent(`tr[data-key-id="${subKeyId}"] [data-testid=trusted-recipient]`))?.trim(), subRecipient, 'the own row shows this home\'s recipient');
+    assert.match((await page.textContent(`tr[data-key-id="${pubKeyId}"]`)) ?? '', new RegExp(`survey-lab.*${fp}.*none`));
+    assert.equal(
+      (await page.textContent(`tr[data-key-id="${subKeyId}"] [data-testid=trusted-recipient]`))?.trim(),
+      subRecipient,
+      "the own row shows this home's recipient",
+    );
     await shot(page, 'trust');
     assert.deepEqual(errors, []);
   });
@@ -150,7 +163,7 @@ describe('desktop wizards', { skip: skip ?? false }, () => {
     await page.click('[data-primary]');
     await atStep(page, 'verdict', 60_000);
     await page.waitForSelector('[data-verdict=intact]');
-    const text = await page.textContent('.step-body') ?? '';
+    const text = (await page.textContent('.step-body')) ?? '';
     assert.match(text, /survey-lab/);
     assert.match(text, /March 2026/);
     assert.ok(text.includes(pubKeyId.replace(/(.{4})(?=.)/g, '$1 ')), 'the key id is shown');
@@ -165,7 +178,7 @@ describe('desktop wizards', { skip: skip ?? false }, () => {
     await page.fill('input[name=dest]', dest);
     await page.locator('input[name=dest]').blur();
     await page.waitForSelector('[data-testid=applies] .banner');
-    assert.match(await page.textContent('[data-testid=applies]') ?? '', /new destination/i);
+    assert.match((await page.textContent('[data-testid=applies]')) ?? '', /new destination/i);
     await shot(page, 'receive-4-dest');
     assert.deepEqual(await unlabelled(page), []);
     await page.click('[data-primary]');
@@ -176,7 +189,7 @@ describe('desktop wizards', { skip: skip ?? false }, () => {
     await page.click('button:has-text("Export receipt")');
     const receiptPath = (await page.textContent('[data-testid=receipt-path]', { timeout: 30_000 }))!.trim();
     assert.ok(existsSync(receiptPath), `receipt not written at ${receiptPath}`);
-    const shown = await page.textContent('.receipt-text') ?? '';
+    const shown = (await page.textContent('.receipt-text')) ?? '';
     assert.equal(shown, readFileSync(receiptPath, 'utf8'));
     assert.match(shown, /brickpost-receipt\/v1/);
     await page.click('button:has-text("Open report")');
@@ -202,13 +215,13 @@ describe('desktop wizards', { skip: skip ?? false }, () => {
     await page.fill('input[name=drive]', next);
     await page.click('[data-primary]');
     await page.waitForSelector('[data-verdict=intact]', { timeout: 60_000 });
-    assert.match(await page.textContent('.step-body') ?? '', /2 \(applies on top of shipment 1\)/);
+    assert.match((await page.textContent('.step-body')) ?? '', /2 \(applies on top of shipment 1\)/);
     await page.click('[data-primary]');
     await atStep(page, 'dest');
     await page.fill('input[name=dest]', dest);
     await page.locator('input[name=dest]').blur();
     await page.waitForSelector('[data-testid=applies] .banner');
-    assert.match(await page.textContent('[data-testid=applies]') ?? '', /incremental update: shipment 2 on top of shipment 1/);
+    assert.match((await page.textContent('[data-testid=applies]')) ?? '', /incremental update: shipment 2 on top of shipment 1/);
     await shot(page, 'receive-incremental-dest');
     await page.click('[data-primary]');
     await atStep(page, 'received', 120_000);
@@ -225,7 +238,9 @@ describe('desktop wizards', { skip: skip ?? false }, () => {
     assert.deepEqual(diffSnapshots(v1, snapshot(dest)), []);
 
     // Shipment 2 applied again and killed in its commit: the history page says what DEST may hold and finishes it.
-    const killed = spawnSync(process.execPath, [CLI, '--home', sub, '--quiet', 'ingest', next, dest], { env: { ...process.env, BRICKPOST_FAILPOINT: 'apply-install@2' } });
+    const killed = spawnSync(process.execPath, [CLI, '--home', sub, '--quiet', 'ingest', next, dest], {
+      env: { ...process.env, BRICKPOST_FAILPOINT: 'apply-install@2' },
+    });
     assert.equal(killed.signal, 'SIGKILL', String(killed.stderr));
     await page.click('button:has-text("Show history")');
     await page.waitForSelector('[data-in-progress=ingest]');
@@ -253,7 +268,10 @@ describe('desktop wizards', { skip: skip ?? false }, () => {
     await page.waitForSelector('text=Pinned shipment 1');
     assert.equal(await page.locator(`tr[data-shipment="${shipmentId}"] [data-pin="before reprocessing"]`).count(), 1);
     let h = JSON.parse(brickpost(sub, ['history', dest, '--json']).stdout);
-    assert.deepEqual(h.pins.map((p: { name: string; seq: number }) => [p.name, p.seq]), [['before reprocessing', 1]]);
+    assert.deepEqual(
+      h.pins.map((p: { name: string; seq: number }) => [p.name, p.seq]),
+      [['before reprocessing', 1]],
+    );
     await page.click('button[data-unpin="before reprocessing"]');
     await page.waitForSelector('text=Unpinned “before reprocessing”');
     assert.equal(await page.locator('[data-pin]').count(), 0);

@@ -65,7 +65,10 @@ export function parseCommandLine(argv: readonly string[]): ParsedLine {
     // A group that is also a command (`receipt DEST`, `receipt import FILE`): a word naming no subcommand is an argument.
     const own = findCommand(first);
     if (own !== undefined && (sub === undefined || findCommand(`${first} ${sub}`) === undefined)) {
-      return parseFor(own, argv.filter((_, i) => i !== words[0]!.index));
+      return parseFor(
+        own,
+        argv.filter((_, i) => i !== words[0]!.index),
+      );
     }
     if (sub === undefined) {
       const parsed = parseOptions(rest, GLOBAL_OPTIONS, first);
@@ -91,7 +94,13 @@ function parseFor(spec: CommandSpec, rest: readonly string[]): ParsedLine {
   if (parsed.values.version === true) return { kind: 'version', globals };
   const { positionals } = parsed;
   if (positionals.length < spec.min) {
-    throw usageError(`missing ${spec.args.slice(positionals.length, spec.min).map((a) => `<${a}>`).join(' ')}`, spec.name);
+    throw usageError(
+      `missing ${spec.args
+        .slice(positionals.length, spec.min)
+        .map((a) => `<${a}>`)
+        .join(' ')}`,
+      spec.name,
+    );
   }
   if (positionals.length > (spec.max ?? spec.args.length)) {
     throw usageError(`unexpected argument ${JSON.stringify(positionals[spec.max ?? spec.args.length])}`, spec.name);
@@ -111,7 +120,7 @@ function findCommandWords(argv: readonly string[]): { index: number; value: stri
     const a = argv[i]!;
     if (a === '--') break;
     if (a.startsWith('-') && a !== '-') {
-      const name = a.startsWith('--') ? a.slice(2).split('=')[0]! : GLOBAL_SHORT.get(a.slice(1)) ?? '';
+      const name = a.startsWith('--') ? a.slice(2).split('=')[0]! : (GLOBAL_SHORT.get(a.slice(1)) ?? '');
       if (!GLOBAL_NAMES.has(name)) break;
       if (name === 'home' && !a.includes('=')) i++;
       continue;
@@ -132,7 +141,9 @@ function helpTopic(positionals: string[]): CommandSpec | string | undefined {
 }
 
 function subcommandNames(group: string): string {
-  return groupCommands(group).map((c) => c.name.slice(group.length + 1)).join(', ');
+  return groupCommands(group)
+    .map((c) => c.name.slice(group.length + 1))
+    .join(', ');
 }
 
 function globalsOf(values: Record<string, unknown>): Globals {

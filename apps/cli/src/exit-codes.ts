@@ -23,11 +23,29 @@ export const EXIT_TABLE: readonly ExitCodeRow[] = [
   { code: EXIT_CODES.usage, name: 'usage', meaning: 'bad command line, missing argument, key or identity; a bucket that does not exist' },
   { code: EXIT_CODES.authenticity, name: 'authenticity', meaning: 'bad or missing signature, untrusted publisher, not for our key' },
   { code: EXIT_CODES.unsafe, name: 'unsafe', meaning: 'the drive asks for something refused (unsafe path, entry, limit)' },
-  { code: EXIT_CODES.environment, name: 'environment', meaning: "local problem: no space, permission denied, read-only file system, I/O error, missing tool; a damaged catalog or journal, or another program's file in its place; a destination that cannot hold the shipment's names apart; `pack --strict` with part of the source unreadable; `pack` with a source file that kept changing while read (see `--allow-changing`); object storage that refuses the credentials or denies access, or cannot be reached" },
+  {
+    code: EXIT_CODES.environment,
+    name: 'environment',
+    meaning:
+      "local problem: no space, permission denied, read-only file system, I/O error, missing tool; a damaged catalog or journal, or another program's file in its place; a destination that cannot hold the shipment's names apart; `pack --strict` with part of the source unreadable; `pack` with a source file that kept changing while read (see `--allow-changing`); object storage that refuses the credentials or denies access, or cannot be reached",
+  },
   { code: EXIT_CODES.chain, name: 'chain', meaning: 'the shipment does not apply here (replay, gap, fork, other dataset, expired)' },
-  { code: EXIT_CODES.busy, name: 'busy', meaning: 'another process holds a lock (another brickpost on the destination or home, or any process holding the catalog or a journal), or an interrupted ingest or rollback of the destination must be finished first (brickpost resume DEST)' },
-  { code: EXIT_CODES.incomplete, name: 'incomplete', meaning: 'a drive set lacks drives (to ingest, or for `rebuild-drive`): the message names the drives still needed' },
-  { code: EXIT_CODES.lagging, name: 'lagging', meaning: '`subscribers --max-lag`: a subscriber is further behind than the limit (the table and `--json` flag which); the table was printed in full' },
+  {
+    code: EXIT_CODES.busy,
+    name: 'busy',
+    meaning:
+      'another process holds a lock (another brickpost on the destination or home, or any process holding the catalog or a journal), or an interrupted ingest or rollback of the destination must be finished first (brickpost resume DEST)',
+  },
+  {
+    code: EXIT_CODES.incomplete,
+    name: 'incomplete',
+    meaning: 'a drive set lacks drives (to ingest, or for `rebuild-drive`): the message names the drives still needed',
+  },
+  {
+    code: EXIT_CODES.lagging,
+    name: 'lagging',
+    meaning: '`subscribers --max-lag`: a subscriber is further behind than the limit (the table and `--json` flag which); the table was printed in full',
+  },
   { code: INTERNAL_EXIT_CODE, name: 'internal', meaning: 'internal error, a bug in brickpost: please report it' },
   { code: EXIT_CODES.interrupted, name: 'interrupted', meaning: 'interrupted (Ctrl-C); the job was cancelled and cleaned up' },
 ];

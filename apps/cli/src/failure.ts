@@ -78,7 +78,11 @@ export function toFailure(e: unknown, ctx: FailureContext = {}): Failure {
   e = bugBehind(e) ?? e;
   if (looksLikeBrickpostError(e)) {
     if (ctx.interrupted && e.code !== 'CANCELLED') return cancelled();
-    return withOptional({ type: 'error', code: e.code, exitCode: exitCodeOf(e.code), message: e.message }, choiceHint(e, ctx) ?? expansionHint(e, ctx) ?? e.hint, e.path);
+    return withOptional(
+      { type: 'error', code: e.code, exitCode: exitCodeOf(e.code), message: e.message },
+      choiceHint(e, ctx) ?? expansionHint(e, ctx) ?? e.hint,
+      e.path,
+    );
   }
   if (ctx.interrupted || (e instanceof Error && e.name === 'AbortError')) return cancelled();
   if (isSystemError(e)) {
@@ -120,10 +124,13 @@ function sqliteFailure(e: unknown): Failure | null {
   const code = sqliteErrorCode(raw);
   if (code === null) return null;
   const hint =
-    code === 'LOCKED' ? 'another process holds a brickpost database; wait until it is done, then run the command again'
-    : code === 'DATABASE_DAMAGED' ? "a brickpost database is damaged; see 'brickpost catalog recover --help' (the home's catalog) and 'brickpost journal recover --help' (a destination's journal)"
-    : code === 'CANCELLED' ? undefined
-    : 'check the disk holding your home (--home) and the destination, then run the command again';
+    code === 'LOCKED'
+      ? 'another process holds a brickpost database; wait until it is done, then run the command again'
+      : code === 'DATABASE_DAMAGED'
+        ? "a brickpost database is damaged; see 'brickpost catalog recover --help' (the home's catalog) and 'brickpost journal recover --help' (a destination's journal)"
+        : code === 'CANCELLED'
+          ? undefined
+          : 'check the disk holding your home (--home) and the destination, then run the command again';
   return withOptional({ type: 'error', code, exitCode: exitCodeOf(code), message: `database error: ${e.message.toLowerCase()} (${raw})` }, hint, undefined);
 }
 

@@ -17,7 +17,9 @@ export function formatBytes(n: number): string {
 
 /** An integer with thousands separators: `1,234,567`. */
 export function formatCount(n: number): string {
-  return Math.round(n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return Math.round(n)
+    .toString()
+    .replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 
 /** A rate in SI bytes per second, as drive makers quote them: `312 MB/s`. */
@@ -62,10 +64,7 @@ export function formatMode(type: string, mode: number): string {
     return ((bits & 4) !== 0 ? 'r' : '-') + ((bits & 2) !== 0 ? 'w' : '-') + last;
   };
   return (
-    (TYPE_CHAR[type] ?? '?') +
-    rwx((p >> 6) & 7, (p & 0o4000) !== 0, 's') +
-    rwx((p >> 3) & 7, (p & 0o2000) !== 0, 's') +
-    rwx(p & 7, (p & 0o1000) !== 0, 't')
+    (TYPE_CHAR[type] ?? '?') + rwx((p >> 6) & 7, (p & 0o4000) !== 0, 's') + rwx((p >> 3) & 7, (p & 0o2000) !== 0, 's') + rwx(p & 7, (p & 0o1000) !== 0, 't')
   );
 }
 
@@ -113,7 +112,12 @@ export function longLine(e: ListEntry): string {
   const who = e.owner ? `${e.owner.user ?? e.owner.uid}:${e.owner.group ?? e.owner.gid}` : '-';
   const size = e.dev ? `${e.dev[0]}, ${e.dev[1]}` : String(e.size);
   const type = e.type === 'special' ? e.kind! : e.type;
-  const tail = e.type === 'link' ? ` -> ${printable(e.target!)}` : e.type === 'hard' ? ` => ${printable(e.to!)}` : `${e.sparse ? '  (sparse)' : ''}${e.changing ? '  (changing while packed)' : ''}`;
+  const tail =
+    e.type === 'link'
+      ? ` -> ${printable(e.target!)}`
+      : e.type === 'hard'
+        ? ` => ${printable(e.to!)}`
+        : `${e.sparse ? '  (sparse)' : ''}${e.changing ? '  (changing while packed)' : ''}`;
   return `${formatMode(type, e.mode)}  ${printable(who).padEnd(17)}  ${size.padStart(12)}  ${e.type === 'hard' ? ''.padEnd(16) : formatMtime(e.mtimeNs)}  ${printable(e.path)}${tail}`;
 }
 

@@ -21,9 +21,11 @@ function optionLabel(o: OptionSpec): string {
 
 function table(rows: [string, string][], indent = 2): string {
   const w = Math.min(36, Math.max(...rows.map(([a]) => a.length)));
-  return rows
-    .map(([a, b]) => (a.length > w ? `${' '.repeat(indent)}${a}\n${' '.repeat(indent + w + 2)}${b}` : `${' '.repeat(indent)}${a.padEnd(w)}  ${b}`))
-    .join('\n') + '\n';
+  return (
+    rows
+      .map(([a, b]) => (a.length > w ? `${' '.repeat(indent)}${a}\n${' '.repeat(indent + w + 2)}${b}` : `${' '.repeat(indent)}${a.padEnd(w)}  ${b}`))
+      .join('\n') + '\n'
+  );
 }
 
 const OUTPUT_RULES = `Results go to stdout. Progress and diagnostics go to stderr, as
@@ -60,7 +62,14 @@ export function renderGroupHelp(group: string): string {
   return (
     `Usage: brickpost ${group} <${subs.map((c) => c.name.slice(group.length + 1)).join('|')}> [options]\n\n` +
     `${GROUPS[group] ?? ''}\n\nCommands:\n` +
-    table(subs.map((c) => [usageLine(c).replace(/^brickpost /, '').replace(/ \[options\]$/, ''), c.summary])) +
+    table(
+      subs.map((c) => [
+        usageLine(c)
+          .replace(/^brickpost /, '')
+          .replace(/ \[options\]$/, ''),
+        c.summary,
+      ]),
+    ) +
     `\nRun 'brickpost ${group} <command> --help' for the options of a command.\n`
   );
 }

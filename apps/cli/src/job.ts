@@ -17,10 +17,7 @@ export interface JobStats {
  * context's abort signal. Rethrows what `start` throws, after erasing the
  * status line.
  */
-export async function runJob<T>(
-  ctx: Context,
-  start: (sink: EventSink, signal: AbortSignal) => Promise<T>,
-): Promise<{ result: T; stats: JobStats }> {
+export async function runJob<T>(ctx: Context, start: (sink: EventSink, signal: AbortSignal) => Promise<T>): Promise<{ result: T; stats: JobStats }> {
   const stats: JobStats = { warnings: 0 };
   const progress = new ProgressLine(ctx.out);
   const sink: EventSink = (ev: JobEvent) => {

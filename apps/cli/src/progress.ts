@@ -18,11 +18,7 @@ export function renderProgress(ev: ProgressEvent): string {
   }
   if (ev.rate > 0) parts.push(formatRate(ev.rate));
   if (ev.etaSeconds !== undefined && Number.isFinite(ev.etaSeconds)) parts.push(`ETA ${formatDuration(ev.etaSeconds)}`);
-  parts.push(
-    ev.filesTotal !== undefined
-      ? `${formatCount(ev.filesDone)}/${formatCount(ev.filesTotal)} files`
-      : `${formatCount(ev.filesDone)} files`,
-  );
+  parts.push(ev.filesTotal !== undefined ? `${formatCount(ev.filesDone)}/${formatCount(ev.filesTotal)} files` : `${formatCount(ev.filesDone)} files`);
   if (ev.drive !== undefined) parts.push(`[${ev.drive}]`);
   return parts.join('  ');
 }

@@ -32,7 +32,10 @@ export async function resolveRecipients(values: readonly string[], command = 'pa
     }
     const st = await stat(v).catch(() => undefined);
     if (st === undefined || !st.isFile()) {
-      if (v.startsWith('age1')) throw new BrickpostError('BAD_KEY', `malformed age recipient ${quote(v)}`, { hint: 'an age recipient is "age1" followed by lower-case letters and digits' });
+      if (v.startsWith('age1'))
+        throw new BrickpostError('BAD_KEY', `malformed age recipient ${quote(v)}`, {
+          hint: 'an age recipient is "age1" followed by lower-case letters and digits',
+        });
       keys ??= trusted ? await trusted() : [];
       out.add(trustedRecipient(keys, v, command, trusted !== undefined));
       continue;

@@ -5,7 +5,12 @@ import type { OptionSpec } from './commands/index.js';
 
 /** --keep-undo and --keep-days, as ingest and prune take them. */
 export const RETENTION: OptionSpec[] = [
-  { name: 'keep-undo', type: 'string', value: 'N', help: "how many shipments stay undoable by rollback (default 3, 0 keeps none, 'all' keeps every one); remembered by DEST" },
+  {
+    name: 'keep-undo',
+    type: 'string',
+    value: 'N',
+    help: "how many shipments stay undoable by rollback (default 3, 0 keeps none, 'all' keeps every one); remembered by DEST",
+  },
   { name: 'keep-days', type: 'string', value: 'D', help: 'also keep the undo data of shipments applied in the last D days; remembered by DEST' },
 ];
 

@@ -25,9 +25,11 @@ function signatureText(r: VerifyReport): string {
 /** The custody line: where this verify's `verified` event went (none for a shipment without a custody log). */
 const CUSTODY: Record<VerifyReport['custody'], ((home?: string) => string) | undefined> = {
   drive: () => "'verified' event added to the drive's custody log and this home's catalog",
-  catalog: () => "'verified' event recorded in this home's catalog only: the drive's log could not be written or differs from this home's record (a warning above says which)",
+  catalog: () =>
+    "'verified' event recorded in this home's catalog only: the drive's log could not be written or differs from this home's record (a warning above says which)",
   none: undefined,
-  'no-identity': (home) => `not recorded: this home has no identity to sign events (brickpost${home !== undefined ? ` --home ${shellArg(home)}` : ''} keygen creates one)`,
+  'no-identity': (home) =>
+    `not recorded: this home has no identity to sign events (brickpost${home !== undefined ? ` --home ${shellArg(home)}` : ''} keygen creates one)`,
 };
 
 /** The human report. Values from the drive are shown with `printable`. */
@@ -55,7 +57,12 @@ export function reportLines(r: VerifyReport, home?: string): string[] {
     const bad = r.repair.files.filter((f) => !f.repairable);
     lines.push(
       `repair     ${formatCount(r.repair.damagedBlocks)} damaged blocks in ${plural(r.repair.files.length, 'file')}: ` +
-        (r.repair.repairable ? "all repairable in place: run 'brickpost repair'" : `${plural(bad.length, 'file')} beyond this drive's recovery data (${bad.slice(0, 3).map((f) => printable(f.path)).join(', ')})`),
+        (r.repair.repairable
+          ? "all repairable in place: run 'brickpost repair'"
+          : `${plural(bad.length, 'file')} beyond this drive's recovery data (${bad
+              .slice(0, 3)
+              .map((f) => printable(f.path))
+              .join(', ')})`),
     );
   }
   for (const p of r.problems) {

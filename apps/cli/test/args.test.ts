@@ -88,7 +88,7 @@ test('help forms', () => {
   const topic = (argv: string[]): unknown => {
     const p = parseCommandLine(argv);
     assert.equal(p.kind, 'help');
-    const t = (p).topic;
+    const t = p.topic;
     return typeof t === 'object' ? t.name : t;
   };
   assert.equal(topic(['--help']), undefined);

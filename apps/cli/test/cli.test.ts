@@ -9,7 +9,10 @@ import { brickpost, show } from './transcript.js';
 
 test('every command module has its entry in the command table, and every entry a module', () => {
   const dir = resolve(dirname(fileURLToPath(import.meta.url)), '../src/commands');
-  const modules = readdirSync(dir).filter((f) => f.endsWith('.js') && f !== 'index.js').map((f) => `./${f}`).sort();
+  const modules = readdirSync(dir)
+    .filter((f) => f.endsWith('.js') && f !== 'index.js')
+    .map((f) => `./${f}`)
+    .sort();
   // The table (src/table/) loads each module from commands/.
   const loaded = [...new Set(COMMANDS.map((c) => /import\('\.\.\/commands\/([^']+)'\)/.exec(c.load.toString())?.[1]))].map((f) => `./${f}`).sort();
   assert.deepEqual(loaded, modules);
@@ -102,7 +105,7 @@ test('the entry point does not load the engine or native modules (commands load 
     }
   };
   walk(root);
-  assert.ok(seen.size > 5, 'the import scan found the entry point\'s modules');
-  assert.ok(![...seen].some((f) => f.endsWith('/session.js') || f.includes('/commands/') && !f.endsWith('/commands/index.js')), [...seen].join('\n'));
+  assert.ok(seen.size > 5, "the import scan found the entry point's modules");
+  assert.ok(![...seen].some((f) => f.endsWith('/session.js') || (f.includes('/commands/') && !f.endsWith('/commands/index.js'))), [...seen].join('\n'));
   for (const b of bare) assert.ok(b.startsWith('node:') || b === '@brickpost/engine/api', `entry point imports ${b}`);
 });

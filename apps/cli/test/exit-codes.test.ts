@@ -13,7 +13,10 @@ test('the table has one row per category, plus internal, in numeric order', () =
   assert.equal(EXIT_TABLE.find((r) => r.name === 'internal')?.code, INTERNAL_EXIT_CODE);
   assert.equal(EXIT_TABLE.length, Object.keys(EXIT_CODES).length + 1);
   const codes = EXIT_TABLE.map((r) => r.code);
-  assert.deepEqual(codes, [...codes].sort((a, b) => a - b));
+  assert.deepEqual(
+    codes,
+    [...codes].sort((a, b) => a - b),
+  );
 });
 
 test('renders as text and markdown', () => {

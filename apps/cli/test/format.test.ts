@@ -58,8 +58,14 @@ test('untrusted names are quoted when they could forge terminal output', () => {
 
 test('progress line', () => {
   const line = renderProgress({
-    type: 'progress', phase: 'pack', bytesDone: 1.2 * 1024 ** 3, bytesTotal: 2 * 1024 ** 3,
-    filesDone: 1234, filesTotal: 5678, rate: 312e6, etaSeconds: 42,
+    type: 'progress',
+    phase: 'pack',
+    bytesDone: 1.2 * 1024 ** 3,
+    bytesTotal: 2 * 1024 ** 3,
+    filesDone: 1234,
+    filesTotal: 5678,
+    rate: 312e6,
+    etaSeconds: 42,
   });
   assert.equal(line, 'pack    1.29 GB / 2.15 GB   60%  312 MB/s  ETA 42s  1,234/5,678 files');
   assert.equal(renderProgress({ type: 'progress', phase: 'scan', bytesDone: 0, filesDone: 10, rate: 0 }), 'scan    0 B  10 files');

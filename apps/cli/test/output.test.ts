@@ -59,7 +59,11 @@ test('progress: drawn on a TTY only, throttled, cleared before other lines and a
   assert.ok(text.includes('\r\x1b[Kbrickpost: warning: w\n'));
   assert.ok(text.endsWith('\r\x1b[K'));
 
-  for (const [tty, json, quiet] of [[false, false, false], [true, true, false], [true, false, true]] as const) {
+  for (const [tty, json, quiet] of [
+    [false, false, false],
+    [true, true, false],
+    [true, false, true],
+  ] as const) {
     const e = capture(tty);
     const q = new Output({ json, quiet, stdout: capture(false).stream, stderr: e.stream });
     new ProgressLine(q).update(ev(1));
@@ -74,7 +78,15 @@ test('progress of a drive set: each drive after the job line, drive events never
   let now = 0;
   const o = new Output({ json: false, quiet: false, stdout: capture(false).stream, stderr: err.stream });
   const p = new ProgressLine(o, 200, () => now);
-  const drive = (d: string, done: number) => ({ type: 'progress' as const, phase: 'write', bytesDone: done, filesDone: 0, rate: 2_000_000, etaSeconds: 90, drive: d });
+  const drive = (d: string, done: number) => ({
+    type: 'progress' as const,
+    phase: 'write',
+    bytesDone: done,
+    filesDone: 0,
+    rate: 2_000_000,
+    etaSeconds: 90,
+    drive: d,
+  });
   p.update(drive('/media/a', 1 << 20));
   assert.equal(err.text(), '', 'a drive event alone draws nothing');
   p.update({ type: 'progress', phase: 'pack', bytesDone: 5 << 20, filesDone: 3, rate: 0 });

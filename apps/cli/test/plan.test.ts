@@ -45,7 +45,30 @@ test('a slow window on a fast link is window-bound; a small size goes over the n
 });
 
 test('--json prints the engine PlanResult for the parsed units, costs included', () => {
-  const t = plan('1.5TiB', '--link', '10Gbps', '--rtt', '0.2s', '--window', '4MiB', '--streams', '8', '--drive-speed', '250MB/s', '--drives', '3', '--courier', '1.5d', '--drive-cost', '120', '--courier-cost', '60.50', '--network-cost-per-tb', '9', '--json');
+  const t = plan(
+    '1.5TiB',
+    '--link',
+    '10Gbps',
+    '--rtt',
+    '0.2s',
+    '--window',
+    '4MiB',
+    '--streams',
+    '8',
+    '--drive-speed',
+    '250MB/s',
+    '--drives',
+    '3',
+    '--courier',
+    '1.5d',
+    '--drive-cost',
+    '120',
+    '--courier-cost',
+    '60.50',
+    '--network-cost-per-tb',
+    '9',
+    '--json',
+  );
   assert.equal(t.code, 0, show(t));
   const doc = json(t);
   const want = computePlan({
@@ -72,7 +95,12 @@ test('without --drive-speed, the median of recent measured packs is the default,
   assert.equal(plan('1TB').code, 0); // creates the home and its catalog
   const db = new Database(join(home, 'catalog.sqlite'));
   const put = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)');
-  for (const [day, rate] of [['01', 160e6], ['02', 200e6], ['03', 170e6], ['04', 190e6]] as const) {
+  for (const [day, rate] of [
+    ['01', 160e6],
+    ['02', 200e6],
+    ['03', 170e6],
+    ['04', 190e6],
+  ] as const) {
     put.run(`drive-rate/2026-03-${day}T00:00:00.000Z/s-${day}`, JSON.stringify({ bytes: 2e10, drives: 1, seconds: 2e10 / rate }));
   }
   db.close();

@@ -33,14 +33,23 @@ test('--level accepts 1..19 only', () => {
   assert.equal(parseLevel('3'), 3);
   assert.equal(parseLevel('19'), 19);
   for (const bad of ['0', '20', '-1', '3.5', 'x', '']) {
-    assert.throws(() => parseLevel(bad), (e: unknown) => isBrickpostError(e, 'USAGE'), bad);
+    assert.throws(
+      () => parseLevel(bad),
+      (e: unknown) => isBrickpostError(e, 'USAGE'),
+      bad,
+    );
   }
 });
 
 test('pack options: self rule and pass-through', async () => {
   const inv = (values: Record<string, string | boolean | string[]>) => ({ values, positionals: ['/src'] });
   assert.deepEqual(await packOptions(inv({ to: ['/d'], label: 'L', level: '5' })), {
-    source: '/src', drives: ['/d'], recipients: [], noSelf: false, label: 'L', level: 5,
+    source: '/src',
+    drives: ['/d'],
+    recipients: [],
+    noSelf: false,
+    label: 'L',
+    level: 5,
   });
   await assert.rejects(packOptions(inv({ to: ['/d'], 'no-self': true })), (e: unknown) => isBrickpostError(e, 'USAGE') && /--no-self/.test(e.message));
   const o = await packOptions(inv({ to: ['/d'], 'no-self': true, recipient: [A], dataset: 'ds' }));
@@ -52,10 +61,13 @@ test('recipients by trusted name or key id; a file of the same name wins; the st
   const dir = await mkdtemp(join(tmpdir(), 'brickpost-cli-'));
   try {
     let reads = 0;
-    const store = async () => (reads++, [
-      { name: 'lab', keyId: '0123456789ABCDEF', minisignPublicKey: 'RW…', recipient: B, addedAt: '', self: false },
-      { name: 'bare', keyId: 'FEDCBA9876543210', minisignPublicKey: 'RW…', recipient: null, addedAt: '', self: false },
-    ]);
+    const store = async () => (
+      reads++,
+      [
+        { name: 'lab', keyId: '0123456789ABCDEF', minisignPublicKey: 'RW…', recipient: B, addedAt: '', self: false },
+        { name: 'bare', keyId: 'FEDCBA9876543210', minisignPublicKey: 'RW…', recipient: null, addedAt: '', self: false },
+      ]
+    );
     assert.deepEqual(await resolveRecipients([A], 'pack', store), [A]);
     assert.equal(reads, 0);
     assert.deepEqual(await resolveRecipients(['lab', '0123456789abcdef', A], 'pack', store), [B, A]);
@@ -69,8 +81,14 @@ test('recipients by trusted name or key id; a file of the same name wins; the st
     } finally {
       process.chdir(cwd);
     }
-    await assert.rejects(resolveRecipients(['bare'], 'pack', store), (e: unknown) => isBrickpostError(e, 'USAGE') && /has no recipient recorded/.test(e.message) && /trust add/.test(e.hint ?? ''));
-    await assert.rejects(resolveRecipients(['nobody'], 'pack', store), (e: unknown) => isBrickpostError(e, 'USAGE') && /nor the name of a trusted key/.test(e.message));
+    await assert.rejects(
+      resolveRecipients(['bare'], 'pack', store),
+      (e: unknown) => isBrickpostError(e, 'USAGE') && /has no recipient recorded/.test(e.message) && /trust add/.test(e.hint ?? ''),
+    );
+    await assert.rejects(
+      resolveRecipients(['nobody'], 'pack', store),
+      (e: unknown) => isBrickpostError(e, 'USAGE') && /nor the name of a trusted key/.test(e.message),
+    );
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -4,8 +4,21 @@ import type { VerifyReport } from '@brickpost/engine/api';
 import { reportFailure, reportLines } from '../src/verify-report.js';
 
 const base: VerifyReport = {
-  ok: true, shipmentId: 'S1', dataset: 'survey', seq: 2, label: '', publisher: { keyId: '0123456789ABCDEF', name: 'lab', trusted: true },
-  signature: 'valid', fixity: 'ok', deep: 'skipped', filesChecked: 3, bytesChecked: 2048, chunksChecked: 0, problems: [], custody: 'none', seconds: 1,
+  ok: true,
+  shipmentId: 'S1',
+  dataset: 'survey',
+  seq: 2,
+  label: '',
+  publisher: { keyId: '0123456789ABCDEF', name: 'lab', trusted: true },
+  signature: 'valid',
+  fixity: 'ok',
+  deep: 'skipped',
+  filesChecked: 3,
+  bytesChecked: 2048,
+  chunksChecked: 0,
+  problems: [],
+  custody: 'none',
+  seconds: 1,
 };
 
 test('an ok report has no failure', () => {
@@ -19,20 +32,39 @@ test('an ok report has no failure', () => {
 
 test('a valid signature by an untrusted key says so, with the command that trusts it', () => {
   const pk = 'RWQBI0VniavN7wAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
-  const r: VerifyReport = { ...base, ok: false, publisher: { keyId: '0123456789ABCDEF', name: null, trusted: false, publicKey: pk }, problems: [{ code: 'UNTRUSTED_PUBLISHER', message: 'm' }] };
-  assert.ok(reportLines(r).includes(`signature  valid, by an untrusted key 0123456789ABCDEF (if it is your publisher's, trust it with: brickpost trust add ${pk})`));
+  const r: VerifyReport = {
+    ...base,
+    ok: false,
+    publisher: { keyId: '0123456789ABCDEF', name: null, trusted: false, publicKey: pk },
+    problems: [{ code: 'UNTRUSTED_PUBLISHER', message: 'm' }],
+  };
+  assert.ok(
+    reportLines(r).includes(`signature  valid, by an untrusted key 0123456789ABCDEF (if it is your publisher's, trust it with: brickpost trust add ${pk})`),
+  );
   assert.match(reportFailure(r, '/d')?.hint ?? '', new RegExp(`trust it: brickpost trust add ${pk}$`));
   assert.ok(reportLines({ ...r, signature: 'invalid' }).includes('signature  invalid'));
 });
 
 test('the custody line says where the verified event went, and how to sign one without an identity', () => {
-  assert.equal(reportLines(base).find((l) => l.startsWith('custody')), undefined);
+  assert.equal(
+    reportLines(base).find((l) => l.startsWith('custody')),
+    undefined,
+  );
   assert.ok(reportLines({ ...base, custody: 'drive' }).includes("custody    'verified' event added to the drive's custody log and this home's catalog"));
-  assert.ok(reportLines({ ...base, custody: 'no-identity' }, '/my home').includes("custody    not recorded: this home has no identity to sign events (brickpost --home '/my home' keygen creates one)"));
+  assert.ok(
+    reportLines({ ...base, custody: 'no-identity' }, '/my home').includes(
+      "custody    not recorded: this home has no identity to sign events (brickpost --home '/my home' keygen creates one)",
+    ),
+  );
 });
 
 test('the repair hint names the shipment when there is a choice', () => {
-  const damaged: VerifyReport = { ...base, ok: false, problems: [{ code: 'FIXITY_MISMATCH', message: 'm' }], repair: { repairable: true, damagedBlocks: 1, files: [] } };
+  const damaged: VerifyReport = {
+    ...base,
+    ok: false,
+    problems: [{ code: 'FIXITY_MISMATCH', message: 'm' }],
+    repair: { repairable: true, damagedBlocks: 1, files: [] },
+  };
   assert.match(reportFailure(damaged, '/media/my drive')?.hint ?? '', /: brickpost repair '\/media\/my drive'$/);
   assert.match(reportFailure(damaged, '/d', 'S1')?.hint ?? '', /: brickpost repair \/d --shipment S1$/);
 });

@@ -1,7 +1,28 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { CatOptions, DestHistory, DestStatus, DriveShipment, EventSink, ExtractOptions, ExtractSummary, IngestOptions, IngestSummary, ListEntry, PackOptions, PackSummary, ResumeSummary, RollbackOptions, RollbackSummary, ShipmentChoice, TrustedKey, VerifyOptions, VerifyReport, WhoAmI } from './api/index.js';
+import type {
+  CatOptions,
+  DestHistory,
+  DestStatus,
+  DriveShipment,
+  EventSink,
+  ExtractOptions,
+  ExtractSummary,
+  IngestOptions,
+  IngestSummary,
+  ListEntry,
+  PackOptions,
+  PackSummary,
+  ResumeSummary,
+  RollbackOptions,
+  RollbackSummary,
+  ShipmentChoice,
+  TrustedKey,
+  VerifyOptions,
+  VerifyReport,
+  WhoAmI,
+} from './api/index.js';
 import { Catalog } from './catalog/index.js';
 import { setMeta } from './catalog/meta.js';
 import { recoverCatalog } from './recover/index.js';
@@ -239,7 +260,12 @@ export class Engine {
    * Writes one file of a shipment through `write` (holes as zeros).
    * @throws BrickpostError NOT_FOUND, USAGE (not a file), BASIS_MISSING, and what verifying the drive throws
    */
-  cat(opts: CatOptions, write: (b: Buffer) => Promise<void>, onEvent: EventSink = () => undefined, signal?: AbortSignal): Promise<{ shipmentId: string; path: string; bytes: number }> {
+  cat(
+    opts: CatOptions,
+    write: (b: Buffer) => Promise<void>,
+    onEvent: EventSink = () => undefined,
+    signal?: AbortSignal,
+  ): Promise<{ shipmentId: string; path: string; bytes: number }> {
     return cat(this.ctx, opts, write, onEvent, signal);
   }
 

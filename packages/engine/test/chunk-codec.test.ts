@@ -32,7 +32,9 @@ test('chunkKey is HKDF-SHA256(secret, salt = empty, info = "brickpost chunk id v
   const secret = Buffer.from('000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f', 'hex');
   // RFC 5869 by hand: PRK = HMAC(salt = 32 zero bytes, IKM); T(1) = HMAC(PRK, info ‖ 0x01).
   const prk = createHmac('sha256', Buffer.alloc(32)).update(secret).digest();
-  const t1 = createHmac('sha256', prk).update(Buffer.concat([Buffer.from('brickpost chunk id v1'), Buffer.from([1])])).digest();
+  const t1 = createHmac('sha256', prk)
+    .update(Buffer.concat([Buffer.from('brickpost chunk id v1'), Buffer.from([1])]))
+    .digest();
   assert.ok(chunkKey(secret).equals(t1));
   assert.throws(() => chunkKey(Buffer.alloc(8)), { code: 'BAD_KEY' });
   const raw = Buffer.from('some bytes');

@@ -12,7 +12,7 @@ function stream(n: number, seed: number): Buffer {
 
 function cuts(data: Uint8Array, cut = findCut): number[] {
   const out: number[] = [];
-  for (let s = 0; s < data.length; ) {
+  for (let s = 0; s < data.length;) {
     const n = cut(data, s, data.length, true);
     out.push(n);
     s += n;
@@ -39,7 +39,10 @@ test('gear table: SHA-256("brickpost-gear-v1" ‖ i), first 4 bytes big-endian',
   assert.equal(GEAR[1]! >>> 0, 0xc0f45a42);
   assert.equal(GEAR[255]! >>> 0, 0x18fede43);
   for (let i = 0; i < 256; i++) {
-    const d = createHash('sha256').update('brickpost-gear-v1').update(Buffer.from([i])).digest();
+    const d = createHash('sha256')
+      .update('brickpost-gear-v1')
+      .update(Buffer.from([i]))
+      .digest();
     assert.equal(GEAR[i]! >>> 0, d.readUInt32BE(0), `GEAR[${i}]`);
   }
 });
@@ -74,7 +77,10 @@ test('findCut equals the spec text on random data, also when data runs out', () 
 test('sizes: within [min, max], the last may be shorter; mean near 1 MiB', () => {
   const data = randomBytes(64 << 20);
   const sizes = cuts(data);
-  assert.equal(sizes.reduce((a, b) => a + b, 0), data.length);
+  assert.equal(
+    sizes.reduce((a, b) => a + b, 0),
+    data.length,
+  );
   for (const s of sizes.slice(0, -1)) assert.ok(s >= MIN && s <= MAX, `chunk of ${s} bytes`);
   const mean = data.length / sizes.length;
   assert.ok(mean > 0.8 * AVG && mean < 1.5 * AVG, `mean ${mean}`);

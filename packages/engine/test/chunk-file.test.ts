@@ -14,7 +14,7 @@ async function collect(path: string, blockSize?: number): Promise<Buffer[]> {
 
 function wholeCuts(data: Buffer): number[] {
   const out: number[] = [];
-  for (let s = 0; s < data.length; ) {
+  for (let s = 0; s < data.length;) {
     const n = findCut(data, s, data.length, true);
     out.push(n);
     s += n;
@@ -40,7 +40,11 @@ test('chunkFile equals findCut over the whole file, for any read size', async ()
     const expected = wholeCuts(data);
     for (const block of [undefined, 1 << 20, 3 << 20, 64 << 20]) {
       const chunks = await collect(path, block);
-      assert.deepEqual(chunks.map((c) => c.length), expected, `blockSize ${block}`);
+      assert.deepEqual(
+        chunks.map((c) => c.length),
+        expected,
+        `blockSize ${block}`,
+      );
       assert.ok(Buffer.concat(chunks).equals(data), `bytes, blockSize ${block}`);
     }
   });
@@ -70,12 +74,18 @@ test('chunkFile: empty, tiny, small and exact-block-size files', async () => {
     const small = randomBytes(900_000);
     await writeFile(join(dir, 'small'), small);
     const sm = await collect(join(dir, 'small'));
-    assert.deepEqual(sm.map((c) => c.length), wholeCuts(small));
+    assert.deepEqual(
+      sm.map((c) => c.length),
+      wholeCuts(small),
+    );
     assert.ok(Buffer.concat(sm).equals(small));
     const exact = randomBytes(2 << 20);
     await writeFile(join(dir, 'exact'), exact);
     const e = await collect(join(dir, 'exact'), 1 << 20);
-    assert.deepEqual(e.map((c) => c.length), wholeCuts(exact));
+    assert.deepEqual(
+      e.map((c) => c.length),
+      wholeCuts(exact),
+    );
   });
 });
 

@@ -69,7 +69,7 @@ test('pipeline: decode on a worker, errors keep their codes', async () => {
     const packBuf = Buffer.concat([randomBytes(100), enc.frame, randomBytes(100)]);
     const frameView = packBuf.subarray(100, 100 + enc.frame.length);
     assert.ok((await p.decode(frameView, raw.length, id)).equals(raw));
-    assert.equal(frameView.length, enc.frame.length, 'decode never detaches the caller\'s frame');
+    assert.equal(frameView.length, enc.frame.length, "decode never detaches the caller's frame");
     await assert.rejects(p.decode(enc.frame, raw.length, randomBytes(32)), { code: 'CHUNK_MISMATCH', name: 'BrickpostError' });
     await assert.rejects(p.decode(enc.frame, raw.length + 1, id), { code: 'CHUNK_MISMATCH' });
     await assert.rejects(p.decode(randomBytes(64), 10, id), { code: 'MALFORMED' });

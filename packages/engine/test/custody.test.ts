@@ -59,14 +59,26 @@ describe('custody log', () => {
     assert.deepEqual(types(r), ['packed', 'sealed']);
     assert.equal(r.bag, 'present');
     assert.equal(r.log, null, 'no log on the drive until someone else acts');
-    assert.deepEqual(r.events.map((e) => e.source), ['bag', 'bag']);
+    assert.deepEqual(
+      r.events.map((e) => e.source),
+      ['bag', 'bag'],
+    );
     for (const e of r.events) assert.deepEqual([e.actor.keyId, e.actor.trusted, e.actor.name], [pub.whoami().keyId, true, 'Publisher Lab']);
-    assert.deepEqual(r.events[0]!.details, { files: 2, bytes: 50_004, packs: shipped.packs, payloadFiles: shipped.packs + 1, payloadBytes: shipped.bytesOnDrive });
+    assert.deepEqual(r.events[0]!.details, {
+      files: 2,
+      bytes: 50_004,
+      packs: shipped.packs,
+      payloadFiles: shipped.packs + 1,
+      payloadBytes: shipped.bytesOnDrive,
+    });
     assert.equal(r.events[1]!.prev, r.events[0]!.hash);
   });
 
   test('wipe is refused before this home ingested the shipment', async () => {
-    await assert.rejects(sub.wipe({ drive }), (e: unknown) => isBrickpostError(e, 'USAGE') && /has not been ingested by this home/.test(e.message) && /--force/.test(e.hint ?? ''));
+    await assert.rejects(
+      sub.wipe({ drive }),
+      (e: unknown) => isBrickpostError(e, 'USAGE') && /has not been ingested by this home/.test(e.message) && /--force/.test(e.hint ?? ''),
+    );
     assert.ok(existsSync(join(drive, 'brickpost', shipped.shipmentId)), 'the bag is still there');
   });
 
@@ -106,7 +118,10 @@ describe('custody log', () => {
     assert.equal(r.ok, true, JSON.stringify(r.problems));
     assert.equal(r.bag, 'removed');
     assert.deepEqual(types(r), ['packed', 'sealed', 'verified', 'verified', 'ingested', 'receipt-issued', 'wiped']);
-    assert.ok(r.events.every((e) => e.source === 'drive'), 'the catalog-only receipt reached the drive with the next write');
+    assert.ok(
+      r.events.every((e) => e.source === 'drive'),
+      'the catalog-only receipt reached the drive with the next write',
+    );
     assert.equal(w.event?.n, 7);
     assert.deepEqual(r.events[6]!.details, { removed: `brickpost/${shipped.shipmentId}`, files: w.files, bytes: w.bytes });
     full = readFileSync(log, 'utf8').split('\n').slice(1, -1);
@@ -118,7 +133,10 @@ describe('custody log', () => {
       const r = await e.custody({ drive });
       assert.equal(r.ok, true, JSON.stringify(r.problems));
       assert.equal(r.events.length, 7);
-      assert.deepEqual(r.events.map((x) => x.actor.trusted), [true, true, false, false, false, false, false]);
+      assert.deepEqual(
+        r.events.map((x) => x.actor.trusted),
+        [true, true, false, false, false, false, false],
+      );
     }
   });
 
@@ -136,7 +154,15 @@ describe('custody log', () => {
   };
   /** Another JSON value of the same kind: the last member of details is a number, a boolean, a digest or a name. */
   const otherValue = (v: string): string =>
-    v === 'true' ? 'false' : v === 'false' ? 'true' : /^\d+$/.test(v) ? String(Number(v) + 1) : /[0-9a-f]"$/.test(v) ? v.replace(/.(?="$)/, (c) => (c === '0' ? '1' : '0')) : v.replace(/"$/, 'x"');
+    v === 'true'
+      ? 'false'
+      : v === 'false'
+        ? 'true'
+        : /^\d+$/.test(v)
+          ? String(Number(v) + 1)
+          : /[0-9a-f]"$/.test(v)
+            ? v.replace(/.(?="$)/, (c) => (c === '0' ? '1' : '0'))
+            : v.replace(/"$/, 'x"');
   /** One changed character of base64 that stays base64 of 64 bytes. */
   const otherChar = (c: string): string => (c === 'A' ? 'B' : 'A');
 
@@ -155,7 +181,10 @@ describe('custody log', () => {
       for (const [what, mutate] of fields) {
         const lines = [...full];
         lines[k - 1] = mutate(lines[k - 1]!);
-        for (const [who, home] of [['auditor', auditor], ['subscriber', sub]] as const) {
+        for (const [who, home] of [
+          ['auditor', auditor],
+          ['subscriber', sub],
+        ] as const) {
           const r = await check(home, lines);
           assert.equal(r.ok, false, `${what} of event ${k} (${who})`);
           assert.equal(r.brokenAt, k, `${what} of event ${k} (${who}): ${JSON.stringify(r.problems)}`);
@@ -215,7 +244,9 @@ describe('custody log', () => {
     const d5 = join(root, 'drive5');
     mkdirSync(d5);
     const s = await pub.pack({ source: src, drives: [d5], recipients: [sub.whoami().recipient], recovery: 0, full: true }, quiet);
-    const events = readFileSync(join(d5, 'brickpost', s.shipmentId, 'custody.ndjson'), 'utf8').split('\n').slice(1, -1);
+    const events = readFileSync(join(d5, 'brickpost', s.shipmentId, 'custody.ndjson'), 'utf8')
+      .split('\n')
+      .slice(1, -1);
     events[1] = events[1]!.replace(/"at":"(\d{4})/, (_, y: string) => `"at":"${Number(y) + 1}`);
     const file = join(d5, 'brickpost', `${s.shipmentId}.custody`);
     const tampered = `brickpost-custody/v1\n${events.join('\n')}\n`;
@@ -226,7 +257,10 @@ describe('custody log', () => {
     });
     assert.equal(warnings.length, 1, JSON.stringify(warnings));
     assert.equal(warnings[0]!.code, 'CUSTODY_NOT_RECORDED');
-    assert.match(warnings[0]!.message, /is broken \(event 2 \(sealed, .*\): its signature does not verify .*\); it is left as it is and the verified event is not recorded/);
+    assert.match(
+      warnings[0]!.message,
+      /is broken \(event 2 \(sealed, .*\): its signature does not verify .*\); it is left as it is and the verified event is not recorded/,
+    );
     assert.equal(readFileSync(file, 'utf8'), tampered);
     const r = await sub.custody({ drive: d5 });
     assert.equal(r.brokenAt, 2);

@@ -60,11 +60,28 @@ function damageTable(file: string, table: string): void {
 
 test('SQLite codes map to environment, busy and damage codes; SQL errors stay bugs', () => {
   const cases: Array<[string, string | null]> = [
-    ['SQLITE_BUSY', 'LOCKED'], ['SQLITE_BUSY_SNAPSHOT', 'LOCKED'], ['SQLITE_LOCKED_SHAREDCACHE', 'LOCKED'], ['SQLITE_PROTOCOL', 'LOCKED'],
-    ['SQLITE_IOERR', 'IO'], ['SQLITE_IOERR_FSYNC', 'IO'], ['SQLITE_IOERR_WRITE', 'IO'], ['SQLITE_CANTOPEN', 'IO'], ['SQLITE_NOMEM', 'IO'],
-    ['SQLITE_FULL', 'NO_SPACE'], ['SQLITE_READONLY', 'PERMISSION'], ['SQLITE_READONLY_DBMOVED', 'PERMISSION'], ['SQLITE_PERM', 'PERMISSION'], ['SQLITE_AUTH', 'PERMISSION'],
-    ['SQLITE_CORRUPT', 'DATABASE_DAMAGED'], ['SQLITE_CORRUPT_INDEX', 'DATABASE_DAMAGED'], ['SQLITE_NOTADB', 'DATABASE_DAMAGED'], ['SQLITE_INTERRUPT', 'CANCELLED'],
-    ['SQLITE_ERROR', null], ['SQLITE_CONSTRAINT_UNIQUE', null], ['SQLITE_MISUSE', null], ['SQLITE_RANGE', null],
+    ['SQLITE_BUSY', 'LOCKED'],
+    ['SQLITE_BUSY_SNAPSHOT', 'LOCKED'],
+    ['SQLITE_LOCKED_SHAREDCACHE', 'LOCKED'],
+    ['SQLITE_PROTOCOL', 'LOCKED'],
+    ['SQLITE_IOERR', 'IO'],
+    ['SQLITE_IOERR_FSYNC', 'IO'],
+    ['SQLITE_IOERR_WRITE', 'IO'],
+    ['SQLITE_CANTOPEN', 'IO'],
+    ['SQLITE_NOMEM', 'IO'],
+    ['SQLITE_FULL', 'NO_SPACE'],
+    ['SQLITE_READONLY', 'PERMISSION'],
+    ['SQLITE_READONLY_DBMOVED', 'PERMISSION'],
+    ['SQLITE_PERM', 'PERMISSION'],
+    ['SQLITE_AUTH', 'PERMISSION'],
+    ['SQLITE_CORRUPT', 'DATABASE_DAMAGED'],
+    ['SQLITE_CORRUPT_INDEX', 'DATABASE_DAMAGED'],
+    ['SQLITE_NOTADB', 'DATABASE_DAMAGED'],
+    ['SQLITE_INTERRUPT', 'CANCELLED'],
+    ['SQLITE_ERROR', null],
+    ['SQLITE_CONSTRAINT_UNIQUE', null],
+    ['SQLITE_MISUSE', null],
+    ['SQLITE_RANGE', null],
   ];
   for (const [code, want] of cases) assert.equal(sqliteErrorCode(code), want, code);
 });
@@ -135,10 +152,13 @@ test("another program's database, the other kind, and a file that is not SQLite 
   const d = dir();
   const file = join(d, 'catalog.sqlite');
   const other = new Database(file);
-  other.exec('CREATE TABLE photos (id INTEGER PRIMARY KEY, path TEXT); INSERT INTO photos (path) VALUES (\'a.jpg\')');
+  other.exec("CREATE TABLE photos (id INTEGER PRIMARY KEY, path TEXT); INSERT INTO photos (path) VALUES ('a.jpg')");
   other.close();
   const before = sha(file);
-  assert.throws(() => new Catalog(file), refused('FOREIGN_DATABASE', /catalog ".*catalog.sqlite" is another program's database \(tables "photos"\); brickpost leaves it as it is/));
+  assert.throws(
+    () => new Catalog(file),
+    refused('FOREIGN_DATABASE', /catalog ".*catalog.sqlite" is another program's database \(tables "photos"\); brickpost leaves it as it is/),
+  );
   assert.equal(sha(file), before);
   assert.ok(!existsSync(`${file}-wal`), 'not even the journal mode was changed');
   // Another program that marks its files.
@@ -197,9 +217,36 @@ test('a catalog from a newer brickpost is refused as such', () => {
 });
 
 test('journals written before they were versioned are adopted, with the columns added since', () => {
-  assert.equal(isOlderJournal(['held(id,path,offset,len)', 'journal(shipment,kind,phase,state)', 'new(path,type,action,n,digest)', 'old(path,type,size,mode,mtime,digest,ok)', 'ops(shipment,n,kind,path,mode,mtime,old_mode,old_mtime)']), true);
-  assert.equal(isOlderJournal(['held(id,path,offset,len)', 'journal(shipment,kind,phase,state,policy)', 'new(path,type,action,n,digest,parent,fkey)', 'old(path,type,size,mode,mtime,digest,ok,attrs)', 'ops(shipment,n,kind,path,mode,mtime,old_mode,old_mtime,target,attrs,old_attrs)']), true);
-  assert.equal(isOlderJournal(['held(id,path,offset,len)', 'journal(shipment,kind,phase,state,extra)', 'new(path,type,action,n,digest)', 'old(path,type,size,mode,mtime,digest,ok)', 'ops(shipment,n,kind,path,mode,mtime,old_mode,old_mtime)']), false);
+  assert.equal(
+    isOlderJournal([
+      'held(id,path,offset,len)',
+      'journal(shipment,kind,phase,state)',
+      'new(path,type,action,n,digest)',
+      'old(path,type,size,mode,mtime,digest,ok)',
+      'ops(shipment,n,kind,path,mode,mtime,old_mode,old_mtime)',
+    ]),
+    true,
+  );
+  assert.equal(
+    isOlderJournal([
+      'held(id,path,offset,len)',
+      'journal(shipment,kind,phase,state,policy)',
+      'new(path,type,action,n,digest,parent,fkey)',
+      'old(path,type,size,mode,mtime,digest,ok,attrs)',
+      'ops(shipment,n,kind,path,mode,mtime,old_mode,old_mtime,target,attrs,old_attrs)',
+    ]),
+    true,
+  );
+  assert.equal(
+    isOlderJournal([
+      'held(id,path,offset,len)',
+      'journal(shipment,kind,phase,state,extra)',
+      'new(path,type,action,n,digest)',
+      'old(path,type,size,mode,mtime,digest,ok)',
+      'ops(shipment,n,kind,path,mode,mtime,old_mode,old_mtime)',
+    ]),
+    false,
+  );
   assert.equal(isOlderJournal(['journal(shipment,kind,phase,state)']), false);
   const d = dir();
   const old = new Database(join(d, 'journal.sqlite'));
@@ -228,7 +275,10 @@ test('a damaged catalog is refused as damaged, with the command that recovers it
   const cut = join(dir(), 'catalog.sqlite');
   new Catalog(cut).close();
   writeFileSync(cut, readFileSync(cut).subarray(0, 3000));
-  assert.throws(() => new Catalog(cut, { recover: 'brickpost catalog recover' }), (e: unknown) => isBrickpostError(e, 'DATABASE_DAMAGED') && /'brickpost catalog recover'/.test(e.hint ?? ''));
+  assert.throws(
+    () => new Catalog(cut, { recover: 'brickpost catalog recover' }),
+    (e: unknown) => isBrickpostError(e, 'DATABASE_DAMAGED') && /'brickpost catalog recover'/.test(e.hint ?? ''),
+  );
 });
 
 test('salvage copies every readable table and says which could not be read', () => {

@@ -45,9 +45,15 @@ async function ours(old: Buffer, neu: Buffer): Promise<{ delta: number; sig: num
   })();
   for await (const op of computeDelta(parseSignature(sig), reads)) ops.push(op);
   const out: Buffer[] = [];
-  await applyDelta(async (o, l) => old.subarray(o, o + l), old.length, B, ops, async (b) => {
-    out.push(Buffer.from(b));
-  });
+  await applyDelta(
+    async (o, l) => old.subarray(o, o + l),
+    old.length,
+    B,
+    ops,
+    async (b) => {
+      out.push(Buffer.from(b));
+    },
+  );
   return { delta: encodeDelta(ops).length, sig: sig.length, rebuilt: Buffer.concat(out) };
 }
 

@@ -318,10 +318,22 @@ test('applyDelta refuses copies outside the old file and a basis that does not m
   for (const ops of bad) await assert.rejects(patch(old, B, ops), expectCode('MALFORMED'), JSON.stringify(ops));
   assert.equal((await patch(old, B, [{ op: 'copy', block: 9, count: 1 }])).length, 10_000 - 9 * B);
   await assert.rejects(patch(old, 1000, []), expectCode('USAGE'));
-  const short = applyDelta(async (o, l) => old.subarray(o, o + l - 1), old.length, B, [{ op: 'copy', block: 0, count: 2 }], async () => {});
+  const short = applyDelta(
+    async (o, l) => old.subarray(o, o + l - 1),
+    old.length,
+    B,
+    [{ op: 'copy', block: 0, count: 2 }],
+    async () => {},
+  );
   await assert.rejects(short, expectCode('BASIS_MISSING'));
   await assert.rejects(
-    applyDelta(async () => Buffer.alloc(0), -1, B, [], async () => {}),
+    applyDelta(
+      async () => Buffer.alloc(0),
+      -1,
+      B,
+      [],
+      async () => {},
+    ),
     expectCode('USAGE'),
   );
 });

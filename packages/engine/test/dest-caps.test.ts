@@ -19,7 +19,22 @@ const root = mkdtempSync(join(tmpdir(), 'bp-caps-'));
 process.on('exit', () => rmSync(root, { recursive: true, force: true }));
 
 async function* records(names: string[]): AsyncGenerator<ManifestRecord> {
-  yield { t: 'shipment', format: MANIFEST_FORMAT, shipment: 'S', dataset: 'd', datasetId: 'D', seq: 1, parent: null, bases: [], against: null, label: '', created: '', publisher: 'P', secret: '', chunker: 'fastcdc-v1' };
+  yield {
+    t: 'shipment',
+    format: MANIFEST_FORMAT,
+    shipment: 'S',
+    dataset: 'd',
+    datasetId: 'D',
+    seq: 1,
+    parent: null,
+    bases: [],
+    against: null,
+    label: '',
+    created: '',
+    publisher: 'P',
+    secret: '',
+    chunker: 'fastcdc-v1',
+  };
   yield { t: 'dir', p: 'docs', mode: 0o755, mtime: '0' };
   for (const n of names) yield { t: 'file', p: `docs/${n}`, size: 0, mode: 0o644, mtime: '0', c: [] };
 }
@@ -38,7 +53,7 @@ async function plan(caps: DestCaps, names: string[]): Promise<{ parent: string; 
 
 const SENSITIVE: DestCaps = { caseInsensitive: false, normalizationInsensitive: false, windowsNames: false };
 
-test('the probe finds this machine\'s file system case-sensitive and not normalising', async () => {
+test("the probe finds this machine's file system case-sensitive and not normalising", async () => {
   const dest = mkdtempSync(join(root, 'probe-'));
   mkdirSync(join(dest, '.brickpost'));
   assert.deepEqual(await probeDest(dest, join(dest, '.brickpost'), false), SENSITIVE);
@@ -56,7 +71,10 @@ test('a case-insensitive destination refuses case twins and normalisation twins,
 
 test('a normalising but case-sensitive destination refuses only normalisation twins', async () => {
   const groups = await plan({ ...SENSITIVE, normalizationInsensitive: true }, ['README', 'caf\u00e9', 'cafe\u0301', 'readme']);
-  assert.deepEqual(groups.map((g) => g.names.sort()), [['cafe\u0301', 'caf\u00e9']]);
+  assert.deepEqual(
+    groups.map((g) => g.names.sort()),
+    [['cafe\u0301', 'caf\u00e9']],
+  );
 });
 
 test('a link leaves DEST when its target is absolute, climbs above DEST or goes into .brickpost', () => {

@@ -20,7 +20,15 @@ import { BrickpostError, packPath, parseStrictJson, RECORD_LIMITS } from '@brick
 import type * as FuzzUtil from '../../manifest/dist/test/fuzz-util.js';
 import type { Receipt } from '../src/api/index.js';
 import { CHUNK_PARAMS_V1, chunkId, chunkKey, decodeChunk, decodeFrame, encodeChunk } from '../src/chunk/index.js';
-import { applyDelta, computeDelta, decodeDelta, encodeDelta, parseSignature as parseDeltaSignature, SignatureBuilder, type DeltaOp } from '../src/delta/index.js';
+import {
+  applyDelta,
+  computeDelta,
+  decodeDelta,
+  encodeDelta,
+  parseSignature as parseDeltaSignature,
+  SignatureBuilder,
+  type DeltaOp,
+} from '../src/delta/index.js';
 import { textLines } from '../src/io/lines.js';
 import { formatReceipt, parseReceipt } from '../src/receipt/index.js';
 import { SAMPLE_RECEIPT } from './sample-receipt.js';
@@ -49,10 +57,10 @@ function zstdFrame(data: Buffer, params: Record<string, number | boolean>): Buff
   c.setParameters(params);
   return c.compress(data);
 }
-const CHUNKS: Array<{ data: Buffer; frame: Buffer }> = [
-  ...[0, 1, 1000, 300_000].map((n) => text(n)),
-  randomBytes(5000),
-].map((data) => ({ data, frame: encodeChunk(data, 3).frame }));
+const CHUNKS: Array<{ data: Buffer; frame: Buffer }> = [...[0, 1, 1000, 300_000].map((n) => text(n)), randomBytes(5000)].map((data) => ({
+  data,
+  frame: encodeChunk(data, 3).frame,
+}));
 CHUNKS.push(
   { data: text(200_000), frame: zstdFrame(text(200_000), { compressionLevel: 3, checksumFlag: true, contentSizeFlag: true }) },
   { data: text(5000), frame: zstdFrame(text(5000), { compressionLevel: 19, windowLog: 27, contentSizeFlag: true }) },
@@ -61,13 +69,26 @@ CHUNKS.push(
   { data: Buffer.alloc(0), frame: bombFrame(CHUNK_PARAMS_V1.max + 1) },
   { data: text(1000), frame: lyingFrame(text(1000), 999) },
   { data: text(1000), frame: lyingFrame(text(1000), 2 ** 40) },
-  { data: Buffer.concat([Buffer.alloc(50, 65), text(50)]), frame: handmadeFrame([{ type: 'rle', byte: 65, size: 50 }, { type: 'raw', data: text(50) }], 100) },
+  {
+    data: Buffer.concat([Buffer.alloc(50, 65), text(50)]),
+    frame: handmadeFrame(
+      [
+        { type: 'rle', byte: 65, size: 50 },
+        { type: 'raw', data: text(50) },
+      ],
+      100,
+    ),
+  },
 );
 
 test('fuzz chunk frames: decodeFrame and decodeChunk, lying content sizes and windows', () => {
   const ids = CHUNKS.map((c) => chunkId(key, c.data));
   const input = fc.record({
-    m: mutatedSeed(CHUNKS.map((c, i) => ({ ...c, id: ids[i]! })), (c) => c.frame, 4),
+    m: mutatedSeed(
+      CHUNKS.map((c, i) => ({ ...c, id: ids[i]! })),
+      (c) => c.frame,
+      4,
+    ),
     length: fc.oneof(
       { arbitrary: fc.constant('declared' as const), weight: 6 },
       { arbitrary: fc.constant('original' as const), weight: 3 },
@@ -132,14 +153,24 @@ async function delta(old: Buffer, data: Buffer, blockSize: number): Promise<Delt
 }
 async function patch(ops: DeltaOp[]): Promise<Buffer> {
   const out: Buffer[] = [];
-  const n = await applyDelta(async (off, len) => OLD.subarray(off, off + len), OLD.length, DELTA_BLOCK, ops, async (b) => void out.push(Buffer.from(b)));
+  const n = await applyDelta(
+    async (off, len) => OLD.subarray(off, off + len),
+    OLD.length,
+    DELTA_BLOCK,
+    ops,
+    async (b) => void out.push(Buffer.from(b)),
+  );
   const whole = Buffer.concat(out);
   assert.equal(n, whole.length);
   return whole;
 }
 
 test('fuzz deltas: decodeDelta and applyDelta of mutated and arbitrary bpdelta1', async () => {
-  const seeds = [encodeDelta(await delta(OLD, NEW, DELTA_BLOCK)), encodeDelta(await delta(OLD, OLD, DELTA_BLOCK)), encodeDelta([{ op: 'copy', block: 78, count: 1 }])];
+  const seeds = [
+    encodeDelta(await delta(OLD, NEW, DELTA_BLOCK)),
+    encodeDelta(await delta(OLD, OLD, DELTA_BLOCK)),
+    encodeDelta([{ op: 'copy', block: 78, count: 1 }]),
+  ];
   assert.ok((await patch(decodeDelta(seeds[0]!))).equals(NEW));
   await fuzz(
     'decodeDelta / applyDelta',
@@ -207,9 +238,12 @@ test('regression (found by fuzzing): textLines refuses a stream that ends inside
     yield Buffer.from([0xe2, 0x82]);
   }
   const lines: string[] = [];
-  await assert.rejects(async () => {
-    for await (const line of textLines(chunks(), 'f', 1024)) lines.push(line);
-  }, (e: BrickpostError) => e.code === 'MALFORMED' && /UTF-8/.test(e.message));
+  await assert.rejects(
+    async () => {
+      for await (const line of textLines(chunks(), 'f', 1024)) lines.push(line);
+    },
+    (e: BrickpostError) => e.code === 'MALFORMED' && /UTF-8/.test(e.message),
+  );
   assert.deepEqual(lines, ['{"t":"end"}']);
   // A byte-order mark (FORMAT.md: text has none) is kept, so the strict JSON parser refuses the line, not dropped.
   async function* bom(): AsyncGenerator<Buffer> {
@@ -223,20 +257,40 @@ test('regression (found by fuzzing): textLines refuses a stream that ends inside
 // signature and request files
 
 const SIG_HEADER = {
-  t: 'signature', format: SIGNATURE_FORMAT, kind: 'request', ids: 'hmac', dataset: 'survey', datasetId: '1ccfcc4c4c954a50',
-  publisher: 'E2E2BEF2840CF832', state: { shipment: 'S1', seq: 1 }, created: '2026-03-01T12:00:00.000Z',
-  subscriber: '0011E92BA581B15A', recipient: 'age1d2frye3ephgcxjl6x28fuzgxhg2twuvf4nz2f7zrt9p778scz4jq8xfck4', chunker: 'fastcdc-v1',
+  t: 'signature',
+  format: SIGNATURE_FORMAT,
+  kind: 'request',
+  ids: 'hmac',
+  dataset: 'survey',
+  datasetId: '1ccfcc4c4c954a50',
+  publisher: 'E2E2BEF2840CF832',
+  state: { shipment: 'S1', seq: 1 },
+  created: '2026-03-01T12:00:00.000Z',
+  subscriber: '0011E92BA581B15A',
+  recipient: 'age1d2frye3ephgcxjl6x28fuzgxhg2twuvf4nz2f7zrt9p778scz4jq8xfck4',
+  chunker: 'fastcdc-v1',
 };
 const SIG_FILES = [
   [
     SIG_HEADER,
-    { t: 'file', p: 'a/b.txt', size: 35, c: [[hex64(1), 10], [hex64(2), 20]] },
+    {
+      t: 'file',
+      p: 'a/b.txt',
+      size: 35,
+      c: [
+        [hex64(1), 10],
+        [hex64(2), 20],
+      ],
+    },
     { t: 'more', c: [[hex64(3), 5]] },
     { t: 'missing', p: 'caf\u00e9/x', reason: 'chunk 0 of "x" is missing' },
     { t: 'file', p: 'z', size: 0, c: [] },
     { t: 'end', files: 2, chunks: 3, bytes: 35 },
   ],
-  [{ ...SIG_HEADER, kind: 'signature', ids: 'sha256', dataset: null, datasetId: null, publisher: null, state: null }, { t: 'end', files: 0, chunks: 0, bytes: 0 }],
+  [
+    { ...SIG_HEADER, kind: 'signature', ids: 'sha256', dataset: null, datasetId: null, publisher: null, state: null },
+    { t: 'end', files: 0, chunks: 0, bytes: 0 },
+  ],
 ].map((recs) => utf8(recs.map((r) => JSON.stringify(r) + '\n').join('')));
 
 /** Reads a signature file's lines as openSignatureFile does after its header frame (sigfile/reader.ts readRecords). */
@@ -307,7 +361,10 @@ const windowHeader = fc
     percent: fc.constantFrom(1, 5, 10, 33.33, 100),
     blockSize: fc.constantFrom(512, 4096, 1 << 20),
     interleave: fc.constantFrom(1, 2, 4, 32),
-    files: fc.array(fc.record({ blocks: fc.integer({ min: 1, max: 12 }), ends: fc.boolean(), tail: fc.nat(), first: fc.nat({ max: 1000 }) }), { minLength: 1, maxLength: 4 }),
+    files: fc.array(fc.record({ blocks: fc.integer({ min: 1, max: 12 }), ends: fc.boolean(), tail: fc.nat(), first: fc.nat({ max: 1000 }) }), {
+      minLength: 1,
+      maxLength: 4,
+    }),
     run: fc.integer({ min: 1, max: 5 }),
     window: fc.nat(),
   })
@@ -344,9 +401,14 @@ const windowHeader = fc
     const rows = Uint8Array.from(counts, (c) => rowsFor(c, params.basisPoints));
     const total = rows.reduce((t, r) => t + r, 0);
     return {
-      params, window, segments,
+      params,
+      window,
+      segments,
       crcs: Uint32Array.from({ length: n }, (_v, p) => (p * 2654435761) >>> 0),
-      lengths: Uint32Array.from(lengths), last: Uint8Array.from(last), groups, rows,
+      lengths: Uint32Array.from(lengths),
+      last: Uint8Array.from(last),
+      groups,
+      rows,
       rowCrcs: Uint32Array.from({ length: total }, (_v, t) => (t * 40503) >>> 0),
     };
   });

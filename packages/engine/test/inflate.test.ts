@@ -77,7 +77,10 @@ test('inflate: a window over 8 MiB is LIMIT_EXCEEDED, a cut frame TRUNCATED, gar
 
 test('textLines: a line past the limit is refused after reading little more than the limit, whatever the pieces', async () => {
   const max = 1 << 20;
-  for (const [byte, what] of [[0x20, 'spaces'], [0x61, 'a name']] as const) {
+  for (const [byte, what] of [
+    [0x20, 'spaces'],
+    [0x61, 'a name'],
+  ] as const) {
     let read = 0;
     const counted = async function* (): AsyncGenerator<Buffer> {
       for await (const p of inflate(once(zstd('{"t":"x"}\n'), rle(byte, GIB)), what)) {

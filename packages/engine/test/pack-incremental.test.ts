@@ -150,7 +150,10 @@ describe('incremental pack', () => {
       assert.equal(r.filesRead, r.files);
       assert.equal(r.filesUnchanged, 0);
       const refs = (await read(r)).files.get('docs/note-3.txt')!.refs;
-      assert.notDeepEqual(refs.map((x) => x[0]), old.map((x) => x[0]));
+      assert.notDeepEqual(
+        refs.map((x) => x[0]),
+        old.map((x) => x[0]),
+      );
       assert.deepEqual(kinds(refs), new Set(['packed']));
     } else {
       await assert.rejects(pack({ rehash: true }), { code: 'PERMISSION' });
@@ -182,7 +185,10 @@ describe('incremental pack', () => {
     assert.ok(s.deltaFrameBytes < 64 * 1024, `${s.deltaFrameBytes} bytes of delta frames`);
     assert.ok(s.bytesOnDrive < 128 * 1024, `${s.bytesOnDrive} bytes on the drive`);
     const m = await read(s);
-    for (const [p, size] of [['data/big.bin', 12 << 20], ['data/medium.bin', 1 << 20]] as const) {
+    for (const [p, size] of [
+      ['data/big.bin', 12 << 20],
+      ['data/medium.bin', 1 << 20],
+    ] as const) {
       const f = m.files.get(p)!;
       assert.deepEqual(f.record.b?.slice(0, 2), [p, size], p);
       assert.ok(kinds(f.refs).has('delta'), p);
@@ -205,7 +211,13 @@ describe('incremental pack', () => {
           const old = basis![0] === 'data/big.bin' ? bigBefore : mediumBefore;
           assert.equal(basis![1], old.length);
           const parts: Buffer[] = [];
-          const n = await applyDelta(async (off, len) => old.subarray(off, off + len), old.length, basis![2], decodeDelta(delta), async (b) => void parts.push(Buffer.from(b)));
+          const n = await applyDelta(
+            async (off, len) => old.subarray(off, off + len),
+            old.length,
+            basis![2],
+            decodeDelta(delta),
+            async (b) => void parts.push(Buffer.from(b)),
+          );
           assert.equal(n, ref[4]);
           assert.equal(chunkId(key, Buffer.concat(parts)).toString('hex'), ref[0]);
           rebuilt++;
@@ -255,7 +267,12 @@ describe('incremental pack', () => {
       { shipmentId: second.shipmentId, seq: second.seq },
     ]);
     assert.equal(both.notes.length, 1);
-    assert.match(both.notes[0]!, new RegExp(`^${otherRecipient.slice(0, 4)}…${otherRecipient.slice(-6)} is at seq ${first.seq}, others at seq ${second.seq}: shipping what seq ${first.seq} lacks$`));
+    assert.match(
+      both.notes[0]!,
+      new RegExp(
+        `^${otherRecipient.slice(0, 4)}…${otherRecipient.slice(-6)} is at seq ${first.seq}, others at seq ${second.seq}: shipping what seq ${first.seq} lacks$`,
+      ),
+    );
     const m = await read(both, other);
     assert.deepEqual(kinds(m.files.get('docs/new.bin')!.refs), new Set(['packed']));
     assert.deepEqual(kinds(m.files.get('data/big.bin')!.refs), new Set(['held']));
@@ -272,7 +289,10 @@ describe('incremental pack', () => {
     ).run(last.datasetId, otherRecipient, third.shipmentId, third.seq);
     db.close();
     const s = await pack({ recipients: [otherRecipient] });
-    assert.deepEqual(s.bases.map((b) => b.seq), [third.seq, last.seq]);
+    assert.deepEqual(
+      s.bases.map((b) => b.seq),
+      [third.seq, last.seq],
+    );
   });
 
   test('--against a signature file: what the folder has is held, the rest packed; no bases, no deltas', async () => {
@@ -317,7 +337,11 @@ describe('incremental pack', () => {
         recipient: me.recipient,
       });
       const big = (await read(chain[chain.length - 1]!)).files.get('data/big.bin')!;
-      await w.addFile('data/big.bin', big.record.size, big.refs.map((r) => [r[0], r.length === 2 ? r[1] : r[4]] as [string, number]));
+      await w.addFile(
+        'data/big.bin',
+        big.record.size,
+        big.refs.map((r) => [r[0], r.length === 2 ? r[1] : r[4]] as [string, number]),
+      );
       await w.close(loadIdentity(join(root, 'sub'), 'subscriber').signingKey);
       return file;
     };

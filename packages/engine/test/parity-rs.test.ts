@@ -65,7 +65,14 @@ test('gfMul is the field of 0x11d: all products, hand values, axioms', () => {
 });
 
 test('cauchy coefficients are inv((k + j) XOR i), as ISA-L gf_gen_cauchy1_matrix', () => {
-  for (const [k, m] of [[1, 1], [2, 3], [10, 4], [200, 4], [250, 6], [255, 1]] as const) {
+  for (const [k, m] of [
+    [1, 1],
+    [2, 3],
+    [10, 4],
+    [200, 4],
+    [250, 6],
+    [255, 1],
+  ] as const) {
     for (let j = 0; j < m; j++) {
       for (let i = 0; i < k; i++) assert.equal(cauchy(k, j, i), naiveInv((k + j) ^ i), `C[${j}][${i}] of k = ${k}`);
     }
@@ -104,7 +111,11 @@ test('the SIMD kernel runs, and mulAdd / combine equal the reference on any leng
 });
 
 test('combine with many sources (blocks of several sizes, more sources than one kernel call) equals the naive field', () => {
-  for (const [n, length] of [[16, 70_001], [200, 12_345], [300, 5_000]] as const) {
+  for (const [n, length] of [
+    [16, 70_001],
+    [200, 12_345],
+    [300, 5_000],
+  ] as const) {
     const srcs = Array.from({ length: n }, (_, i) => unaligned(length, 10 + i, i % 7));
     const coefs = srcs.map((_, i) => (i * 73 + 11) & 0xff);
     const dst = new Uint8Array(length);
@@ -114,7 +125,11 @@ test('combine with many sources (blocks of several sizes, more sources than one 
 });
 
 test('Accumulators (kernel and byte loop) equal mulAdd row by row: several groups, partial and odd-length blocks, two windows', () => {
-  for (const [size, groups, r] of [[64, 2, 3], [4096, 3, 4], [65536, 5, 4]] as const) {
+  for (const [size, groups, r] of [
+    [64, 2, 3],
+    [4096, 3, 4],
+    [65536, 5, 4],
+  ] as const) {
     for (const simd of [true, false]) {
       const acc = new Accumulators(groups * r, size, { simd });
       for (const window of [0, 1]) {
@@ -131,7 +146,11 @@ test('Accumulators (kernel and byte loop) equal mulAdd row by row: several group
         });
         expected.forEach((e, slot) => assert.deepEqual(acc.view(slot), e, `slot ${slot} of ${groups} × ${r} × ${size} (simd ${simd}, window ${window})`));
         acc.clear();
-        for (let slot = 0; slot < groups * r; slot++) assert.ok(acc.view(slot).every((x) => x === 0), 'clear zeroes');
+        for (let slot = 0; slot < groups * r; slot++)
+          assert.ok(
+            acc.view(slot).every((x) => x === 0),
+            'clear zeroes',
+          );
       }
     }
   }
@@ -176,7 +195,13 @@ function stripe(k: number, m: number, length: number, seed: number): Uint8Array[
 }
 
 test('reconstruct rebuilds every erasure pattern of small codes', () => {
-  for (const [k, m] of [[1, 1], [2, 1], [3, 2], [4, 2], [2, 3]] as const) {
+  for (const [k, m] of [
+    [1, 1],
+    [2, 1],
+    [3, 2],
+    [4, 2],
+    [2, 3],
+  ] as const) {
     const length = 1001;
     const shares = stripe(k, m, length, 40 + k * 8 + m);
     for (const lost of subsets(k + m, m)) {
@@ -195,7 +220,10 @@ test('reconstruct rebuilds random erasure patterns of wide codes, and of their f
     seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
     return seed % n;
   };
-  for (const [k, m] of [[200, 4], [250, 6]] as const) {
+  for (const [k, m] of [
+    [200, 4],
+    [250, 6],
+  ] as const) {
     const length = 333;
     const shares = stripe(k, m, length, 100 + k);
     for (let t = 0; t < 6; t++) {

@@ -28,7 +28,16 @@ test('10 TB over 100 Mbit/s with the defaults: link-bound, 800,000 s (9.26 days)
   assert.deepEqual([r.writeSeconds, r.courierSeconds, r.readSeconds, r.shipSeconds], [50_000, 86_400, 50_000, 186_400]);
   assert.equal(r.choice, 'ship');
   assert.equal(r.driveSpeedSource, 'default');
-  assert.deepEqual(r.inputs, { bytes: 10e12, linkBitsPerSecond: 100e6, rttSeconds: 0.08, windowBytes: 4194304, streams: 4, driveBytesPerSecond: 200e6, drives: 1, courierSeconds: 86400 });
+  assert.deepEqual(r.inputs, {
+    bytes: 10e12,
+    linkBitsPerSecond: 100e6,
+    rttSeconds: 0.08,
+    windowBytes: 4194304,
+    streams: 4,
+    driveBytesPerSecond: 200e6,
+    drives: 1,
+    courierSeconds: 86400,
+  });
   // Cross-over: S / 12.5e6 = 2S / 200e6 + 86400, so S = 86400 / (8e-8 - 1e-8).
   assert.equal(r.crossoverBytes, Math.round(86400 / 7e-8));
 });
@@ -126,7 +135,12 @@ test('the curve is log-spaced around the size, holds it, and reaches the cross-o
   assert.ok(sizes.includes(10e12));
   assert.ok(sizes[0]! <= r.crossoverBytes! / 100 && sizes.at(-1)! >= 10e12 * 100, `${sizes[0]} … ${sizes.at(-1)}`);
   for (let k = 1; k < sizes.length; k++) close(sizes[k]! / sizes[k - 1]!, 10 ** 0.25, 1e-6);
-  for (const p of r.curve) assert.deepEqual(p, { bytes: p.bytes, networkSeconds: computePlan({ bytes: p.bytes }).networkSeconds, shipSeconds: computePlan({ bytes: p.bytes }).shipSeconds });
+  for (const p of r.curve)
+    assert.deepEqual(p, {
+      bytes: p.bytes,
+      networkSeconds: computePlan({ bytes: p.bytes }).networkSeconds,
+      shipSeconds: computePlan({ bytes: p.bytes }).shipSeconds,
+    });
 });
 
 test('bad inputs are USAGE errors quoting the value', () => {
@@ -138,24 +152,58 @@ test('bad inputs are USAGE errors quoting the value', () => {
     [{ bytes: 1e12, rttSeconds: -1 }, /round-trip time must be a non-negative number, not "-1"/],
     [{ bytes: 1e12, driveCost: -5 }, /drive cost must be a non-negative number, not "-5"/],
   ];
-  for (const [opts, message] of bad) assert.throws(() => computePlan(opts as never), (e: Error & { code?: string }) => e.code === 'USAGE' && message.test(e.message));
+  for (const [opts, message] of bad)
+    assert.throws(
+      () => computePlan(opts as never),
+      (e: Error & { code?: string }) => e.code === 'USAGE' && message.test(e.message),
+    );
 });
 
 test('units: SI and IEC sizes, bit and byte rates, durations, and their text', () => {
   const sizes: Array<[string, number | undefined]> = [
-    ['10TB', 10e12], ['1.5TiB', 1.5 * 2 ** 40], ['500GB', 500e9], ['64KiB', 65536], ['500G', 500 * 2 ** 30], ['4096', 4096], ['2 MB', 2e6],
-    ['1kb', 1000], ['', undefined], ['TB', undefined], ['-1GB', undefined], ['10XB', undefined], ['0', undefined], ['1e3', undefined],
+    ['10TB', 10e12],
+    ['1.5TiB', 1.5 * 2 ** 40],
+    ['500GB', 500e9],
+    ['64KiB', 65536],
+    ['500G', 500 * 2 ** 30],
+    ['4096', 4096],
+    ['2 MB', 2e6],
+    ['1kb', 1000],
+    ['', undefined],
+    ['TB', undefined],
+    ['-1GB', undefined],
+    ['10XB', undefined],
+    ['0', undefined],
+    ['1e3', undefined],
   ];
   for (const [text, want] of sizes) assert.equal(parseSize(text), want, text);
   const links: Array<[string, number | undefined]> = [
-    ['100Mbit', 100e6], ['1Gbit/s', 1e9], ['10Gbps', 10e9], ['100Mb/s', 100e6], ['100 Mbit/s', 100e6], ['12.5MB/s', 100e6], ['1e6', undefined], ['fast', undefined], ['0', undefined],
+    ['100Mbit', 100e6],
+    ['1Gbit/s', 1e9],
+    ['10Gbps', 10e9],
+    ['100Mb/s', 100e6],
+    ['100 Mbit/s', 100e6],
+    ['12.5MB/s', 100e6],
+    ['1e6', undefined],
+    ['fast', undefined],
+    ['0', undefined],
   ];
   for (const [text, want] of links) assert.equal(parseBitRate(text), want, text);
   assert.equal(parseByteRate('200MB/s'), 200e6);
   assert.equal(parseByteRate('1.5GB/s'), 1.5e9);
   assert.equal(parseByteRate('150MiB/s'), 150 * 2 ** 20);
   assert.equal(parseByteRate('slow'), undefined);
-  const times: Array<[string, number | undefined]> = [['80ms', 0.08], ['24h', 86400], ['2d', 172800], ['1.5h', 5400], ['90min', 5400], ['30', 30], ['3 days', 259200], ['1fortnight', undefined], ['-2h', undefined]];
+  const times: Array<[string, number | undefined]> = [
+    ['80ms', 0.08],
+    ['24h', 86400],
+    ['2d', 172800],
+    ['1.5h', 5400],
+    ['90min', 5400],
+    ['30', 30],
+    ['3 days', 259200],
+    ['1fortnight', undefined],
+    ['-2h', undefined],
+  ];
   for (const [text, want] of times) assert.equal(parseDuration(text), want, text);
   assert.equal(humanSize(10e12), '10 TB');
   assert.equal(humanSize(1_234_285_714_286), '1.23 TB');

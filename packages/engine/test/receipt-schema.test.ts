@@ -29,8 +29,20 @@ test('deviations are refused with the codes of FORMAT.md §16', () => {
     ['a fraction', { ...good, verification: { ...good.verification, bytes: 1.5 } }, 'MALFORMED'],
   ];
   for (const [name, value, code] of cases) {
-    assert.throws(() => parseReceipt(Buffer.from(JSON.stringify(value)), 'r.json'), (e: { code: string }) => e.code === code, name);
+    assert.throws(
+      () => parseReceipt(Buffer.from(JSON.stringify(value)), 'r.json'),
+      (e: { code: string }) => e.code === code,
+      name,
+    );
   }
-  assert.throws(() => parseReceipt(Buffer.from('{"format":"brickpost-receipt/v1","format":"x"}'), 'r.json'), (e: { code: string }) => e.code === 'MALFORMED', 'duplicate key');
-  assert.throws(() => parseReceipt(Buffer.alloc((1 << 20) + 1, 0x20), 'r.json'), (e: { code: string }) => e.code === 'LIMIT_EXCEEDED', 'too large');
+  assert.throws(
+    () => parseReceipt(Buffer.from('{"format":"brickpost-receipt/v1","format":"x"}'), 'r.json'),
+    (e: { code: string }) => e.code === 'MALFORMED',
+    'duplicate key',
+  );
+  assert.throws(
+    () => parseReceipt(Buffer.alloc((1 << 20) + 1, 0x20), 'r.json'),
+    (e: { code: string }) => e.code === 'LIMIT_EXCEEDED',
+    'too large',
+  );
 });

@@ -9,15 +9,24 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import {
-  appendFileSync, cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, truncateSync, unlinkSync, writeFileSync,
+  appendFileSync,
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  truncateSync,
+  unlinkSync,
+  writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { bagit, type BrickpostError } from '@brickpost/manifest';
 import { decodeHeader, encodeHeader, HEADER_LENGTH_AT, type WindowHeader } from '../src/recovery/header.js';
-import {
-  RecoveryWriter, repairRecovery, scanRecovery, type RecoveryFileInfo, type RecoveryFileReport, type RecoveryReport,
-} from '../src/recovery/index.js';
+import { RecoveryWriter, repairRecovery, scanRecovery, type RecoveryFileInfo, type RecoveryFileReport, type RecoveryReport } from '../src/recovery/index.js';
 
 const MiB = 1 << 20;
 const B = 4096;
@@ -31,7 +40,13 @@ const P0 = 'data/packs/000/000000.age';
 const P1 = 'data/packs/000/000001.age';
 const P2 = 'data/packs/000/000002.age';
 /** Fed in this order: set and manifest, packs 0 and 1 interleaved, pack 2 from disk. */
-const SIZES: Array<[string, number]> = [[SET, 300], [MAN, 3 * B], [P0, 12 * MiB + 777], [P1, 3 * MiB + 123], [P2, 700 * 1024 + 5]];
+const SIZES: Array<[string, number]> = [
+  [SET, 300],
+  [MAN, 3 * B],
+  [P0, 12 * MiB + 777],
+  [P1, 3 * MiB + 123],
+  [P2, 700 * 1024 + 5],
+];
 const BLOCKS = SIZES.reduce((t, [, n]) => t + Math.ceil(n / B), 0);
 
 interface Bag {
@@ -51,7 +66,7 @@ function rng(seed: number): () => number {
 }
 
 async function feed(rw: RecoveryWriter, rel: string, buf: Buffer, rnd: () => number): Promise<void> {
-  for (let at = 0; at < buf.length; ) {
+  for (let at = 0; at < buf.length;) {
     const n = Math.min(buf.length - at, 1 + Math.floor(rnd() * 3 * B));
     await rw.add(rel, at, buf.subarray(at, at + n));
     at += n;
@@ -60,7 +75,12 @@ async function feed(rw: RecoveryWriter, rel: string, buf: Buffer, rnd: () => num
 }
 
 /** Files other than the packs fed one at a time, packs 0 and 1 interleaved, pack 2 (if any) from disk. */
-async function buildBag(name: string, percent: number, sizes = SIZES, opts: { blockSize?: number; interleave?: number } = { blockSize: B, interleave: I }): Promise<Bag> {
+async function buildBag(
+  name: string,
+  percent: number,
+  sizes = SIZES,
+  opts: { blockSize?: number; interleave?: number } = { blockSize: B, interleave: I },
+): Promise<Bag> {
   const dir = join(root, name);
   const data = new Map(sizes.map(([rel, n]) => [rel, randomBytes(n)]));
   for (const [rel, buf] of data) {
@@ -140,7 +160,10 @@ describe('recovery data', () => {
       assert.equal(r.windows, Math.ceil(BLOCKS / (200 * I)));
       assert.deepEqual([r.blocks, r.damagedBlocks, r.unrepairableBlocks, r.windowProblems], [BLOCKS, 0, 0, []]);
       const byPath = [...r.files].sort((a, b) => a.path.localeCompare(b.path)).map((f) => [f.path, f.status, f.size, f.blocks]);
-      assert.deepEqual(byPath, [...SIZES].sort((a, b) => a[0].localeCompare(b[0])).map(([p, n]) => [p, 'intact', n, Math.ceil(n / B)]));
+      assert.deepEqual(
+        byPath,
+        [...SIZES].sort((a, b) => a[0].localeCompare(b[0])).map(([p, n]) => [p, 'intact', n, Math.ceil(n / B)]),
+      );
     }
   });
 
@@ -213,7 +236,13 @@ describe('recovery data', () => {
     smash(dir, w2!, H + 5 * B + 7, 1);
     let s = await scanRecovery(dir);
     assert.equal(s.damagedBlocks, 0);
-    assert.deepEqual(s.windowProblems.map((p) => [p.window, p.state, p.damagedRows]), [[1, 'degraded', 0], [2, 'degraded', 1]]);
+    assert.deepEqual(
+      s.windowProblems.map((p) => [p.window, p.state, p.damagedRows]),
+      [
+        [1, 'degraded', 0],
+        [2, 'degraded', 1],
+      ],
+    );
     assert.match(s.windowProblems[0]!.reason, /first copy of the header/);
     const h0 = recFile(dir, w0!);
     smash(dir, w0!, 30, 4);
@@ -244,7 +273,10 @@ describe('recovery data', () => {
   });
 
   test('recovery bytes are the percentage of the data, at most one block per group more', () => {
-    for (const [bag, percent] of [[p2, 2], [p10, 10]] as const) {
+    for (const [bag, percent] of [
+      [p2, 2],
+      [p10, 10],
+    ] as const) {
       let rows = 0;
       let headers = 0;
       for (const r of bag.rec) {
@@ -256,13 +288,19 @@ describe('recovery data', () => {
       const ideal = (BLOCKS * percent) / 100;
       assert.ok(rows >= ideal && rows <= ideal + bag.rec.length * I, `${rows} recovery blocks for ${ideal}`);
       const full = bag.rec.slice(0, -1).map((r) => r.size - 2 * recFile(bag.dir, r.path).H - 4);
-      assert.ok(full.every((n) => n === (200 * I * B * percent) / 100), 'a full window is exactly the percentage');
+      assert.ok(
+        full.every((n) => n === (200 * I * B * percent) / 100),
+        'a full window is exactly the percentage',
+      );
       assert.ok(headers < BLOCKS * B * 0.01, `${headers} header bytes (two copies) for ${BLOCKS} blocks of 4 KiB`);
     }
   });
 
   test('a hostile header naming ../x or an unlisted file is refused, and nothing is written there', async () => {
-    for (const [name, path, code] of [['dotdot', 'data/../x', 'UNSAFE_PATH'], ['unlisted', 'data/unlisted.bin', 'UNSAFE_PATH']]) {
+    for (const [name, path, code] of [
+      ['dotdot', 'data/../x', 'UNSAFE_PATH'],
+      ['unlisted', 'data/unlisted.bin', 'UNSAFE_PATH'],
+    ]) {
       const dir = copyOf(p2, `hostile-${name}`);
       const w0 = p2.rec[0]!.path;
       const { bytes, H } = recFile(dir, w0);
@@ -274,10 +312,17 @@ describe('recovery data', () => {
       writeFileSync(join(dir, w0), Buffer.concat([head, bytes.subarray(H, bytes.length - 4 - H), head, tail]));
       unlinkSync(join(dir, SET));
       const r = await repairRecovery(dir);
-      assert.deepEqual(r.windowProblems.map((p) => [p.window, p.state, p.code]), [[0, 'refused', code]]);
+      assert.deepEqual(
+        r.windowProblems.map((p) => [p.window, p.state, p.code]),
+        [[0, 'refused', code]],
+      );
       assert.match(r.windowProblems[0]!.reason, name === 'dotdot' ? /"\.\." path component/ : /does not list/);
       assert.ok(!existsSync(join(dir, 'x')) && !existsSync(join(dir, 'data/unlisted.bin')) && !existsSync(join(dir, SET)));
-      if (name === 'dotdot') assert.throws(() => decodeHeader(head, w0), (e: BrickpostError) => e.code === 'UNSAFE_PATH');
+      if (name === 'dotdot')
+        assert.throws(
+          () => decodeHeader(head, w0),
+          (e: BrickpostError) => e.code === 'UNSAFE_PATH',
+        );
     }
   });
 
@@ -302,7 +347,10 @@ describe('recovery data', () => {
     const { bytes, H } = recFile(p2.dir, w0);
     const h = decodeHeader(bytes.subarray(0, H), w0);
     h.params = { ...h.params, blockSize: 2 * MiB };
-    assert.throws(() => decodeHeader(encodeHeader(h), w0), (e: BrickpostError) => e.code === 'MALFORMED' && /block size 2097152/.test(e.message));
+    assert.throws(
+      () => decodeHeader(encodeHeader(h), w0),
+      (e: BrickpostError) => e.code === 'MALFORMED' && /block size 2097152/.test(e.message),
+    );
   });
 
   test('a protected file replaced by a symbolic link is not written through', async () => {
@@ -346,14 +394,28 @@ describe('the last window of a drive', () => {
     return decodeHeader(bytes.subarray(0, H), w);
   };
   before(async () => {
-    const small = (bytes: number): Array<[string, number]> => [[MAN, 5000], [P0, bytes / 2], [P1, bytes / 2 - 5000]];
+    const small = (bytes: number): Array<[string, number]> => [
+      [MAN, 5000],
+      [P0, bytes / 2],
+      [P1, bytes / 2 - 5000],
+    ];
     s1 = await buildBag('small-1', 2, small(MiB), {});
     s10 = await buildBag('small-10', 2, small(10 * MiB), {});
-    mid = await buildBag('mid-2', 2, [[MAN, 3 * B], [P0, MiB], [P1, 150 * B + 1]]);
+    mid = await buildBag('mid-2', 2, [
+      [MAN, 3 * B],
+      [P0, MiB],
+      [P1, 150 * B + 1],
+    ]);
   });
 
   test('has as few groups as its blocks need: the percentage plus at most a row per group, not a row for each of 32', () => {
-    for (const [bag, n, groups, rows] of [[s1, 17, 1, [1]], [s10, 161, 1, [4]], [mid, 410, 3, [3, 3, 3]], [p2, 22, 1, [1]], [p10, 22, 1, [3]]] as const) {
+    for (const [bag, n, groups, rows] of [
+      [s1, 17, 1, [1]],
+      [s10, 161, 1, [4]],
+      [mid, 410, 3, [3, 3, 3]],
+      [p2, 22, 1, [1]],
+      [p10, 22, 1, [3]],
+    ] as const) {
       const h = lastHeader(bag);
       assert.deepEqual([h.crcs.length, h.params.interleave, [...h.rows]], [n, groups, rows]);
     }
@@ -363,7 +425,10 @@ describe('the last window of a drive', () => {
   });
 
   test('keeps the streamed coding when its files cannot be read back as they were fed', async () => {
-    for (const [name, onDisk] of [['gone', undefined], ['changed', randomBytes(MiB)]] as const) {
+    for (const [name, onDisk] of [
+      ['gone', undefined],
+      ['changed', randomBytes(MiB)],
+    ] as const) {
       const dir = join(root, `unread-${name}`);
       mkdirSync(join(dir, 'data'), { recursive: true });
       if (onDisk) writeFileSync(join(dir, 'data/a'), onDisk);

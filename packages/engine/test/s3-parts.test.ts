@@ -12,13 +12,20 @@ test('s3:// URLs: bucket and prefix, the prefix taken as folders', () => {
   assert.deepEqual(parseS3Url('s3://my-bucket/a/b/'), { bucket: 'my-bucket', prefix: 'a/b/', url: 's3://my-bucket/a/b' });
   assert.deepEqual(parseS3Url('s3://my-bucket/a/b'), parseS3Url('s3://my-bucket/a/b/'));
   for (const bad of ['s3://', 's3://UPPER/x', 's3://b', 's3://ok-bucket/a//b', 's3://ok-bucket/../x', 's3://ok-bucket/./x']) {
-    assert.throws(() => parseS3Url(bad), (e: unknown) => isBrickpostError(e, 'USAGE'), bad);
+    assert.throws(
+      () => parseS3Url(bad),
+      (e: unknown) => isBrickpostError(e, 'USAGE'),
+      bad,
+    );
   }
 });
 
 test('metadata travels as user.s3.* attributes, names ascending, and back', () => {
   const x = metadataAttrs({ etag: '"abc"', contentType: 'text/plain', metadata: { Zeta: '1', alpha: 'ünï' } });
-  assert.deepEqual(x.map(([n]) => n), ['user.s3.content-type', 'user.s3.etag', 'user.s3.meta.alpha', 'user.s3.meta.zeta']);
+  assert.deepEqual(
+    x.map(([n]) => n),
+    ['user.s3.content-type', 'user.s3.etag', 'user.s3.meta.alpha', 'user.s3.meta.zeta'],
+  );
   const back = objectMetadata([...x, ['user.other', Buffer.from('v').toString('base64')]]);
   assert.equal(back.contentType, 'text/plain');
   assert.deepEqual(back.metadata, { alpha: '=?UTF-8?B?w7xuw68=?=', zeta: '1' });

@@ -14,11 +14,7 @@ import { Compressor } from 'zstd-napi';
 import { frame, minisign, type BrickpostError } from '@brickpost/manifest';
 import { chunkFile, chunkId, chunkKey } from '../src/chunk/index.js';
 import { createIdentity, type Identity } from '../src/keys/index.js';
-import {
-  HEADER_FRAME_NIBBLE,
-  SIGNATURE_FORMAT,
-  sigTrustedComment,
-} from '../src/sigfile/records.js';
+import { HEADER_FRAME_NIBBLE, SIGNATURE_FORMAT, sigTrustedComment } from '../src/sigfile/records.js';
 import { openSignatureFile, scanFolder, signDetached, SignatureFileWriter, type SigHeader, type SigRecord, type Verifier } from '../src/sigfile/index.js';
 
 const MiB = 1 << 20;
@@ -59,7 +55,10 @@ function chunksOf(n: number): Array<[Buffer, number]> {
   return Array.from({ length: n }, (_, i) => [randomBytes(32), i === 0 ? 1001 : 1000] as [Buffer, number]);
 }
 
-async function readAll(path: string, v = verifiers): Promise<{ header: SigHeader; records: SigRecord[]; sha256: string; signer: { keyId: string; name: string | null } }> {
+async function readAll(
+  path: string,
+  v = verifiers,
+): Promise<{ header: SigHeader; records: SigRecord[]; sha256: string; signer: { keyId: string; name: string | null } }> {
   const f = await openSignatureFile(path, v);
   const records: SigRecord[] = [];
   for await (const r of f.records()) records.push(r);
@@ -98,17 +97,23 @@ describe('signature file', () => {
     assert.equal(r.header.chunker, 'fastcdc-v1');
     assert.deepEqual(r.header.state, { shipment: '20261122T050811Z-41d596c8', seq: 3 });
     assert.deepEqual(r.signer, { keyId: me.keyId, name: 'subscriber' });
-    assert.deepEqual(r.records.map((x) => [x.t, 'c' in x ? x.c.length : null]), [
-      ['file', 0],
-      ['file', 1024],
-      ['more', 1024],
-      ['more', 452],
-      ['file', 1],
-      ['missing', null],
-      ['end', null],
-    ]);
+    assert.deepEqual(
+      r.records.map((x) => [x.t, 'c' in x ? x.c.length : null]),
+      [
+        ['file', 0],
+        ['file', 1024],
+        ['more', 1024],
+        ['more', 452],
+        ['file', 1],
+        ['missing', null],
+        ['end', null],
+      ],
+    );
     const ids = r.records.slice(1, 4).flatMap((x) => ('c' in x ? x.c : []));
-    assert.deepEqual(ids, big.map(([id, len]) => [id.toString('hex'), len]));
+    assert.deepEqual(
+      ids,
+      big.map(([id, len]) => [id.toString('hex'), len]),
+    );
     assert.deepEqual(r.records[5], { t: 'missing', p: 'a/gone.txt', reason: 'edited locally' });
     assert.deepEqual(r.records[6], { t: 'end', files: 3, chunks: 2501, bytes: 2_501_002 });
   });
@@ -119,7 +124,10 @@ describe('signature file', () => {
     assert.match(v.stdout, new RegExp(`brickpost/v1 signature kind:signature dataset:1ccfcc4c4c954a50 subscriber:${me.keyId}`));
     const z = spawnSync('zstd', ['-dc', file], { encoding: 'utf8', maxBuffer: 64 * MiB });
     assert.equal(z.status, 0, z.stderr);
-    const lines = z.stdout.trimEnd().split('\n').map((l) => JSON.parse(l));
+    const lines = z.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     assert.equal(lines[0].format, SIGNATURE_FORMAT);
     assert.equal(lines.length, 8);
   });
@@ -149,7 +157,13 @@ describe('signature file', () => {
     const other = join(root, 'other-signer.bpsig');
     writeFileSync(other, readFileSync(file));
     const pre = minisign.createPrehash().update(readFileSync(other)).digest();
-    await signDetached(other, pre, stranger.signingKey, sigTrustedComment({ kind: 'signature', datasetId: '1ccfcc4c4c954a50', subscriber: stranger.keyId }), 'x');
+    await signDetached(
+      other,
+      pre,
+      stranger.signingKey,
+      sigTrustedComment({ kind: 'signature', datasetId: '1ccfcc4c4c954a50', subscriber: stranger.keyId }),
+      'x',
+    );
     await refused(openSignatureFile(other, [...verifiers, verifierOf(stranger, 'stranger')]), 'SIGNATURE_INVALID', /names subscriber/);
   });
 
@@ -165,7 +179,13 @@ describe('signature file', () => {
 
 describe('malformed signature files, validly signed', () => {
   const id = 'ab'.repeat(32);
-  const head = (): Record<string, unknown> => ({ t: 'signature', format: SIGNATURE_FORMAT, ...header(), created: '2026-01-01T00:00:00.000Z', chunker: 'fastcdc-v1' });
+  const head = (): Record<string, unknown> => ({
+    t: 'signature',
+    format: SIGNATURE_FORMAT,
+    ...header(),
+    created: '2026-01-01T00:00:00.000Z',
+    chunker: 'fastcdc-v1',
+  });
   const file = (p: string, size: number, c: unknown[]): Record<string, unknown> => ({ t: 'file', p, size, c });
   const end = (files: number, chunks: number, bytes: number): Record<string, unknown> => ({ t: 'end', files, chunks, bytes });
   const cases: Array<[string, string, string[]]> = [
@@ -247,10 +267,16 @@ describe('scanFolder', () => {
     for await (const f of scanFolder(dir, { key, onBytes: (n) => (bytes += n) })) {
       got.push({ p: f.p, size: f.size, chunks: f.chunks.map(([id, len]) => [id.toString('hex'), len]) });
     }
-    assert.deepEqual(got.map((f) => f.p), ['A.txt', 'b/big.bin', 'b/c/small.txt', 'empty']);
+    assert.deepEqual(
+      got.map((f) => f.p),
+      ['A.txt', 'b/big.bin', 'b/c/small.txt', 'empty'],
+    );
     for (const f of got) assert.deepEqual(f.chunks, await expected(join(dir, ...f.p.split('/')), key), f.p);
     assert.ok(got[1]!.chunks.length > 4, 'the big file has several chunks');
-    assert.equal(bytes, got.reduce((s, f) => s + f.size, 0));
+    assert.equal(
+      bytes,
+      got.reduce((s, f) => s + f.size, 0),
+    );
   });
 
   test('without a key, ids are SHA-256 of each chunk, with one thread as with several', async () => {

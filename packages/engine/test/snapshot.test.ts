@@ -40,16 +40,40 @@ test('the btrfs commands: a read-only snapshot of the subvolume into it, then it
   });
 });
 
-test("elsewhere --snapshot is refused, naming the file system found", { skip: here?.fsType === 'btrfs' ? `${root} is on btrfs here: the refusal needs another file system` : false }, async () => {
-  let ran = false;
-  await assert.rejects(
-    withSnapshot(root, async () => void (ran = true), () => undefined),
-    (e) => isBrickpostError(e, 'USAGE') && e.message.includes(`is on a ${here!.fsType} file system`) && e.message.includes('brickpost takes snapshots on btrfs only') && /pack without --snapshot/.test(e.hint ?? ''),
-  );
-  assert.equal(ran, false, 'nothing packed');
-  const zfs: SnapshotDeps = { mountOf: () => ({ fsType: 'zfs', mountPoint: '/tank', device: 'tank/survey' }), subvolumeOf: () => assert.fail(), run: () => assert.fail() };
-  await assert.rejects(withSnapshot('/tank/x', async () => 1, () => undefined, zfs), (e) => isBrickpostError(e, 'USAGE') && /zfs snapshot tank\/survey@brickpost/.test(e.hint ?? ''));
-});
+test(
+  'elsewhere --snapshot is refused, naming the file system found',
+  { skip: here?.fsType === 'btrfs' ? `${root} is on btrfs here: the refusal needs another file system` : false },
+  async () => {
+    let ran = false;
+    await assert.rejects(
+      withSnapshot(
+        root,
+        async () => void (ran = true),
+        () => undefined,
+      ),
+      (e) =>
+        isBrickpostError(e, 'USAGE') &&
+        e.message.includes(`is on a ${here!.fsType} file system`) &&
+        e.message.includes('brickpost takes snapshots on btrfs only') &&
+        /pack without --snapshot/.test(e.hint ?? ''),
+    );
+    assert.equal(ran, false, 'nothing packed');
+    const zfs: SnapshotDeps = {
+      mountOf: () => ({ fsType: 'zfs', mountPoint: '/tank', device: 'tank/survey' }),
+      subvolumeOf: () => assert.fail(),
+      run: () => assert.fail(),
+    };
+    await assert.rejects(
+      withSnapshot(
+        '/tank/x',
+        async () => 1,
+        () => undefined,
+        zfs,
+      ),
+      (e) => isBrickpostError(e, 'USAGE') && /zfs snapshot tank\/survey@brickpost/.test(e.hint ?? ''),
+    );
+  },
+);
 
 /** A stand-in for the btrfs tool on a plain folder: snapshot copies the tree, delete removes it. */
 function standIn(subvolume: string, log: string[][], failDelete = false): SnapshotDeps {
@@ -62,8 +86,7 @@ function standIn(subvolume: string, log: string[][], failDelete = false): Snapsh
         const copy = mkdtempSync(join(root, 'copy-'));
         cpSync(args[3]!, copy, { recursive: true });
         renameSync(copy, args[4]!);
-      }
-      else if (failDelete) throw new Error('ERROR: Could not destroy subvolume/snapshot: Operation not permitted');
+      } else if (failDelete) throw new Error('ERROR: Could not destroy subvolume/snapshot: Operation not permitted');
       else rmSync(args[2]!, { recursive: true });
     },
   };
@@ -79,16 +102,24 @@ test('a real pack of the snapshot: its tree, named after the source; the snapsho
   const engine = Engine.open({ home: join(root, 'home') });
   engine.keygen({ name: 'lab' });
   const log: string[][] = [];
-  const s = await packFromSnapshot({ source: src, drives: [drive], recipients: [] }, () => undefined, async (o) => {
-    // The live tree changes once the snapshot is taken: the shipment does not see it.
-    writeFileSync(join(src, 'logs', 'run.log'), 'changed after the snapshot\n');
-    assert.match(o.source, /\/vol\/\.brickpost-snapshot-[0-9a-f]{8}\/survey$/);
-    return engine.pack(o, () => undefined);
-  }, standIn(vol, log));
+  const s = await packFromSnapshot(
+    { source: src, drives: [drive], recipients: [] },
+    () => undefined,
+    async (o) => {
+      // The live tree changes once the snapshot is taken: the shipment does not see it.
+      writeFileSync(join(src, 'logs', 'run.log'), 'changed after the snapshot\n');
+      assert.match(o.source, /\/vol\/\.brickpost-snapshot-[0-9a-f]{8}\/survey$/);
+      return engine.pack(o, () => undefined);
+    },
+    standIn(vol, log),
+  );
   assert.equal(s.dataset, 'survey');
   assert.equal(log.length, 2);
   const dir = log[0]![5]!;
-  assert.deepEqual(log, [['btrfs', 'subvolume', 'snapshot', '-r', vol, dir], ['btrfs', 'subvolume', 'delete', dir]]);
+  assert.deepEqual(log, [
+    ['btrfs', 'subvolume', 'snapshot', '-r', vol, dir],
+    ['btrfs', 'subvolume', 'delete', dir],
+  ]);
   assert.ok(!existsSync(dir), 'snapshot removed');
   assert.ok(s.notes.some((n) => n.includes(`read-only snapshot of ${src}`)));
   const out = join(root, 'out');
@@ -100,23 +131,56 @@ test('the snapshot is removed when the pack fails; a snapshot that cannot be rem
   const vol = join(root, 'vol2');
   mkdirSync(join(vol, 'data'), { recursive: true });
   const log: string[][] = [];
-  await assert.rejects(withSnapshot(join(vol, 'data'), async () => { throw new Error('pack failed'); }, () => undefined, standIn(vol, log)), /pack failed/);
-  assert.deepEqual(log.map((c) => c[2]), ['snapshot', 'delete']);
+  await assert.rejects(
+    withSnapshot(
+      join(vol, 'data'),
+      async () => {
+        throw new Error('pack failed');
+      },
+      () => undefined,
+      standIn(vol, log),
+    ),
+    /pack failed/,
+  );
+  assert.deepEqual(
+    log.map((c) => c[2]),
+    ['snapshot', 'delete'],
+  );
   assert.ok(!existsSync(log[1]![3]!));
   const warnings: string[] = [];
-  const r = await withSnapshot(join(vol, 'data'), async () => 'done', (m) => warnings.push(m), standIn(vol, [], true));
+  const r = await withSnapshot(
+    join(vol, 'data'),
+    async () => 'done',
+    (m) => warnings.push(m),
+    standIn(vol, [], true),
+  );
   assert.equal(r.result, 'done', 'the result stands');
   assert.equal(warnings.length, 1);
-  assert.match(warnings[0]!, /could not be removed: ERROR: Could not destroy subvolume\/snapshot: Operation not permitted; remove it with: btrfs subvolume delete \/.*\.brickpost-snapshot-[0-9a-f]{8}$/);
+  assert.match(
+    warnings[0]!,
+    /could not be removed: ERROR: Could not destroy subvolume\/snapshot: Operation not permitted; remove it with: btrfs subvolume delete \/.*\.brickpost-snapshot-[0-9a-f]{8}$/,
+  );
 });
 
 const btrfsHere = here?.fsType === 'btrfs' && process.getuid?.() === 0;
-test('on btrfs, as root: a real snapshot taken and removed', { skip: btrfsHere ? false : `the temporary folder is on ${here?.fsType ?? 'an unknown file system'}, not btrfs, or this is not root: no btrfs file system can be mounted here (loop devices are refused), so the real btrfs path is not exercised on this machine` }, async () => {
-  const vol = join(root, 'subvol');
-  execFileSync('btrfs', ['subvolume', 'create', vol]);
-  writeFileSync(join(vol, 'f'), 'x');
-  const r = await withSnapshot(vol, async (p) => readFileSync(join(p, 'f'), 'utf8'), (m) => assert.fail(m));
-  assert.equal(r.result, 'x');
-  assert.ok(!existsSync(r.snapshot));
-  execFileSync('btrfs', ['subvolume', 'delete', vol]);
-});
+test(
+  'on btrfs, as root: a real snapshot taken and removed',
+  {
+    skip: btrfsHere
+      ? false
+      : `the temporary folder is on ${here?.fsType ?? 'an unknown file system'}, not btrfs, or this is not root: no btrfs file system can be mounted here (loop devices are refused), so the real btrfs path is not exercised on this machine`,
+  },
+  async () => {
+    const vol = join(root, 'subvol');
+    execFileSync('btrfs', ['subvolume', 'create', vol]);
+    writeFileSync(join(vol, 'f'), 'x');
+    const r = await withSnapshot(
+      vol,
+      async (p) => readFileSync(join(p, 'f'), 'utf8'),
+      (m) => assert.fail(m),
+    );
+    assert.equal(r.result, 'x');
+    assert.ok(!existsSync(r.snapshot));
+    execFileSync('btrfs', ['subvolume', 'delete', vol]);
+  },
+);

@@ -92,12 +92,14 @@ function assertTree(dest: string, expected: ExpectedEntry[]): void {
       const rel = relative(dest, p);
       if (rel === '.brickpost') continue;
       const st = lstatSync(p);
-      if (st.isDirectory()) got.push(`${rel}/`), walk(p);
+      if (st.isDirectory()) (got.push(`${rel}/`), walk(p));
       else got.push(`${rel} ${st.isFile() ? readFileSync(p).toString('hex') : st.isSymbolicLink() ? `-> ${readlinkSync(p)}` : 'not a file'}`);
     }
   };
   walk(dest);
-  const want = expected.map((e) => (e.type === 'dir' ? `${e.path}/` : e.type === 'link' ? `${e.path} -> ${e.target}` : `${e.path} ${e.data!.toString('hex')}`)).sort();
+  const want = expected
+    .map((e) => (e.type === 'dir' ? `${e.path}/` : e.type === 'link' ? `${e.path} -> ${e.target}` : `${e.path} ${e.data!.toString('hex')}`))
+    .sort();
   assert.deepEqual(got.sort(), want, 'DEST does not hold exactly the shipped tree');
 }
 
@@ -143,7 +145,12 @@ async function runVector(v: Vector): Promise<void> {
         assert.equal(mode.toString(8), m.mode.toString(8), `mode of ${m.path}`);
       }
     }
-    if (v.command === 'ls') assert.deepEqual(ev.map((e) => e.path), built.expected.map((e) => e.path), show(r));
+    if (v.command === 'ls')
+      assert.deepEqual(
+        ev.map((e) => e.path),
+        built.expected.map((e) => e.path),
+        show(r),
+      );
   } else {
     assert.equal(last.type, 'error', `last event is not an error\n${show(r)}`);
     assert.equal(last.exitCode, v.exit, show(r));
@@ -195,7 +202,10 @@ test('a crafted shipment is what the standard tools expect', missing.length ? { 
   run('minisign', ['-V', '-P', parties.self.minisignPublicKey, '-m', 'tagmanifest-sha256.txt']);
   const identity = join(selfHome, 'age-identity.txt');
   run('age', ['-d', '-i', identity, '-o', join(work, 'manifest.zst'), 'data/manifest.age']);
-  const lines = run('zstd', ['-d', '-c', join(work, 'manifest.zst')]).toString('utf8').trim().split('\n');
+  const lines = run('zstd', ['-d', '-c', join(work, 'manifest.zst')])
+    .toString('utf8')
+    .trim()
+    .split('\n');
   assert.equal(JSON.parse(lines[0]!).shipment, shipment.id);
   assert.equal(JSON.parse(lines[lines.length - 1]!).t, 'end');
   run('age', ['-d', '-i', identity, '-o', join(work, 'pack.zst'), 'data/packs/000/000001.age']);

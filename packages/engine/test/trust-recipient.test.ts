@@ -56,23 +56,45 @@ describe('trusted keys with recipients', () => {
     assert.deepEqual(parseContact(subWho.minisignPublicKey), { publicKey: subWho.minisignPublicKey, recipient: null, name: null });
     assert.deepEqual(parseContact(pubFile), { publicKey: subWho.minisignPublicKey, recipient: null, name: null });
     assert.deepEqual(parseContact(`${pubFile}${subWho.recipient}\n`), { publicKey: subWho.minisignPublicKey, recipient: subWho.recipient, name: null });
-    assert.deepEqual(parseContact(whoamiText.replace(/\n/g, '\r\n')), { publicKey: subWho.minisignPublicKey, recipient: subWho.recipient, name: 'field-station' });
+    assert.deepEqual(parseContact(whoamiText.replace(/\n/g, '\r\n')), {
+      publicKey: subWho.minisignPublicKey,
+      recipient: subWho.recipient,
+      name: 'field-station',
+    });
     assert.deepEqual(parseContact(`signing key: "${subWho.minisignPublicKey}", recipient: <${subWho.recipient}>.`).recipient, subWho.recipient);
   });
 
   test('contact texts refused: no key, two keys, two recipients, a malformed recipient, a secret key, too long', () => {
-    assert.throws(() => parseContact('hello there'), (e: unknown) => badKey(e) && /no minisign public key .*"hello there"/.test((e as Error).message));
-    assert.throws(() => parseContact(`${subWho.minisignPublicKey}\n${otherWho.minisignPublicKey}`), (e: unknown) => badKey(e) && /2 different minisign public keys/.test((e as Error).message));
-    assert.throws(() => parseContact(`${subWho.minisignPublicKey} ${subWho.recipient} ${otherWho.recipient}`), (e: unknown) => badKey(e) && /2 different age recipients/.test((e as Error).message));
+    assert.throws(
+      () => parseContact('hello there'),
+      (e: unknown) => badKey(e) && /no minisign public key .*"hello there"/.test((e as Error).message),
+    );
+    assert.throws(
+      () => parseContact(`${subWho.minisignPublicKey}\n${otherWho.minisignPublicKey}`),
+      (e: unknown) => badKey(e) && /2 different minisign public keys/.test((e as Error).message),
+    );
+    assert.throws(
+      () => parseContact(`${subWho.minisignPublicKey} ${subWho.recipient} ${otherWho.recipient}`),
+      (e: unknown) => badKey(e) && /2 different age recipients/.test((e as Error).message),
+    );
     const flipped = subWho.recipient.slice(0, -1) + (subWho.recipient.endsWith('q') ? 'p' : 'q');
     assert.throws(() => parseContact(`${subWho.minisignPublicKey} ${flipped}`), badKey, 'a recipient with a bad checksum');
     const otherPub = readFileSync(otherWho.minisignPublicKeyFile, 'utf8').split('\n')[0]!;
-    assert.throws(() => parseContact(`${otherPub}\n${subWho.minisignPublicKey}\n${subWho.recipient}\n`), (e: unknown) => badKey(e) && /comment says key id/.test((e as Error).message));
-    assert.throws(() => parseContact(`${whoamiText}\nAGE-SECRET-KEY-1QQQQ`), (e: unknown) => badKey(e) && /secret key/.test((e as Error).message));
-    assert.throws(() => parseContact(`${whoamiText}\n${'#'.repeat(20_000)}`), (e: unknown) => badKey(e) && /too long/.test((e as Error).message));
+    assert.throws(
+      () => parseContact(`${otherPub}\n${subWho.minisignPublicKey}\n${subWho.recipient}\n`),
+      (e: unknown) => badKey(e) && /comment says key id/.test((e as Error).message),
+    );
+    assert.throws(
+      () => parseContact(`${whoamiText}\nAGE-SECRET-KEY-1QQQQ`),
+      (e: unknown) => badKey(e) && /secret key/.test((e as Error).message),
+    );
+    assert.throws(
+      () => parseContact(`${whoamiText}\n${'#'.repeat(20_000)}`),
+      (e: unknown) => badKey(e) && /too long/.test((e as Error).message),
+    );
   });
 
-  test('the own entry carries the home\'s recipient, also in a catalog where it was never filled', () => {
+  test("the own entry carries the home's recipient, also in a catalog where it was never filled", () => {
     const me = pub.trustList().find((k) => k.self)!;
     assert.equal(me.recipient, pub.whoami().recipient);
     const db = new Database(join(pub.home, 'catalog.sqlite'));
@@ -88,7 +110,10 @@ describe('trusted keys with recipients', () => {
     assert.deepEqual([renamed.name, renamed.recipient], ['station-7', subWho.recipient], 'the bare key keeps the recipient');
     const moved = pub.trustAdd(subWho.minisignPublicKey, undefined, otherWho.recipient);
     assert.deepEqual([moved.name, moved.recipient], ['station-7', otherWho.recipient], 'the name is kept, the recipient replaced');
-    assert.throws(() => pub.trustAdd(whoamiText, undefined, otherWho.recipient), (e: unknown) => badKey(e) && /holds recipient/.test((e as Error).message));
+    assert.throws(
+      () => pub.trustAdd(whoamiText, undefined, otherWho.recipient),
+      (e: unknown) => badKey(e) && /holds recipient/.test((e as Error).message),
+    );
     assert.throws(() => pub.trustAdd(subWho.minisignPublicKey, undefined, 'age1notarecipient'), badKey);
     assert.throws(() => pub.trustAdd(subWho.minisignPublicKey, undefined, subWho.minisignPublicKey), badKey);
     assert.equal(pub.trustAdd(whoamiText).recipient, subWho.recipient, 'the pasted text sets it back');

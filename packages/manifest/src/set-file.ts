@@ -98,13 +98,15 @@ export function parseSetFile(bytes: Buffer, expect: { shipment: string; packs: n
     for (let j = 0; j < count!; j++) {
       const g = lines[at++]?.split('\t') ?? [];
       const size = uint(g[3]);
-      if (g.length !== 5 || g[0] !== 'file' || g[1] !== String(i) || size === null || !/^[0-9a-f]{64}$/.test(g[4] ?? '')) bad(`file ${j} of share ${i} is malformed`);
+      if (g.length !== 5 || g[0] !== 'file' || g[1] !== String(i) || size === null || !/^[0-9a-f]{64}$/.test(g[4] ?? ''))
+        bad(`file ${j} of share ${i} is malformed`);
       const path = g[2]!;
       const file: SetFile = { path, size: size!, sha256: g[4]!, offset };
       if (kind === 'data') {
         const p = /^data\/packs\/[0-9]{3,}\/([0-9]{6,})\.age$/.exec(path);
         const pack = p ? Number(p[1]) : NaN;
-        if (!p || !(pack < expect.packs) || packPath(pack) !== path || seenPacks.has(pack)) bad(`${quote(path)} is not a pack of this shipment, or is listed twice`);
+        if (!p || !(pack < expect.packs) || packPath(pack) !== path || seenPacks.has(pack))
+          bad(`${quote(path)} is not a pack of this shipment, or is listed twice`);
         seenPacks.add(pack);
         file.pack = pack;
       } else if (path !== parityPath(j) || (j < count! - 1 && size !== PARITY_FILE_SIZE)) {
@@ -119,7 +121,8 @@ export function parseSetFile(bytes: Buffer, expect: { shipment: string; packs: n
   if (at !== lines.length) bad('has lines after the last share');
   if (seenPacks.size !== expect.packs) bad(`lists ${seenPacks.size} packs; bag-info declares ${expect.packs}`);
   const longest = Math.max(0, ...set.shares.filter((s) => s.kind === 'data').map((s) => s.bytes));
-  for (const s of set.shares) if (s.kind === 'parity' && s.bytes !== longest) bad(`parity share ${s.index} is ${s.bytes} bytes, the longest data share ${longest}`);
+  for (const s of set.shares)
+    if (s.kind === 'parity' && s.bytes !== longest) bad(`parity share ${s.index} is ${s.bytes} bytes, the longest data share ${longest}`);
   return set;
 }
 

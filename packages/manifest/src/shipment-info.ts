@@ -104,18 +104,22 @@ export function parseShipmentInfo(fields: Array<[string, string]>, where = 'bag-
     if (/^[1-9][0-9]{15,}$/.test(v) && !Number.isSafeInteger(Number(v))) {
       throw new BrickpostError('MALFORMED', `${where}: field ${k} is ${quote(v, 40)}, past the largest number a drive may carry (2^53 - 1)`);
     }
-    if (!/^(0|[1-9][0-9]{0,15})$/.test(v) || !Number.isSafeInteger(Number(v))) throw new BrickpostError('MALFORMED', `${where}: field ${k} is not a whole number: ${quote(v)}`);
+    if (!/^(0|[1-9][0-9]{0,15})$/.test(v) || !Number.isSafeInteger(Number(v)))
+      throw new BrickpostError('MALFORMED', `${where}: field ${k} is not a whole number: ${quote(v)}`);
     return Number(v);
   };
   const format = get('Brickpost-Format');
   if (format !== FORMAT_VERSION) {
-    throw new BrickpostError('UNSUPPORTED_VERSION', `${where}: format ${quote(format)} is not ${FORMAT_VERSION}`, { hint: 'upgrade brickpost to read this drive' });
+    throw new BrickpostError('UNSUPPORTED_VERSION', `${where}: format ${quote(format)} is not ${FORMAT_VERSION}`, {
+      hint: 'upgrade brickpost to read this drive',
+    });
   }
   const oxum = /^(0|[1-9][0-9]{0,15})\.(0|[1-9][0-9]{0,15})$/.exec(get('Payload-Oxum'));
   if (!oxum) throw new BrickpostError('MALFORMED', `${where}: bad Payload-Oxum ${quote(get('Payload-Oxum'))}`);
   const count = /^([1-9][0-9]{0,3}) of ([1-9][0-9]{0,3})$/.exec(get('Bag-Count'));
   if (!count || Number(count[1]) > Number(count[2])) throw new BrickpostError('MALFORMED', `${where}: bad Bag-Count ${quote(get('Bag-Count'))}`);
-  if (!Number.isSafeInteger(Number(oxum[1])) || !Number.isSafeInteger(Number(oxum[2]))) throw new BrickpostError('MALFORMED', `${where}: Payload-Oxum beyond 2^53`);
+  if (!Number.isSafeInteger(Number(oxum[1])) || !Number.isSafeInteger(Number(oxum[2])))
+    throw new BrickpostError('MALFORMED', `${where}: Payload-Oxum beyond 2^53`);
   const parent = get('Brickpost-Parent');
   const bagCount = Number(count[2]);
   const setParity = bagCount > 1 ? int('Brickpost-Set-Parity') : 0;
@@ -129,7 +133,10 @@ export function parseShipmentInfo(fields: Array<[string, string]>, where = 'bag-
     throw new BrickpostError('MALFORMED', `${where}: Brickpost-Expires ${quote(expires)} is not a time like 2026-11-22T05:08:11.909Z`);
   }
   if (expires !== undefined && Date.parse(expires) <= Date.parse(created)) {
-    throw new BrickpostError('MALFORMED', `${where}: Brickpost-Expires ${expires} is not after Brickpost-Created ${created}: the shipment would expire before it was packed`);
+    throw new BrickpostError(
+      'MALFORMED',
+      `${where}: Brickpost-Expires ${expires} is not after Brickpost-Created ${created}: the shipment would expire before it was packed`,
+    );
   }
   return {
     format: FORMAT_VERSION,

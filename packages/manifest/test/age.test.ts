@@ -65,7 +65,10 @@ test('armored input is refused unless decoded first', () => {
 test('multiple recipients each decrypt; others do not', () => {
   const keys = [generateX25519Identity(), generateX25519Identity(), generateX25519Identity()];
   const plain = randomBytes(100 * KiB);
-  const cipher = encrypt(plain, keys.map((k) => parseRecipient(k.recipient)));
+  const cipher = encrypt(
+    plain,
+    keys.map((k) => parseRecipient(k.recipient)),
+  );
   for (const k of keys) assert.ok(decrypt(cipher, [parseIdentity(k.identity)]).equals(plain));
   throwsCode(() => decrypt(cipher, [aliceId]), 'NO_MATCHING_KEY', /^no identity matches any recipient of /);
 });
@@ -131,8 +134,15 @@ test('random access reads only the chunks it needs and verifies them', async () 
     return cipher.subarray(pos, pos + len);
   };
   const ranges: [number, number][] = [
-    [0, 0], [0, 1], [STREAM_CHUNK - 1, 2], [STREAM_CHUNK, STREAM_CHUNK], [100, 3 * STREAM_CHUNK],
-    [plain.length - 1, 1], [0, plain.length], [5 * STREAM_CHUNK, 1234], [2 * STREAM_CHUNK + 7, 10],
+    [0, 0],
+    [0, 1],
+    [STREAM_CHUNK - 1, 2],
+    [STREAM_CHUNK, STREAM_CHUNK],
+    [100, 3 * STREAM_CHUNK],
+    [plain.length - 1, 1],
+    [0, plain.length],
+    [5 * STREAM_CHUNK, 1234],
+    [2 * STREAM_CHUNK + 7, 10],
   ];
   for (const [off, len] of ranges) {
     const got = await readPlainRange(readAt, cipher.length, payloadStart, fileKey, nonce, off, len);
@@ -182,7 +192,14 @@ test('tampering, truncation and appending are detected', () => {
   // A full final chunk followed by more data.
   const full = encrypt(randomBytes(STREAM_CHUNK), [aliceTo]);
   throwsCode(() => decrypt(Buffer.concat([full, randomBytes(20)]), [aliceId]), 'MALFORMED', /after its final chunk/);
-  throwsCode(() => decrypt(cipher, [generateX25519Identity()].map((k) => parseIdentity(k.identity))), 'NO_MATCHING_KEY');
+  throwsCode(
+    () =>
+      decrypt(
+        cipher,
+        [generateX25519Identity()].map((k) => parseIdentity(k.identity)),
+      ),
+    'NO_MATCHING_KEY',
+  );
 });
 
 test('keys: spec example, bech32 checks, identity files', () => {

@@ -1,8 +1,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  BAGIT_TXT, parseBagitTxt, formatBagInfo, parseBagInfo, payloadOxum, parsePayloadOxum,
-  formatManifest, parseManifest, encodeBagPath, decodeBagPath, MAX_BAG_INFO_FIELDS,
+  BAGIT_TXT,
+  parseBagitTxt,
+  formatBagInfo,
+  parseBagInfo,
+  payloadOxum,
+  parsePayloadOxum,
+  formatManifest,
+  parseManifest,
+  encodeBagPath,
+  decodeBagPath,
+  MAX_BAG_INFO_FIELDS,
 } from '../src/bag/index.js';
 import { isBrickpostError, type ErrorCode } from '../src/errors.js';
 
@@ -23,10 +32,16 @@ test('bagit.txt: ours parses; anything else is refused', () => {
   throwsCode(() => parseBagitTxt('BagIt-Version: 0.97\nTag-File-Character-Encoding: UTF-8\n'), 'UNSUPPORTED_VERSION');
   throwsCode(() => parseBagitTxt('BagIt-Version: 1.0\nTag-File-Character-Encoding: ISO-8859-1\n'), 'UNSUPPORTED_VERSION');
   for (const bad of [
-    '', BAGIT_TXT.slice(0, -1), '\ufeff' + BAGIT_TXT, BAGIT_TXT + 'X: y\n', BAGIT_TXT + '\n',
-    'Tag-File-Character-Encoding: UTF-8\nBagIt-Version: 1.0\n', 'BagIt-Version:  1.0\nTag-File-Character-Encoding: UTF-8\n',
+    '',
+    BAGIT_TXT.slice(0, -1),
+    '\ufeff' + BAGIT_TXT,
+    BAGIT_TXT + 'X: y\n',
+    BAGIT_TXT + '\n',
+    'Tag-File-Character-Encoding: UTF-8\nBagIt-Version: 1.0\n',
+    'BagIt-Version:  1.0\nTag-File-Character-Encoding: UTF-8\n',
     'BagIt-Version: 1.0\rTag-File-Character-Encoding: UTF-8\n',
-  ]) throwsCode(() => parseBagitTxt(bad), 'MALFORMED', undefined, JSON.stringify(bad));
+  ])
+    throwsCode(() => parseBagitTxt(bad), 'MALFORMED', undefined, JSON.stringify(bad));
   throwsCode(() => parseBagitTxt(Buffer.from([0x42, 0xff, 0x0a])), 'MALFORMED', /UTF-8/);
 });
 
@@ -45,7 +60,10 @@ test('bag-info.txt: round trip with continuation lines and order kept', () => {
   assert.equal(text.split('\n')[2], '  second line\twith tab');
   assert.deepEqual(parseBagInfo(text), fields);
   assert.deepEqual(parseBagInfo(Buffer.from(text.replace(/\n/g, '\r\n'))), fields);
-  assert.deepEqual(parseBagInfo('A: x\n\t\t y\n   z\nB:\tv\n'), [['A', 'x\ny\nz'], ['B', 'v']]);
+  assert.deepEqual(parseBagInfo('A: x\n\t\t y\n   z\nB:\tv\n'), [
+    ['A', 'x\ny\nz'],
+    ['B', 'v'],
+  ]);
   assert.deepEqual(parseBagInfo(''), []);
 });
 
@@ -67,7 +85,9 @@ test('bag-info.txt: bad lines are MALFORMED with their line number', () => {
   for (const [text, re] of cases) throwsCode(() => parseBagInfo(text), 'MALFORMED', re, JSON.stringify(text));
   throwsCode(() => parseBagInfo('A: x\n'.repeat(MAX_BAG_INFO_FIELDS + 1)), 'LIMIT_EXCEEDED');
   throwsCode(() => parseBagInfo('A: ' + 'x'.repeat(2 * 1024 * 1024) + '\n'), 'LIMIT_EXCEEDED');
-  for (const bad of [[['A:B', 'x']], [['', 'x']], [[' A', 'x']], [['A', ' x']], [['A', 'x\n\ny']], [['A', 'x\r']], [['A', 'x\n y']]] as Array<Array<[string, string]>>) {
+  for (const bad of [[['A:B', 'x']], [['', 'x']], [[' A', 'x']], [['A', ' x']], [['A', 'x\n\ny']], [['A', 'x\r']], [['A', 'x\n y']]] as Array<
+    Array<[string, string]>
+  >) {
     throwsCode(() => formatBagInfo(bad), 'USAGE', undefined, JSON.stringify(bad));
   }
 });
@@ -90,19 +110,28 @@ test('manifest paths: RFC 8493 percent-encoding of CR, LF and % only', () => {
   assert.equal(decodeBagPath('data/%41'), undefined);
   assert.equal(decodeBagPath('data/%2'), undefined);
   assert.equal(decodeBagPath('data/100%'), undefined);
-  const text = formatManifest([{ path: 'data/50%.txt', digest: D.toUpperCase() }, { path: 'data/é ü/x', digest: D }]);
+  const text = formatManifest([
+    { path: 'data/50%.txt', digest: D.toUpperCase() },
+    { path: 'data/é ü/x', digest: D },
+  ]);
   assert.equal(text, `${D}  data/50%25.txt\n${D}  data/é ü/x\n`);
   assert.deepEqual(parseManifest(text, { maxEntries: 2, payload: true }), [
-    { path: 'data/50%.txt', digest: D }, { path: 'data/é ü/x', digest: D },
+    { path: 'data/50%.txt', digest: D },
+    { path: 'data/é ü/x', digest: D },
   ]);
 });
 
 test('manifest: lenient only where RFC 8493 says so', () => {
   const upper = D.toUpperCase();
   const parsed = parseManifest(`${upper}\tdata/a\n${D.slice(0, 32)}${upper.slice(32)} \t data/b\r\n`, { maxEntries: 10, payload: true });
-  assert.deepEqual(parsed, [{ path: 'data/a', digest: D }, { path: 'data/b', digest: D }]);
-  assert.deepEqual(parseManifest(`${D} bagit.txt\n${D} meta/readme.txt\n`, { maxEntries: 10, payload: false }).map((e) => e.path),
-    ['bagit.txt', 'meta/readme.txt']);
+  assert.deepEqual(parsed, [
+    { path: 'data/a', digest: D },
+    { path: 'data/b', digest: D },
+  ]);
+  assert.deepEqual(
+    parseManifest(`${D} bagit.txt\n${D} meta/readme.txt\n`, { maxEntries: 10, payload: false }).map((e) => e.path),
+    ['bagit.txt', 'meta/readme.txt'],
+  );
   assert.deepEqual(parseManifest('', { maxEntries: 0, payload: true }), []);
 });
 
@@ -149,5 +178,12 @@ test('formatManifest refuses what parseManifest would refuse', () => {
   throwsCode(() => formatManifest([{ path: 'data/../x', digest: D }]), 'UNSAFE_PATH');
   throwsCode(() => formatManifest([{ path: 'data/a\nb', digest: D }]), 'UNSAFE_PATH');
   throwsCode(() => formatManifest([{ path: 'data/a', digest: 'abc' }]), 'USAGE');
-  throwsCode(() => formatManifest([{ path: 'data/a', digest: D }, { path: 'data/a', digest: D }]), 'USAGE');
+  throwsCode(
+    () =>
+      formatManifest([
+        { path: 'data/a', digest: D },
+        { path: 'data/a', digest: D },
+      ]),
+    'USAGE',
+  );
 });

@@ -6,8 +6,19 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  checkCustodyChain, custodyActor, custodyLineHash, custodySignatureValid, formatCustodyEvent, formatCustodyLog,
-  isBrickpostError, MAX_CUSTODY_FILE, minisign, parseCustodyEvent, splitCustodyLog, ZERO_HASH, type CustodyEventFields,
+  checkCustodyChain,
+  custodyActor,
+  custodyLineHash,
+  custodySignatureValid,
+  formatCustodyEvent,
+  formatCustodyLog,
+  isBrickpostError,
+  MAX_CUSTODY_FILE,
+  minisign,
+  parseCustodyEvent,
+  splitCustodyLog,
+  ZERO_HASH,
+  type CustodyEventFields,
 } from '../src/index.js';
 
 const key = minisign.generateSigningKey();
@@ -25,7 +36,14 @@ const packed: CustodyEventFields = {
 };
 const first = formatCustodyEvent(packed, key);
 const second = formatCustodyEvent(
-  { ...packed, n: 2, type: 'sealed', at: '2026-11-22T05:08:12.000Z', details: { manifest: 'a'.repeat(64), payloadManifest: 'b'.repeat(64), bagInfo: 'c'.repeat(64) }, prev: first.hash },
+  {
+    ...packed,
+    n: 2,
+    type: 'sealed',
+    at: '2026-11-22T05:08:12.000Z',
+    details: { manifest: 'a'.repeat(64), payloadManifest: 'b'.repeat(64), bagInfo: 'c'.repeat(64) },
+    prev: first.hash,
+  },
   key,
 );
 
@@ -45,7 +63,11 @@ test('a signature by another key than the actor named does not verify', () => {
 });
 
 const rejects = (line: string, code: string, re: RegExp): void => {
-  assert.throws(() => parseCustodyEvent(line), (e: unknown) => isBrickpostError(e) && e.code === code && re.test(e.message), line.slice(0, 80));
+  assert.throws(
+    () => parseCustodyEvent(line),
+    (e: unknown) => isBrickpostError(e) && e.code === code && re.test(e.message),
+    line.slice(0, 80),
+  );
 };
 
 test('events that break §19.3 are refused', () => {
@@ -72,7 +94,11 @@ test('logs that break §19.2 are refused', () => {
   const good = formatCustodyLog([first.line, second.line]);
   assert.deepEqual(splitCustodyLog(Buffer.from(good)), [first.line, second.line]);
   const bad = (text: string | Buffer, code: string): void => {
-    assert.throws(() => splitCustodyLog(Buffer.isBuffer(text) ? text : Buffer.from(text)), (e: unknown) => isBrickpostError(e, code as never), String(text).slice(0, 40));
+    assert.throws(
+      () => splitCustodyLog(Buffer.isBuffer(text) ? text : Buffer.from(text)),
+      (e: unknown) => isBrickpostError(e, code as never),
+      String(text).slice(0, 40),
+    );
   };
   bad(good.replace('brickpost-custody/v1', 'brickpost-custody/v2'), 'UNSUPPORTED_VERSION');
   bad(good.replace('brickpost-custody/v1', 'custody'), 'MALFORMED');

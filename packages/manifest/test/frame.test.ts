@@ -3,14 +3,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { isBrickpostError } from '../src/errors.js';
-import {
-  parseFrameHeader,
-  rawFrame,
-  rawFrameParts,
-  rawFrameSize,
-  readSkippableFrame,
-  skippableFrame,
-} from '../src/frame/index.js';
+import { parseFrameHeader, rawFrame, rawFrameParts, rawFrameSize, readSkippableFrame, skippableFrame } from '../src/frame/index.js';
 
 const hasZstd = spawnSync('zstd', ['--version']).status === 0;
 const noZstd = hasZstd ? false : 'zstd binary not installed';

@@ -6,8 +6,16 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
-  checkCustodyChain, custodyActor, formatCustodyEvent, formatCustodyLog, minisign, parseCustodyEvent, splitCustodyLog,
-  ZERO_HASH, type CustodyEventFields, type CustodyEventLine,
+  checkCustodyChain,
+  custodyActor,
+  formatCustodyEvent,
+  formatCustodyLog,
+  minisign,
+  parseCustodyEvent,
+  splitCustodyLog,
+  ZERO_HASH,
+  type CustodyEventFields,
+  type CustodyEventLine,
 } from '../src/index.js';
 import { bytesInput, fc, fuzz, mutatedBytes, textInput } from './fuzz-util.js';
 

@@ -9,35 +9,164 @@ const utf8 = (s: string): Buffer => Buffer.from(s, 'utf8');
 
 /** Byte strings that break parsers: controls, line ends, bad UTF-8, JSON and path syntax, big numbers, deep nesting. */
 export const TOKENS: readonly Buffer[] = [
-  enc('\0'), enc('\r'), enc('\r\n'), enc('\n'), enc('\n\n'), enc('\t'), enc(' '), enc('  '), enc('\x7f'), enc('\x1b[2J'),
-  Buffer.from([0xc2, 0x85]), utf8('\u2028'), utf8('\u202e'), utf8('\u00a0'), Buffer.from([0xef, 0xbb, 0xbf]),
-  Buffer.from([0xed, 0xa0, 0x80]), Buffer.from([0xed, 0xbf, 0xbf]), Buffer.from([0xc0, 0xaf]), Buffer.from([0xff]),
-  Buffer.from([0xf4, 0x90, 0x80, 0x80]), Buffer.from([0xf0, 0x9f, 0x98]), Buffer.from([0xe2, 0x82]), utf8('\ufffd'),
-  enc('%'), enc('%0'), enc('%25'), enc('%0A'), enc('%0d'), enc('%ZZ'), enc('%%'),
-  enc('/'), enc('//'), enc('../'), enc('./'), enc('..'), enc('\\'), enc('C:'), enc('data/'), enc('data'),
-  utf8('e\u0301'), utf8('\u00e9'), utf8('\u0130'), utf8('\u212a'), utf8('\u200b'), utf8('\ud83d\ude00'),
-  enc('"'), enc('\\"'), enc('\\u'), enc('\\ud800'), enc('\\udc00\\ud800'), enc('\\u0000'), enc('\\x41'),
-  enc('{'), enc('}'), enc('['), enc(']'), enc(','), enc(':'), enc('null'), enc('true'), enc('""'), enc('{}'), enc('[]'),
-  enc('"__proto__":1,'), enc('"t":"file",'), enc('"constructor":{},'),
-  enc('['.repeat(64)), enc('['.repeat(5000)), enc('{"a":'.repeat(200)), enc(']'.repeat(64)),
-  enc('0'), enc('-0'), enc('-1'), enc('01'), enc('1.5'), enc('1e3'), enc('1E400'), enc('-'), enc('0x10'),
-  enc('9007199254740991'), enc('9007199254740992'), enc('-9007199254740993'), enc('18446744073709551616'),
-  enc('4294967295'), enc('4294967296'), enc('4194304'), enc('4194305'), enc('99999999999999999999999999'),
-  enc('NaN'), enc('Infinity'), enc('='), enc('=='), enc('+/'), enc('-----'), enc('--- '), enc('-> '),
-  enc('x'.repeat(300)), enc('y'.repeat(5000)), enc('a/'.repeat(200)), enc(' '.repeat(100)), enc('%25'.repeat(100)),
+  enc('\0'),
+  enc('\r'),
+  enc('\r\n'),
+  enc('\n'),
+  enc('\n\n'),
+  enc('\t'),
+  enc(' '),
+  enc('  '),
+  enc('\x7f'),
+  enc('\x1b[2J'),
+  Buffer.from([0xc2, 0x85]),
+  utf8('\u2028'),
+  utf8('\u202e'),
+  utf8('\u00a0'),
+  Buffer.from([0xef, 0xbb, 0xbf]),
+  Buffer.from([0xed, 0xa0, 0x80]),
+  Buffer.from([0xed, 0xbf, 0xbf]),
+  Buffer.from([0xc0, 0xaf]),
+  Buffer.from([0xff]),
+  Buffer.from([0xf4, 0x90, 0x80, 0x80]),
+  Buffer.from([0xf0, 0x9f, 0x98]),
+  Buffer.from([0xe2, 0x82]),
+  utf8('\ufffd'),
+  enc('%'),
+  enc('%0'),
+  enc('%25'),
+  enc('%0A'),
+  enc('%0d'),
+  enc('%ZZ'),
+  enc('%%'),
+  enc('/'),
+  enc('//'),
+  enc('../'),
+  enc('./'),
+  enc('..'),
+  enc('\\'),
+  enc('C:'),
+  enc('data/'),
+  enc('data'),
+  utf8('e\u0301'),
+  utf8('\u00e9'),
+  utf8('\u0130'),
+  utf8('\u212a'),
+  utf8('\u200b'),
+  utf8('\ud83d\ude00'),
+  enc('"'),
+  enc('\\"'),
+  enc('\\u'),
+  enc('\\ud800'),
+  enc('\\udc00\\ud800'),
+  enc('\\u0000'),
+  enc('\\x41'),
+  enc('{'),
+  enc('}'),
+  enc('['),
+  enc(']'),
+  enc(','),
+  enc(':'),
+  enc('null'),
+  enc('true'),
+  enc('""'),
+  enc('{}'),
+  enc('[]'),
+  enc('"__proto__":1,'),
+  enc('"t":"file",'),
+  enc('"constructor":{},'),
+  enc('['.repeat(64)),
+  enc('['.repeat(5000)),
+  enc('{"a":'.repeat(200)),
+  enc(']'.repeat(64)),
+  enc('0'),
+  enc('-0'),
+  enc('-1'),
+  enc('01'),
+  enc('1.5'),
+  enc('1e3'),
+  enc('1E400'),
+  enc('-'),
+  enc('0x10'),
+  enc('9007199254740991'),
+  enc('9007199254740992'),
+  enc('-9007199254740993'),
+  enc('18446744073709551616'),
+  enc('4294967295'),
+  enc('4294967296'),
+  enc('4194304'),
+  enc('4194305'),
+  enc('99999999999999999999999999'),
+  enc('NaN'),
+  enc('Infinity'),
+  enc('='),
+  enc('=='),
+  enc('+/'),
+  enc('-----'),
+  enc('--- '),
+  enc('-> '),
+  enc('x'.repeat(300)),
+  enc('y'.repeat(5000)),
+  enc('a/'.repeat(200)),
+  enc(' '.repeat(100)),
+  enc('%25'.repeat(100)),
 ];
 
 /** Numbers as text, for replacing the digits of a line. */
 export const NUMBERS: readonly string[] = [
-  '0', '-0', '-1', '1', '01', '00', '2', '255', '256', '65536', '1.0', '1e3', '1E400', '0.5', '-9007199254740991',
-  '9007199254740991', '9007199254740992', '9007199254740993', '18446744073709551615', '4294967295', '4294967296',
-  '4194304', '4194305', '4198400', '4198401', '1048576', '99999999999999999999999', '1' + '0'.repeat(400),
+  '0',
+  '-0',
+  '-1',
+  '1',
+  '01',
+  '00',
+  '2',
+  '255',
+  '256',
+  '65536',
+  '1.0',
+  '1e3',
+  '1E400',
+  '0.5',
+  '-9007199254740991',
+  '9007199254740991',
+  '9007199254740992',
+  '9007199254740993',
+  '18446744073709551615',
+  '4294967295',
+  '4294967296',
+  '4194304',
+  '4194305',
+  '4198400',
+  '4198401',
+  '1048576',
+  '99999999999999999999999',
+  '1' + '0'.repeat(400),
 ];
 
 /** Values written as little-endian integers over a length field. */
 const INTS: readonly bigint[] = [
-  0n, 1n, 2n, 7n, 8n, 0x7fn, 0x80n, 0xffn, 0x100n, 0x7fffn, 0xffffn, 0x10000n, 0xffffffn, 0x7fffffffn, 0x80000000n, 0xffffffffn,
-  0x100000000n, 2n ** 53n - 1n, 2n ** 53n, 2n ** 63n, 2n ** 64n - 1n,
+  0n,
+  1n,
+  2n,
+  7n,
+  8n,
+  0x7fn,
+  0x80n,
+  0xffn,
+  0x100n,
+  0x7fffn,
+  0xffffn,
+  0x10000n,
+  0xffffffn,
+  0x7fffffffn,
+  0x80000000n,
+  0xffffffffn,
+  0x100000000n,
+  2n ** 53n - 1n,
+  2n ** 53n,
+  2n ** 63n,
+  2n ** 64n - 1n,
 ];
 
 /** One edit of an input; positions are taken modulo its length. */
@@ -152,12 +281,24 @@ function applyOp(b: Buffer, op: Op, seeds: readonly Buffer[]): Buffer {
       const a = op.a % lines.length;
       const z = op.b % lines.length;
       switch (op.how) {
-        case 0: lines.splice(z, 0, lines[a]!); break; // duplicate
-        case 1: lines.splice(a, 1); break; // drop
-        case 2: [lines[a], lines[z]] = [lines[z]!, lines[a]!]; break; // swap
-        case 3: lines[a] = Buffer.concat([lines[a]!.subarray(0, Math.max(0, lines[a]!.length - 1)), enc('\r\n')]); break; // CRLF
-        case 4: lines.splice(a, 0, enc('\n')); break; // blank line
-        default: lines[a] = Buffer.concat([enc(' '), lines[a]!]); break; // indent
+        case 0:
+          lines.splice(z, 0, lines[a]!);
+          break; // duplicate
+        case 1:
+          lines.splice(a, 1);
+          break; // drop
+        case 2:
+          [lines[a], lines[z]] = [lines[z]!, lines[a]!];
+          break; // swap
+        case 3:
+          lines[a] = Buffer.concat([lines[a]!.subarray(0, Math.max(0, lines[a]!.length - 1)), enc('\r\n')]);
+          break; // CRLF
+        case 4:
+          lines.splice(a, 0, enc('\n'));
+          break; // blank line
+        default:
+          lines[a] = Buffer.concat([enc(' '), lines[a]!]);
+          break; // indent
       }
       return Buffer.concat(lines);
     }
@@ -197,9 +338,7 @@ export function mutate(seed: Buffer, ops: readonly Op[], seeds: readonly Buffer[
 /** Mutations of the valid encodings `seeds`: 0 to `maxOps` byte, token, integer-field and line edits (0 keeps a seed as is). */
 export function mutatedBytes(seeds: readonly Buffer[], maxOps = 6): fc.Arbitrary<Buffer> {
   if (seeds.length === 0) throw new Error('mutatedBytes needs at least one seed');
-  return fc
-    .tuple(fc.nat({ max: seeds.length - 1 }), fc.array(opArb, { maxLength: maxOps }))
-    .map(([i, ops]) => mutate(seeds[i]!, ops, seeds));
+  return fc.tuple(fc.nat({ max: seeds.length - 1 }), fc.array(opArb, { maxLength: maxOps })).map(([i, ops]) => mutate(seeds[i]!, ops, seeds));
 }
 
 /**
@@ -242,16 +381,14 @@ export function arbitraryText(maxLength = 512): fc.Arbitrary<string> {
 /** Mutations of `seeds` as text (UTF-8 decoded, so bad bytes become U+FFFD) with lone surrogates sometimes inserted. */
 export function mutatedText(seeds: readonly (Buffer | string)[], maxOps = 6): fc.Arbitrary<string> {
   const bytes = seeds.map((s) => (typeof s === 'string' ? utf8(s) : s));
-  return fc
-    .tuple(mutatedBytes(bytes, maxOps), fc.array(fc.tuple(nat, loneSurrogate), { maxLength: 2 }))
-    .map(([b, surrogates]) => {
-      let s = b.toString('utf8');
-      for (const [at, c] of surrogates) {
-        const p = at % (s.length + 1);
-        s = s.slice(0, p) + c + s.slice(p);
-      }
-      return s;
-    });
+  return fc.tuple(mutatedBytes(bytes, maxOps), fc.array(fc.tuple(nat, loneSurrogate), { maxLength: 2 })).map(([b, surrogates]) => {
+    let s = b.toString('utf8');
+    for (const [at, c] of surrogates) {
+      const p = at % (s.length + 1);
+      s = s.slice(0, p) + c + s.slice(p);
+    }
+    return s;
+  });
 }
 
 /** Either arbitrary bytes or mutations of `seeds`, mostly mutations. */

@@ -13,14 +13,21 @@ import { encodeBase64 } from '../src/age/base64.js';
 import { BrickpostError } from '../src/errors.js';
 import * as frame from '../src/frame/index.js';
 import {
-  checkPath, checkRecord, compareNames, componentProblem, ManifestReader, ManifestWriter, MANIFEST_FORMAT, packPath,
-  parseStrictJson, type ManifestExpectations, type ManifestRecord,
+  checkPath,
+  checkRecord,
+  compareNames,
+  componentProblem,
+  ManifestReader,
+  ManifestWriter,
+  MANIFEST_FORMAT,
+  packPath,
+  parseStrictJson,
+  type ManifestExpectations,
+  type ManifestRecord,
 } from '../src/records/index.js';
 import { trustedComment } from '../src/shipment-info.js';
 import * as minisign from '../src/sign/index.js';
-import {
-  arbitraryBytes, arbitraryText, bytesInput, fc, fuzz, mutatedBytes, mutatedSeed, mutatedText, pieces, textInput, withSplits,
-} from './fuzz-util.js';
+import { arbitraryBytes, arbitraryText, bytesInput, fc, fuzz, mutatedBytes, mutatedSeed, mutatedText, pieces, textInput, withSplits } from './fuzz-util.js';
 
 const utf8 = (s: string): Buffer => Buffer.from(s, 'utf8');
 const hex64 = (n: number): string => n.toString(16).padStart(2, '0').repeat(32);
@@ -85,15 +92,22 @@ test('fuzz strict JSON: parseStrictJson agrees with JSON.parse whenever it accep
   return fuzz(
     'parseStrictJson',
     fc.tuple(
-      fc.oneof(textInput(lines, 2048), fc.json({ maxDepth: 6 }), fc.json({ maxDepth: 6 }).chain((j) => mutatedText([j], 3))),
+      fc.oneof(
+        textInput(lines, 2048),
+        fc.json({ maxDepth: 6 }),
+        fc.json({ maxDepth: 6 }).chain((j) => mutatedText([j], 3)),
+      ),
       fc.integer({ min: 1, max: 20 }),
     ),
     ([text, maxDepth]) => parseStrictJson(text, { maxDepth }),
     ([text], v) => {
       assert.equal(JSON.stringify(v), JSON.stringify(JSON.parse(text)));
       const wellFormed = (x: unknown): boolean =>
-        typeof x === 'string' ? x.isWellFormed()
-          : x !== null && typeof x === 'object' ? Object.entries(x).every(([k, y]) => k.isWellFormed() && wellFormed(y)) : true;
+        typeof x === 'string'
+          ? x.isWellFormed()
+          : x !== null && typeof x === 'object'
+            ? Object.entries(x).every(([k, y]) => k.isWellFormed() && wellFormed(y))
+            : true;
       assert.ok(wellFormed(v), 'lone surrogate accepted');
     },
     { runs: 500 },
@@ -113,14 +127,45 @@ function manifestText(relative: boolean): string {
   const w = new ManifestWriter();
   const recs: ManifestRecord[] = [
     {
-      t: 'shipment', format: MANIFEST_FORMAT, shipment: 'S2', dataset: 'survey', datasetId: 'D1', seq: 2, parent: relative ? 'S1' : null,
-      bases: relative ? [['S1', 1]] : [], against: null, label: 'march', created: '2026-03-01T12:00:00.000Z', publisher: 'E2E2BEF2840CF832',
-      secret: SECRET, chunker: 'fastcdc-v1',
+      t: 'shipment',
+      format: MANIFEST_FORMAT,
+      shipment: 'S2',
+      dataset: 'survey',
+      datasetId: 'D1',
+      seq: 2,
+      parent: relative ? 'S1' : null,
+      bases: relative ? [['S1', 1]] : [],
+      against: null,
+      label: 'march',
+      created: '2026-03-01T12:00:00.000Z',
+      publisher: 'E2E2BEF2840CF832',
+      secret: SECRET,
+      chunker: 'fastcdc-v1',
     },
-    { t: 'dir', p: 'a', mode: 0o2775, mtime: '1700000000000000000', x: [['user.a', 'YQ==']], o: [1000, 1000, 'ana', null], acl: { a: 'user::rwx,user:7:r-x,group::r-x,mask::r-x,other::---', d: 'user::rwx,group::r-x,other::---' } },
+    {
+      t: 'dir',
+      p: 'a',
+      mode: 0o2775,
+      mtime: '1700000000000000000',
+      x: [['user.a', 'YQ==']],
+      o: [1000, 1000, 'ana', null],
+      acl: { a: 'user::rwx,user:7:r-x,group::r-x,mask::r-x,other::---', d: 'user::rwx,group::r-x,other::---' },
+    },
     { t: 'file', p: 'a/B.txt', size: 10, mode: 0o644, mtime: '-5', c: [[id(1), 0, 0, 19, 10]] },
     { t: 'file', p: 'a/b.txt', size: 4106, mode: 0o644, mtime: '-5', c: [[4096], [id(1), 0, 0, 19, 10]] },
-    { t: 'file', p: 'a/c', size: 6000, mode: 0o600, mtime: '0', c: relative ? [[id(2), 0, 19, 3009, 3000], [id(3), 2000]] : [[id(2), 0, 19, 3009, 5000]] },
+    {
+      t: 'file',
+      p: 'a/c',
+      size: 6000,
+      mode: 0o600,
+      mtime: '0',
+      c: relative
+        ? [
+            [id(2), 0, 19, 3009, 3000],
+            [id(3), 2000],
+          ]
+        : [[id(2), 0, 19, 3009, 5000]],
+    },
     { t: 'more', c: [[id(4), 0, 3028, 1009, 1000]] },
     { t: 'hard', p: 'a/c-too', to: 'a/c' },
     { t: 'special', p: 'a/fifo', kind: 'fifo', mode: 0o600, mtime: '4' },
@@ -132,7 +177,17 @@ function manifestText(relative: boolean): string {
   if (relative) recs.push({ t: 'file', p: 'd', size: 300, mode: 0o644, mtime: '3', c: [[id(5), 0, 4037, 60, 300, 50]], b: ['old/d', 290, 256] });
   recs.push({ t: 'pack', i: 0, path: packPath(0), size: 5000, plain: 4200, chunks: relative ? 4 : 3 });
   const t = w.totals;
-  recs.push({ t: 'end', dirs: 2, files: relative ? 6 : 5, links: 1, hard: 1, specials: 1, bytes: relative ? 10416 : 10116, chunks: relative ? 6 : 4, packs: 1 });
+  recs.push({
+    t: 'end',
+    dirs: 2,
+    files: relative ? 6 : 5,
+    links: 1,
+    hard: 1,
+    specials: 1,
+    bytes: relative ? 10416 : 10116,
+    chunks: relative ? 6 : 4,
+    packs: 1,
+  });
   const out = recs.map((r) => w.line(r)).join('');
   assert.equal(t.packs, 1);
   return out;
@@ -158,22 +213,68 @@ test('fuzz manifest records: ManifestReader over mutated manifests', () =>
 
 test('fuzz manifest records: checkRecord of generated record-shaped values', () => {
   const scalar = fc.oneof(
-    fc.constantFrom<unknown>(null, true, 0, -1, 2 ** 53 - 1, 0o7777, 0o10000, 9, 8, 4 << 20, (4 << 20) + 1, 2 ** 32, '', 'a', 'fastcdc-v1', MANIFEST_FORMAT, SECRET, id(1), id(1).toUpperCase(), '1700000000000000000', '-'),
+    fc.constantFrom<unknown>(
+      null,
+      true,
+      0,
+      -1,
+      2 ** 53 - 1,
+      0o7777,
+      0o10000,
+      9,
+      8,
+      4 << 20,
+      (4 << 20) + 1,
+      2 ** 32,
+      '',
+      'a',
+      'fastcdc-v1',
+      MANIFEST_FORMAT,
+      SECRET,
+      id(1),
+      id(1).toUpperCase(),
+      '1700000000000000000',
+      '-',
+    ),
     fc.nat(),
     arbitraryText(8),
   );
   const value = fc.oneof(scalar, fc.array(scalar, { maxLength: 7 }), fc.array(fc.array(scalar, { maxLength: 7 }), { maxLength: 3 }));
-  const keys = ['t', 'format', 'shipment', 'dataset', 'datasetId', 'seq', 'parent', 'bases', 'against', 'label', 'created', 'publisher', 'secret', 'chunker', 'p', 'mode', 'mtime', 'size', 'c', 'b', 'i', 'path', 'plain', 'chunks', 'dirs', 'files', 'bytes', 'packs', 'x'];
+  const keys = [
+    't',
+    'format',
+    'shipment',
+    'dataset',
+    'datasetId',
+    'seq',
+    'parent',
+    'bases',
+    'against',
+    'label',
+    'created',
+    'publisher',
+    'secret',
+    'chunker',
+    'p',
+    'mode',
+    'mtime',
+    'size',
+    'c',
+    'b',
+    'i',
+    'path',
+    'plain',
+    'chunks',
+    'dirs',
+    'files',
+    'bytes',
+    'packs',
+    'x',
+  ];
   const record = fc
     .tuple(fc.constantFrom('shipment', 'dir', 'file', 'more', 'pack', 'end', 'other'), fc.dictionary(fc.constantFrom(...keys), value, { maxKeys: 14 }))
     .map(([t, o]) => JSON.stringify({ ...o, t }));
-  return fuzz(
-    'checkRecord',
-    record,
-    (text) => checkRecord(parseStrictJson(text, { maxDepth: 4 }), 'fuzz'),
-    undefined,
-    { runs: 400 },
-  );
+  return fuzz('checkRecord', record, (text) => checkRecord(parseStrictJson(text, { maxDepth: 4 }), 'fuzz'), undefined, { runs: 400 });
 });
 
 test('fuzz the path grammar: checkPath, componentProblem, compareNames', () =>
@@ -257,14 +358,20 @@ const HEADERS = [
   age.createHeader([age.parseRecipient(bob.recipient), age.parseRecipient(alice.recipient)]).header,
   age.createHeader([age.parseRecipient(pq.recipient)]).header,
   age.createHeader([age.passphraseRecipient('pass', 10)]).header,
-  headerOf([{ type: 'custom', args: ['a', 'b!', '~'], body: Buffer.alloc(0) }, { type: 'x', args: [], body: randomBytes(48) }]),
+  headerOf([
+    { type: 'custom', args: ['a', 'b!', '~'], body: Buffer.alloc(0) },
+    { type: 'x', args: [], body: randomBytes(48) },
+  ]),
   headerOf([{ type: 'long', args: [], body: randomBytes(200) }]),
 ];
 
 test('fuzz age header: parseHeader, re-encoding gives the same bytes', () =>
   fuzz(
     'age.parseHeader',
-    bytesInput(HEADERS.map((h) => Buffer.concat([h, randomBytes(20)])), 2048),
+    bytesInput(
+      HEADERS.map((h) => Buffer.concat([h, randomBytes(20)])),
+      2048,
+    ),
     (b) => age.parseHeader(b),
     (b, h) => {
       assert.ok(h.headerLength <= b.length && h.stanzas.length >= 1 && h.stanzas.length <= age.MAX_STANZAS);
@@ -287,7 +394,11 @@ const PLAINS = [PLAIN, PLAIN.subarray(0, 100), Buffer.alloc(0), PLAIN.subarray(0
 test('fuzz age files: decrypt (header, stanzas, armor, payload) releases only the real plaintext', () =>
   fuzz(
     'age.decrypt',
-    mutatedSeed(FILES.map((f, i) => ({ f, plain: PLAINS[i]! })), (s) => s.f, 4),
+    mutatedSeed(
+      FILES.map((f, i) => ({ f, plain: PLAINS[i]! })),
+      (s) => s.f,
+      4,
+    ),
     ({ bytes }) => age.decrypt(age.isArmored(bytes) ? age.decodeArmor(bytes) : bytes, [aliceId, pqId]),
     ({ seed }, out) => assert.ok(out.equals(seed.plain), 'decrypt returned bytes that were not encrypted'),
     { runs: 150, show: (x) => x.bytes },
@@ -299,11 +410,23 @@ test('fuzz age payload: PayloadDecryptor with a random key, and over mutated pay
   const sealed = Buffer.concat([...enc.update(PLAIN), ...enc.final()]);
   const encE = new age.PayloadEncryptor(fileKey);
   const sealedEmpty = Buffer.concat([...encE.update(Buffer.alloc(0)), ...encE.final()]);
-  const seeds = [{ nonce: enc.nonce, sealed, plain: PLAIN }, { nonce: encE.nonce, sealed: sealedEmpty, plain: Buffer.alloc(0) }];
+  const seeds = [
+    { nonce: enc.nonce, sealed, plain: PLAIN },
+    { nonce: encE.nonce, sealed: sealedEmpty, plain: Buffer.alloc(0) },
+  ];
   const input = fc.oneof(
-    fc.tuple(mutatedSeed(seeds, (s) => s.sealed, 4), fc.array(fc.nat(), { maxLength: 5 })).map(([m, cuts]) => ({
-      key: fileKey, nonce: m.seed.nonce, plain: m.seed.plain, bytes: m.bytes, cuts: cuts.map((c) => c % (m.bytes.length + 1)).sort((a, b) => a - b),
-    })),
+    fc
+      .tuple(
+        mutatedSeed(seeds, (s) => s.sealed, 4),
+        fc.array(fc.nat(), { maxLength: 5 }),
+      )
+      .map(([m, cuts]) => ({
+        key: fileKey,
+        nonce: m.seed.nonce,
+        plain: m.seed.plain,
+        bytes: m.bytes,
+        cuts: cuts.map((c) => c % (m.bytes.length + 1)).sort((a, b) => a - b),
+      })),
     withSplits(arbitraryBytes(age.SEALED_CHUNK * 2)).map(({ bytes, cuts }) => ({ key: randomBytes(16), nonce: randomBytes(16), plain: null, bytes, cuts })),
   );
   return fuzz(

@@ -72,7 +72,7 @@ const originals = new Map<string, Ctor>();
 const probes = new Map<string, Ctor>();
 for (const name of TYPED) {
   const Orig = (globalThis as unknown as Record<string, Ctor>)[name]!;
-  const bytes = name === 'ArrayBuffer' ? 1 : ((Orig as unknown as { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT);
+  const bytes = name === 'ArrayBuffer' ? 1 : (Orig as unknown as { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT;
   originals.set(name, Orig);
   // The constructor behind a proxy that notes the bytes of `new X(length)`;
   // what it makes is an ordinary instance of the original.

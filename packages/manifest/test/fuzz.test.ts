@@ -89,10 +89,13 @@ test('fuzz bag-info.txt: formatBagInfo of generated fields reads back', () =>
 test('fuzz bag-info.txt: parseShipmentInfo and parsePayloadOxum', () => {
   // Lenient split into fields, so mutations reach parseShipmentInfo's own checks.
   const lenient = (text: string): Array<[string, string]> =>
-    text.split('\n').filter((l) => l !== '').map((l): [string, string] => {
-      const i = l.indexOf(': ');
-      return i < 0 ? [l, ''] : [l.slice(0, i), l.slice(i + 2)];
-    });
+    text
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l): [string, string] => {
+        const i = l.indexOf(': ');
+        return i < 0 ? [l, ''] : [l.slice(0, i), l.slice(i + 2)];
+      });
   return fuzz(
     'parseShipmentInfo',
     mutatedText(BAG_INFOS.slice(0, 2), 4),
@@ -217,12 +220,18 @@ test('fuzz data/set.tsv: parseSetFile of generated sets reads back', () =>
   ));
 
 test('fuzz data/set.tsv: parseSetFile of mutated and arbitrary set files', async () => {
-  const seeds = fc.sample(driveSet, { seed: 7, numRuns: 12 }).concat(fc.sample(driveSet.filter((s) => s.parity > 0 && s.shares.length > 2), { seed: 8, numRuns: 4 }));
+  const seeds = fc.sample(driveSet, { seed: 7, numRuns: 12 }).concat(
+    fc.sample(
+      driveSet.filter((s) => s.parity > 0 && s.shares.length > 2),
+      { seed: 8, numRuns: 4 },
+    ),
+  );
   const input = fc.oneof(
     { arbitrary: mutatedSeed(seeds, (s) => utf8(formatSetFile(s))).map((m) => ({ bytes: m.bytes, expect: expectOf(m.seed) })), weight: 4 },
     { arbitrary: fc.record({ bytes: arbitraryBytes(), expect: fc.constantFrom(...seeds.map(expectOf)) }), weight: 1 },
   );
-  const lying = fc.tuple(input, fc.record({ packs: fc.nat({ max: 8 }), drives: fc.nat({ max: 300 }), parity: fc.nat({ max: 300 }) }), fc.nat({ max: 7 }))
+  const lying = fc
+    .tuple(input, fc.record({ packs: fc.nat({ max: 8 }), drives: fc.nat({ max: 300 }), parity: fc.nat({ max: 300 }) }), fc.nat({ max: 7 }))
     .map(([x, e, which]) => (which === 0 ? { bytes: x.bytes, expect: { ...x.expect, ...e } } : x));
   await fuzz(
     'parseSetFile',
@@ -235,11 +244,19 @@ test('fuzz data/set.tsv: parseSetFile of mutated and arbitrary set files', async
 
 test('regression (found by fuzzing): parseSetFile refuses invalid UTF-8 that decodes to as many bytes', () => {
   // A 4-byte sequence cut to 3 bytes decodes to one U+FFFD, itself 3 bytes: the old length check passed it.
-  const set: DriveSet = { shipment: 'a\ufffdb', data: 1, parity: 0, shares: [{ index: 0, kind: 'data', bytes: 5, files: [{ path: packPath(0), size: 5, sha256: hex64(1), offset: 0, pack: 0 }] }] };
+  const set: DriveSet = {
+    shipment: 'a\ufffdb',
+    data: 1,
+    parity: 0,
+    shares: [{ index: 0, kind: 'data', bytes: 5, files: [{ path: packPath(0), size: 5, sha256: hex64(1), offset: 0, pack: 0 }] }],
+  };
   const good = utf8(formatSetFile(set));
   const at = good.indexOf(utf8('\ufffd'));
   const bad = Buffer.concat([good.subarray(0, at), Buffer.from([0xf0, 0x9f, 0x98]), good.subarray(at + 3)]);
   const expect = { shipment: set.shipment, packs: 1, drives: 1, parity: 0 };
   assert.deepEqual(parseSetFile(good, expect), set);
-  assert.throws(() => parseSetFile(bad, expect), (e: BrickpostError) => e.code === 'MALFORMED' && /UTF-8/.test(e.message));
+  assert.throws(
+    () => parseSetFile(bad, expect),
+    (e: BrickpostError) => e.code === 'MALFORMED' && /UTF-8/.test(e.message),
+  );
 });

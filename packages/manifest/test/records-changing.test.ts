@@ -4,7 +4,10 @@ import { checkRecord, recordToJson } from '../src/records/schema.js';
 import type { FileRecord } from '../src/records/types.js';
 
 const file = { t: 'file', p: 'logs/run.log', size: 4, mode: 0o644, mtime: '1700000000000000000', c: [['a'.repeat(64), 4]] };
-const refused = (re: RegExp) => (e: unknown): boolean => (e as { code?: string }).code === 'MALFORMED' && re.test((e as Error).message);
+const refused =
+  (re: RegExp) =>
+  (e: unknown): boolean =>
+    (e as { code?: string }).code === 'MALFORMED' && re.test((e as Error).message);
 
 test('v2: a file record may carry changing: true, and keeps it when written', () => {
   const r = checkRecord({ ...file, changing: true }, 'line 2', 2) as FileRecord;

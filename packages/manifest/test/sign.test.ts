@@ -3,9 +3,19 @@ import assert from 'node:assert/strict';
 import { createHash, createPublicKey, verify as cryptoVerify } from 'node:crypto';
 import { blake2b as noble } from '@noble/hashes/blake2.js';
 import {
-  generateSigningKey, keyIdHex, publicKeyString, formatPublicKeyFile, parsePublicKey,
-  formatSecretKeyFile, parseSecretKeyFile, signBuffer, signPrehashed, signLegacy, createPrehash,
-  parseSignature, verifySignature,
+  generateSigningKey,
+  keyIdHex,
+  publicKeyString,
+  formatPublicKeyFile,
+  parsePublicKey,
+  formatSecretKeyFile,
+  parseSecretKeyFile,
+  signBuffer,
+  signPrehashed,
+  signLegacy,
+  createPrehash,
+  parseSignature,
+  verifySignature,
 } from '../src/sign/index.js';
 import { isBrickpostError, type ErrorCode } from '../src/errors.js';
 
@@ -47,7 +57,10 @@ test('key id prints byte-reversed, as minisign prints it', () => {
   assert.equal(keyIdHex(small.keyId), '02343456A4E5AACE');
   const unpadded = `untrusted comment: minisign public key ${keyIdHex(small.keyId).replace(/^0+/, '')}\n${publicKeyString(small)}\n`;
   assert.deepEqual(parsePublicKey(unpadded).keyId, small.keyId);
-  assert.throws(() => parsePublicKey(unpadded.replace(' key 2', ' key 3')), (e) => isBrickpostError(e, 'BAD_KEY'));
+  assert.throws(
+    () => parsePublicKey(unpadded.replace(' key 2', ' key 3')),
+    (e) => isBrickpostError(e, 'BAD_KEY'),
+  );
 });
 
 test('public keys: format and parse round trip, bare or as a file', () => {
@@ -114,12 +127,15 @@ test('secret key file round trip; checksum and consistency are enforced', () => 
 
   const encrypted = Buffer.from(raw);
   encrypted.write('Sc', 2, 'latin1');
-  assert.throws(() => parseSecretKeyFile(`${lines[0]}\n${encrypted.toString('base64')}\n`), (e: unknown) => {
-    assert.ok(isBrickpostError(e, 'BAD_KEY'));
-    assert.match(e.message, /encrypted/);
-    assert.match(e.hint ?? '', /minisign -C -W/);
-    return true;
-  });
+  assert.throws(
+    () => parseSecretKeyFile(`${lines[0]}\n${encrypted.toString('base64')}\n`),
+    (e: unknown) => {
+      assert.ok(isBrickpostError(e, 'BAD_KEY'));
+      assert.match(e.message, /encrypted/);
+      assert.match(e.hint ?? '', /minisign -C -W/);
+      return true;
+    },
+  );
   throwsCode(() => parseSecretKeyFile(lines[1]!), 'BAD_KEY');
   throwsCode(() => parseSecretKeyFile(`${lines[0]}\n${lines[1]}\n\n`), 'BAD_KEY');
 });

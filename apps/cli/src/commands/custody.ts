@@ -21,7 +21,10 @@ export const run: CommandRun = async (ctx, inv) => {
     type: 'error',
     code: first?.code ?? 'MALFORMED',
     exitCode: 1,
-    message: r.brokenAt !== null ? `the custody chain of shipment ${r.shipmentId} is broken at event ${r.brokenAt}` : `the custody log of shipment ${r.shipmentId} has ${plural(r.problems.length, 'problem')}`,
+    message:
+      r.brokenAt !== null
+        ? `the custody chain of shipment ${r.shipmentId} is broken at event ${r.brokenAt}`
+        : `the custody log of shipment ${r.shipmentId} has ${plural(r.problems.length, 'problem')}`,
     hint: 'the events from there on cannot be relied on: the log was damaged or altered',
   });
   return 1;

@@ -9,7 +9,9 @@ export const run: CommandRun = async (ctx, inv) => {
   const state = ctx.command === 'drive returned' ? 'returned' : 'shipped';
   const drive = str(inv, 'drive');
   const at = str(inv, 'at');
-  const s = await withEngine(ctx, (engine) => engine.markDrive({ state, target: inv.positionals[0]!, ...(drive !== undefined ? { drive } : {}), ...(at !== undefined ? { at } : {}) }));
+  const s = await withEngine(ctx, (engine) =>
+    engine.markDrive({ state, target: inv.positionals[0]!, ...(drive !== undefined ? { drive } : {}), ...(at !== undefined ? { at } : {}) }),
+  );
   if (ctx.json) {
     await ctx.out.document(s);
     return 0;

@@ -13,7 +13,15 @@ export const run: CommandRun = async (ctx, inv) => {
   const at = str(inv, 'at');
   if (at !== undefined) return runAt(ctx, inv, drive, paths, at);
   const shipment = str(inv, 'shipment');
-  const opts = { drive, drives: list(inv, 'drive'), paths, to: str(inv, 'to')!, ...(shipment !== undefined ? { shipment } : {}), ...applyOptions(inv), ...expansionOption(inv) };
+  const opts = {
+    drive,
+    drives: list(inv, 'drive'),
+    paths,
+    to: str(inv, 'to')!,
+    ...(shipment !== undefined ? { shipment } : {}),
+    ...applyOptions(inv),
+    ...expansionOption(inv),
+  };
   const { result: s } = await runJob(ctx, (sink, signal) => withEngine(ctx, (engine) => engine.extract(opts, sink, signal)));
   await printSummary(ctx, 'extract', s, () => [
     `extracted ${plural(s.files, 'file')} (${formatBytes(s.bytesWritten)}), ${plural(s.dirs, 'folder')}, ${plural(s.links, 'symbolic link')}, ${plural(s.hardLinks, 'hard link')} from shipment ${s.shipmentId} into ${s.to}`,
@@ -28,6 +36,10 @@ const runAt = async (ctx: Parameters<CommandRun>[0], inv: Parameters<CommandRun>
   if (paths.length === 0) throw new BrickpostError('USAGE', 'extract --at needs at least one PATH (a file of the destination)');
   const opts = { dest, at, paths, to: str(inv, 'to')! };
   const { result: s } = await runJob(ctx, (sink) => withEngine(ctx, (engine) => engine.extractAt(opts, sink)));
-  await printSummary(ctx, 'extract', s, () => s.files.map((f) => `${f.path}: ${formatBytes(f.bytes)} as after #${s.at.seq} (${f.from === 'current' ? 'unchanged since' : 'from the undo data'}) into ${s.to}`));
+  await printSummary(ctx, 'extract', s, () =>
+    s.files.map(
+      (f) => `${f.path}: ${formatBytes(f.bytes)} as after #${s.at.seq} (${f.from === 'current' ? 'unchanged since' : 'from the undo data'}) into ${s.to}`,
+    ),
+  );
   return 0;
 };

@@ -20,9 +20,14 @@ export const run: CommandRun = async (ctx, inv) => {
     );
   }
   const rule = h.keepAll ? 'every shipment' : `the last ${h.keepUndo}${h.keepDays !== null ? ` and the last ${h.keepDays} days` : ''}`;
-  await ctx.out.line(`undo data: ${formatBytes(h.undoBytes)} on disk; keeps ${rule}${h.pins.length ? ` and after ${h.pins.length} pin${h.pins.length > 1 ? 's' : ''}` : ''}`);
+  await ctx.out.line(
+    `undo data: ${formatBytes(h.undoBytes)} on disk; keeps ${rule}${h.pins.length ? ` and after ${h.pins.length} pin${h.pins.length > 1 ? 's' : ''}` : ''}`,
+  );
   const seen = h.newestSeen;
-  if (seen && seen.behind > 0) await ctx.out.line(`${plural(seen.behind, 'shipment')} behind the newest seen (seq ${seen.newestSeq}, seen ${seen.seenAt.slice(0, 10)}): ${seen.newestShipment}`);
+  if (seen && seen.behind > 0)
+    await ctx.out.line(
+      `${plural(seen.behind, 'shipment')} behind the newest seen (seq ${seen.newestSeq}, seen ${seen.seenAt.slice(0, 10)}): ${seen.newestShipment}`,
+    );
   else if (seen) await ctx.out.line(`up to date with the newest shipment seen (seq ${seen.newestSeq}, seen ${seen.seenAt.slice(0, 10)})`);
   if (h.inProgress) for (const line of inProgressLines(h.inProgress, h.dest)) ctx.out.warn(line);
   return 0;

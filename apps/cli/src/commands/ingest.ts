@@ -35,7 +35,9 @@ export const run: CommandRun = async (ctx, inv) => {
     withEngine(ctx, async (engine) => {
       const choice = shipment === undefined ? await engine.nextShipment(drive, dest) : null;
       if (choice && !ctx.json && !ctx.quiet) {
-        ctx.out.info(`${drive} holds several shipments; ingesting #${choice.chosen.seq} ${choice.chosen.id}${choice.chosen.label ? ` (${printable(choice.chosen.label)})` : ''}: ${choice.reason}`);
+        ctx.out.info(
+          `${drive} holds several shipments; ingesting #${choice.chosen.seq} ${choice.chosen.id}${choice.chosen.label ? ` (${printable(choice.chosen.label)})` : ''}: ${choice.reason}`,
+        );
       }
       return engine.ingest(opts, sink, signal);
     }),
@@ -65,7 +67,9 @@ export const run: CommandRun = async (ctx, inv) => {
   }
   const notApplied = Object.entries(s.notApplied);
   if (!ctx.json && notApplied.length > 0) {
-    ctx.out.info(`recorded but not applied: ${notApplied.map(([why, n]) => `${formatCount(n)} ${why}`).join('; ')}${s.notAppliedList ? `; listed in ${s.notAppliedList}` : ''}`);
+    ctx.out.info(
+      `recorded but not applied: ${notApplied.map(([why, n]) => `${formatCount(n)} ${why}`).join('; ')}${s.notAppliedList ? `; listed in ${s.notAppliedList}` : ''}`,
+    );
   }
   if (!ctx.json && s.skipped > 0) ctx.out.warn(`${plural(s.skipped, 'damaged file')} left out; listed in ${s.skippedList}`);
   if (!ctx.json && s.warnings > 0) ctx.out.warn(`${plural(s.warnings, 'warning')} while ingesting; see above`);

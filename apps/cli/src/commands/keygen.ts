@@ -25,7 +25,9 @@ export const run: CommandRun = async (ctx, inv) => {
   await printIdentity(ctx, who);
   if (!ctx.json && !ctx.quiet) {
     const whoami = commandLine([...(ctx.home !== undefined ? ['--home', ctx.home] : []), 'whoami', '--contact']);
-    ctx.out.hint(`send those you exchange drives with your contact text (your recipient age1… for those who send you drives, your public key RW… for those who receive them); this prints it: ${whoami}`);
+    ctx.out.hint(
+      `send those you exchange drives with your contact text (your recipient age1… for those who send you drives, your public key RW… for those who receive them); this prints it: ${whoami}`,
+    );
   }
   return 0;
 };

@@ -28,7 +28,9 @@ export const run: CommandRun = async (ctx, inv) => {
     return 0;
   }
   for (const l of sheet.labels) {
-    await ctx.out.line(`drive ${l.drive} of ${l.drives}${l.drives > 1 ? ` (${l.role})` : ''}  ${printable(l.dataset)}${l.label !== '' ? `  ${printable(l.label)}` : ''}  shipment ${printable(l.shipmentId)}  publisher ${l.publisherKeyId}  ${l.date}`);
+    await ctx.out.line(
+      `drive ${l.drive} of ${l.drives}${l.drives > 1 ? ` (${l.role})` : ''}  ${printable(l.dataset)}${l.label !== '' ? `  ${printable(l.label)}` : ''}  shipment ${printable(l.shipmentId)}  publisher ${l.publisherKeyId}  ${l.date}`,
+    );
   }
   for (const f of [files.html, files.pdf]) if (f !== null) await ctx.out.line(`wrote ${printable(f)}`);
   if (files.html === null && files.pdf === null) ctx.out.info('give --html FILE or --pdf FILE for a printable page with a QR code of the shipment id');

@@ -21,7 +21,9 @@ export const run: CommandRun = async (ctx, inv) => {
       if (all.length > 1) {
         const newest = all[all.length - 1]!;
         shipment = newest.id;
-        ctx.out.info(`${drive} holds ${all.length} shipments; listing the newest, ${newest.seq !== null ? `#${newest.seq} ` : ''}${newest.id} (${commandLine([...ctx.argv, '--shipment', all[0]!.id])} lists the oldest)`);
+        ctx.out.info(
+          `${drive} holds ${all.length} shipments; listing the newest, ${newest.seq !== null ? `#${newest.seq} ` : ''}${newest.id} (${commandLine([...ctx.argv, '--shipment', all[0]!.id])} lists the oldest)`,
+        );
       }
     }
     for await (const e of engine.list(shipment !== undefined ? { drive, shipment } : { drive })) {

@@ -16,7 +16,9 @@ export const run: CommandRun = async (ctx, inv) => {
     ...(s.full ? [] : [incrementalLine(s)]),
   ]);
   if (!ctx.json) {
-    ctx.out.info(`dataset ${printable(s.dataset)} shipment #${s.seq}${s.parent !== null ? ` after ${s.parent}` : ' (the first)'} written to ${s.paths.length === 1 ? s.path : `${s.paths.length} drives`}`);
+    ctx.out.info(
+      `dataset ${printable(s.dataset)} shipment #${s.seq}${s.parent !== null ? ` after ${s.parent}` : ' (the first)'} written to ${s.paths.length === 1 ? s.path : `${s.paths.length} drives`}`,
+    );
     if (s.paths.length > 1) {
       const k = s.paths.length - s.parity;
       s.paths.forEach((p, i) => ctx.out.info(`  drive ${i + 1} of ${s.paths.length} (${i < k ? 'data' : 'parity'}): ${p}`));
@@ -30,8 +32,10 @@ export const run: CommandRun = async (ctx, inv) => {
     );
     ctx.out.info(entriesLine(s));
     const missed = Object.entries(s.entries.notShipped);
-    if (missed.length > 0) ctx.out.warn(`not shipped: ${missed.map(([why, n]) => `${formatCount(n)} ${why}`).join('; ')} (each named above; --strict makes this an error)`);
-    if (s.entries.changing > 0) ctx.out.warn(`${plural(s.entries.changing, 'file')} kept changing while read and shipped as last read, marked as changing (each named above)`);
+    if (missed.length > 0)
+      ctx.out.warn(`not shipped: ${missed.map(([why, n]) => `${formatCount(n)} ${why}`).join('; ')} (each named above; --strict makes this an error)`);
+    if (s.entries.changing > 0)
+      ctx.out.warn(`${plural(s.entries.changing, 'file')} kept changing while read and shipped as last read, marked as changing (each named above)`);
     for (const n of s.notes) ctx.out.info(printable(n));
     if (s.warnings > 0) ctx.out.warn(`${plural(s.warnings, 'warning')} while packing; see above`);
   }
@@ -45,7 +49,13 @@ export const run: CommandRun = async (ctx, inv) => {
  */
 export function entriesLine(s: PackSummary): string {
   const e = s.entries;
-  const kinds = [plural(e.files, 'file'), plural(e.dirs, 'folder'), plural(e.links, 'symbolic link'), plural(e.hardLinks, 'hard link'), plural(e.specials, 'special file')];
+  const kinds = [
+    plural(e.files, 'file'),
+    plural(e.dirs, 'folder'),
+    plural(e.links, 'symbolic link'),
+    plural(e.hardLinks, 'hard link'),
+    plural(e.specials, 'special file'),
+  ];
   const parts = [`carries ${kinds.join(', ')}`];
   if (e.sparseFiles > 0) parts.push(`${plural(e.sparseFiles, 'sparse file')} (${formatBytes(e.holeBytes)} of holes not stored)`);
   if (e.withXattrs + e.withAcls > 0) parts.push(`${plural(e.withXattrs, 'entry', 'entries')} with extended attributes, ${formatCount(e.withAcls)} with ACLs`);

@@ -1,5 +1,16 @@
 /** `brickpost plan`: ship drives, or send over the network? */
-import { humanBitRate, humanByteRate, humanDuration, humanSize, parseAmount, parseBitRate, parseByteRate, parseDuration, parseSize, quote } from '@brickpost/engine/api';
+import {
+  humanBitRate,
+  humanByteRate,
+  humanDuration,
+  humanSize,
+  parseAmount,
+  parseBitRate,
+  parseByteRate,
+  parseDuration,
+  parseSize,
+  quote,
+} from '@brickpost/engine/api';
 import type { PlanOptions, PlanResult } from '@brickpost/engine/api';
 import type { CommandRun, Invocation } from '../context.js';
 import { str } from '../context.js';
@@ -66,8 +77,16 @@ export function planLines(r: PlanResult): string[] {
         : '';
   const lines = [
     row('size', humanSize(i.bytes), ''),
-    row('network', humanDuration(r.networkSeconds), `${humanByteRate(r.networkBytesPerSecond)}, ${r.bound}-bound (${streams}; ${humanBitRate(i.linkBitsPerSecond)} link, ${formatRtt(i.rttSeconds)} RTT, ${formatBytes(i.windowBytes)} window)`),
-    row('ship', humanDuration(r.shipSeconds), `write ${humanDuration(r.writeSeconds)} + courier ${humanDuration(r.courierSeconds)} + read ${humanDuration(r.readSeconds)}`),
+    row(
+      'network',
+      humanDuration(r.networkSeconds),
+      `${humanByteRate(r.networkBytesPerSecond)}, ${r.bound}-bound (${streams}; ${humanBitRate(i.linkBitsPerSecond)} link, ${formatRtt(i.rttSeconds)} RTT, ${formatBytes(i.windowBytes)} window)`,
+    ),
+    row(
+      'ship',
+      humanDuration(r.shipSeconds),
+      `write ${humanDuration(r.writeSeconds)} + courier ${humanDuration(r.courierSeconds)} + read ${humanDuration(r.readSeconds)}`,
+    ),
     row('drives', String(i.drives), `${i.drives > 1 ? 'written and read in parallel, ' : ''}drive speed ${humanByteRate(i.driveBytesPerSecond)}${source}`),
     row('cross-over', r.crossoverBytes === null ? 'none' : humanSize(r.crossoverBytes), crossoverText(r)),
   ];

@@ -15,10 +15,19 @@ export const run: CommandRun = async (ctx, inv) => {
   const to = str(inv, 'to')!;
   const member = str(inv, 'member');
   const n = member === undefined ? undefined : Number(member);
-  if (member !== undefined && !/^[1-9][0-9]{0,3}$/.test(member)) throw new BrickpostError('USAGE', `--member ${member} is not a drive number`, { hint: 'give the number of the lost drive in its set, as its label says: --member 2 for "drive 2 of 3"' });
+  if (member !== undefined && !/^[1-9][0-9]{0,3}$/.test(member))
+    throw new BrickpostError('USAGE', `--member ${member} is not a drive number`, {
+      hint: 'give the number of the lost drive in its set, as its label says: --member 2 for "drive 2 of 3"',
+    });
   const shipment = str(inv, 'shipment');
   const { result: s } = await runJob(ctx, (sink, signal) =>
-    withEngine(ctx, (engine) => engine.rebuildDrive({ from: inv.positionals, to, ...(n !== undefined ? { member: n } : {}), ...(shipment !== undefined ? { shipment } : {}) }, sink, signal)),
+    withEngine(ctx, (engine) =>
+      engine.rebuildDrive(
+        { from: inv.positionals, to, ...(n !== undefined ? { member: n } : {}), ...(shipment !== undefined ? { shipment } : {}) },
+        sink,
+        signal,
+      ),
+    ),
   );
   await printSummary(ctx, 'rebuild-drive', s, () => [
     `brickpost: drive ${s.drive} of ${s.drives} (${s.kind}) of shipment ${s.shipmentId} rebuilt from drives ${s.from.map((f) => f.drive).join(', ')}: ${printable(s.path)}`,

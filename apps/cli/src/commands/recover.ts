@@ -38,11 +38,14 @@ async function print(ctx: Context, s: RecoverSummary): Promise<void> {
     await ctx.out.line(`${printable(s.file)} is intact: nothing was set aside${s.rebuilt.length + s.lost.length === 0 ? ' or changed' : ''}`);
   } else {
     const companions = s.setAside.length - 1;
-    await ctx.out.line(`recovered ${printable(s.file)}; the damaged file is kept as ${printable(s.setAside[0] ?? '')}${companions > 0 ? ` (with its ${companions === 1 ? 'companion file' : `${companions} companion files`})` : ''}`);
+    await ctx.out.line(
+      `recovered ${printable(s.file)}; the damaged file is kept as ${printable(s.setAside[0] ?? '')}${companions > 0 ? ` (with its ${companions === 1 ? 'companion file' : `${companions} companion files`})` : ''}`,
+    );
     const kept = s.kept.filter((t) => t.kept > 0);
     await ctx.out.line(`kept: ${kept.length === 0 ? 'nothing could be read' : kept.map((t) => `${formatCount(t.kept)} ${t.table}`).join(', ')}`);
   }
-  if (s.pending !== undefined && s.pending !== null && s.pending !== 'unknown') await ctx.out.line(`in progress: the ${s.pending.kind === 'apply' ? 'commit' : 'rollback'} of shipment ${s.pending.shipmentId}`);
+  if (s.pending !== undefined && s.pending !== null && s.pending !== 'unknown')
+    await ctx.out.line(`in progress: the ${s.pending.kind === 'apply' ? 'commit' : 'rollback'} of shipment ${s.pending.shipmentId}`);
   // The engine quotes every value it took from a file or a drive in these (quote()): printed as they are.
   for (const r of s.rebuilt) await ctx.out.line(`rebuilt: ${r.what}, from ${r.from}`);
   for (const l of s.lost) await ctx.out.line(`lost: ${l.what}: ${l.meaning}`);

@@ -31,13 +31,20 @@ export const run: CommandRun = async (ctx, inv) => {
         ? `${printable(s.drive)}: intact (${formatCount(s.blocks)} blocks checked)`
         : `${printable(s.drive)}: ${formatCount(s.damagedBlocks)} damaged blocks in ${plural(s.files.length, 'file')}, ` +
           (dryRun ? `${s.ok ? 'all' : 'not all'} repairable` : `${formatCount(s.repairedBlocks)} repaired`),
-      ...s.files.map((f) => `  ${f.status.padEnd(15)} ${printable(f.path)}  ${f.damagedBlocks} damaged${f.unrepairableBlocks ? `, ${f.unrepairableBlocks} beyond the recovery data` : ''}${f.reason ? `: ${printable(f.reason)}` : ''}`),
+      ...s.files.map(
+        (f) =>
+          `  ${f.status.padEnd(15)} ${printable(f.path)}  ${f.damagedBlocks} damaged${f.unrepairableBlocks ? `, ${f.unrepairableBlocks} beyond the recovery data` : ''}${f.reason ? `: ${printable(f.reason)}` : ''}`,
+      ),
       ...s.recoveryProblems.map((p) => `  recovery ${p.state.padEnd(6)} ${printable(p.path)}: ${printable(p.reason)}`),
     ]);
     if (!s.ok) failed = [...failed, ...s.files.filter((f) => f.status !== 'repaired' && f.status !== 'repairable').map((f) => `${drive}: ${f.path}`)];
   }
   if (failed.length === 0) return 0;
-  throw new BrickpostError('FIXITY_MISMATCH', `${plural(failed.length, 'file')} could not be repaired: ${failed.slice(0, 5).join(', ')}${failed.length > 5 ? ', …' : ''}`, {
-    hint: 'in a drive set, ingest rebuilds them from the other drives; otherwise ask the sender for a new copy (ingest --skip-damaged takes the other files)',
-  });
+  throw new BrickpostError(
+    'FIXITY_MISMATCH',
+    `${plural(failed.length, 'file')} could not be repaired: ${failed.slice(0, 5).join(', ')}${failed.length > 5 ? ', …' : ''}`,
+    {
+      hint: 'in a drive set, ingest rebuilds them from the other drives; otherwise ask the sender for a new copy (ingest --skip-damaged takes the other files)',
+    },
+  );
 };

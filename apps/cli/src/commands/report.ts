@@ -28,7 +28,9 @@ export const run: CommandRun = async (ctx, inv) => {
   const browser = pdf !== undefined ? await findBrowser() : undefined;
   const opts = { target, deep: flag(inv, 'deep'), ...(shipment !== undefined ? { shipment } : {}) };
   const report = ctx.json
-    ? await withEngine(ctx, (engine) => engine.report(opts, (ev) => (ev.type === 'warning' ? ctx.out.warn(ev.message, ev.path) : undefined), ctx.signal), { create: false })
+    ? await withEngine(ctx, (engine) => engine.report(opts, (ev) => (ev.type === 'warning' ? ctx.out.warn(ev.message, ev.path) : undefined), ctx.signal), {
+        create: false,
+      })
     : (await runJob(ctx, (sink, signal) => withEngine(ctx, (engine) => engine.report(opts, sink, signal), { create: false }))).result;
   const written: string[] = [];
   if (html !== undefined || pdf !== undefined) {
@@ -61,7 +63,10 @@ function summaryLines(r: ShipmentReport, written: string[]): string[] {
     const here = r.drives.filter((d) => d.state === 'present').map((d) => d.drive);
     lines.push(`drives     ${r.drives.length} in the set; here: ${here.join(', ')}`);
   }
-  if (r.custody) lines.push(`custody    ${plural(r.custody.events.length, 'event')}, chain ${r.custody.ok ? 'holds' : `BROKEN${r.custody.brokenAt !== null ? ` at event ${r.custody.brokenAt}` : ''}`}`);
+  if (r.custody)
+    lines.push(
+      `custody    ${plural(r.custody.events.length, 'event')}, chain ${r.custody.ok ? 'holds' : `BROKEN${r.custody.brokenAt !== null ? ` at event ${r.custody.brokenAt}` : ''}`}`,
+    );
   for (const p of c.problems.slice(0, 10)) lines.push(`problem    ${p.code}  ${p.message}${p.path !== undefined ? `  (${printable(p.path)})` : ''}`);
   if (c.problemsTotal > 10) lines.push(`problem    … and ${c.problemsTotal - 10} more (all are in the report)`);
   for (const n of r.notes) lines.push(`note       ${n}`);
@@ -82,4 +87,4 @@ async function verdictExit(ctx: Context, r: ShipmentReport, target: string): Pro
     hint: r.verdict.advice,
   });
   return exitCodeOf(worst);
-};
+}

@@ -13,7 +13,9 @@ export const run: CommandRun = async (ctx, inv) => {
   await printSummary(ctx, 'rollback', s, () =>
     s.undone.length === 0
       ? [`${s.dest} is already at seq ${s.to.seq} (${s.to.shipmentId}); nothing to do`]
-      : [`rolled ${s.dest} back from seq ${s.from.seq} to seq ${s.to.seq} (${s.to.shipmentId}), undoing ${plural(s.undone.length, 'shipment')}: ${s.undone.map((u) => u.seq).join(', ')}`],
+      : [
+          `rolled ${s.dest} back from seq ${s.from.seq} to seq ${s.to.seq} (${s.to.shipmentId}), undoing ${plural(s.undone.length, 'shipment')}: ${s.undone.map((u) => u.seq).join(', ')}`,
+        ],
   );
   return 0;
 };

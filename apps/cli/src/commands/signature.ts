@@ -18,7 +18,8 @@ export const run: CommandRun = async (ctx, inv) => {
       `${formatBytes(s.fileSize)}, ${formatRate(averageRate(s.bytes, s.seconds))}`,
   ]);
   if (!ctx.json) {
-    const what = s.dataset !== null ? `dataset ${printable(s.dataset)}${s.state ? ` at shipment #${s.state.seq} (${s.state.shipment})` : ''}` : 'no dataset named';
+    const what =
+      s.dataset !== null ? `dataset ${printable(s.dataset)}${s.state ? ` at shipment #${s.state.seq} (${s.state.shipment})` : ''}` : 'no dataset named';
     ctx.out.info(`${what}; sha256 ${s.sha256}; signed in ${s.out}.minisig`);
     if (s.warnings > 0) ctx.out.warn(`${plural(s.warnings, 'warning')} while scanning; see above`);
   }

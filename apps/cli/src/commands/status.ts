@@ -20,9 +20,14 @@ export function describeStatus(s: DestStatus): string[] {
   else {
     out.push(`${s.dest}: dataset ${printable(s.dataset ?? '')} (${s.datasetId}) from publisher key ${s.publisherKeyId}`);
     const c = s.current!;
-    out.push(`holds shipment #${c.seq} ${c.shipmentId}${c.label ? ` ${printable(c.label)}` : ''}, applied ${c.appliedAt.slice(0, 19).replace('T', ' ')} (${s.shipments} applied in all)`);
+    out.push(
+      `holds shipment #${c.seq} ${c.shipmentId}${c.label ? ` ${printable(c.label)}` : ''}, applied ${c.appliedAt.slice(0, 19).replace('T', ' ')} (${s.shipments} applied in all)`,
+    );
   }
-  if (s.lock) out.push(`in use by brickpost process ${s.lock.pid}${s.lock.command ? ` (brickpost ${s.lock.command})` : ''}${s.lock.since ? ` since ${s.lock.since.slice(0, 19).replace('T', ' ')}` : ''}`);
+  if (s.lock)
+    out.push(
+      `in use by brickpost process ${s.lock.pid}${s.lock.command ? ` (brickpost ${s.lock.command})` : ''}${s.lock.since ? ` since ${s.lock.since.slice(0, 19).replace('T', ' ')}` : ''}`,
+    );
   if (s.inProgress) out.push(...inProgressLines(s.inProgress, s.dest));
   else if (s.brickpost) out.push('settled: every entry is as the shipment above left it');
   return out;

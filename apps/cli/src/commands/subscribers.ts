@@ -10,7 +10,11 @@ export const run: CommandRun = async (ctx, inv) => {
   const maxLag = parseMaxLag(list(inv, 'max-lag'));
   const dataset = str(inv, 'dataset');
   const now = str(inv, 'now') ?? (process.env.BRICKPOST_NOW || undefined);
-  const r = await withEngine(ctx, (engine) => engine.subscribers({ maxLag, ...(dataset !== undefined ? { dataset } : {}), ...(now !== undefined ? { now } : {}) }), { create: false });
+  const r = await withEngine(
+    ctx,
+    (engine) => engine.subscribers({ maxLag, ...(dataset !== undefined ? { dataset } : {}), ...(now !== undefined ? { now } : {}) }),
+    { create: false },
+  );
   if (ctx.json) {
     // The document says it all (past, and pastMaxLag of each); the exit code is for scripts.
     await ctx.out.document(r);
@@ -46,8 +50,13 @@ export function subscriberLines(r: SubscribersReport): string[] {
   for (const s of r.subscribers) out.push(row(s));
   for (const s of r.subscribers) {
     out.push('');
-    out.push(`${printable(s.name ?? s.recipient)}, dataset ${printable(s.dataset)}: ${s.acknowledged ? `acknowledged #${s.acknowledged.seq} ${s.acknowledged.shipment} (receipt of ${s.acknowledged.receiptCreated.slice(0, 10)}, ${s.acknowledged.level})` : 'no receipt yet'}`);
-    for (const u of s.unacknowledged) out.push(`  sent, not acknowledged  #${u.seq} ${u.shipment}  packed ${u.created.slice(0, 10)}  ${formatBytes(u.bytesOnDrive)}${u.label ? `  ${printable(u.label)}` : ''}`);
+    out.push(
+      `${printable(s.name ?? s.recipient)}, dataset ${printable(s.dataset)}: ${s.acknowledged ? `acknowledged #${s.acknowledged.seq} ${s.acknowledged.shipment} (receipt of ${s.acknowledged.receiptCreated.slice(0, 10)}, ${s.acknowledged.level})` : 'no receipt yet'}`,
+    );
+    for (const u of s.unacknowledged)
+      out.push(
+        `  sent, not acknowledged  #${u.seq} ${u.shipment}  packed ${u.created.slice(0, 10)}  ${formatBytes(u.bytesOnDrive)}${u.label ? `  ${printable(u.label)}` : ''}`,
+      );
     for (const d of s.drives) out.push(`  drive ${d.drive.padEnd(7)} of #${String(d.seq).padEnd(3)} ${d.state.padEnd(12)} ${stepDates(d)}`);
   }
   return out;
@@ -70,6 +79,15 @@ function row(s: SubscriberLag): string {
 }
 
 function stepDates(d: SubscriberLag['drives'][number]): string {
-  const steps: Array<[string, string | null]> = [['packed', d.packedAt], ['shipped', d.shippedAt], ['acknowledged', d.acknowledgedAt], ['wiped', d.wipedAt], ['returned', d.returnedAt]];
-  return steps.filter(([, at]) => at !== null).map(([k, at]) => `${k} ${at!.slice(0, 10)}`).join(', ');
+  const steps: Array<[string, string | null]> = [
+    ['packed', d.packedAt],
+    ['shipped', d.shippedAt],
+    ['acknowledged', d.acknowledgedAt],
+    ['wiped', d.wipedAt],
+    ['returned', d.returnedAt],
+  ];
+  return steps
+    .filter(([, at]) => at !== null)
+    .map(([k, at]) => `${k} ${at!.slice(0, 10)}`)
+    .join(', ');
 }

@@ -20,7 +20,8 @@ export const run: CommandRun = async (ctx, inv) => {
     case 'trust add': {
       const key = await readKeyArgument(inv.positionals[0]!);
       const added = await withEngine(ctx, (engine) => engine.trustAdd(key, str(inv, 'name'), str(inv, 'recipient')));
-      if (!ctx.json && added.recipient === null) ctx.out.info(`no recipient known for ${printable(added.name)}: add one with --recipient age1… to pack for them by name`);
+      if (!ctx.json && added.recipient === null)
+        ctx.out.info(`no recipient known for ${printable(added.name)}: add one with --recipient age1… to pack for them by name`);
       return show(ctx, added, (k) => `trusted ${describe(k)}${k.recipient !== null ? `, recipient ${k.recipient}` : ''}`);
     }
     case 'trust remove': {
@@ -56,7 +57,10 @@ async function readStdin(): Promise<string> {
   let text = '';
   for await (const chunk of process.stdin.setEncoding('utf8')) {
     text += chunk as string;
-    if (text.length > MAX_KEY_FILE) throw new BrickpostError('BAD_KEY', 'standard input is too large to be a public key', { hint: "pipe the key line, the .pub file, or what 'brickpost whoami' prints" });
+    if (text.length > MAX_KEY_FILE)
+      throw new BrickpostError('BAD_KEY', 'standard input is too large to be a public key', {
+        hint: "pipe the key line, the .pub file, or what 'brickpost whoami' prints",
+      });
   }
   return text;
 }

@@ -32,7 +32,8 @@ export const run: CommandRun = async (ctx, inv) => {
   const portText = str(inv, 'port');
   let port = 0;
   if (portText !== undefined) {
-    if (!/^\d{1,5}$/.test(portText) || Number(portText) < 1 || Number(portText) > 65535) throw usageError(`--port ${quote(portText)} is not a port number (1 to 65535)`, ctx.command);
+    if (!/^\d{1,5}$/.test(portText) || Number(portText) < 1 || Number(portText) > 65535)
+      throw usageError(`--port ${quote(portText)} is not a port number (1 to 65535)`, ctx.command);
     port = Number(portText);
   }
   const { startUiServer } = await import('@brickpost/desktop/server');
@@ -41,7 +42,9 @@ export const run: CommandRun = async (ctx, inv) => {
     if (ctx.json) await ctx.out.document({ url: server.url, port: server.port, token: server.token });
     else await ctx.out.line(server.url);
     await ctx.out.flush();
-    ctx.out.info('serving the brickpost app on 127.0.0.1 only; open the link above in a browser on this machine (it holds the access token); press Ctrl-C to stop');
+    ctx.out.info(
+      'serving the brickpost app on 127.0.0.1 only; open the link above in a browser on this machine (it holds the access token); press Ctrl-C to stop',
+    );
     const open = flag(inv, 'no-open') || ctx.json || !process.stdout.isTTY ? null : opener(server.url);
     if (open) {
       const child = spawn(open[0], open[1], { stdio: 'ignore', detached: true, windowsHide: true });

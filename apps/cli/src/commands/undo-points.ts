@@ -17,16 +17,28 @@ export const run: CommandRun = async (ctx, inv) => {
       return 0;
     }
     const r = s.retention;
-    await ctx.out.line(`${s.dest} keeps the undo data of ${r.keepAll ? 'every shipment' : `the last ${r.keepUndo} shipments`}${r.keepDays !== null ? ` and of those applied in the last ${r.keepDays} days` : ''}${s.pins.length ? `, and after ${plural(s.pins.length, 'pin')}` : ''}`);
-    await ctx.out.line(s.removed.length ? `removed the undo data of ${s.removed.map((x) => `#${x.seq}`).join(', ')}: ${formatBytes(s.freedBytes)} freed; ${formatBytes(s.undoBytes)} of undo data left` : `nothing to remove; ${formatBytes(s.undoBytes)} of undo data`);
+    await ctx.out.line(
+      `${s.dest} keeps the undo data of ${r.keepAll ? 'every shipment' : `the last ${r.keepUndo} shipments`}${r.keepDays !== null ? ` and of those applied in the last ${r.keepDays} days` : ''}${s.pins.length ? `, and after ${plural(s.pins.length, 'pin')}` : ''}`,
+    );
+    await ctx.out.line(
+      s.removed.length
+        ? `removed the undo data of ${s.removed.map((x) => `#${x.seq}`).join(', ')}: ${formatBytes(s.freedBytes)} freed; ${formatBytes(s.undoBytes)} of undo data left`
+        : `nothing to remove; ${formatBytes(s.undoBytes)} of undo data`,
+    );
     return 0;
   }
-  const s = await withEngine(ctx, (engine) => (ctx.command === 'pin' ? engine.pin({ dest, shipment: inv.positionals[1]!, name: str(inv, 'name')! }) : engine.unpin({ dest, pin: inv.positionals[1]! })), { create: false });
+  const s = await withEngine(
+    ctx,
+    (engine) =>
+      ctx.command === 'pin' ? engine.pin({ dest, shipment: inv.positionals[1]!, name: str(inv, 'name')! }) : engine.unpin({ dest, pin: inv.positionals[1]! }),
+    { create: false },
+  );
   if (ctx.json) {
-      await ctx.out.document(s);
-      return 0;
-    }
-  for (const p of s.pins) await ctx.out.line(`#${String(p.seq).padEnd(4)} ${p.shipmentId}  pinned as ${printable(p.name)} (${p.at.slice(0, 19).replace('T', ' ')})`);
+    await ctx.out.document(s);
+    return 0;
+  }
+  for (const p of s.pins)
+    await ctx.out.line(`#${String(p.seq).padEnd(4)} ${p.shipmentId}  pinned as ${printable(p.name)} (${p.at.slice(0, 19).replace('T', ' ')})`);
   if (s.pins.length === 0) await ctx.out.line(`${dest} has no pins`);
   if (s.freedBytes > 0) ctx.out.info(`${formatBytes(s.freedBytes)} of undo data freed`);
   return 0;

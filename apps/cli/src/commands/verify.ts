@@ -27,7 +27,11 @@ export const run: CommandRun = async (ctx, inv) => {
   const failures: Failure[] = [];
   for (const [i, id] of (ids.length > 0 ? ids : [undefined]).entries()) {
     const { result: r } = await runJob(ctx, (sink, signal) =>
-      withEngine(ctx, (engine) => engine.verify({ drive, deep, drives, ...expansionOption(inv), ...(id !== undefined ? { shipment: id } : {}) }, sink, signal), { create: false }),
+      withEngine(
+        ctx,
+        (engine) => engine.verify({ drive, deep, drives, ...expansionOption(inv), ...(id !== undefined ? { shipment: id } : {}) }, sink, signal),
+        { create: false },
+      ),
     );
     if (several && !ctx.json && i > 0) await ctx.out.line('');
     await printSummary(ctx, 'verify', r, () => reportLines(r, ctx.home));

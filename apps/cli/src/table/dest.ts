@@ -8,9 +8,15 @@ export const DEST_COMMANDS: CommandSpec[] = [
     summary: 'list the shipments applied to a destination folder',
     args: ['DEST-DIR'],
     min: 1,
-    options: [...S3, json('print {dest, dataset, datasetId, publisherKeyId, keepUndo, keepAll, keepDays, pins: [{name, shipmentId, seq, at}], undoBytes, shipments: [{shipmentId, seq, parent, label, appliedAt, files, bytes, bytesFromDrive, undoable, kept, pins, undoBytes}], inProgress, newestSeen: {newestSeq, newestShipment, seenAt, behind}}')],
+    options: [
+      ...S3,
+      json(
+        'print {dest, dataset, datasetId, publisherKeyId, keepUndo, keepAll, keepDays, pins: [{name, shipmentId, seq, at}], undoBytes, shipments: [{shipmentId, seq, parent, label, appliedAt, files, bytes, bytesFromDrive, undoable, kept, pins, undoBytes}], inProgress, newestSeen: {newestSeq, newestShipment, seenAt, behind}}',
+      ),
+    ],
     json: 'document',
-    details: 'Reads the destination\'s state folder (DEST/.brickpost); needs no key and changes\nnothing. A shipment marked "undoable" can be rolled back (rollback --to the one\nbefore it); "kept" means rollback can return to it. Each line gives the bytes\nits undo data takes (a chunk shared with an earlier shipment counts there),\nand its pins; the total follows. An ingest or rollback under way or interrupted is named after the\nlist (see \'brickpost status\'). The last line says how far behind the newest\nshipment of the dataset this home saw on a drive (verify or ingest) DEST is.',
+    details:
+      'Reads the destination\'s state folder (DEST/.brickpost); needs no key and changes\nnothing. A shipment marked "undoable" can be rolled back (rollback --to the one\nbefore it); "kept" means rollback can return to it. Each line gives the bytes\nits undo data takes (a chunk shared with an earlier shipment counts there),\nand its pins; the total follows. An ingest or rollback under way or interrupted is named after the\nlist (see \'brickpost status\'). The last line says how far behind the newest\nshipment of the dataset this home saw on a drive (verify or ingest) DEST is.',
     load: () => import('../commands/history.js'),
   },
   {
@@ -92,12 +98,16 @@ export const DEST_COMMANDS: CommandSpec[] = [
   },
   {
     name: 'pin',
-    summary: 'name a point of a destination\'s history so pruning keeps rollback to it',
+    summary: "name a point of a destination's history so pruning keeps rollback to it",
     args: ['DEST-DIR', 'SHIPMENT-ID-or-SEQ'],
     min: 2,
-    options: [{ name: 'name', type: 'string', required: true, value: 'NAME', help: 'the name of the point (unique in DEST)' }, json('print {dest, pins: [{name, shipmentId, seq, at}], freedBytes}')],
+    options: [
+      { name: 'name', type: 'string', required: true, value: 'NAME', help: 'the name of the point (unique in DEST)' },
+      json('print {dest, pins: [{name, shipmentId, seq, at}], freedBytes}'),
+    ],
     json: 'document',
-    details: 'A pinned shipment stays reachable by rollback and extract --at whatever the\nretention (ingest --keep-undo, --keep-days): the undo data of every shipment\nafter it is kept. prune --before refuses to remove it. Only a shipment rollback\ncan still reach can be pinned.',
+    details:
+      'A pinned shipment stays reachable by rollback and extract --at whatever the\nretention (ingest --keep-undo, --keep-days): the undo data of every shipment\nafter it is kept. prune --before refuses to remove it. Only a shipment rollback\ncan still reach can be pinned.',
     load: () => import('../commands/undo-points.js'),
   },
   {
@@ -116,7 +126,12 @@ export const DEST_COMMANDS: CommandSpec[] = [
     min: 1,
     options: [
       ...RETENTION,
-      { name: 'before', type: 'string', value: 'SEQ', help: 'also remove the undo data rollback needs to go back before shipment SEQ (refused when an older shipment is pinned)' },
+      {
+        name: 'before',
+        type: 'string',
+        value: 'SEQ',
+        help: 'also remove the undo data rollback needs to go back before shipment SEQ (refused when an older shipment is pinned)',
+      },
       json('print {dest, retention: {keepUndo, keepAll, keepDays}, pins, removed: [{shipmentId, seq}], freedBytes, undoBytes}'),
     ],
     json: 'document',

@@ -15,7 +15,7 @@ export const DRIVE_COMMANDS: CommandSpec[] = [
     ],
     json: 'events',
     details:
-      "Every drive carries recovery data (pack --recovery, 2 % by default): bad sectors\nand bit rot are repaired from it without the other drives of a set. The\nsignature is checked first; each repaired file must match its signed SHA-256.\nExits 0 when every damaged file was repaired, 1 when some could not be (they\nare listed; in a set, ingest rebuilds them from the other drives).",
+      'Every drive carries recovery data (pack --recovery, 2 % by default): bad sectors\nand bit rot are repaired from it without the other drives of a set. The\nsignature is checked first; each repaired file must match its signed SHA-256.\nExits 0 when every damaged file was repaired, 1 when some could not be (they\nare listed; in a set, ingest rebuilds them from the other drives).',
     load: () => import('../commands/repair.js'),
   },
   {
@@ -26,7 +26,12 @@ export const DRIVE_COMMANDS: CommandSpec[] = [
     max: 256,
     options: [
       { name: 'to', type: 'string', required: true, value: 'NEW-DRIVE-DIR', help: 'the new, empty drive (folder) to write the lost drive onto' },
-      { name: 'member', type: 'string', value: 'N', help: 'the number of the lost drive in its set ("drive N of M" on its label); by default the one drive of the set not given' },
+      {
+        name: 'member',
+        type: 'string',
+        value: 'N',
+        help: 'the number of the lost drive in its set ("drive N of M" on its label); by default the one drive of the set not given',
+      },
       shipment,
       json('print NDJSON events'),
     ],
@@ -49,7 +54,7 @@ export const DRIVE_COMMANDS: CommandSpec[] = [
     ],
     json: 'document',
     details:
-      "Checks a drive as verify does (and every drive of its set found next to it),\nor a destination as receipt does, and says in plain words what it found:\n\"Genuine and intact\", \"Damaged\", \"Untrusted publisher\"... with each failing\nfile, timings and rates, and the shipment's custody log. The files are written\neither way; the exit code is 0 only when the verdict is intact, else that of\nthe most serious problem, as for verify. The PDF needs chromium or google-chrome\n(or $BRICKPOST_CHROMIUM).",
+      'Checks a drive as verify does (and every drive of its set found next to it),\nor a destination as receipt does, and says in plain words what it found:\n"Genuine and intact", "Damaged", "Untrusted publisher"... with each failing\nfile, timings and rates, and the shipment\'s custody log. The files are written\neither way; the exit code is 0 only when the verdict is intact, else that of\nthe most serious problem, as for verify. The PDF needs chromium or google-chrome\n(or $BRICKPOST_CHROMIUM).',
     load: () => import('../commands/report.js'),
   },
   {
@@ -64,7 +69,8 @@ export const DRIVE_COMMANDS: CommandSpec[] = [
       json('print {labels: [{shipmentId, dataset, label, drive, drives, role, publisherKeyId, publisherName, date}], html, pdf}'),
     ],
     json: 'document',
-    details: 'One label per drive of the set: "drive i of N", dataset, label, shipment id,\npublisher key id, packing date and a QR code of the shipment id. Reads only the\ndrive\'s tag files; no key is needed.',
+    details:
+      'One label per drive of the set: "drive i of N", dataset, label, shipment id,\npublisher key id, packing date and a QR code of the shipment id. Reads only the\ndrive\'s tag files; no key is needed.',
     load: () => import('../commands/label.js'),
   },
   {
@@ -75,7 +81,7 @@ export const DRIVE_COMMANDS: CommandSpec[] = [
     options: [shipment, json('print the check as a JSON document: {shipmentId, drive, bag, log, ok, brokenAt, events, problems}')],
     json: 'document',
     details:
-      "Every handling step of a shipment is an event signed by whoever acted and\nchained to the one before: packed and sealed by the publisher (inside the\nsigned bag), then verified, ingested, receipt-issued and wiped (in\nbrickpost/ID.custody next to the bag, and in the catalog of the home that\nacted). Events this home recorded but could not write to the drive are shown\nas \"this home only\". Exits 0 when every event checks, 1 when the chain is\nbroken: the first broken event is named, with what failed.",
+      'Every handling step of a shipment is an event signed by whoever acted and\nchained to the one before: packed and sealed by the publisher (inside the\nsigned bag), then verified, ingested, receipt-issued and wiped (in\nbrickpost/ID.custody next to the bag, and in the catalog of the home that\nacted). Events this home recorded but could not write to the drive are shown\nas "this home only". Exits 0 when every event checks, 1 when the chain is\nbroken: the first broken event is named, with what failed.',
     load: () => import('../commands/custody.js'),
   },
   {
@@ -90,7 +96,7 @@ export const DRIVE_COMMANDS: CommandSpec[] = [
     ],
     json: 'document',
     details:
-      "Refused unless this home ingested the shipment (or --force). The bag folder is\nrenamed to ID.wiping first, so an interrupted wipe never leaves a partial\nshipment (run wipe again to finish); a wiped event is added to the custody log,\nwhich stays on the drive.",
+      'Refused unless this home ingested the shipment (or --force). The bag folder is\nrenamed to ID.wiping first, so an interrupted wipe never leaves a partial\nshipment (run wipe again to finish); a wiped event is added to the custody log,\nwhich stays on the drive.',
     load: () => import('../commands/wipe.js'),
   },
   {
@@ -100,9 +106,17 @@ export const DRIVE_COMMANDS: CommandSpec[] = [
     min: 0,
     options: [
       { name: 'dataset', type: 'string', value: 'NAME', help: 'only this dataset (name or id)' },
-      { name: 'max-lag', type: 'string', multiple: true, value: 'LIMIT', help: "flag subscribers further behind: a number of shipments (3) or a time (30d, 12h); both may be given; exit 9 when any is past" },
+      {
+        name: 'max-lag',
+        type: 'string',
+        multiple: true,
+        value: 'LIMIT',
+        help: 'flag subscribers further behind: a number of shipments (3) or a time (30d, 12h); both may be given; exit 9 when any is past',
+      },
       { name: 'now', type: 'string', value: 'TIME', help: 'measure lag at this ISO 8601 time instead of the clock (also $BRICKPOST_NOW)' },
-      json('print {now, maxLag, past, subscribers: [{dataset, datasetId, recipient, name, keyId, newest, acknowledged, unacknowledged, lag: {shipments, bytes, days, since}, pastMaxLag, drives}]}'),
+      json(
+        'print {now, maxLag, past, subscribers: [{dataset, datasetId, recipient, name, keyId, newest, acknowledged, unacknowledged, lag: {shipments, bytes, days, since}, pastMaxLag, drives}]}',
+      ),
     ],
     json: 'document',
     details:
@@ -124,7 +138,7 @@ export const DRIVE_COMMANDS: CommandSpec[] = [
   },
   {
     name: 'drive returned',
-    summary: 'record that drives of a shipment you packed came back (reads a drive\'s custody log)',
+    summary: "record that drives of a shipment you packed came back (reads a drive's custody log)",
     args: ['SHIPMENT-ID-or-DRIVE-DIR'],
     min: 1,
     options: [
@@ -133,7 +147,8 @@ export const DRIVE_COMMANDS: CommandSpec[] = [
       json('print {shipment, state, at, drives, eventsRecorded}'),
     ],
     json: 'document',
-    details: "Given the drive itself, its custody log is checked as 'brickpost custody' does\nand, when the chain holds, its events (verified, ingested, wiped) are recorded\nin this home's catalog; a broken log records nothing (exit 1).",
+    details:
+      "Given the drive itself, its custody log is checked as 'brickpost custody' does\nand, when the chain holds, its events (verified, ingested, wiped) are recorded\nin this home's catalog; a broken log records nothing (exit 1).",
     load: () => import('../commands/drive.js'),
   },
 ];

@@ -13,7 +13,8 @@ export const KEYS_COMMANDS: CommandSpec[] = [
       json('print the new identity as a JSON document'),
     ],
     json: 'document',
-    details: 'Share the printed recipient (age1…) with publishers who send you data, and the\nminisign public key (RW…) with subscribers who receive your drives.',
+    details:
+      'Share the printed recipient (age1…) with publishers who send you data, and the\nminisign public key (RW…) with subscribers who receive your drives.',
     load: () => import('../commands/keygen.js'),
   },
   {
@@ -26,7 +27,8 @@ export const KEYS_COMMANDS: CommandSpec[] = [
       json('print {recipient, minisignPublicKey, keyId, identityFile, minisignPublicKeyFile, name, home} (with --contact: the first three and name)'),
     ],
     json: 'document',
-    details: "Send 'brickpost whoami --contact' to the people you exchange drives with:\n'brickpost trust add' takes it as it is (a file, or - for standard input) and\nrecords both your signing key and your recipient.",
+    details:
+      "Send 'brickpost whoami --contact' to the people you exchange drives with:\n'brickpost trust add' takes it as it is (a file, or - for standard input) and\nrecords both your signing key and your recipient.",
     load: () => import('../commands/whoami.js'),
   },
   {

@@ -45,7 +45,11 @@ export interface CommandSpec {
 export const json = (what: string): OptionSpec => ({ name: 'json', type: 'boolean', help: what });
 /** What ingest and extract apply of what a shipment recorded (README "What a shipment carries"). */
 export const APPLY: OptionSpec[] = [
-  { name: 'outside-links', type: 'boolean', help: 'create symbolic links that point outside the target folder as they are (by default they are listed, not created)' },
+  {
+    name: 'outside-links',
+    type: 'boolean',
+    help: 'create symbolic links that point outside the target folder as they are (by default they are listed, not created)',
+  },
   { name: 'same-permissions', type: 'boolean', help: 'permission bits as the source had them, without your umask (always so for root)' },
   { name: 'setid', type: 'boolean', help: 'keep setuid and setgid bits (root only)' },
   { name: 'owners', type: 'boolean', help: 'give entries the owner and group the source had, by name where it exists here, else by number (root only)' },
@@ -63,8 +67,18 @@ export const maxExpansion: OptionSpec = {
 /** The --shipment option of commands that read a drive. */
 /** How to reach object storage (README "Object storage"); credentials only from the environment and ~/.aws. */
 export const S3: OptionSpec[] = [
-  { name: 'endpoint-url', type: 'string', value: 'URL', help: 'the S3 service to use for s3:// URLs, for servers other than AWS (default: $AWS_ENDPOINT_URL_S3, $AWS_ENDPOINT_URL)' },
-  { name: 'profile', type: 'string', value: 'NAME', help: 'the profile of ~/.aws/credentials and ~/.aws/config for s3:// URLs (default: $AWS_PROFILE, else default)' },
+  {
+    name: 'endpoint-url',
+    type: 'string',
+    value: 'URL',
+    help: 'the S3 service to use for s3:// URLs, for servers other than AWS (default: $AWS_ENDPOINT_URL_S3, $AWS_ENDPOINT_URL)',
+  },
+  {
+    name: 'profile',
+    type: 'string',
+    value: 'NAME',
+    help: 'the profile of ~/.aws/credentials and ~/.aws/config for s3:// URLs (default: $AWS_PROFILE, else default)',
+  },
 ];
 export const shipment: OptionSpec = {
   name: 'shipment',

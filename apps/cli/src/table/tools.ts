@@ -12,7 +12,12 @@ export const TOOLS_COMMANDS: CommandSpec[] = [
       { name: 'rtt', type: 'string', value: 'TIME', help: 'round-trip time, e.g. 80ms (default 80ms)' },
       { name: 'window', type: 'string', value: 'SIZE', help: 'TCP window of each stream, e.g. 64KiB (default 4MiB)' },
       { name: 'streams', type: 'string', value: 'N', help: 'parallel TCP streams (default 4)' },
-      { name: 'drive-speed', type: 'string', value: 'RATE', help: 'write and read speed of one drive, e.g. 200MB/s (default: measured by your recent packs, else 200MB/s)' },
+      {
+        name: 'drive-speed',
+        type: 'string',
+        value: 'RATE',
+        help: 'write and read speed of one drive, e.g. 200MB/s (default: measured by your recent packs, else 200MB/s)',
+      },
       { name: 'drives', type: 'string', value: 'N', help: 'drives written and read in parallel (default 1)' },
       { name: 'courier', type: 'string', value: 'TIME', help: 'door-to-door courier time, e.g. 24h, 2d (default 24h)' },
       { name: 'drive-cost', type: 'string', value: 'AMOUNT', help: 'price of one drive, for the cost of shipping' },
@@ -31,8 +36,20 @@ export const TOOLS_COMMANDS: CommandSpec[] = [
     args: [],
     min: 0,
     options: [
-      { name: 'dest', type: 'string', multiple: true, value: 'DEST-DIR', help: 'a destination this home ingested into: its state rebuilds the records of those ingests; repeatable' },
-      { name: 'drive', type: 'string', multiple: true, value: 'DRIVE-DIR', help: 'a drive with shipments you packed or handled: rebuilds their records and custody logs; repeatable' },
+      {
+        name: 'dest',
+        type: 'string',
+        multiple: true,
+        value: 'DEST-DIR',
+        help: 'a destination this home ingested into: its state rebuilds the records of those ingests; repeatable',
+      },
+      {
+        name: 'drive',
+        type: 'string',
+        multiple: true,
+        value: 'DRIVE-DIR',
+        help: 'a drive with shipments you packed or handled: rebuilds their records and custody logs; repeatable',
+      },
       { name: 'name', type: 'string', value: 'NAME', help: 'your display name, when the catalog lost it' },
       { name: 'force', type: 'boolean', help: 'set the catalog aside and rebuild it even when it checks out intact' },
       json('print {file, intact, setAside, kept: [{table, kept, lost, error}], rebuilt: [{what, from}], lost: [{what, meaning}]}'),
@@ -68,7 +85,7 @@ export const TOOLS_COMMANDS: CommandSpec[] = [
     ],
     json: 'document',
     details:
-      "Prints a link with a random access token: open it in a browser on this\nmachine. Every request without the token (or the cookie the first page load\nsets) is refused, the page included. A browser is started when there is a\ndisplay and a terminal, unless --no-open or --json. Runs until Ctrl-C.",
+      'Prints a link with a random access token: open it in a browser on this\nmachine. Every request without the token (or the cookie the first page load\nsets) is refused, the page included. A browser is started when there is a\ndisplay and a terminal, unless --no-open or --json. Runs until Ctrl-C.',
     load: () => import('../commands/ui.js'),
   },
 ];

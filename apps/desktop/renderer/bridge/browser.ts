@@ -126,11 +126,15 @@ function install(): void {
   for (const m of ALL_METHODS) {
     const shape = METHODS[m];
     api[m] =
-      m === 'chooseFolder' ? async () => null
-      : shape === 'job' ? (id: string, o: unknown, on: JobListener) => job(m, id, o, on)
-      : shape === 'jobId' ? cancel
-      : shape === 'none' ? () => call(m)
-      : (o: unknown) => call(m, o);
+      m === 'chooseFolder'
+        ? async () => null
+        : shape === 'job'
+          ? (id: string, o: unknown, on: JobListener) => job(m, id, o, on)
+          : shape === 'jobId'
+            ? cancel
+            : shape === 'none'
+              ? () => call(m)
+              : (o: unknown) => call(m, o);
   }
   Object.defineProperty(window, 'brickpost', { value: Object.freeze(api), writable: false, configurable: false, enumerable: true });
 }

@@ -10,9 +10,16 @@ import type { PublishState } from './state.js';
 
 /** What a shipment carries, in one sentence: "12 files, 3 folders, 1 symbolic link, 0 hard links, 0 special files; 1 sparse file (4.1 MB of holes, not stored)". */
 export function carries(e: PackEntryCounts): string {
-  const kinds = [count(e.files, 'file'), count(e.dirs, 'folder'), count(e.links, 'symbolic link'), count(e.hardLinks, 'hard link'), count(e.specials, 'special file')];
+  const kinds = [
+    count(e.files, 'file'),
+    count(e.dirs, 'folder'),
+    count(e.links, 'symbolic link'),
+    count(e.hardLinks, 'hard link'),
+    count(e.specials, 'special file'),
+  ];
   const parts = [kinds.join(', '), `${count(e.sparseFiles, 'sparse file')}${e.sparseFiles ? ` (${bytes(e.holeBytes)} of holes, not stored)` : ''}`];
-  if (e.withXattrs + e.withAcls > 0) parts.push(`${count(e.withXattrs, 'entry', 'entries')} with extended attributes, ${e.withAcls.toLocaleString()} with ACLs`);
+  if (e.withXattrs + e.withAcls > 0)
+    parts.push(`${count(e.withXattrs, 'entry', 'entries')} with extended attributes, ${e.withAcls.toLocaleString()} with ACLs`);
   return `${parts.join('; ')}.`;
 }
 

@@ -29,7 +29,13 @@ export const drivesStep: Step<PublishState> = {
       field.input.value = '';
       void refresh();
     });
-    const field = folderField({ label: 'Add a folder as a drive', name: 'add-drive', title: 'Folder to use as a drive', help: 'A folder works like a drive: copy it onto one later, or use it for testing.', extra: add });
+    const field = folderField({
+      label: 'Add a folder as a drive',
+      name: 'add-drive',
+      title: 'Folder to use as a drive',
+      help: 'A folder works like a drive: copy it onto one later, or use it for testing.',
+      extra: add,
+    });
     const go = primary('Next', () => {
       if (state.drives.length === 0) replace(slot, note('Choose at least one drive.', 'warn'));
       else next();
@@ -42,7 +48,11 @@ export const drivesStep: Step<PublishState> = {
       listSlot,
       actions(secondary('Refresh', () => void refresh())),
       field.el,
-      h('p', { class: 'help' }, 'With several drives the shipment is spread over them and written in parallel; with three or more, one of them holds parity by default, so any one may be lost.'),
+      h(
+        'p',
+        { class: 'help' },
+        'With several drives the shipment is spread over them and written in parallel; with three or more, one of them holds parity by default, so any one may be lost.',
+      ),
       per ? h('p', { class: 'help' }, `The shipment needs about ${bytes(per)} in all, before compression.`) : null,
       slot,
       actions(secondary('Back', back), go),

@@ -15,5 +15,10 @@ import { newPublishState } from './state.js';
 
 /** A fresh publisher wizard. */
 export function publishView(): HTMLElement {
-  return wizard('publish', 'Send a dataset on drives', [sourceStep, estimateStep, drivesStep, recipientsStep, optionsStep, runStep, doneStep], newPublishState());
+  return wizard(
+    'publish',
+    'Send a dataset on drives',
+    [sourceStep, estimateStep, drivesStep, recipientsStep, optionsStep, runStep, doneStep],
+    newPublishState(),
+  );
 }

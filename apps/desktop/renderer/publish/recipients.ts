@@ -40,11 +40,31 @@ function choices(state: PublishState, me: WhoAmI | null, keys: TrustedKey[]): HT
   const self = h('input', { type: 'checkbox', id: selfId, name: 'self', checked: state.self });
   self.addEventListener('change', () => (state.self = self.checked));
   const mine = me ? ` (${me.name}, key id ${fingerprint(me.keyId)})` : '';
-  fs.appendChild(h('div', { class: 'choice' }, self, h('label', { for: selfId }, h('span', { class: 'choice-title' }, 'Me'), `${mine}, so I can check the drives deeply and restore from them`)));
+  fs.appendChild(
+    h(
+      'div',
+      { class: 'choice' },
+      self,
+      h('label', { for: selfId }, h('span', { class: 'choice-title' }, 'Me'), `${mine}, so I can check the drives deeply and restore from them`),
+    ),
+  );
   const subscribers = keys.filter((k) => !k.self && k.recipient !== null);
   for (const k of subscribers) {
     const r = k.recipient!;
-    fs.appendChild(checkbox(state, r, [h('span', { class: 'choice-title' }, k.name), ' key id ', h('code', {}, fingerprint(k.keyId)), ' recipient ', h('code', { title: r }, shortRecipient(r))], { 'data-key-id': k.keyId }));
+    fs.appendChild(
+      checkbox(
+        state,
+        r,
+        [
+          h('span', { class: 'choice-title' }, k.name),
+          ' key id ',
+          h('code', {}, fingerprint(k.keyId)),
+          ' recipient ',
+          h('code', { title: r }, shortRecipient(r)),
+        ],
+        { 'data-key-id': k.keyId },
+      ),
+    );
   }
   const known = new Set(keys.map((k) => k.recipient));
   for (const r of state.recipients.filter((x) => !known.has(x))) {
@@ -53,7 +73,13 @@ function choices(state: PublishState, me: WhoAmI | null, keys: TrustedKey[]): HT
   if (subscribers.length === 0) fs.appendChild(h('p', { class: 'muted' }, 'No subscriber in your trust store has a recipient yet. Add one below.'));
   const without = keys.filter((k) => !k.self && k.recipient === null);
   if (without.length > 0) {
-    fs.appendChild(h('p', { class: 'muted' }, `Trusted without a recipient, so not listed: ${without.map((k) => k.name).join(', ')}. Paste their whoami text below to add it.`));
+    fs.appendChild(
+      h(
+        'p',
+        { class: 'muted' },
+        `Trusted without a recipient, so not listed: ${without.map((k) => k.name).join(', ')}. Paste their whoami text below to add it.`,
+      ),
+    );
   }
   return fs;
 }
@@ -70,24 +96,51 @@ export const recipientsStep: Step<PublishState> = {
 
     const contactId = uid('contact');
     const nameId = uid('cname');
-    const contactInput = h('textarea', { id: contactId, name: 'contact', rows: 4, spellcheck: 'false', placeholder: 'name  …\nrecipient  age1…\npublic key  RW…', 'aria-describedby': `${contactId}-help` });
+    const contactInput = h('textarea', {
+      id: contactId,
+      name: 'contact',
+      rows: 4,
+      spellcheck: 'false',
+      placeholder: 'name  …\nrecipient  age1…\npublic key  RW…',
+      'aria-describedby': `${contactId}-help`,
+    });
     const nameInput = h('input', { id: nameId, type: 'text', name: 'contact-name', autocomplete: 'off' });
     const addMsg = h('div', {});
     const add = secondary('Add subscriber', () => {
       if (parseRecipient(contactInput.value) === null) {
-        replace(addMsg, note('That text has no recipient (a word starting with "age1"). Ask the subscriber for what "brickpost whoami --contact" prints, or what their trust view shows.', 'warn'));
+        replace(
+          addMsg,
+          note(
+            'That text has no recipient (a word starting with "age1"). Ask the subscriber for what "brickpost whoami --contact" prints, or what their trust view shows.',
+            'warn',
+          ),
+        );
         return;
       }
-      void busy(add, addMsg, async () => {
-        const name = nameInput.value.trim();
-        const k = await api().trustAdd({ key: contactInput.value, ...(name ? { name } : {}) });
-        keys = await api().trustList();
-        if (k.recipient !== null && !state.recipients.includes(k.recipient)) state.recipients.push(k.recipient);
-        contactInput.value = '';
-        nameInput.value = '';
-        draw();
-        replace(addMsg, h('p', { class: 'banner ok', role: 'status', 'data-testid': 'subscriber-added' }, `Added ${k.name} to your trust store, key id `, h('code', {}, fingerprint(k.keyId)), '. Check this id with them by phone or in person.'));
-      }, 'Cannot add the subscriber');
+      void busy(
+        add,
+        addMsg,
+        async () => {
+          const name = nameInput.value.trim();
+          const k = await api().trustAdd({ key: contactInput.value, ...(name ? { name } : {}) });
+          keys = await api().trustList();
+          if (k.recipient !== null && !state.recipients.includes(k.recipient)) state.recipients.push(k.recipient);
+          contactInput.value = '';
+          nameInput.value = '';
+          draw();
+          replace(
+            addMsg,
+            h(
+              'p',
+              { class: 'banner ok', role: 'status', 'data-testid': 'subscriber-added' },
+              `Added ${k.name} to your trust store, key id `,
+              h('code', {}, fingerprint(k.keyId)),
+              '. Check this id with them by phone or in person.',
+            ),
+          );
+        },
+        'Cannot add the subscriber',
+      );
     });
 
     const bareId = uid('bare');
@@ -123,7 +176,11 @@ export const recipientsStep: Step<PublishState> = {
           { class: 'field' },
           h('label', { for: contactId }, 'Their keys'),
           contactInput,
-          h('p', { class: 'help', id: `${contactId}-help` }, 'Paste what "brickpost whoami --contact" prints on their computer: their recipient (age1…) and public key (RW…). They are added to your trust store, so their receipts are accepted too. Get the text through a channel you trust.'),
+          h(
+            'p',
+            { class: 'help', id: `${contactId}-help` },
+            'Paste what "brickpost whoami --contact" prints on their computer: their recipient (age1…) and public key (RW…). They are added to your trust store, so their receipts are accepted too. Get the text through a channel you trust.',
+          ),
         ),
         h('div', { class: 'field' }, h('label', { for: nameId }, 'Name (for you; default: the name in the text)'), nameInput),
         addMsg,

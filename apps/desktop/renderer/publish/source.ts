@@ -12,15 +12,28 @@ export const sourceStep: Step<PublishState> = {
   id: 'source',
   title: 'Choose the folder to send',
   render({ state, next }) {
-    const field = folderField({ label: 'Source folder', name: 'source', title: 'Folder to send', value: state.source, help: 'Everything inside it is packed. Nothing in it is changed.' });
+    const field = folderField({
+      label: 'Source folder',
+      name: 'source',
+      title: 'Folder to send',
+      value: state.source,
+      help: 'Everything inside it is packed. Nothing in it is changed.',
+    });
     const slot = h('div', {});
-    const go = primary('Next', () =>
-      void busy(go, slot, async () => {
-        const info = await api().sourceInfo({ path: field.value() });
-        if (state.source !== info.path) state.dataset = '';
-        Object.assign(state, { source: info.path, info });
-        next();
-      }, 'Cannot read that folder'),
+    const go = primary(
+      'Next',
+      () =>
+        void busy(
+          go,
+          slot,
+          async () => {
+            const info = await api().sourceInfo({ path: field.value() });
+            if (state.source !== info.path) state.dataset = '';
+            Object.assign(state, { source: info.path, info });
+            next();
+          },
+          'Cannot read that folder',
+        ),
     );
     return h('form', { class: 'step-form', onsubmit: (e: Event) => (e.preventDefault(), go.click()) }, field.el, slot, actions(go));
   },
@@ -57,7 +70,11 @@ export const estimateStep: Step<PublishState> = {
             ]),
             h('p', {}, plan.recommendation),
             plan.crossoverBytes !== null ? h('p', { class: 'help' }, `Below ${bytes(plan.crossoverBytes)} the network is faster; above it, drives.`) : null,
-            h('p', { class: 'help' }, `Drive speed ${rate(plan.inputs.driveBytesPerSecond)} (${plan.driveSpeedSource === 'measured' ? 'measured on your recent packs' : plan.driveSpeedSource === 'given' ? 'given' : 'a default until a pack is measured'}); network ${Math.round(plan.inputs.linkBitsPerSecond / 1e6)} Mbit/s.`),
+            h(
+              'p',
+              { class: 'help' },
+              `Drive speed ${rate(plan.inputs.driveBytesPerSecond)} (${plan.driveSpeedSource === 'measured' ? 'measured on your recent packs' : plan.driveSpeedSource === 'given' ? 'given' : 'a default until a pack is measured'}); network ${Math.round(plan.inputs.linkBitsPerSecond / 1e6)} Mbit/s.`,
+            ),
             h('p', {}, h('a', { href: `#/plan?bytes=${info.bytes}` }, 'Open the planner'), ' to change link speed, drives and courier time.'),
           )
         : errorBanner(planError, 'No estimate available'),

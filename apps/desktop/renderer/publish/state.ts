@@ -26,5 +26,19 @@ export interface PublishState {
 }
 
 export function newPublishState(): PublishState {
-  return { source: '', info: null, drives: [], recipients: [], self: true, dataset: '', label: '', parity: null, recovery: 2, exclude: [], excludeCaches: false, portable: false, summary: null };
+  return {
+    source: '',
+    info: null,
+    drives: [],
+    recipients: [],
+    self: true,
+    dataset: '',
+    label: '',
+    parity: null,
+    recovery: 2,
+    exclude: [],
+    excludeCaches: false,
+    portable: false,
+    summary: null,
+  };
 }

@@ -86,11 +86,27 @@ export const browseStep: Step<ReceiveState> = {
       const parts = state.folder === '' ? [] : state.folder.split('/');
       const items: HTMLElement[] = [];
       const top = 'Top of the shipment';
-      items.push(h('li', {}, parts.length === 0 ? h('span', { 'aria-current': 'location' }, top) : h('button', { type: 'button', class: 'link', onclick: () => void open('', true) }, top)));
+      items.push(
+        h(
+          'li',
+          {},
+          parts.length === 0
+            ? h('span', { 'aria-current': 'location' }, top)
+            : h('button', { type: 'button', class: 'link', onclick: () => void open('', true) }, top),
+        ),
+      );
       parts.forEach((name, i) => {
         const path = parts.slice(0, i + 1).join('/');
         const last = i === parts.length - 1;
-        items.push(h('li', {}, last ? h('span', { 'aria-current': 'location' }, printable(name)) : h('button', { type: 'button', class: 'link', onclick: () => void open(path, true) }, printable(name))));
+        items.push(
+          h(
+            'li',
+            {},
+            last
+              ? h('span', { 'aria-current': 'location' }, printable(name))
+              : h('button', { type: 'button', class: 'link', onclick: () => void open(path, true) }, printable(name)),
+          ),
+        );
       });
       const up = secondary('Up one level', () => void open(parentOf(state.folder), true));
       up.disabled = parts.length === 0;
@@ -113,9 +129,19 @@ export const browseStep: Step<ReceiveState> = {
       const inTicked = f.folder !== '' && (state.chosen.get(f.folder) === 'dir' || covered(state, f.folder));
       const rows = sorted.map((e) => {
         const name = printable(baseName(e.path));
-        const box = h('input', { type: 'checkbox', name: 'take', 'aria-label': `Take ${name}${e.type === 'dir' ? ' and everything in it' : ''}`, checked: inTicked || state.chosen.has(e.path), disabled: inTicked, 'data-path': printable(e.path) });
+        const box = h('input', {
+          type: 'checkbox',
+          name: 'take',
+          'aria-label': `Take ${name}${e.type === 'dir' ? ' and everything in it' : ''}`,
+          checked: inTicked || state.chosen.has(e.path),
+          disabled: inTicked,
+          'data-path': printable(e.path),
+        });
         box.addEventListener('change', () => tick(e.path, e.type, box.checked));
-        const nameCell = e.type === 'dir' ? h('button', { type: 'button', class: 'link name', 'aria-label': `Open folder ${name}`, onclick: () => void open(e.path, true) }, `${name}/`) : h('span', { class: 'name' }, name);
+        const nameCell =
+          e.type === 'dir'
+            ? h('button', { type: 'button', class: 'link name', 'aria-label': `Open folder ${name}`, onclick: () => void open(e.path, true) }, `${name}/`)
+            : h('span', { class: 'name' }, name);
         return {
           props: { 'data-name': name, 'data-type': e.type },
           cells: [box, nameCell, typeText(e), e.type === 'file' ? bytes(e.size) : '—', e.type === 'hard' ? '—' : mtime(e.mtimeNs)],
@@ -139,7 +165,17 @@ export const browseStep: Step<ReceiveState> = {
           'ul',
           { class: 'chosen-list' },
           ...list.map(([path, type]) =>
-            h('li', {}, h('code', {}, shownPath(path, type)), ' ', h('button', { type: 'button', class: 'link', 'aria-label': `Remove ${shownPath(path, type)} from the chosen entries`, onclick: () => remove(path) }, 'Remove')),
+            h(
+              'li',
+              {},
+              h('code', {}, shownPath(path, type)),
+              ' ',
+              h(
+                'button',
+                { type: 'button', class: 'link', 'aria-label': `Remove ${shownPath(path, type)} from the chosen entries`, onclick: () => remove(path) },
+                'Remove',
+              ),
+            ),
           ),
         ),
         actions(secondary('Clear the choice', () => remove(null))),
@@ -163,7 +199,11 @@ export const browseStep: Step<ReceiveState> = {
     return h(
       'div',
       { class: 'browse' },
-      h('p', { class: 'help' }, 'Open folders to find what you need, and tick the files and folders to take; a ticked folder takes everything in it. Only what you tick is read from the drive, and nothing is ingested.'),
+      h(
+        'p',
+        { class: 'help' },
+        'Open folders to find what you need, and tick the files and folders to take; a ticked folder takes everything in it. Only what you tick is read from the drive, and nothing is ingested.',
+      ),
       crumbs,
       listing,
       chosenSlot,

@@ -35,7 +35,12 @@ export function reportFacts(r: VerifyReport): HTMLElement {
 
 function problemList(r: VerifyReport): HTMLElement | null {
   if (r.problems.length === 0) return null;
-  return h('details', { class: 'problems' }, h('summary', {}, `${r.problems.length} problem(s) found`), h('ul', {}, ...r.problems.slice(0, 50).map((p) => h('li', {}, p.message, p.path ? h('code', { class: 'block' }, p.path) : null))));
+  return h(
+    'details',
+    { class: 'problems' },
+    h('summary', {}, `${r.problems.length} problem(s) found`),
+    h('ul', {}, ...r.problems.slice(0, 50).map((p) => h('li', {}, p.message, p.path ? h('code', { class: 'block' }, p.path) : null))),
+  );
 }
 
 export const checkStep: Step<ReceiveState> = {
@@ -52,7 +57,9 @@ export const checkStep: Step<ReceiveState> = {
         h(
           'p',
           { class: `banner ${dv === 'intact' ? 'ok' : 'error'}`, 'data-deep': d.deep, role: 'status' },
-          d.deep === 'ok' ? `Deep check passed: ${d.chunksChecked.toLocaleString()} chunks decrypted and checked.` : `Deep check ${d.deep === 'failed' ? 'failed' : 'was skipped'}.`,
+          d.deep === 'ok'
+            ? `Deep check passed: ${d.chunksChecked.toLocaleString()} chunks decrypted and checked.`
+            : `Deep check ${d.deep === 'failed' ? 'failed' : 'was skipped'}.`,
         ),
         problemList(d),
       );
@@ -61,10 +68,15 @@ export const checkStep: Step<ReceiveState> = {
     const deepBtn = secondary('Deep check (decrypt every chunk)', () => {
       const panel = progressPanel('Deep check progress');
       replace(deepSlot, panel.el);
-      void busy(deepBtn, deepSlot, async () => {
-        state.deep = await api().verify(jobId(), { drive: state.drive, shipment: r!.shipmentId, deep: true }, panel.update);
-        showDeep(state.deep);
-      }, 'The deep check could not run');
+      void busy(
+        deepBtn,
+        deepSlot,
+        async () => {
+          state.deep = await api().verify(jobId(), { drive: state.drive, shipment: r!.shipmentId, deep: true }, panel.update);
+          showDeep(state.deep);
+        },
+        'The deep check could not run',
+      );
     });
     const go = primary('Next: choose destination', () => {
       state.mode = 'ingest';
@@ -85,9 +97,23 @@ export const checkStep: Step<ReceiveState> = {
       verdictBox(v, r, state.error),
       r ? reportFacts(r) : null,
       r ? problemList(r) : null,
-      v === 'untrusted' ? h('p', {}, h('a', { href: '#/trust' }, 'Open Trust'), ' to add the publisher\'s key, then check again.') : null,
-      v === 'intact' ? h('div', {}, h('p', { class: 'help' }, 'Optional: the deep check decrypts and re-hashes every chunk with your key. Ingest does this anyway as it copies.'), actions(deepBtn), deepSlot) : null,
-      v === 'intact' ? h('p', { class: 'help' }, 'Ingest writes the whole shipment into a destination folder. To take only some files or folders off the drive into any folder, without ingesting, browse it first.') : null,
+      v === 'untrusted' ? h('p', {}, h('a', { href: '#/trust' }, 'Open Trust'), " to add the publisher's key, then check again.") : null,
+      v === 'intact'
+        ? h(
+            'div',
+            {},
+            h('p', { class: 'help' }, 'Optional: the deep check decrypts and re-hashes every chunk with your key. Ingest does this anyway as it copies.'),
+            actions(deepBtn),
+            deepSlot,
+          )
+        : null,
+      v === 'intact'
+        ? h(
+            'p',
+            { class: 'help' },
+            'Ingest writes the whole shipment into a destination folder. To take only some files or folders off the drive into any folder, without ingesting, browse it first.',
+          )
+        : null,
       actions(secondary(v === 'intact' ? 'Back' : 'Check another drive', back), browse, go),
     );
   },

@@ -12,21 +12,38 @@ export function applies(r: VerifyReport, hist: DestHistory | null): { text: stri
   if (!hist || hist.shipments.length === 0) {
     return r.seq <= 1
       ? { text: 'A new destination: the whole dataset will be written here.', kind: 'info' }
-      : { text: `This is shipment ${r.seq} of "${r.dataset}", which carries only changes. A new destination needs the earlier shipments first, unless the folder already holds a copy of the data.`, kind: 'warn' };
+      : {
+          text: `This is shipment ${r.seq} of "${r.dataset}", which carries only changes. A new destination needs the earlier shipments first, unless the folder already holds a copy of the data.`,
+          kind: 'warn',
+        };
   }
   if (hist.dataset !== r.dataset) return { text: `This folder holds the dataset "${hist.dataset}", not "${r.dataset}". Choose another folder.`, kind: 'warn' };
   const last = hist.shipments[hist.shipments.length - 1]!;
-  if (hist.shipments.some((s) => s.shipmentId === r.shipmentId)) return { text: `Shipment ${r.seq} is already applied here; ingesting again changes nothing.`, kind: 'info' };
-  if (r.seq === last.seq + 1) return { text: `Applies as an incremental update: shipment ${r.seq} on top of shipment ${last.seq}. Unchanged files stay; only changes are written.`, kind: 'info' };
+  if (hist.shipments.some((s) => s.shipmentId === r.shipmentId))
+    return { text: `Shipment ${r.seq} is already applied here; ingesting again changes nothing.`, kind: 'info' };
+  if (r.seq === last.seq + 1)
+    return {
+      text: `Applies as an incremental update: shipment ${r.seq} on top of shipment ${last.seq}. Unchanged files stay; only changes are written.`,
+      kind: 'info',
+    };
   if (r.seq <= last.seq) return { text: `This folder is already at shipment ${last.seq}; shipment ${r.seq} is older and will be refused.`, kind: 'warn' };
-  return { text: `This folder is at shipment ${last.seq}; shipments ${last.seq + 1} to ${r.seq - 1} must be ingested first, unless this one was packed against it.`, kind: 'warn' };
+  return {
+    text: `This folder is at shipment ${last.seq}; shipments ${last.seq + 1} to ${r.seq - 1} must be ingested first, unless this one was packed against it.`,
+    kind: 'warn',
+  };
 }
 
 export const destStep: Step<ReceiveState> = {
   id: 'dest',
   title: 'Choose the destination',
   render({ state, next, back }) {
-    const field = folderField({ label: 'Destination folder', name: 'dest', title: 'Where the files go', value: state.dest, help: 'The files of the dataset are written here. Files this shipment replaces are kept for rollback.' });
+    const field = folderField({
+      label: 'Destination folder',
+      name: 'dest',
+      title: 'Where the files go',
+      value: state.dest,
+      help: 'The files of the dataset are written here. Files this shipment replaces are kept for rollback.',
+    });
     const info = h('div', { 'aria-live': 'polite', 'data-testid': 'applies' });
     const slot = h('div', {});
     let seen = '';
@@ -34,7 +51,9 @@ export const destStep: Step<ReceiveState> = {
       const dest = field.value();
       if (!dest || dest === seen) return;
       seen = dest;
-      state.history = await api().history({ dest }).catch(() => null);
+      state.history = await api()
+        .history({ dest })
+        .catch(() => null);
       if (field.value() !== dest) return;
       const a = applies(state.report!, state.history);
       replace(info, note(a.text, a.kind));
@@ -51,6 +70,13 @@ export const destStep: Step<ReceiveState> = {
       state.dest = dest;
       next();
     });
-    return h('form', { class: 'step-form', onsubmit: (e: Event) => (e.preventDefault(), go.click()) }, field.el, info, slot, actions(secondary('Back', back), go));
+    return h(
+      'form',
+      { class: 'step-form', onsubmit: (e: Event) => (e.preventDefault(), go.click()) },
+      field.el,
+      info,
+      slot,
+      actions(secondary('Back', back), go),
+    );
   },
 };

@@ -14,26 +14,50 @@ export const receivedStep: Step<ReceiveState> = {
     const s = state.summary!;
     const receiptSlot = h('div', { 'data-testid': 'receipt' });
     const reportSlot = h('div', { class: 'doc-slot', 'data-testid': 'report' });
-    const receiptBtn = primary('Export receipt', () =>
-      void busy(receiptBtn, receiptSlot, async () => {
-        const r = await api().receipt({ dest: s.dest });
-        replace(
+    const receiptBtn = primary(
+      'Export receipt',
+      () =>
+        void busy(
+          receiptBtn,
           receiptSlot,
-          h('p', { class: 'banner ok', role: 'status' }, 'Receipt written to ', h('code', { 'data-testid': 'receipt-path' }, r.out), '. Send it and its .minisig file to the publisher, so the next shipment carries only what changed.'),
-          h('pre', { class: 'receipt-text', tabindex: 0, 'aria-label': 'Receipt text' }, r.text),
-        );
-      }, 'No receipt'),
+          async () => {
+            const r = await api().receipt({ dest: s.dest });
+            replace(
+              receiptSlot,
+              h(
+                'p',
+                { class: 'banner ok', role: 'status' },
+                'Receipt written to ',
+                h('code', { 'data-testid': 'receipt-path' }, r.out),
+                '. Send it and its .minisig file to the publisher, so the next shipment carries only what changed.',
+              ),
+              h('pre', { class: 'receipt-text', tabindex: 0, 'aria-label': 'Receipt text' }, r.text),
+            );
+          },
+          'No receipt',
+        ),
     );
-    const reportBtn = secondary('Open report', () =>
-      void busy(reportBtn, reportSlot, async () => {
-        const r = await api().report({ target: s.dest });
-        replace(reportSlot, documentFrame(r.html, `Report of ${s.dest}`, 'report'));
-      }, 'No report'),
+    const reportBtn = secondary(
+      'Open report',
+      () =>
+        void busy(
+          reportBtn,
+          reportSlot,
+          async () => {
+            const r = await api().report({ target: s.dest });
+            replace(reportSlot, documentFrame(r.html, `Report of ${s.dest}`, 'report'));
+          },
+          'No report',
+        ),
     );
     return h(
       'div',
       {},
-      h('p', { class: 'banner ok', role: 'status' }, s.alreadyApplied ? `Shipment ${s.seq} was already applied to this folder; nothing changed.` : `Shipment ${s.seq} of "${s.dataset}" is in ${s.dest}.`),
+      h(
+        'p',
+        { class: 'banner ok', role: 'status' },
+        s.alreadyApplied ? `Shipment ${s.seq} was already applied to this folder; nothing changed.` : `Shipment ${s.seq} of "${s.dataset}" is in ${s.dest}.`,
+      ),
       facts([
         ['Files', `${count(s.files, 'file')}: ${s.filesWritten} written, ${s.filesUnchanged} unchanged${s.filesLinked ? `, ${s.filesLinked} moved` : ''}`],
         ['Links and special files', `${count(s.links, 'symbolic link')}, ${count(s.hardLinks, 'hard link')}, ${count(s.specials, 'special file')}`],
@@ -42,7 +66,9 @@ export const receivedStep: Step<ReceiveState> = {
         ['Kind', s.incremental ? 'incremental update' : 'complete shipment'],
         ['Took', duration(s.seconds)],
       ]),
-      s.skipped ? h('p', { class: 'banner warn' }, `${s.skipped} damaged file(s) were left out; their list is in ${s.skippedList ?? 'the destination'}.`) : null,
+      s.skipped
+        ? h('p', { class: 'banner warn' }, `${s.skipped} damaged file(s) were left out; their list is in ${s.skippedList ?? 'the destination'}.`)
+        : null,
       notAppliedNote(s.notApplied, s.notAppliedList),
       actions(receiptBtn, reportBtn, h('a', { href: `#/history?dest=${encodeURIComponent(s.dest)}`, class: 'button secondary' }, 'History of this folder')),
       receiptSlot,

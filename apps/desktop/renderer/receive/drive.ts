@@ -21,7 +21,11 @@ export const driveStep: Step<ReceiveState> = {
     // A drive with several shipments: the user picks one (newest first).
     const offerShipments = async (drive: string): Promise<void> => {
       const l = await api().listFolder({ path: `${drive.replace(/[\\/]+$/, '')}/brickpost` });
-      const ids = l.entries.filter((e) => e.dir && !e.name.endsWith('.part')).map((e) => e.name).sort().reverse();
+      const ids = l.entries
+        .filter((e) => e.dir && !e.name.endsWith('.part'))
+        .map((e) => e.name)
+        .sort()
+        .reverse();
       const fs = h('fieldset', { class: 'choices' }, h('legend', {}, 'This drive holds several shipments: choose one'));
       for (const [i, id] of ids.entries()) {
         const rid = uid('ship');
@@ -40,7 +44,12 @@ export const driveStep: Step<ReceiveState> = {
         replace(listSlot, errorBanner(e, 'Cannot list the drives'));
       }
     };
-    const field = folderField({ label: 'Or type the drive\'s folder', name: 'drive', title: 'The drive to check', help: 'The top folder of the drive, the one that holds "brickpost/".' });
+    const field = folderField({
+      label: "Or type the drive's folder",
+      name: 'drive',
+      title: 'The drive to check',
+      help: 'The top folder of the drive, the one that holds "brickpost/".',
+    });
     field.input.addEventListener('input', () => {
       for (const b of listSlot.querySelectorAll<HTMLInputElement>('input[name=drive-choice]')) b.checked = false;
       chosen.splice(0);
@@ -53,27 +62,42 @@ export const driveStep: Step<ReceiveState> = {
       }
       const panel = progressPanel('Checking progress');
       replace(slot, panel.el);
-      void busy(go, slot, async () => {
-        resetDrive(state, drive);
-        try {
-          const id = shipment?.drive === drive ? shipment.id : undefined;
-          state.report = await api().verify(jobId(), { drive, ...(id ? { shipment: id } : {}) }, panel.update);
-          state.verdict = verdictOf(state.report);
-        } catch (e) {
-          if (isCode(e, 'AMBIGUOUS_SHIPMENT')) {
-            await offerShipments(drive);
-            replace(slot);
-            return;
+      void busy(
+        go,
+        slot,
+        async () => {
+          resetDrive(state, drive);
+          try {
+            const id = shipment?.drive === drive ? shipment.id : undefined;
+            state.report = await api().verify(jobId(), { drive, ...(id ? { shipment: id } : {}) }, panel.update);
+            state.verdict = verdictOf(state.report);
+          } catch (e) {
+            if (isCode(e, 'AMBIGUOUS_SHIPMENT')) {
+              await offerShipments(drive);
+              replace(slot);
+              return;
+            }
+            const v = verdictOfError(e);
+            if (!v) throw e;
+            state.verdict = v;
+            state.error = e;
           }
-          const v = verdictOfError(e);
-          if (!v) throw e;
-          state.verdict = v;
-          state.error = e;
-        }
-        next();
-      }, 'The check could not run');
+          next();
+        },
+        'The check could not run',
+      );
     });
     void refresh();
-    return h('form', { class: 'step-form', onsubmit: (e: Event) => (e.preventDefault(), go.click()) }, listSlot, actions(secondary('Refresh', () => void refresh())), field.el, shipSlot, h('p', { class: 'help' }, 'The check reads every file on the drive and compares it with what the publisher signed. It needs no key and changes nothing.'), slot, actions(go));
+    return h(
+      'form',
+      { class: 'step-form', onsubmit: (e: Event) => (e.preventDefault(), go.click()) },
+      listSlot,
+      actions(secondary('Refresh', () => void refresh())),
+      field.el,
+      shipSlot,
+      h('p', { class: 'help' }, 'The check reads every file on the drive and compares it with what the publisher signed. It needs no key and changes nothing.'),
+      slot,
+      actions(go),
+    );
   },
 };

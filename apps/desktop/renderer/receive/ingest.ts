@@ -13,7 +13,8 @@ export const ingestStep: Step<ReceiveState> = {
     const others = (state.report!.set?.found ?? []).filter((f) => f.drive !== state.report!.set!.drive).map((f) => f.path);
     const job = jobView({
       title: 'Ingest progress',
-      start: (id, onEvent) => api().ingest(id, { drive: state.drive, dest: state.dest, shipment: state.report!.shipmentId, ...(others.length ? { drives: others } : {}) }, onEvent),
+      start: (id, onEvent) =>
+        api().ingest(id, { drive: state.drive, dest: state.dest, shipment: state.report!.shipmentId, ...(others.length ? { drives: others } : {}) }, onEvent),
       done: (s) => {
         state.summary = s;
         next();
@@ -22,6 +23,14 @@ export const ingestStep: Step<ReceiveState> = {
       failed: 'Ingest failed',
       back: { label: 'Back to destination', go: () => goto('dest') },
     });
-    return h('div', {}, facts([['From', h('code', {}, state.drive)], ['Into', h('code', {}, state.dest)]]), ...job);
+    return h(
+      'div',
+      {},
+      facts([
+        ['From', h('code', {}, state.drive)],
+        ['Into', h('code', {}, state.dest)],
+      ]),
+      ...job,
+    );
   },
 };

@@ -26,7 +26,21 @@ export interface ReceiveState {
 }
 
 export function newReceiveState(): ReceiveState {
-  return { drive: '', report: null, verdict: null, error: null, deep: null, mode: 'ingest', dest: '', history: null, summary: null, folder: '', chosen: new Map(), takeTo: '', taken: null };
+  return {
+    drive: '',
+    report: null,
+    verdict: null,
+    error: null,
+    deep: null,
+    mode: 'ingest',
+    dest: '',
+    history: null,
+    summary: null,
+    folder: '',
+    chosen: new Map(),
+    takeTo: '',
+    taken: null,
+  };
 }
 
 /** Forgets what was learnt of the last drive (a new check starts). */

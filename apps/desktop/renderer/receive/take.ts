@@ -63,7 +63,12 @@ export const extractStep: Step<ReceiveState> = {
     const others = (r.set?.found ?? []).filter((f) => f.drive !== r.set!.drive).map((f) => f.path);
     const job = jobView({
       title: 'Progress of taking the files',
-      start: (id, onEvent) => api().extract(id, { drive: state.drive, shipment: r.shipmentId, paths: [...state.chosen.keys()], to: state.takeTo, ...(others.length ? { drives: others } : {}) }, onEvent),
+      start: (id, onEvent) =>
+        api().extract(
+          id,
+          { drive: state.drive, shipment: r.shipmentId, paths: [...state.chosen.keys()], to: state.takeTo, ...(others.length ? { drives: others } : {}) },
+          onEvent,
+        ),
       done: (s) => {
         state.taken = s;
         next();
@@ -72,6 +77,15 @@ export const extractStep: Step<ReceiveState> = {
       failed: 'The files could not be taken',
       back: { label: 'Back to the folder choice', go: () => goto('take-to') },
     });
-    return h('div', {}, facts([['From', h('code', {}, state.drive)], ['Into', h('code', {}, state.takeTo)], ['Taking', count(state.chosen.size, 'entry', 'entries')]]), ...job);
+    return h(
+      'div',
+      {},
+      facts([
+        ['From', h('code', {}, state.drive)],
+        ['Into', h('code', {}, state.takeTo)],
+        ['Taking', count(state.chosen.size, 'entry', 'entries')],
+      ]),
+      ...job,
+    );
   },
 };

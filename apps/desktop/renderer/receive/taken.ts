@@ -35,7 +35,11 @@ export const takenStep: Step<ReceiveState> = {
     return h(
       'div',
       {},
-      h('p', { class: 'banner ok', role: 'status', 'data-testid': 'taken' }, `Wrote ${writtenText(s)} (${bytes(s.bytesWritten)}) from shipment ${s.shipmentId} into ${s.to}.`),
+      h(
+        'p',
+        { class: 'banner ok', role: 'status', 'data-testid': 'taken' },
+        `Wrote ${writtenText(s)} (${bytes(s.bytesWritten)}) from shipment ${s.shipmentId} into ${s.to}.`,
+      ),
       facts([
         ['Files', `${count(s.files, 'file')}, ${bytes(s.bytesWritten)}`],
         ['Folders', count(s.dirs, 'folder')],
@@ -45,8 +49,16 @@ export const takenStep: Step<ReceiveState> = {
         ['Took', duration(s.seconds)],
       ]),
       notAppliedNote(s.notApplied, null),
-      h('p', { class: 'help' }, 'Every file was checked against the publisher\'s signed ids as it was read. The folder holds no destination state: ingesting later writes the whole shipment into a destination of its own.'),
-      actions(again, ingest, primary('Back to the start', () => (location.hash = '#/'))),
+      h(
+        'p',
+        { class: 'help' },
+        "Every file was checked against the publisher's signed ids as it was read. The folder holds no destination state: ingesting later writes the whole shipment into a destination of its own.",
+      ),
+      actions(
+        again,
+        ingest,
+        primary('Back to the start', () => (location.hash = '#/')),
+      ),
     );
   },
 };

@@ -48,7 +48,7 @@ function explanation(v: Verdict, r: VerifyReport | null): string {
     case 'untrusted':
       return r?.publisher.trusted === false && r.publisher.keyId
         ? `The shipment is signed by key ${fingerprint(r.publisher.keyId)}, which you do not trust. If you expected it, compare this key id with the publisher (by phone, not by email) and add their key in Trust.`
-        : 'The shipment is not signed by a key you trust. Add the publisher\'s key in Trust after checking it with them.';
+        : "The shipment is not signed by a key you trust. Add the publisher's key in Trust after checking it with them.";
     case 'not-brickpost':
       return 'There is no complete brickpost shipment in this folder. Choose the drive\'s top folder (the one holding "brickpost/").';
   }
@@ -60,7 +60,13 @@ export function verdictBox(v: Verdict, r: VerifyReport | null, error?: unknown, 
   return h(
     'div',
     { class: `verdict verdict-${v}`, 'data-verdict': v, role: 'status', 'aria-live': 'polite' },
-    h('p', { class: 'verdict-headline' }, h('span', { class: 'verdict-icon', 'aria-hidden': 'true' }, v === 'intact' ? '✔' : v === 'not-brickpost' ? '?' : '✖'), ' ', HEADLINES[v]),
+    h(
+      'p',
+      { class: 'verdict-headline' },
+      h('span', { class: 'verdict-icon', 'aria-hidden': 'true' }, v === 'intact' ? '✔' : v === 'not-brickpost' ? '?' : '✖'),
+      ' ',
+      HEADLINES[v],
+    ),
     h('p', {}, explanation(v, r)),
     detail ? h('p', { class: 'muted' }, detail.message) : null,
     extra,

@@ -18,8 +18,17 @@ export function driveChoices(list: DetectedDrive[], chosen: string[], legend: st
       if (!box.checked && i >= 0) chosen.splice(i, 1);
     });
     const space = d.freeBytes !== null ? `${bytes(d.freeBytes)} free${d.totalBytes ? ` of ${bytes(d.totalBytes)}` : ''}` : '';
-    const what = [d.removable ? 'removable drive' : 'folder', space, d.shipments.length ? `${d.shipments.length} shipment(s) on it` : ''].filter(Boolean).join(' · ');
-    fs.appendChild(h('div', { class: 'choice' }, box, h('label', { for: id }, h('span', { class: 'choice-title' }, d.label), ' ', h('code', {}, d.path), h('span', { class: 'muted block' }, what))));
+    const what = [d.removable ? 'removable drive' : 'folder', space, d.shipments.length ? `${d.shipments.length} shipment(s) on it` : '']
+      .filter(Boolean)
+      .join(' · ');
+    fs.appendChild(
+      h(
+        'div',
+        { class: 'choice' },
+        box,
+        h('label', { for: id }, h('span', { class: 'choice-title' }, d.label), ' ', h('code', {}, d.path), h('span', { class: 'muted block' }, what)),
+      ),
+    );
   }
   return fs;
 }
@@ -27,6 +36,8 @@ export function driveChoices(list: DetectedDrive[], chosen: string[], legend: st
 /** The detected drives plus folders the user added, merged by path. */
 export async function detectedWithExtra(extra: string[]): Promise<DetectedDrive[]> {
   const found = await api().drives();
-  for (const p of extra) if (!found.some((d) => d.path === p)) found.push({ path: p, label: p.split(/[\\/]/).filter(Boolean).pop() ?? p, removable: false, totalBytes: null, freeBytes: null, shipments: [] });
+  for (const p of extra)
+    if (!found.some((d) => d.path === p))
+      found.push({ path: p, label: p.split(/[\\/]/).filter(Boolean).pop() ?? p, removable: false, totalBytes: null, freeBytes: null, shipments: [] });
   return found;
 }

@@ -18,7 +18,12 @@ export function describe(e: unknown): { message: string; hint: string | null; co
     const o = e as { message?: unknown; hint?: unknown; code?: unknown };
     const code = typeof o.code === 'string' ? o.code : 'INTERNAL';
     const message = typeof o.message === 'string' && o.message ? o.message : 'something went wrong';
-    const hint = typeof o.hint === 'string' && o.hint ? o.hint : code === 'INTERNAL' ? 'try again; if it keeps failing, run the same step with the brickpost command to see more' : null;
+    const hint =
+      typeof o.hint === 'string' && o.hint
+        ? o.hint
+        : code === 'INTERNAL'
+          ? 'try again; if it keeps failing, run the same step with the brickpost command to see more'
+          : null;
     return { message: sentence(message.split('\n')[0]!), hint: hint ? sentence(hint) : null, code };
   }
   return { message: sentence(String(e)), hint: null, code: 'INTERNAL' };

@@ -16,12 +16,23 @@ export interface FolderField {
 /** A folder field labelled `label`; `name` becomes the input's name (tests find it by it); `extra`: a button after Choose. */
 export function folderField(opts: { label: string; name: string; title: string; value?: string; help?: string; extra?: HTMLElement }): FolderField {
   const id = uid(opts.name);
-  const input = h('input', { type: 'text', id, name: opts.name, value: opts.value ?? '', autocomplete: 'off', spellcheck: 'false', class: 'path', 'aria-describedby': opts.help ? `${id}-help` : null });
+  const input = h('input', {
+    type: 'text',
+    id,
+    name: opts.name,
+    value: opts.value ?? '',
+    autocomplete: 'off',
+    spellcheck: 'false',
+    class: 'path',
+    'aria-describedby': opts.help ? `${id}-help` : null,
+  });
   const picker = h('div', { class: 'picker', hidden: true, role: 'group', 'aria-label': `Browse for ${opts.label.toLowerCase()}` });
   const choose = h('button', { type: 'button', class: 'secondary', onclick: () => void open() }, 'Choose…');
 
   async function open(): Promise<void> {
-    const chosen = await api().chooseFolder({ title: opts.title }).catch(() => null);
+    const chosen = await api()
+      .chooseFolder({ title: opts.title })
+      .catch(() => null);
     if (chosen) {
       input.value = chosen;
       input.dispatchEvent(new Event('change'));
@@ -53,7 +64,11 @@ export function folderField(opts: { label: string; name: string; title: string; 
         list,
       );
     } catch (e) {
-      replace(picker, errorBanner(e, 'Cannot open that folder'), h('button', { type: 'button', class: 'secondary', onclick: () => void browse(undefined) }, 'Start from home'));
+      replace(
+        picker,
+        errorBanner(e, 'Cannot open that folder'),
+        h('button', { type: 'button', class: 'secondary', onclick: () => void browse(undefined) }, 'Start from home'),
+      );
     }
   }
 

@@ -24,7 +24,11 @@ export function notAppliedNote(notApplied: Record<string, number>, list: string 
     'div',
     { class: 'banner warn', 'data-testid': 'not-applied' },
     h('p', { class: 'banner-title' }, 'Recorded on the drive but not applied here'),
-    h('p', {}, 'The shipment holds these, and they were left as they are. The brickpost command applies them with the option in parentheses, where this computer allows it.'),
+    h(
+      'p',
+      {},
+      'The shipment holds these, and they were left as they are. The brickpost command applies them with the option in parentheses, where this computer allows it.',
+    ),
     h('ul', {}, ...lines.map((l) => h('li', {}, l))),
     list ? h('p', {}, 'Each entry is listed in ', h('code', { 'data-testid': 'not-applied-list' }, list), '.') : null,
   );

@@ -38,7 +38,13 @@ export function wizard<S>(name: string, title: string, stepsOf: Step<S>[] | ((st
     state,
     next: () => void show(Math.min(index + 1, current().length - 1)),
     back: () => void show(Math.max(index - 1, 0)),
-    goto: (id) => void show(Math.max(0, current().findIndex((s) => s.id === id))),
+    goto: (id) =>
+      void show(
+        Math.max(
+          0,
+          current().findIndex((s) => s.id === id),
+        ),
+      ),
   };
 
   async function show(i: number): Promise<void> {
@@ -54,7 +60,12 @@ export function wizard<S>(name: string, title: string, stepsOf: Step<S>[] | ((st
     try {
       content = await step.render(ctx);
     } catch (e) {
-      content = h('div', {}, errorBanner(e), i > 0 ? h('div', { class: 'actions' }, h('button', { type: 'button', class: 'secondary', onclick: () => ctx.back() }, 'Back')) : null);
+      content = h(
+        'div',
+        {},
+        errorBanner(e),
+        i > 0 ? h('div', { class: 'actions' }, h('button', { type: 'button', class: 'secondary', onclick: () => ctx.back() }, 'Back')) : null,
+      );
     }
     if (gen !== generation) return;
     replace(body, content);

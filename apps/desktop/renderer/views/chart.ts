@@ -28,7 +28,10 @@ export function timeChart(points: ChartPoint[], mark: number | null): SVGSVGElem
   const svg = el('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-labelledby': 'chart-title', class: 'chart' }) as SVGSVGElement;
   svg.appendChild(el('title', { id: 'chart-title' }, 'Time to move a dataset, by drive and over the network, against its size'));
   const xs = points.map((p) => Math.log10(p.bytes));
-  const ys = points.flatMap((p) => [p.shipSeconds, p.networkSeconds]).filter((v) => v > 0).map(Math.log10);
+  const ys = points
+    .flatMap((p) => [p.shipSeconds, p.networkSeconds])
+    .filter((v) => v > 0)
+    .map(Math.log10);
   const [x0, x1] = [Math.min(...xs), Math.max(...xs)];
   const [y0, y1] = [Math.floor(Math.min(...ys)), Math.ceil(Math.max(...ys))];
   const px = (b: number): number => L + ((Math.log10(b) - x0) / (x1 - x0 || 1)) * (W - L - R);
@@ -49,7 +52,8 @@ export function timeChart(points: ChartPoint[], mark: number | null): SVGSVGElem
   };
   line('shipSeconds', 'ship');
   line('networkSeconds', 'net');
-  if (mark !== null && mark > 0 && Math.log10(mark) >= x0 && Math.log10(mark) <= x1) svg.appendChild(el('line', { x1: px(mark), x2: px(mark), y1: T, y2: H - B, class: 'mark' }));
+  if (mark !== null && mark > 0 && Math.log10(mark) >= x0 && Math.log10(mark) <= x1)
+    svg.appendChild(el('line', { x1: px(mark), x2: px(mark), y1: T, y2: H - B, class: 'mark' }));
   // Bottom right: both curves rise to the right, so that corner stays clear.
   svg.appendChild(el('text', { x: W - R - 8, y: H - B - 30, 'text-anchor': 'end', class: 'legend ship' }, '— by drive'));
   svg.appendChild(el('text', { x: W - R - 8, y: H - B - 12, 'text-anchor': 'end', class: 'legend net' }, '— over the network'));

@@ -17,9 +17,16 @@ function table(hist: DestHistory, on: RowActions): HTMLElement {
   const rows = hist.shipments.map((s, i) => {
     const current = i === hist.shipments.length - 1;
     const pins = s.pins.map((name) =>
-      h('span', { class: 'pin', 'data-pin': name }, `📌 ${name} `, h('button', { type: 'button', class: 'secondary', 'data-unpin': name, 'aria-label': `Unpin ${name}`, onclick: () => on.unpin(name) }, 'Unpin')),
+      h(
+        'span',
+        { class: 'pin', 'data-pin': name },
+        `📌 ${name} `,
+        h('button', { type: 'button', class: 'secondary', 'data-unpin': name, 'aria-label': `Unpin ${name}`, onclick: () => on.unpin(name) }, 'Unpin'),
+      ),
     );
-    const pin = s.kept ? [h('button', { type: 'button', class: 'secondary', 'data-pin-shipment': String(s.seq), onclick: () => on.pin(s.shipmentId, s.seq) }, 'Pin…')] : [];
+    const pin = s.kept
+      ? [h('button', { type: 'button', class: 'secondary', 'data-pin-shipment': String(s.seq), onclick: () => on.pin(s.shipmentId, s.seq) }, 'Pin…')]
+      : [];
     return {
       props: { 'data-shipment': s.shipmentId, 'data-kept': String(s.kept) },
       cells: [
@@ -30,7 +37,15 @@ function table(hist: DestHistory, on: RowActions): HTMLElement {
         `${s.files.toLocaleString()} files, ${bytes(s.bytes)}`,
         s.undoable ? bytes(s.undoBytes) : '—',
         h('span', {}, ...pins, ...pin),
-        current ? 'current' : s.kept ? h('button', { type: 'button', class: 'secondary', 'data-rollback': String(s.seq), onclick: () => on.rollback(s.shipmentId, s.seq) }, `Roll back to ${s.seq}`) : 'undo data no longer kept',
+        current
+          ? 'current'
+          : s.kept
+            ? h(
+                'button',
+                { type: 'button', class: 'secondary', 'data-rollback': String(s.seq), onclick: () => on.rollback(s.shipmentId, s.seq) },
+                `Roll back to ${s.seq}`,
+              )
+            : 'undo data no longer kept',
       ],
     };
   });
@@ -39,7 +54,9 @@ function table(hist: DestHistory, on: RowActions): HTMLElement {
 
 /** What DEST keeps for rollback, in words. */
 function reach(hist: DestHistory): string {
-  const rule = hist.keepAll ? 'every shipment' : `the last ${hist.keepUndo} shipment(s)${hist.keepDays !== null ? ` and those of the last ${hist.keepDays} days` : ''}`;
+  const rule = hist.keepAll
+    ? 'every shipment'
+    : `the last ${hist.keepUndo} shipment(s)${hist.keepDays !== null ? ` and those of the last ${hist.keepDays} days` : ''}`;
   const pins = hist.pins.length ? `, and everything after ${hist.pins.length === 1 ? 'the pin' : `${hist.pins.length} pins`}` : '';
   return `${rule}${pins}; ${bytes(hist.undoBytes)} of undo data on disk`;
 }
@@ -55,7 +72,13 @@ function unfinished(hist: DestHistory, onFinish: () => Promise<void>): HTMLEleme
   const p = hist.inProgress!;
   const slot = h('div', {});
   const finish = primary('Finish it now', () => void busy(finish, slot, onFinish, 'Could not finish it'));
-  return h('div', { class: 'banner warn', role: 'alert', 'data-in-progress': p.kind }, ...p.lines.map((l) => h('p', {}, l)), ...(p.running ? [] : [actions(finish)]), slot);
+  return h(
+    'div',
+    { class: 'banner warn', role: 'alert', 'data-in-progress': p.kind },
+    ...p.lines.map((l) => h('p', {}, l)),
+    ...(p.running ? [] : [actions(finish)]),
+    slot,
+  );
 }
 
 /** The history view; `dest` prefills the folder (from #/history?dest=…). */
@@ -87,38 +110,77 @@ export function historyView(dest = ''): HTMLElement {
     );
   };
   const confirm = (to: string, seq: number): void => {
-    const yes = primary(`Roll back to shipment ${seq}`, () =>
-      void busy(yes, confirmSlot, async () => {
-        const r = await api().rollback({ dest: field.value(), to });
-        await load();
-        confirmSlot.appendChild(h('p', { class: 'banner ok', role: 'status' }, `Rolled back from shipment ${r.from.seq} to ${r.to.seq}.`));
-      }, 'Rollback failed'),
+    const yes = primary(
+      `Roll back to shipment ${seq}`,
+      () =>
+        void busy(
+          yes,
+          confirmSlot,
+          async () => {
+            const r = await api().rollback({ dest: field.value(), to });
+            await load();
+            confirmSlot.appendChild(h('p', { class: 'banner ok', role: 'status' }, `Rolled back from shipment ${r.from.seq} to ${r.to.seq}.`));
+          },
+          'Rollback failed',
+        ),
     );
     replace(
       confirmSlot,
-      h('div', { class: 'banner warn', role: 'alertdialog', 'aria-label': 'Confirm rollback' }, h('p', {}, `Return ${field.value()} to how it was after shipment ${seq}? Later shipments are undone; files they changed are put back from the undo area.`), actions(secondary('Keep as it is', () => replace(confirmSlot)), yes)),
+      h(
+        'div',
+        { class: 'banner warn', role: 'alertdialog', 'aria-label': 'Confirm rollback' },
+        h(
+          'p',
+          {},
+          `Return ${field.value()} to how it was after shipment ${seq}? Later shipments are undone; files they changed are put back from the undo area.`,
+        ),
+        actions(
+          secondary('Keep as it is', () => replace(confirmSlot)),
+          yes,
+        ),
+      ),
     );
     yes.focus();
   };
   const askPin = (to: string, seq: number): void => {
     const name = h('input', { type: 'text', name: 'pin-name', 'aria-label': 'Name of the point', placeholder: 'before reprocessing' });
-    const yes = primary(`Pin shipment ${seq}`, () =>
-      void busy(yes, confirmSlot, async () => {
-        await api().pin({ dest: field.value(), shipment: to, name: name.value });
-        await load();
-        confirmSlot.appendChild(h('p', { class: 'banner ok', role: 'status' }, `Pinned shipment ${seq} as “${name.value.trim()}”: rollback to it is kept.`));
-      }, 'Could not pin it'),
+    const yes = primary(
+      `Pin shipment ${seq}`,
+      () =>
+        void busy(
+          yes,
+          confirmSlot,
+          async () => {
+            await api().pin({ dest: field.value(), shipment: to, name: name.value });
+            await load();
+            confirmSlot.appendChild(
+              h('p', { class: 'banner ok', role: 'status' }, `Pinned shipment ${seq} as “${name.value.trim()}”: rollback to it is kept.`),
+            );
+          },
+          'Could not pin it',
+        ),
     );
     replace(
       confirmSlot,
-      h('form', { class: 'banner', role: 'dialog', 'aria-label': 'Pin a point', onsubmit: (e: Event) => (e.preventDefault(), yes.click()) }, h('p', {}, `Name the tree ${field.value()} had after shipment ${seq}. The undo data needed to return to it is kept until you unpin it.`), name, actions(secondary('Cancel', () => replace(confirmSlot)), yes)),
+      h(
+        'form',
+        { class: 'banner', role: 'dialog', 'aria-label': 'Pin a point', onsubmit: (e: Event) => (e.preventDefault(), yes.click()) },
+        h('p', {}, `Name the tree ${field.value()} had after shipment ${seq}. The undo data needed to return to it is kept until you unpin it.`),
+        name,
+        actions(
+          secondary('Cancel', () => replace(confirmSlot)),
+          yes,
+        ),
+      ),
     );
     name.focus();
   };
   const unpin = async (name: string): Promise<void> => {
     const r = await api().unpin({ dest: field.value(), pin: name });
     await load();
-    confirmSlot.appendChild(h('p', { class: 'banner ok', role: 'status' }, `Unpinned “${name}”${r.freedBytes > 0 ? `; ${bytes(r.freedBytes)} of undo data freed` : ''}.`));
+    confirmSlot.appendChild(
+      h('p', { class: 'banner ok', role: 'status' }, `Unpinned “${name}”${r.freedBytes > 0 ? `; ${bytes(r.freedBytes)} of undo data freed` : ''}.`),
+    );
   };
   const show = primary('Show history', () => void busy(show, out, load, 'No history'));
   if (dest) queueMicrotask(() => show.click());

@@ -19,7 +19,13 @@ interface NumField {
 function num(label: string, name: string, unit: string, value: string, help?: string): NumField {
   const id = uid(name);
   const input = h('input', { id, name, type: 'number', min: 0, step: 'any', value, inputmode: 'decimal', 'aria-describedby': help ? `${id}-help` : null });
-  const el = h('div', { class: 'field' }, h('label', { for: id }, `${label} (${unit})`), input, help ? h('p', { class: 'help', id: `${id}-help` }, help) : null);
+  const el = h(
+    'div',
+    { class: 'field' },
+    h('label', { for: id }, `${label} (${unit})`),
+    input,
+    help ? h('p', { class: 'help', id: `${id}-help` }, help) : null,
+  );
   return { el, read: () => (input.value.trim() === '' || !Number.isFinite(Number(input.value)) ? undefined : Number(input.value)) };
 }
 
@@ -63,23 +69,48 @@ export function planView(bytes?: number): HTMLElement {
   const compute = async (): Promise<void> => {
     const b = (size.read() ?? 0) * 1e9;
     const p: PlanResult = await api().plan(options(b));
-    const source = p.driveSpeedSource === 'measured' ? `measured: median of your last ${p.measuredPacks} packs` : p.driveSpeedSource === 'given' ? 'as given' : 'default, no pack measured yet';
+    const source =
+      p.driveSpeedSource === 'measured'
+        ? `measured: median of your last ${p.measuredPacks} packs`
+        : p.driveSpeedSource === 'given'
+          ? 'as given'
+          : 'default, no pack measured yet';
     const cost = (c: number | null): string => (c === null ? '' : `, costs ${c.toLocaleString()}`);
     replace(
       out,
       h('p', { class: 'banner info', 'data-testid': 'recommendation' }, p.recommendation),
       facts([
-        ['By drive', `${duration(p.shipSeconds)}: writing ${duration(p.writeSeconds)}, courier ${duration(p.courierSeconds)}, reading ${duration(p.readSeconds)}${cost(p.shipCost)}`],
-        ['Over the network', `${duration(p.networkSeconds)} at ${rate(p.networkBytesPerSecond)}${p.bound === 'window' ? ' (held back by round-trip time and TCP window, not the link)' : ''}${cost(p.networkCost)}`],
+        [
+          'By drive',
+          `${duration(p.shipSeconds)}: writing ${duration(p.writeSeconds)}, courier ${duration(p.courierSeconds)}, reading ${duration(p.readSeconds)}${cost(p.shipCost)}`,
+        ],
+        [
+          'Over the network',
+          `${duration(p.networkSeconds)} at ${rate(p.networkBytesPerSecond)}${p.bound === 'window' ? ' (held back by round-trip time and TCP window, not the link)' : ''}${cost(p.networkCost)}`,
+        ],
         ['Drive speed', `${rate(p.inputs.driveBytesPerSecond)} (${source})`],
-        ['Break-even size', p.crossoverBytes === null ? 'none: one way wins at every size' : `${fmtBytes(p.crossoverBytes)}: smaller goes faster over the network, larger by drive`],
+        [
+          'Break-even size',
+          p.crossoverBytes === null
+            ? 'none: one way wins at every size'
+            : `${fmtBytes(p.crossoverBytes)}: smaller goes faster over the network, larger by drive`,
+        ],
       ]),
-      h('figure', { class: 'chart-box' }, timeChart(p.curve, b), h('figcaption', {}, 'Time against dataset size, both axes logarithmic; the dashed line is the size above.')),
+      h(
+        'figure',
+        { class: 'chart-box' },
+        timeChart(p.curve, b),
+        h('figcaption', {}, 'Time against dataset size, both axes logarithmic; the dashed line is the size above.'),
+      ),
       h(
         'details',
         {},
         h('summary', {}, 'The chart as a table'),
-        dataTable('Time against size', ['Size', 'By drive', 'Network'], p.curve.map((c) => ({ cells: [fmtBytes(c.bytes), duration(c.shipSeconds), duration(c.networkSeconds)] }))),
+        dataTable(
+          'Time against size',
+          ['Size', 'By drive', 'Network'],
+          p.curve.map((c) => ({ cells: [fmtBytes(c.bytes), duration(c.shipSeconds), duration(c.networkSeconds)] })),
+        ),
       ),
     );
   };
@@ -89,7 +120,21 @@ export function planView(bytes?: number): HTMLElement {
     'div',
     { class: 'view', 'data-view': 'plan' },
     h('h1', {}, 'Planner: ship or send?'),
-    h('form', { class: 'step-form grid-form', onsubmit: (e: Event) => (e.preventDefault(), go.click()) }, size.el, link.el, rtt.el, streams.el, drive.el, drives.el, courier.el, driveCost.el, courierCost.el, netCost.el, actions(go)),
+    h(
+      'form',
+      { class: 'step-form grid-form', onsubmit: (e: Event) => (e.preventDefault(), go.click()) },
+      size.el,
+      link.el,
+      rtt.el,
+      streams.el,
+      drive.el,
+      drives.el,
+      courier.el,
+      driveCost.el,
+      courierCost.el,
+      netCost.el,
+      actions(go),
+    ),
     out,
   );
 }

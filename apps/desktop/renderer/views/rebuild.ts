@@ -23,7 +23,12 @@ export function rebuildView(from: string[] = []): HTMLElement {
     list.appendChild(f.el);
   };
   for (const d of from.length ? from : ['', '']) addSource(d);
-  const target = folderField({ label: 'New drive', name: 'to', title: 'Choose the new, empty drive', help: 'An empty drive: the lost drive is written onto it, byte for byte.' });
+  const target = folderField({
+    label: 'New drive',
+    name: 'to',
+    title: 'Choose the new, empty drive',
+    help: 'An empty drive: the lost drive is written onto it, byte for byte.',
+  });
   const member = h('input', { type: 'number', id: 'rebuild-member', name: 'member', min: '1', max: '256', inputmode: 'numeric' });
   const slot = h('div', {});
 
@@ -31,7 +36,11 @@ export function rebuildView(from: string[] = []): HTMLElement {
     replace(
       view,
       h('h1', {}, 'Rebuild a lost drive'),
-      h('p', {}, 'A drive set survives losing drives; this makes it whole again. Give the drives of the set you have (at least as many as it has data drives) and a new, empty drive: the lost drive, data or parity, is written onto it from the others and checked before it counts. No decryption key is needed.'),
+      h(
+        'p',
+        {},
+        'A drive set survives losing drives; this makes it whole again. Give the drives of the set you have (at least as many as it has data drives) and a new, empty drive: the lost drive, data or parity, is written onto it from the others and checked before it counts. No decryption key is needed.',
+      ),
       list,
       actions(secondary('Add another drive', () => addSource())),
       target.el,
@@ -65,7 +74,14 @@ export function rebuildView(from: string[] = []): HTMLElement {
               ['Written to', h('code', {}, s.path)],
               ['From drives', s.from.map((f) => f.drive).join(', ')],
               ['Payload', `${count(s.files, 'file')}, ${bytes(s.bytes)}`],
-              ['Custody', s.custody === 'drive' ? "a 'rebuilt' event is in the drive's custody log" : s.custody === 'catalog' ? "the 'rebuilt' event is in this computer's records only" : 'no custody event (this computer has no keys)'],
+              [
+                'Custody',
+                s.custody === 'drive'
+                  ? "a 'rebuilt' event is in the drive's custody log"
+                  : s.custody === 'catalog'
+                    ? "the 'rebuilt' event is in this computer's records only"
+                    : 'no custody event (this computer has no keys)',
+              ],
             ]),
           ),
         cancelled: 'Cancelled: the new drive holds an unfinished copy (brickpost/ID.part) that no one takes for a drive of the set; rebuild again to continue.',

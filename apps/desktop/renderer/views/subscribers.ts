@@ -10,7 +10,14 @@ import { bytes, count, when } from '../ui/format.js';
 import { actions, busy, primary } from '../ui/wizard.js';
 
 function field(label: string, name: string, placeholder: string, hint: string): { el: HTMLElement; input: HTMLInputElement } {
-  const input = h('input', { type: 'text', name, id: `sub-${name}`, placeholder, inputmode: name === 'max-shipments' ? 'numeric' : 'text', autocomplete: 'off' });
+  const input = h('input', {
+    type: 'text',
+    name,
+    id: `sub-${name}`,
+    placeholder,
+    inputmode: name === 'max-shipments' ? 'numeric' : 'text',
+    autocomplete: 'off',
+  });
   return { el: h('p', { class: 'field' }, h('label', { for: `sub-${name}` }, label), input, h('span', { class: 'muted' }, hint)), input };
 }
 
@@ -34,7 +41,20 @@ function lagTable(r: SubscribersReport): HTMLElement {
 function drivesTable(s: SubscriberLag): HTMLElement {
   const rows = s.drives.map((d) => ({
     props: { 'data-drive': `${d.seq}/${d.drive}`, 'data-state': d.state },
-    cells: [`#${d.seq}`, h('code', {}, d.shipment), d.drive, d.state, [d.shippedAt && `shipped ${when(d.shippedAt)}`, d.acknowledgedAt && `acknowledged ${when(d.acknowledgedAt)}`, d.wipedAt && `wiped ${when(d.wipedAt)}`, d.returnedAt && `returned ${when(d.returnedAt)}`].filter(Boolean).join(', ') || `packed ${when(d.packedAt)}`],
+    cells: [
+      `#${d.seq}`,
+      h('code', {}, d.shipment),
+      d.drive,
+      d.state,
+      [
+        d.shippedAt && `shipped ${when(d.shippedAt)}`,
+        d.acknowledgedAt && `acknowledged ${when(d.acknowledgedAt)}`,
+        d.wipedAt && `wiped ${when(d.wipedAt)}`,
+        d.returnedAt && `returned ${when(d.returnedAt)}`,
+      ]
+        .filter(Boolean)
+        .join(', ') || `packed ${when(d.packedAt)}`,
+    ],
   }));
   return dataTable(`Drives sent to ${s.name ?? s.recipient} (${s.dataset})`, ['#', 'Shipment', 'Drive', 'Where', 'When'], rows);
 }
@@ -49,7 +69,8 @@ export function subscribersView(): HTMLElement {
     const maxLag = [shipments.input.value.trim(), days.input.value.trim()].filter((v) => v !== '');
     const at = now.input.value.trim();
     const r = await api().subscribers({ maxLag, ...(at ? { now: at } : {}) });
-    if (r.subscribers.length === 0) return replace(out, h('p', { class: 'banner' }, 'No subscribers yet: this home has packed nothing for anyone but itself, and imported no receipt.'));
+    if (r.subscribers.length === 0)
+      return replace(out, h('p', { class: 'banner' }, 'No subscribers yet: this home has packed nothing for anyone but itself, and imported no receipt.'));
     replace(
       out,
       r.past > 0

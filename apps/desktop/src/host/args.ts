@@ -17,7 +17,10 @@ export function objectArg(method: string, args: unknown[], index = 0, optional =
   const v = args[index];
   if (v === undefined && optional) return {};
   if (typeof v !== 'object' || v === null || Array.isArray(v)) {
-    throw new BrickpostError('USAGE', `${method}: argument ${index + 1} must be an object, not ${quote(v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v)}`);
+    throw new BrickpostError(
+      'USAGE',
+      `${method}: argument ${index + 1} must be an object, not ${quote(v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v)}`,
+    );
   }
   return v as Opts;
 }
@@ -54,6 +57,7 @@ export function boolField(method: string, o: Opts, key: string): boolean {
  * @throws BrickpostError USAGE
  */
 export function jobIdArg(jobId: unknown): string {
-  if (typeof jobId !== 'string' || !JOB_ID_PATTERN.test(jobId)) throw new BrickpostError('USAGE', `job id ${quote(String(jobId))} is not valid`, { hint: 'use 1 to 64 letters, digits, - or _' });
+  if (typeof jobId !== 'string' || !JOB_ID_PATTERN.test(jobId))
+    throw new BrickpostError('USAGE', `job id ${quote(String(jobId))} is not valid`, { hint: 'use 1 to 64 letters, digits, - or _' });
   return jobId;
 }

@@ -32,9 +32,11 @@ function main(): void {
       return;
     }
     const answer =
-      m.t === 'call' ? host.call(m.method, m.args)
-      : m.t === 'job' ? host.job(m.jobId, m.method, m.args, (event) => send({ t: 'event', id: m.id, event }))
-      : Promise.reject(new Error(`unknown message ${JSON.stringify((m as { t?: unknown }).t)}`));
+      m.t === 'call'
+        ? host.call(m.method, m.args)
+        : m.t === 'job'
+          ? host.job(m.jobId, m.method, m.args, (event) => send({ t: 'event', id: m.id, event }))
+          : Promise.reject(new Error(`unknown message ${JSON.stringify((m as { t?: unknown }).t)}`));
     answer.then(
       (value) => send({ t: 'ok', id: m.id, value: value === undefined ? null : value }),
       (e: unknown) => send({ t: 'err', id: (m as { id: number }).id, error: toWireError(e) }),

@@ -20,11 +20,15 @@ export interface DriveSources {
 
 /** The folders of a $BRICKPOST_DRIVES value, absolute, empty entries dropped. */
 export function envDriveFolders(value: string | undefined): string[] {
-  return (value ?? '').split(delimiter).filter((p) => p.trim() !== '').map((p) => resolve(p));
+  return (value ?? '')
+    .split(delimiter)
+    .filter((p) => p.trim() !== '')
+    .map((p) => resolve(p));
 }
 
 async function osVolumes(platform: NodeJS.Platform): Promise<Volume[]> {
-  if (platform === 'linux') return (await linuxDriveMounts()).map((m) => ({ path: m.mountPoint, label: basename(m.mountPoint) || m.mountPoint, removable: m.removable }));
+  if (platform === 'linux')
+    return (await linuxDriveMounts()).map((m) => ({ path: m.mountPoint, label: basename(m.mountPoint) || m.mountPoint, removable: m.removable }));
   if (platform === 'darwin') return macVolumes();
   if (platform === 'win32') return windowsVolumes();
   return [];

@@ -32,7 +32,14 @@ function wire(code: ErrorCode, message: string, hint?: string, path?: string): W
 /** True for an error that already has the wire shape (one rebuilt by fromWireError). */
 function isWireShaped(e: unknown): e is WireError {
   const w = e as Partial<WireError> | null;
-  return typeof w === 'object' && w !== null && w.name === 'BrickpostError' && typeof w.code === 'string' && typeof w.message === 'string' && typeof w.exitCode === 'number';
+  return (
+    typeof w === 'object' &&
+    w !== null &&
+    w.name === 'BrickpostError' &&
+    typeof w.code === 'string' &&
+    typeof w.message === 'string' &&
+    typeof w.exitCode === 'number'
+  );
 }
 
 /** Turns a thrown value into a WireError. Never throws. */

@@ -16,7 +16,8 @@ export const LISTING_LIMIT = 5000;
 async function requireDirectory(path: string, what: string): Promise<void> {
   const st = await stat(path).catch((e: unknown) => {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') throw new BrickpostError('NOT_FOUND', `${what} ${quote(path)} does not exist`, { path, hint: 'choose an existing folder' });
+    if (code === 'ENOENT' || code === 'ENOTDIR')
+      throw new BrickpostError('NOT_FOUND', `${what} ${quote(path)} does not exist`, { path, hint: 'choose an existing folder' });
     throw e;
   });
   if (!st.isDirectory()) throw new BrickpostError('USAGE', `${what} ${quote(path)} is not a folder`, { path, hint: 'choose a folder, not a file' });
@@ -33,7 +34,13 @@ export async function listFolder(path?: string): Promise<FolderListing> {
   const entries: FolderListing['entries'] = [];
   for (const e of await readdir(dir, { withFileTypes: true })) {
     if (entries.length >= LISTING_LIMIT) break;
-    const isDir = e.isDirectory() || (e.isSymbolicLink() && (await stat(join(dir, e.name)).then((s) => s.isDirectory(), () => false)));
+    const isDir =
+      e.isDirectory() ||
+      (e.isSymbolicLink() &&
+        (await stat(join(dir, e.name)).then(
+          (s) => s.isDirectory(),
+          () => false,
+        )));
     entries.push({ name: e.name, dir: isDir });
   }
   entries.sort((a, b) => Number(b.dir) - Number(a.dir) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

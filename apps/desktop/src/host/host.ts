@@ -223,7 +223,8 @@ function rebuildOptions(o: Opts): RebuildDriveOptions {
   const m = 'rebuildDrive';
   const shipment = stringField(m, o, 'shipment', true);
   const member = o['member'];
-  if (member !== undefined && (typeof member !== 'number' || !Number.isInteger(member) || member < 1)) throw new BrickpostError('USAGE', `rebuildDrive: member is not a drive number`);
+  if (member !== undefined && (typeof member !== 'number' || !Number.isInteger(member) || member < 1))
+    throw new BrickpostError('USAGE', `rebuildDrive: member is not a drive number`);
   const x: RebuildDriveOptions = { from: stringListField(m, o, 'from'), to: stringField(m, o, 'to') };
   if (typeof member === 'number') x.member = member;
   if (shipment !== undefined) x.shipment = shipment;

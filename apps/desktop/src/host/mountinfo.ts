@@ -33,7 +33,31 @@ export function parseMountinfo(text: string): Mount[] {
 }
 
 const USER_MOUNT_ROOTS = ['/media/', '/run/media/', '/mnt/'];
-const PSEUDO_FS = new Set(['proc', 'sysfs', 'tmpfs', 'devtmpfs', 'devpts', 'cgroup', 'cgroup2', 'overlay', 'squashfs', 'autofs', 'mqueue', 'debugfs', 'tracefs', 'securityfs', 'pstore', 'bpf', 'configfs', 'fusectl', 'hugetlbfs', 'binfmt_misc', 'nsfs', 'ramfs', 'efivarfs']);
+const PSEUDO_FS = new Set([
+  'proc',
+  'sysfs',
+  'tmpfs',
+  'devtmpfs',
+  'devpts',
+  'cgroup',
+  'cgroup2',
+  'overlay',
+  'squashfs',
+  'autofs',
+  'mqueue',
+  'debugfs',
+  'tracefs',
+  'securityfs',
+  'pstore',
+  'bpf',
+  'configfs',
+  'fusectl',
+  'hugetlbfs',
+  'binfmt_misc',
+  'nsfs',
+  'ramfs',
+  'efivarfs',
+]);
 
 /** A mount worth offering as a drive, with whether the kernel says it is removable. */
 export interface DriveMount extends Mount {

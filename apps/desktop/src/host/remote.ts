@@ -43,7 +43,9 @@ export class RemoteHost implements HostPort {
   ) {
     child.on('message', (m: FromChild) => this.receive(m));
     child.on('exit', (code, signal) => {
-      this.exited = new BrickpostError('IO', `the engine process ended (${signal ?? `exit code ${code}`})`, { hint: 'restart the app; if it happens again, run the same step with the brickpost command to see why' });
+      this.exited = new BrickpostError('IO', `the engine process ended (${signal ?? `exit code ${code}`})`, {
+        hint: 'restart the app; if it happens again, run the same step with the brickpost command to see why',
+      });
       for (const p of this.pending.values()) p.reject(this.exited);
       this.pending.clear();
     });
@@ -68,11 +70,19 @@ export class RemoteHost implements HostPort {
       child.once('error', (e: NodeJS.ErrnoException) => {
         fail(
           e.code === 'ENOENT'
-            ? new BrickpostError('DEPENDENCY', `cannot start the engine: node ${quote(execPath)} was not found`, { hint: 'install Node.js 20 or later, or set BRICKPOST_NODE to its path' })
+            ? new BrickpostError('DEPENDENCY', `cannot start the engine: node ${quote(execPath)} was not found`, {
+                hint: 'install Node.js 20 or later, or set BRICKPOST_NODE to its path',
+              })
             : e,
         );
       });
-      child.once('exit', (code) => reject(new BrickpostError('DEPENDENCY', `the engine process ended before it was ready (exit code ${code})`, { hint: `check that ${quote(execPath)} is Node.js 20 or later (set BRICKPOST_NODE)` })));
+      child.once('exit', (code) =>
+        reject(
+          new BrickpostError('DEPENDENCY', `the engine process ended before it was ready (exit code ${code})`, {
+            hint: `check that ${quote(execPath)} is Node.js 20 or later (set BRICKPOST_NODE)`,
+          }),
+        ),
+      );
       child.once('message', (m: FromChild) => {
         if (m.t === 'ready') resolve(new RemoteHost(child, m.home));
         else if (m.t === 'fatal') fail(fromWireError(m.error));

@@ -59,11 +59,20 @@ export async function shipmentFolder(engine: Engine, req: FolderRequest, limit =
     else more++;
   }
   if (folder !== '' && found === null) {
-    throw new BrickpostError('NOT_FOUND', `the shipment holds no folder ${quote(folder)}`, { hint: 'go back to the shipment\'s top folder and open the folders from there' });
+    throw new BrickpostError('NOT_FOUND', `the shipment holds no folder ${quote(folder)}`, {
+      hint: "go back to the shipment's top folder and open the folders from there",
+    });
   }
   if (found !== null && found.type !== 'dir') {
-    throw new BrickpostError('USAGE', `${quote(folder)} is not a folder in the shipment (it is a ${found.type === 'link' ? 'symbolic link' : found.type === 'hard' ? 'hard link' : found.type})`, { hint: 'tick it to take it instead' });
+    throw new BrickpostError(
+      'USAGE',
+      `${quote(folder)} is not a folder in the shipment (it is a ${found.type === 'link' ? 'symbolic link' : found.type === 'hard' ? 'hard link' : found.type})`,
+      { hint: 'tick it to take it instead' },
+    );
   }
-  const note = more === 0 ? null : `This folder holds ${(limit + more).toLocaleString('en')} entries; the first ${limit.toLocaleString('en')} are listed. Tick the whole folder to take everything in it.`;
+  const note =
+    more === 0
+      ? null
+      : `This folder holds ${(limit + more).toLocaleString('en')} entries; the first ${limit.toLocaleString('en')} are listed. Tick the whole folder to take everything in it.`;
   return { folder, entries, limit, more, note };
 }

@@ -60,7 +60,10 @@ export function parseGetVolume(json: string, systemDrive = 'C:'): Volume[] {
 
 /** Parses `wmic logicaldisk get DeviceID,DriveType,VolumeName /format:csv`. */
 export function parseWmic(csv: string, systemDrive = 'C:'): Volume[] {
-  const lines = csv.split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
+  const lines = csv
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter(Boolean);
   const header = lines.shift()?.split(',') ?? [];
   const col = (name: string): number => header.indexOf(name);
   const out: Volume[] = [];
@@ -77,7 +80,12 @@ export function parseWmic(csv: string, systemDrive = 'C:'): Volume[] {
 /** Volumes of this Windows machine. Never throws. */
 export async function windowsVolumes(): Promise<Volume[]> {
   const sys = process.env.SystemDrive ?? 'C:';
-  const ps = await run('powershell.exe', ['-NoProfile', '-NonInteractive', '-Command', 'Get-Volume | Where-Object DriveLetter | Select-Object DriveLetter,FileSystemLabel,DriveType | ConvertTo-Json -Compress']);
+  const ps = await run('powershell.exe', [
+    '-NoProfile',
+    '-NonInteractive',
+    '-Command',
+    'Get-Volume | Where-Object DriveLetter | Select-Object DriveLetter,FileSystemLabel,DriveType | ConvertTo-Json -Compress',
+  ]);
   if (ps !== null && ps.trim()) return parseGetVolume(ps, sys);
   const wmic = await run('wmic', ['logicaldisk', 'get', 'DeviceID,DriveType,VolumeName', '/format:csv']);
   return wmic === null ? [] : parseWmic(wmic, sys);

@@ -76,7 +76,10 @@ export function unregisterIpc(): void {
 }
 
 async function chooseFolder(w: BrowserWindow | null, opts: unknown): Promise<string | null> {
-  const title = typeof opts === 'object' && opts !== null && typeof (opts as { title?: unknown }).title === 'string' ? (opts as { title: string }).title : 'Choose a folder';
+  const title =
+    typeof opts === 'object' && opts !== null && typeof (opts as { title?: unknown }).title === 'string'
+      ? (opts as { title: string }).title
+      : 'Choose a folder';
   const props: Electron.OpenDialogOptions = { title, properties: ['openDirectory', 'createDirectory'] };
   const r = w ? await dialog.showOpenDialog(w, props) : await dialog.showOpenDialog(props);
   return r.canceled || r.filePaths.length === 0 ? null : r.filePaths[0]!;

@@ -79,7 +79,14 @@ export async function handleApi(req: IncomingMessage, res: ServerResponse, path:
       return sendJson(res, 202, { jobId });
     }
     if (jobRoute && jobRoute[2] === 'events' && req.method === 'GET') {
-      if (!jobs.attach(decodeURIComponent(jobRoute[1]!), res)) return sendError(res, new BrickpostError('NOT_FOUND', `no job ${quote(jobRoute[1]!)}`, { hint: 'start the job first (POST /api/job); a finished job is kept for a minute' }), 404);
+      if (!jobs.attach(decodeURIComponent(jobRoute[1]!), res))
+        return sendError(
+          res,
+          new BrickpostError('NOT_FOUND', `no job ${quote(jobRoute[1]!)}`, {
+            hint: 'start the job first (POST /api/job); a finished job is kept for a minute',
+          }),
+          404,
+        );
       return;
     }
     if (jobRoute && jobRoute[2] === 'cancel' && req.method === 'POST') {

@@ -13,10 +13,7 @@ import { toWireError } from '../host/errors.js';
 import type { HostPort } from '../host/host.js';
 
 /** One SSE message: its event name and JSON data (a job's event, its result, or its error). */
-type Message =
-  | { event: JobEvent['type']; data: JobEvent }
-  | { event: 'result'; data: unknown }
-  | { event: 'error'; data: WireError };
+type Message = { event: JobEvent['type']; data: JobEvent } | { event: 'result'; data: unknown } | { event: 'error'; data: WireError };
 
 const KEEP_EVENTS = 300;
 const FORGET_AFTER_MS = 60_000;
@@ -60,17 +57,20 @@ export class ServerJobs {
     const stream = new JobStream();
     this.jobs.set(jobId, stream);
     const onEvent: JobListener = (ev) => stream.push({ event: ev.type, data: ev });
-    this.host.job(jobId, method, args, onEvent).then(
-      (value) => stream.finish({ event: 'result', data: value === undefined ? null : value }),
-      (e: unknown) => stream.finish({ event: 'error', data: toWireError(e) }),
-    ).finally(() => {
-      const t = setTimeout(() => {
-        this.timers.delete(t);
-        if (this.jobs.get(jobId) === stream) this.jobs.delete(jobId);
-      }, FORGET_AFTER_MS);
-      t.unref();
-      this.timers.add(t);
-    });
+    this.host
+      .job(jobId, method, args, onEvent)
+      .then(
+        (value) => stream.finish({ event: 'result', data: value === undefined ? null : value }),
+        (e: unknown) => stream.finish({ event: 'error', data: toWireError(e) }),
+      )
+      .finally(() => {
+        const t = setTimeout(() => {
+          this.timers.delete(t);
+          if (this.jobs.get(jobId) === stream) this.jobs.delete(jobId);
+        }, FORGET_AFTER_MS);
+        t.unref();
+        this.timers.add(t);
+      });
   }
 
   /** Streams a job's events to `res` as SSE; false when the job is unknown. */

@@ -113,7 +113,8 @@ export async function startUiServer(opts: UiServerOptions = {}): Promise<UiServe
   } catch (e) {
     await host.close();
     const err = e as NodeJS.ErrnoException;
-    if (err.code === 'EADDRINUSE') throw new BrickpostError('IO', `port ${opts.port} on 127.0.0.1 is already in use`, { hint: 'choose another --port, or leave it out to use a free one' });
+    if (err.code === 'EADDRINUSE')
+      throw new BrickpostError('IO', `port ${opts.port} on 127.0.0.1 is already in use`, { hint: 'choose another --port, or leave it out to use a free one' });
     throw e;
   }
   port = (server.address() as AddressInfo).port;

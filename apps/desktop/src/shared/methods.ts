@@ -93,11 +93,15 @@ export interface WireError extends Omit<ErrorEvent, 'type'> {
 
 // Compile-time check: each method's shape in METHODS is how DesktopApi declares it.
 type ShapeOf<F> = F extends (...args: infer A) => unknown
-  ? A extends [] ? 'none'
-  : A extends [string, unknown, (event: never) => void] ? 'job'
-  : A extends [string] ? 'jobId'
-  : A extends [unknown] ? 'opts'
-  : never
+  ? A extends []
+    ? 'none'
+    : A extends [string, unknown, (event: never) => void]
+      ? 'job'
+      : A extends [string]
+        ? 'jobId'
+        : A extends [unknown]
+          ? 'opts'
+          : never
   : never;
 type Misdeclared = { [M in Method]: (typeof METHODS)[M] extends ShapeOf<DesktopApi[M]> ? never : M }[Method];
 const everyShapeRight: [Misdeclared] extends [never] ? true : Misdeclared = true;

@@ -78,7 +78,6 @@ export interface AppliedShipmentInfo {
   undoBytes: number;
 }
 
-
 /** What a destination holds: its dataset and the shipments applied, oldest first. */
 
 export interface DestHistory {

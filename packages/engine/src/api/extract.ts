@@ -5,7 +5,10 @@
 import type { IngestOptions } from './ingest.js';
 
 /** What to take off a drive with Engine.extract; the apply options are ingest's. */
-export interface ExtractOptions extends Pick<IngestOptions, 'samePermissions' | 'setid' | 'owners' | 'acls' | 'noXattrs' | 'specials' | 'outsideLinks' | 'maxExpansion'> {
+export interface ExtractOptions extends Pick<
+  IngestOptions,
+  'samePermissions' | 'setid' | 'owners' | 'acls' | 'noXattrs' | 'specials' | 'outsideLinks' | 'maxExpansion'
+> {
   drive: string;
   /** More drives of the same drive set. */
   drives?: string[];

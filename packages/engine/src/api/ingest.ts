@@ -95,7 +95,6 @@ export interface IngestSummary {
   warnings: number;
 }
 
-
 export interface RollbackOptions {
   dest: string;
   /** Shipment id or sequence number of an applied shipment to return to. */

@@ -93,7 +93,11 @@ export class Catalog {
     }
     const w = this.writeFailure;
     if (w !== null && !this.failureReported) {
-      throw new BrickpostError(w.code, `a write to this home's catalog failed during the command: ${w.message}`, { cause: w, path: this.file, ...(w.hint !== undefined ? { hint: w.hint } : {}) });
+      throw new BrickpostError(w.code, `a write to this home's catalog failed during the command: ${w.message}`, {
+        cause: w,
+        path: this.file,
+        ...(w.hint !== undefined ? { hint: w.hint } : {}),
+      });
     }
   }
 }

@@ -22,7 +22,9 @@ interface Row {
 
 /** The chain of one drive of a shipment this home recorded, by n. */
 export function storedChain(catalog: Catalog, shipment: string, drive: string): StoredEvent[] {
-  const rows = catalog.db.prepare<[string, string], Row>('SELECT n, line, hash, on_drive FROM custody WHERE shipment_id = ? AND drive = ? ORDER BY n').all(shipment, drive);
+  const rows = catalog.db
+    .prepare<[string, string], Row>('SELECT n, line, hash, on_drive FROM custody WHERE shipment_id = ? AND drive = ? ORDER BY n')
+    .all(shipment, drive);
   return rows.map((r) => ({ n: r.n, line: r.line, hash: r.hash, onDrive: r.on_drive === 1 }));
 }
 

@@ -38,7 +38,13 @@ export function beginIngest(catalog: Catalog, r: IngestRecord): void {
   const db = catalog.db;
   const now = new Date().toISOString();
   catalog.txNow(() => {
-    db.prepare('INSERT OR IGNORE INTO datasets (id, name, publisher, secret, created_at) VALUES (?, ?, ?, ?, ?)').run(r.datasetId, r.dataset, r.publisher, Buffer.from(r.secret, 'base64'), now);
+    db.prepare('INSERT OR IGNORE INTO datasets (id, name, publisher, secret, created_at) VALUES (?, ?, ?, ?, ?)').run(
+      r.datasetId,
+      r.dataset,
+      r.publisher,
+      Buffer.from(r.secret, 'base64'),
+      now,
+    );
     db.prepare(
       `INSERT OR IGNORE INTO shipments (id, dataset_id, seq, parent, label, created_at, role, state, files, bytes)
        SELECT ?, ?, ?, ?, ?, ?, 'received', 'applied', ?, ? WHERE EXISTS (SELECT 1 FROM datasets WHERE id = ?)`,
@@ -104,14 +110,18 @@ export function appliedDestsOf(catalog: Catalog, shipment: string): string[] {
 /** The newest shipment (by seq) of a dataset and publisher applied to any destination, and where. */
 export function newestApplied(catalog: Catalog, datasetId: string, publisher: string): { seq: number; dest: string } | undefined {
   return catalog.db
-    .prepare<[string, string], { seq: number; dest: string }>("SELECT seq, dest FROM ingests WHERE dataset_id = ? AND publisher = ? AND state = 'applied' ORDER BY seq DESC LIMIT 1")
+    .prepare<[string, string], { seq: number; dest: string }>(
+      "SELECT seq, dest FROM ingests WHERE dataset_id = ? AND publisher = ? AND state = 'applied' ORDER BY seq DESC LIMIT 1",
+    )
     .get(datasetId, publisher);
 }
 
 /** The publisher key id of a shipment this home ingested or packed. */
 export function publisherOfShipment(catalog: Catalog, shipment: string): string | undefined {
   return catalog.db
-    .prepare<[string, string], string>('SELECT publisher FROM ingests WHERE shipment_id = ? UNION ALL SELECT d.publisher FROM shipments s JOIN datasets d ON d.id = s.dataset_id WHERE s.id = ? LIMIT 1')
+    .prepare<[string, string], string>(
+      'SELECT publisher FROM ingests WHERE shipment_id = ? UNION ALL SELECT d.publisher FROM shipments s JOIN datasets d ON d.id = s.dataset_id WHERE s.id = ? LIMIT 1',
+    )
     .pluck()
     .get(shipment, shipment);
 }

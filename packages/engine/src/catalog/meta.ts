@@ -17,12 +17,16 @@ export function setMeta(catalog: Catalog, key: string, value: string): void {
 
 /** The keys and values whose key starts with `prefix`, by key descending. */
 export function metaWithPrefix(catalog: Catalog, prefix: string): Array<{ key: string; value: string }> {
-  return catalog.db.prepare<[number, string], { key: string; value: string }>('SELECT key, value FROM meta WHERE substr(key, 1, ?) = ? ORDER BY key DESC').all(prefix.length, prefix);
+  return catalog.db
+    .prepare<[number, string], { key: string; value: string }>('SELECT key, value FROM meta WHERE substr(key, 1, ?) = ? ORDER BY key DESC')
+    .all(prefix.length, prefix);
 }
 
 /** Deletes the keys starting with `prefix` but the newest `keep` (by key). */
 export function keepNewestWithPrefix(catalog: Catalog, prefix: string, keep: number): void {
   catalog.db
-    .prepare<[number, string, number, string, number]>('DELETE FROM meta WHERE substr(key, 1, ?) = ? AND key NOT IN (SELECT key FROM meta WHERE substr(key, 1, ?) = ? ORDER BY key DESC LIMIT ?)')
+    .prepare<[number, string, number, string, number]>(
+      'DELETE FROM meta WHERE substr(key, 1, ?) = ? AND key NOT IN (SELECT key FROM meta WHERE substr(key, 1, ?) = ? ORDER BY key DESC LIMIT ?)',
+    )
     .run(prefix.length, prefix, prefix.length, prefix, keep);
 }

@@ -57,13 +57,17 @@ export function datasetName(catalog: Catalog, id: string, publisher: string): st
 
 /** Records a new dataset. */
 export function insertDataset(catalog: Catalog, d: DatasetRow, publisher: string, createdAt: string): void {
-  catalog.db.prepare<[string, string, string, Buffer, string]>('INSERT INTO datasets (id, name, publisher, secret, created_at) VALUES (?, ?, ?, ?, ?)').run(d.id, d.name, publisher, d.secret, createdAt);
+  catalog.db
+    .prepare<[string, string, string, Buffer, string]>('INSERT INTO datasets (id, name, publisher, secret, created_at) VALUES (?, ?, ?, ?, ?)')
+    .run(d.id, d.name, publisher, d.secret, createdAt);
 }
 
 /** The newest receipt of recipient `r` for the dataset whose check did not fail. */
 export function newestReceipt(catalog: Catalog, datasetId: string, r: string): ShipmentLink | undefined {
   return catalog.db
-    .prepare<[string, string], ShipmentLink>("SELECT shipment_id AS shipmentId, seq FROM receipts WHERE dataset_id = ? AND recipient = ? AND verified != 'failed' ORDER BY seq DESC LIMIT 1")
+    .prepare<[string, string], ShipmentLink>(
+      "SELECT shipment_id AS shipmentId, seq FROM receipts WHERE dataset_id = ? AND recipient = ? AND verified != 'failed' ORDER BY seq DESC LIMIT 1",
+    )
     .get(datasetId, r);
 }
 
@@ -80,24 +84,34 @@ export function sentToAfter(catalog: Catalog, datasetId: string, r: string, seq:
 /** The dataset's newest sealed shipment. */
 export function lastSealed(catalog: Catalog, datasetId: string): { id: string; seq: number } | undefined {
   return catalog.db
-    .prepare<[string], { id: string; seq: number }>("SELECT id, seq FROM shipments WHERE dataset_id = ? AND role = 'published' AND state = 'sealed' ORDER BY seq DESC LIMIT 1")
+    .prepare<[string], { id: string; seq: number }>(
+      "SELECT id, seq FROM shipments WHERE dataset_id = ? AND role = 'published' AND state = 'sealed' ORDER BY seq DESC LIMIT 1",
+    )
     .get(datasetId);
 }
 
 /** The ids of the dataset's newest `n` sealed shipments. */
 export function newestSealedIds(catalog: Catalog, datasetId: string, n: number): string[] {
-  return catalog.db.prepare<[string, number], string>("SELECT id FROM shipments WHERE dataset_id = ? AND role = 'published' AND state = 'sealed' ORDER BY seq DESC LIMIT ?").pluck().all(datasetId, n);
+  return catalog.db
+    .prepare<[string, number], string>("SELECT id FROM shipments WHERE dataset_id = ? AND role = 'published' AND state = 'sealed' ORDER BY seq DESC LIMIT ?")
+    .pluck()
+    .all(datasetId, n);
 }
 
 /** The number of shipment `id` when it is a sealed shipment this home published in the dataset. */
 export function sealedSeq(catalog: Catalog, id: string, datasetId: string): number | undefined {
-  return catalog.db.prepare<[string, string], number>("SELECT seq FROM shipments WHERE id = ? AND dataset_id = ? AND role = 'published' AND state = 'sealed'").pluck().get(id, datasetId);
+  return catalog.db
+    .prepare<[string, string], number>("SELECT seq FROM shipments WHERE id = ? AND dataset_id = ? AND role = 'published' AND state = 'sealed'")
+    .pluck()
+    .get(id, datasetId);
 }
 
 /** Every recipient any shipment of the dataset was sent to. */
 export function publishedRecipients(catalog: Catalog, datasetId: string): string[] {
   return catalog.db
-    .prepare<[string], string>("SELECT DISTINCT x.recipient FROM shipment_recipients x JOIN shipments s ON s.id = x.shipment_id WHERE s.dataset_id = ? AND s.role = 'published'")
+    .prepare<[string], string>(
+      "SELECT DISTINCT x.recipient FROM shipment_recipients x JOIN shipments s ON s.id = x.shipment_id WHERE s.dataset_id = ? AND s.role = 'published'",
+    )
     .pluck()
     .all(datasetId);
 }
@@ -109,7 +123,10 @@ export function publishedIds(catalog: Catalog, datasetId: string): string[] {
 
 /** The ids of the dataset's shipments left 'sealing', oldest first. */
 export function sealingIds(catalog: Catalog, datasetId: string): string[] {
-  return catalog.db.prepare<[string], string>("SELECT id FROM shipments WHERE dataset_id = ? AND role = 'published' AND state = 'sealing' ORDER BY seq").pluck().all(datasetId);
+  return catalog.db
+    .prepare<[string], string>("SELECT id FROM shipments WHERE dataset_id = ? AND role = 'published' AND state = 'sealing' ORDER BY seq")
+    .pluck()
+    .all(datasetId);
 }
 
 /** Marks shipment `id` sealed. */
@@ -120,7 +137,9 @@ export function setSealed(catalog: Catalog, id: string): void {
 /** The dataset's newest shipment left 'writing' or 'interrupted'. */
 export function newestUnfinished(catalog: Catalog, datasetId: string): PublishedRow | undefined {
   return catalog.db
-    .prepare<[string], PublishedRow>("SELECT id, seq, parent, label, created_at, bases, against, layout FROM shipments WHERE dataset_id = ? AND role = 'published' AND state IN ('writing', 'interrupted') ORDER BY seq DESC LIMIT 1")
+    .prepare<[string], PublishedRow>(
+      "SELECT id, seq, parent, label, created_at, bases, against, layout FROM shipments WHERE dataset_id = ? AND role = 'published' AND state IN ('writing', 'interrupted') ORDER BY seq DESC LIMIT 1",
+    )
     .get(datasetId);
 }
 
@@ -157,6 +176,7 @@ export function insertReceipt(catalog: Catalog, r: ReceiptRow): boolean {
         `INSERT OR IGNORE INTO receipts (dataset_id, recipient, subscriber_key, subscriber_name, shipment_id, seq, verified, state_digest, created_at, imported_at, file_sha256)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(r.datasetId, r.recipient, r.subscriberKey, r.subscriberName, r.shipment, r.seq, r.verified, r.stateDigest, r.createdAt, r.importedAt, r.fileSha256).changes > 0
+      .run(r.datasetId, r.recipient, r.subscriberKey, r.subscriberName, r.shipment, r.seq, r.verified, r.stateDigest, r.createdAt, r.importedAt, r.fileSha256)
+      .changes > 0
   );
 }

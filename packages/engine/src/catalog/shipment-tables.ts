@@ -56,15 +56,21 @@ export class ShipmentTables {
     private readonly id: string,
   ) {
     const db = catalog.db;
-    this.find = db.prepare<[string, Buffer, string], StoredChunk>('SELECT pack, offset, frame_len AS frameLen, len FROM chunks WHERE dataset_id = ? AND id = ? AND shipment_id = ?');
-    this.insert = db.prepare<[string, Buffer, string, number, number, number, number]>('INSERT INTO chunks (dataset_id, id, shipment_id, pack, offset, frame_len, len) VALUES (?, ?, ?, ?, ?, ?, ?)');
+    this.find = db.prepare<[string, Buffer, string], StoredChunk>(
+      'SELECT pack, offset, frame_len AS frameLen, len FROM chunks WHERE dataset_id = ? AND id = ? AND shipment_id = ?',
+    );
+    this.insert = db.prepare<[string, Buffer, string, number, number, number, number]>(
+      'INSERT INTO chunks (dataset_id, id, shipment_id, pack, offset, frame_len, len) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    );
     this.treeFile = db.prepare<[string, string, number, number, string, string, string, Buffer, number | null]>(
       'INSERT INTO tree_files (shipment_id, path, size, mode, mtime_ns, ctime_ns, ino, chunks, sig_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
     );
     this.treeChunk = db.prepare<[string, Buffer]>('INSERT OR IGNORE INTO tree_chunks (shipment_id, chunk) VALUES (?, ?)');
     this.sigByContent = db.prepare<[Buffer], number>('SELECT id FROM sigs WHERE content = ?').pluck();
     this.sigInsert = db.prepare<[Buffer, number, number, Buffer]>('INSERT INTO sigs (content, block_size, length, sig) VALUES (?, ?, ?, ?)');
-    this.packInsert = db.prepare<[string, number, number, string, number, number, number]>('INSERT INTO packs (shipment_id, idx, size, sha256, chunks, share, plain) VALUES (?, ?, ?, ?, ?, ?, ?)');
+    this.packInsert = db.prepare<[string, number, number, string, number, number, number]>(
+      'INSERT INTO packs (shipment_id, idx, size, sha256, chunks, share, plain) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    );
   }
 
   /** Records the new shipment ('writing') and its recipients. */
@@ -131,7 +137,9 @@ export class ShipmentTables {
 
   /** Marks the shipment 'sealing' with its totals, and commits. */
   sealing(files: number, bytes: number, bytesOnDrive: number): void {
-    this.catalog.db.prepare<[number, number, number, string]>("UPDATE shipments SET state = 'sealing', files = ?, bytes = ?, bytes_on_drive = ? WHERE id = ?").run(files, bytes, bytesOnDrive, this.id);
+    this.catalog.db
+      .prepare<[number, number, number, string]>("UPDATE shipments SET state = 'sealing', files = ?, bytes = ?, bytes_on_drive = ? WHERE id = ?")
+      .run(files, bytes, bytesOnDrive, this.id);
     this.catalog.db.exec('COMMIT');
   }
 

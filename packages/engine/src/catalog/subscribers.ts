@@ -54,7 +54,9 @@ export function subscriberLags(catalog: Catalog, o: { dataset?: string; now: Dat
        WHERE s.role = 'published' AND s.state = 'sealed' AND (? IS NULL OR d.name = ? OR d.id = ?) ORDER BY d.name, d.id`,
     )
     .all(o.dataset ?? null, o.dataset ?? null, o.dataset ?? null) as Array<{ id: string; name: string }>;
-  const sealed = db.prepare("SELECT id, seq, label, created_at, bytes_on_drive, layout FROM shipments WHERE dataset_id = ? AND role = 'published' AND state = 'sealed' ORDER BY seq");
+  const sealed = db.prepare(
+    "SELECT id, seq, label, created_at, bytes_on_drive, layout FROM shipments WHERE dataset_id = ? AND role = 'published' AND state = 'sealed' ORDER BY seq",
+  );
   const recipients = db.prepare(
     `SELECT x.recipient FROM shipment_recipients x JOIN shipments s ON s.id = x.shipment_id WHERE s.dataset_id = ? AND s.role = 'published' AND s.state = 'sealed'
      UNION SELECT recipient FROM receipts WHERE dataset_id = ?`,
@@ -93,9 +95,19 @@ export function subscriberLags(catalog: Catalog, o: { dataset?: string; now: Dat
         newest: lagShipment(newest),
         acknowledged: ack && ackRow ? { ...lagShipment(ackRow), receiptCreated: ack.created_at, imported: ack.imported_at, level: ack.verified } : null,
         unacknowledged: behind.filter((s) => sent.has(s.id)).map(lagShipment),
-        lag: { shipments: behind.length, bytes: behind.reduce((a, s) => a + (s.bytes_on_drive ?? 0), 0), days: Math.floor(lagMs / DAY_MS * 100) / 100, since: oldest?.created_at ?? null },
+        lag: {
+          shipments: behind.length,
+          bytes: behind.reduce((a, s) => a + (s.bytes_on_drive ?? 0), 0),
+          days: Math.floor((lagMs / DAY_MS) * 100) / 100,
+          since: oldest?.created_at ?? null,
+        },
         pastMaxLag: past,
-        drives: drivesOf(catalog, all.filter((s) => sent.has(s.id)), ackRow?.seq ?? 0, ack?.imported_at ?? null),
+        drives: drivesOf(
+          catalog,
+          all.filter((s) => sent.has(s.id)),
+          ackRow?.seq ?? 0,
+          ack?.imported_at ?? null,
+        ),
       });
     }
   }
@@ -169,7 +181,8 @@ export function markDrives(catalog: Catalog, shipment: string, drives: readonly 
 
 /** The drives (`i of N`) of a shipment this home sealed, or null when it sealed none by that id. */
 export function publishedDrives(catalog: Catalog, shipment: string): string[] | null {
-  const s = catalog.db.prepare("SELECT layout FROM shipments WHERE id = ? AND role = 'published' AND state = 'sealed'").get(shipment) as { layout: string | null } | undefined;
+  const s = catalog.db.prepare("SELECT layout FROM shipments WHERE id = ? AND role = 'published' AND state = 'sealed'").get(shipment) as
+    { layout: string | null } | undefined;
   if (!s) return null;
   const known = catalog.db.prepare('SELECT DISTINCT drive FROM custody WHERE shipment_id = ?').pluck().all(shipment) as string[];
   if (known.length > 0) return known.sort(byIndex);

@@ -39,7 +39,9 @@ export class TreeQueries {
 
   constructor(catalog: Catalog) {
     const db = catalog.db;
-    this.file = db.prepare<[string, string], TreeFileRow>('SELECT size, mtime_ns AS mtimeNs, ctime_ns AS ctimeNs, ino, chunks, sig_id AS sigId FROM tree_files WHERE shipment_id = ? AND path = ?');
+    this.file = db.prepare<[string, string], TreeFileRow>(
+      'SELECT size, mtime_ns AS mtimeNs, ctime_ns AS ctimeNs, ino, chunks, sig_id AS sigId FROM tree_files WHERE shipment_id = ? AND path = ?',
+    );
     this.blockSize = db.prepare<[number], number>('SELECT block_size FROM sigs WHERE id = ?').pluck();
     this.sig = db.prepare<[number], Buffer>('SELECT sig FROM sigs WHERE id = ?').pluck();
   }
@@ -89,7 +91,9 @@ export function dropUnusedSigs(catalog: Catalog): void {
 
 /** A test of whether a chunk is in every one of the trees `bases` (one statement, prepared once). */
 export function inEveryTree(catalog: Catalog, bases: string[]): (id: Buffer) => boolean {
-  const count = catalog.db.prepare<[Buffer, ...string[]], number>(`SELECT count(*) FROM tree_chunks WHERE chunk = ? AND shipment_id IN (${bases.map(() => '?').join(', ')})`).pluck();
+  const count = catalog.db
+    .prepare<[Buffer, ...string[]], number>(`SELECT count(*) FROM tree_chunks WHERE chunk = ? AND shipment_id IN (${bases.map(() => '?').join(', ')})`)
+    .pluck();
   return (id) => count.get(id, ...bases) === bases.length;
 }
 

@@ -16,8 +16,7 @@ import { CutWindow } from './window.js';
 
 export type CutRequest = { op: 'open'; path: string; size: number; signature?: number } | { op: 'next' } | { op: 'close' };
 export type CutReply =
-  | { ok: true; chunks: Uint8Array[]; done: boolean; changed?: string; signature?: Uint8Array }
-  | { ok: false; error: ReturnType<typeof serializeError> };
+  { ok: true; chunks: Uint8Array[]; done: boolean; changed?: string; signature?: Uint8Array } | { ok: false; error: ReturnType<typeof serializeError> };
 
 const BLOCK = 4 << 20;
 let fd = -1;

@@ -47,13 +47,7 @@ export class Cutter {
    * the bytes yielded, in blocks of that size, after the last chunk.
    * @throws BrickpostError NOT_FOUND, PERMISSION, IO
    */
-  async *chunks(
-    path: string,
-    size: number,
-    changed: (how: string) => void,
-    signatureBlock = 0,
-    signature?: (sig: Buffer) => void,
-  ): AsyncGenerator<Buffer> {
+  async *chunks(path: string, size: number, changed: (how: string) => void, signatureBlock = 0, signature?: (sig: Buffer) => void): AsyncGenerator<Buffer> {
     let r = await this.ok({ op: 'open', path, size, ...(signatureBlock > 0 ? { signature: signatureBlock } : {}) });
     try {
       if (r.signature) signature?.(asBuffer(r.signature));

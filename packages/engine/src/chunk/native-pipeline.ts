@@ -76,7 +76,9 @@ export function nativePipeline(n: NativeBinding, opts: ChunkPipelineOptions): Ch
     },
     encodeFile(path, size, o = {}) {
       return run(async () => {
-        const r = await chunker.encodeFile(pathBytes(path), size, o.sha === true, o.signature ?? 0, o.raw === true).catch((e: unknown) => Promise.reject(fileError(e, path)));
+        const r = await chunker
+          .encodeFile(pathBytes(path), size, o.sha === true, o.signature ?? 0, o.raw === true)
+          .catch((e: unknown) => Promise.reject(fileError(e, path)));
         return { chunks: r.chunks.map(toChunk), ...(r.changed ? { changed: r.changed } : {}), ...(r.signature ? { signature: r.signature } : {}) };
       });
     },

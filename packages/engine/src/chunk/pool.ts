@@ -217,7 +217,7 @@ export function createChunkPipeline(opts: ChunkPipelineOptions): ChunkPipeline {
   }
 
   function pump(): void {
-    for (let i = 0; i < queue.length; ) {
+    for (let i = 0; i < queue.length;) {
       const next = queue[i]!;
       let best: Slot | null = null;
       if (next.slot !== undefined) {

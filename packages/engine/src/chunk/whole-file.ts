@@ -43,7 +43,7 @@ export function readWholeFile(path: string, size: number, signatureBlock = 0): {
     buf.fill(0, got, size);
   }
   const chunks: Buffer[] = [];
-  for (let pos = 0; pos < size; ) {
+  for (let pos = 0; pos < size;) {
     const cut = findCut(buf, pos, size, true);
     const c = Buffer.allocUnsafeSlow(cut);
     buf.copy(c, 0, pos, pos + cut);

@@ -1,6 +1,14 @@
 import { readdir, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { checkCustodyChain, custodyLineHash, formatCustodyEvent, formatCustodyLog, type CustodyDetails, type CustodyEventLine, type CustodyType } from '@brickpost/manifest';
+import {
+  checkCustodyChain,
+  custodyLineHash,
+  formatCustodyEvent,
+  formatCustodyLog,
+  type CustodyDetails,
+  type CustodyEventLine,
+  type CustodyType,
+} from '@brickpost/manifest';
 import type { EventSink } from '../api/index.js';
 import type { Context } from '../context.js';
 import { atomicTempPrefix, writeAtomic } from '../io/sync.js';
@@ -64,7 +72,12 @@ export async function appendCustody(ctx: Context, t: CustodyTarget, type: Custod
       } catch (e) {
         // A damaged log is evidence: it is left as it is.
         writable = false;
-        onEvent({ type: 'warning', code: CATALOG_ONLY, message: `the custody log on the drive cannot be read (${(e as Error).message}); the ${type} event is recorded in this home's catalog only`, path: t.log });
+        onEvent({
+          type: 'warning',
+          code: CATALOG_ONLY,
+          message: `the custody log on the drive cannot be read (${(e as Error).message}); the ${type} event is recorded in this home's catalog only`,
+          path: t.log,
+        });
       }
     }
     const stored = storedChain(ctx.catalog, t.shipment, t.drive).map((s) => s.line);
@@ -74,25 +87,43 @@ export async function appendCustody(ctx: Context, t: CustodyTarget, type: Custod
     else {
       base = stored;
       writable = false;
-      onEvent({ type: 'warning', code: CATALOG_ONLY, message: `the custody log on the drive differs from this home's record of shipment ${t.shipment}; the ${type} event is recorded in this home's catalog only ('brickpost custody' shows where they part)`, ...(t.log ? { path: t.log } : {}) });
+      onEvent({
+        type: 'warning',
+        code: CATALOG_ONLY,
+        message: `the custody log on the drive differs from this home's record of shipment ${t.shipment}; the ${type} event is recorded in this home's catalog only ('brickpost custody' shows where they part)`,
+        ...(t.log ? { path: t.log } : {}),
+      });
     }
     if (base.length === 0) return { event: null, where: 'none' };
     // A broken chain is evidence: it is neither extended nor copied.
     const broken = checkCustodyChain(base, { shipment: t.shipment, drive: t.drive });
     if (broken.brokenAt !== null) {
       const why = broken.events[broken.brokenAt - 1]!.problem!.message;
-      onEvent({ type: 'warning', code: NOT_RECORDED, message: `the custody log of shipment ${t.shipment} is broken (${why}); it is left as it is and the ${type} event is not recorded ('brickpost custody' shows the chain)`, ...(t.log ? { path: t.log } : {}) });
+      onEvent({
+        type: 'warning',
+        code: NOT_RECORDED,
+        message: `the custody log of shipment ${t.shipment} is broken (${why}); it is left as it is and the ${type} event is not recorded ('brickpost custody' shows the chain)`,
+        ...(t.log ? { path: t.log } : {}),
+      });
       return { event: null, where: 'none' };
     }
     const prev = custodyLineHash(base[base.length - 1]!);
-    const event = formatCustodyEvent({ n: base.length + 1, type, at: new Date().toISOString(), shipment: t.shipment, drive: t.drive, actor: actorOf(me), details, prev }, me.signingKey);
+    const event = formatCustodyEvent(
+      { n: base.length + 1, type, at: new Date().toISOString(), shipment: t.shipment, drive: t.drive, actor: actorOf(me), details, prev },
+      me.signingKey,
+    );
     let written = false;
     if (writable && t.log) {
       try {
         await replaceLog(t.log, formatCustodyLog([...base, event.line]));
         written = true;
       } catch (e) {
-        onEvent({ type: 'warning', code: CATALOG_ONLY, message: `cannot write the custody log on the drive (${(e as Error).message}); the ${type} event is recorded in this home's catalog only`, path: t.log });
+        onEvent({
+          type: 'warning',
+          code: CATALOG_ONLY,
+          message: `cannot write the custody log on the drive (${(e as Error).message}); the ${type} event is recorded in this home's catalog only`,
+          path: t.log,
+        });
       }
     }
     if (onDrive.length > 0) storeEvents(ctx.catalog, t.shipment, t.drive, onDrive, true);
@@ -111,6 +142,7 @@ export async function appendCustody(ctx: Context, t: CustodyTarget, type: Custod
 async function replaceLog(file: string, text: string): Promise<void> {
   await refuseLink(dirname(file), 'the folder of the custody log');
   const stale = atomicTempPrefix(basename(file));
-  for (const n of await readdir(dirname(file)).catch(() => [])) if (n.startsWith(stale)) await rm(join(dirname(file), n), { force: true }).catch(() => undefined);
+  for (const n of await readdir(dirname(file)).catch(() => []))
+    if (n.startsWith(stale)) await rm(join(dirname(file), n), { force: true }).catch(() => undefined);
   await writeAtomic(file, text, 0o644);
 }

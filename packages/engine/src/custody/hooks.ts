@@ -29,13 +29,22 @@ export async function recordSealed(ctx: Context, shipment: string, bags: string[
       const drive = lines?.[0] !== undefined ? parseCustodyEvent(lines[0]).drive : undefined;
       if (lines && drive) storeEvents(ctx.catalog, shipment, drive, lines, true);
     } catch (e) {
-      onEvent({ type: 'warning', code: 'CUSTODY_CATALOG_ONLY', message: `the custody events of ${bag} were not recorded in the catalog: ${(e as Error).message}` });
+      onEvent({
+        type: 'warning',
+        code: 'CUSTODY_CATALOG_ONLY',
+        message: `the custody events of ${bag} were not recorded in the catalog: ${(e as Error).message}`,
+      });
     }
   }
 }
 
 /** verify: a `verified` event on the drive verified; returns where it was recorded. */
-export async function recordVerified(ctx: Context, s: OpenedShipment, r: { deep: boolean; ok: boolean; problems: number }, onEvent: EventSink): Promise<CustodyRecord['where']> {
+export async function recordVerified(
+  ctx: Context,
+  s: OpenedShipment,
+  r: { deep: boolean; ok: boolean; problems: number },
+  onEvent: EventSink,
+): Promise<CustodyRecord['where']> {
   const tm = await readFile(join(s.dir, TAG_MANIFEST)).catch(() => null);
   const tagManifest = tm ? createHash('sha256').update(tm).digest('hex') : null;
   return (await appendCustody(ctx, target(s), 'verified', { level: r.deep ? 'deep' : 'keyless', ok: r.ok, problems: r.problems, tagManifest }, onEvent)).where;

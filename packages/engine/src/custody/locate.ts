@@ -43,23 +43,35 @@ export async function locateCustody(drive: string, shipment?: string): Promise<C
     return { id, bag: drive, wiping: null, log: custodyLogOf(drive) };
   }
   const root = await driveRoot(drive);
-  if (!root) throw new BrickpostError('NOT_A_DRIVE', `${quote(drive)} is not a brickpost drive (no ${DRIVE_DIR}/ folder)`, { hint: 'give the folder the drive is mounted at' });
+  if (!root)
+    throw new BrickpostError('NOT_A_DRIVE', `${quote(drive)} is not a brickpost drive (no ${DRIVE_DIR}/ folder)`, {
+      hint: 'give the folder the drive is mounted at',
+    });
   const ids = new Set<string>();
   for (const name of await readdir(root)) {
-    const id = name.endsWith(CUSTODY_SUFFIX) ? name.slice(0, -CUSTODY_SUFFIX.length) : name.endsWith(WIPING_SUFFIX) ? name.slice(0, -WIPING_SUFFIX.length) : name;
+    const id = name.endsWith(CUSTODY_SUFFIX)
+      ? name.slice(0, -CUSTODY_SUFFIX.length)
+      : name.endsWith(WIPING_SUFFIX)
+        ? name.slice(0, -WIPING_SUFFIX.length)
+        : name;
     if (SHIPMENT_ID.test(id)) ids.add(id);
   }
   const all = [...ids].sort();
   let id: string;
   if (shipment) {
-    if (!ids.has(shipment)) throw new BrickpostError('NOT_FOUND', `no shipment ${quote(shipment)} and no custody log of it on ${quote(drive)}`, { hint: `shipments here: ${all.join(', ') || 'none'}` });
+    if (!ids.has(shipment))
+      throw new BrickpostError('NOT_FOUND', `no shipment ${quote(shipment)} and no custody log of it on ${quote(drive)}`, {
+        hint: `shipments here: ${all.join(', ') || 'none'}`,
+      });
     id = shipment;
   } else if (all.length === 1) {
     id = all[0]!;
   } else if (all.length === 0) {
     throw new BrickpostError('NOT_A_DRIVE', `no shipment and no custody log on ${quote(drive)}`);
   } else {
-    throw new BrickpostError('AMBIGUOUS_SHIPMENT', `${quote(drive)} holds ${all.length} shipments or custody logs`, { hint: `choose one with --shipment: ${all.join(', ')}` });
+    throw new BrickpostError('AMBIGUOUS_SHIPMENT', `${quote(drive)} holds ${all.length} shipments or custody logs`, {
+      hint: `choose one with --shipment: ${all.join(', ')}`,
+    });
   }
   const bag = join(root, id);
   const wiping = bag + WIPING_SUFFIX;

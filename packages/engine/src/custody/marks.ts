@@ -18,7 +18,8 @@ import { storeEvents } from '../catalog/custody.js';
  */
 export async function markDrive(ctx: Context, o: DriveMarkOptions): Promise<DriveMarkSummary> {
   const at = o.at ?? new Date().toISOString();
-  if (Number.isNaN(Date.parse(at))) throw new BrickpostError('USAGE', `--at ${quote(at)} is not a time`, { hint: 'give an ISO 8601 time such as 2026-11-20 or 2026-11-20T14:00:00Z' });
+  if (Number.isNaN(Date.parse(at)))
+    throw new BrickpostError('USAGE', `--at ${quote(at)} is not a time`, { hint: 'give an ISO 8601 time such as 2026-11-20 or 2026-11-20T14:00:00Z' });
   const isDir = (await stat(o.target).catch(() => null))?.isDirectory() === true;
   let shipment = o.target;
   let eventsRecorded = 0;
@@ -28,10 +29,14 @@ export async function markDrive(ctx: Context, o: DriveMarkOptions): Promise<Driv
     shipment = r.shipmentId;
     if (o.state === 'returned' && r.log !== null) {
       if (!r.ok) {
-        throw new BrickpostError('MALFORMED', `the custody log of shipment ${shipment} on ${quote(o.target)} is broken${r.brokenAt !== null ? ` at event ${r.brokenAt}` : ''}; nothing was recorded`, {
-          hint: `brickpost custody ${o.target}`,
-          path: r.log,
-        });
+        throw new BrickpostError(
+          'MALFORMED',
+          `the custody log of shipment ${shipment} on ${quote(o.target)} is broken${r.brokenAt !== null ? ` at event ${r.brokenAt}` : ''}; nothing was recorded`,
+          {
+            hint: `brickpost custody ${o.target}`,
+            path: r.log,
+          },
+        );
       }
       if (r.drive !== null) {
         const lines = (await readCustodyLog(r.log)) ?? [];
@@ -43,15 +48,22 @@ export async function markDrive(ctx: Context, o: DriveMarkOptions): Promise<Driv
   }
   const all = publishedDrives(ctx.catalog, shipment);
   if (all === null) {
-    throw new BrickpostError('NOT_FOUND', `${isDir ? `${quote(o.target)} holds shipment ${quote(shipment)}, which` : `shipment ${quote(shipment)}`} this home did not seal`, {
-      hint: 'run it on the home that packed the shipment; brickpost subscribers lists the shipments this home sent',
-    });
+    throw new BrickpostError(
+      'NOT_FOUND',
+      `${isDir ? `${quote(o.target)} holds shipment ${quote(shipment)}, which` : `shipment ${quote(shipment)}`} this home did not seal`,
+      {
+        hint: 'run it on the home that packed the shipment; brickpost subscribers lists the shipments this home sent',
+      },
+    );
   }
   let drives = all;
   const want = o.drive ?? onDrive;
   if (want !== undefined && want !== null) {
     const d = /^[0-9]+$/.test(want) ? all.find((x) => Number.parseInt(x, 10) === Number(want)) : all.find((x) => x === want);
-    if (!d) throw new BrickpostError('USAGE', `shipment ${shipment} has no drive ${quote(want)}; its drives: ${all.join(', ')}`, { hint: `brickpost drive ${o.state} ${shipment} --drive 1` });
+    if (!d)
+      throw new BrickpostError('USAGE', `shipment ${shipment} has no drive ${quote(want)}; its drives: ${all.join(', ')}`, {
+        hint: `brickpost drive ${o.state} ${shipment} --drive 1`,
+      });
     drives = [d];
   }
   markDrives(ctx.catalog, shipment, drives, o.state, new Date(at).toISOString());

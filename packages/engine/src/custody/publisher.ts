@@ -22,9 +22,6 @@ export function publisherCustodyLog(info: ShipmentInfo, key: minisign.SigningKey
     },
     key,
   );
-  const sealed = formatCustodyEvent(
-    { n: 2, type: 'sealed', at: now.toISOString(), ...common, details: { ...digests }, prev: packed.hash },
-    key,
-  );
+  const sealed = formatCustodyEvent({ n: 2, type: 'sealed', at: now.toISOString(), ...common, details: { ...digests }, prev: packed.hash }, key);
   return formatCustodyLog([packed.line, sealed.line]);
 }

@@ -1,5 +1,14 @@
 import { join } from 'node:path';
-import { bagit, isBrickpostError, MAX_CUSTODY_FILE, parseCustodyEvent, parseShipmentInfo, splitCustodyLog, type CustodyEventLine, type ShipmentInfo } from '@brickpost/manifest';
+import {
+  bagit,
+  isBrickpostError,
+  MAX_CUSTODY_FILE,
+  parseCustodyEvent,
+  parseShipmentInfo,
+  splitCustodyLog,
+  type CustodyEventLine,
+  type ShipmentInfo,
+} from '@brickpost/manifest';
 import { readLimited } from '../io/read-limited.js';
 import { CUSTODY_TAG_FILE } from '../drive/layout.js';
 

@@ -69,7 +69,8 @@ export async function custodyReport(ctx: Context, opts: CustodyOptions): Promise
   const firstDrive = chain.map(eventOf).find((e) => e !== null)?.drive;
   const drive = info ? driveOf(info) : (firstDrive ?? storedDrives(ctx.catalog, id)[0] ?? null);
   const stored = drive ? storedChain(ctx.catalog, id, drive) : [];
-  if (!opts.drive && stored.length === 0) throw new BrickpostError('NOT_FOUND', `this home has no custody record of shipment ${quote(id)}`, { hint: 'give the drive that holds it' });
+  if (!opts.drive && stored.length === 0)
+    throw new BrickpostError('NOT_FOUND', `this home has no custody record of shipment ${quote(id)}`, { hint: 'give the drive that holds it' });
 
   let brokenAt: number | null = wholeFileBroken ? 1 : null;
   // The chain's own problems come first; comparisons with the bag and this home's record after.
@@ -84,7 +85,13 @@ export async function custodyReport(ctx: Context, opts: CustodyOptions): Promise
   // The publisher's events in the log must be those the bag's signature covers.
   if (logLines && bagLines) {
     const at = bagLines.findIndex((l, i) => logLines[i] !== l);
-    if (at >= 0) breakAt(at + 1, 'FIXITY_MISMATCH', `event ${at + 1}: ${at < logLines.length ? 'differs from' : 'is missing; the bag holds'} the publisher's event ${at + 1} in the bag's custody.ndjson`, log ?? undefined);
+    if (at >= 0)
+      breakAt(
+        at + 1,
+        'FIXITY_MISMATCH',
+        `event ${at + 1}: ${at < logLines.length ? 'differs from' : 'is missing; the bag holds'} the publisher's event ${at + 1} in the bag's custody.ndjson`,
+        log ?? undefined,
+      );
   }
   // What this home recorded: changed or removed events break the chain; catalog-only ones continue it.
   let agree = true;
@@ -97,7 +104,12 @@ export async function custodyReport(ctx: Context, opts: CustodyOptions): Promise
       }
     } else if (s.onDrive && opts.drive) {
       agree = false;
-      breakAt(i + 1, 'FILE_MISSING', `${describeEvent(i + 1, eventOf(s.line))}: this home wrote it to the drive's custody log, which no longer holds it`, log ?? undefined);
+      breakAt(
+        i + 1,
+        'FILE_MISSING',
+        `${describeEvent(i + 1, eventOf(s.line))}: this home wrote it to the drive's custody log, which no longer holds it`,
+        log ?? undefined,
+      );
       break;
     }
   }
@@ -106,8 +118,14 @@ export async function custodyReport(ctx: Context, opts: CustodyOptions): Promise
   const publisherKeyId = info?.publisherKey ?? publisherOf(ctx, id);
   const trust = listTrust(ctx.catalog);
   const publisherKey = trust.find((k) => k.keyId === publisherKeyId)?.minisignPublicKey;
-  const checked = checkCustodyChain(all, { shipment: id, drive: drive ?? '1 of 1', ...(publisherKeyId ? { publisherKeyId } : {}), ...(publisherKey ? { publisherKey } : {}) });
-  for (const [i, c] of checked.events.entries()) if (c.problem) breakAt(i + 1, c.problem.code, c.problem.message, i < chain.length ? (log ?? bagDir ?? undefined) : undefined, problems);
+  const checked = checkCustodyChain(all, {
+    shipment: id,
+    drive: drive ?? '1 of 1',
+    ...(publisherKeyId ? { publisherKeyId } : {}),
+    ...(publisherKey ? { publisherKey } : {}),
+  });
+  for (const [i, c] of checked.events.entries())
+    if (c.problem) breakAt(i + 1, c.problem.code, c.problem.message, i < chain.length ? (log ?? bagDir ?? undefined) : undefined, problems);
   problems.push(...compared);
 
   const source = (i: number): CustodyEvent['source'] => (i >= chain.length ? 'catalog' : logLines ? 'drive' : 'bag');

@@ -22,7 +22,10 @@ import { custodyReport } from './report.js';
 export async function wipe(ctx: Context, opts: WipeOptions, onEvent: EventSink): Promise<WipeSummary> {
   const place = await locateCustody(opts.drive, opts.shipment);
   const from = place.bag ?? place.wiping;
-  if (!from) throw new BrickpostError('NOT_FOUND', `shipment ${quote(place.id)} is not on ${quote(opts.drive)} (already wiped)`, { hint: "'brickpost custody' shows its custody log" });
+  if (!from)
+    throw new BrickpostError('NOT_FOUND', `shipment ${quote(place.id)} is not on ${quote(opts.drive)} (already wiped)`, {
+      hint: "'brickpost custody' shows its custody log",
+    });
   const ingestedTo = appliedDestsOf(ctx.catalog, place.id);
   if (ingestedTo.length === 0 && !opts.force) {
     throw new BrickpostError('USAGE', `shipment ${quote(place.id)} has not been ingested by this home; wiping it would lose its only copy here`, {
@@ -46,9 +49,18 @@ export async function wipe(ctx: Context, opts: WipeOptions, onEvent: EventSink):
   // A wipe that died after recording its event only has the folder left to remove.
   const last = (await readCustodyLog(place.log).catch(() => null))?.at(-1);
   const done = !place.bag && last !== undefined && eventOf(last)?.type === 'wiped';
-  const event = drive && !done
-    ? (await appendCustody(ctx, { shipment: place.id, drive, bag: wiping, log: place.log }, 'wiped', { removed: `brickpost/${place.id}`, files, bytes }, onEvent)).event
-    : null;
+  const event =
+    drive && !done
+      ? (
+          await appendCustody(
+            ctx,
+            { shipment: place.id, drive, bag: wiping, log: place.log },
+            'wiped',
+            { removed: `brickpost/${place.id}`, files, bytes },
+            onEvent,
+          )
+        ).event
+      : null;
   try {
     await rm(wiping, { recursive: true, force: true });
     await syncDir(dirname(wiping));
@@ -84,4 +96,3 @@ async function measure(dir: string): Promise<{ files: number; bytes: number }> {
   await walk(dir);
   return { files, bytes };
 }
-

@@ -42,13 +42,17 @@ export async function applyDelta(
         throw new BrickpostError('MALFORMED', `delta op ${index} copies blocks [${String(block)}, +${String(count)}) of an old file with ${blocks} blocks`);
       }
       const stop = Math.min(oldLength, (block + count) * blockSize);
-      for (let off = block * blockSize; off < stop; ) {
+      for (let off = block * blockSize; off < stop;) {
         const n = Math.min(readStep, stop - off);
         const got = await readOld(off, n);
         if (!(got instanceof Uint8Array) || got.length !== n) {
-          throw new BrickpostError('BASIS_MISSING', `old file gave ${got instanceof Uint8Array ? got.length : 'no'} bytes at offset ${off} where the delta needs ${n}`, {
-            hint: 'the old file changed since its signature was made',
-          });
+          throw new BrickpostError(
+            'BASIS_MISSING',
+            `old file gave ${got instanceof Uint8Array ? got.length : 'no'} bytes at offset ${off} where the delta needs ${n}`,
+            {
+              hint: 'the old file changed since its signature was made',
+            },
+          );
         }
         await write(Buffer.isBuffer(got) ? got : Buffer.from(got.buffer, got.byteOffset, got.byteLength));
         written += n;

@@ -229,7 +229,7 @@ class Scanner {
   /** Emits the pending literal up to `stop` (after the pending copy, which it ends). */
   flushLiteral(stop: number): void {
     this.flushCopy();
-    for (let a = this.lit; a < stop; ) {
+    for (let a = this.lit; a < stop;) {
       const n = Math.min(stop - a, this.maxLiteral);
       const data = Buffer.allocUnsafe(n);
       this.work.copy(data, 0, a, a + n);

@@ -28,7 +28,10 @@ export const SHIPMENT_ID = /^[0-9]{8}T[0-9]{6}Z-[0-9a-f]{8}$/;
 
 /** A new shipment id for now. */
 export function newShipmentId(random: Buffer, now = new Date()): string {
-  const t = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  const t = now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
   return `${t}-${random.subarray(0, 4).toString('hex')}`;
 }
 
@@ -79,7 +82,8 @@ export async function findShipment(
   }
   const ids = await shipmentIds(root);
   if (shipment) {
-    if (!ids.includes(shipment)) throw new BrickpostError('NOT_FOUND', `no shipment ${quote(shipment)} on ${quote(drive)}`, { hint: `shipments here: ${ids.join(', ') || 'none'}` });
+    if (!ids.includes(shipment))
+      throw new BrickpostError('NOT_FOUND', `no shipment ${quote(shipment)} on ${quote(drive)}`, { hint: `shipments here: ${ids.join(', ') || 'none'}` });
     return { id: shipment, dir: join(root, shipment) };
   }
   if (ids.length === 0) {
@@ -122,7 +126,10 @@ export async function shipmentsOn(drive: string): Promise<DriveShipment[]> {
     return describeShipments(join(drive, '..'), [id]);
   }
   const root = await driveRoot(drive);
-  if (!root) throw new BrickpostError('NOT_A_DRIVE', `${quote(drive)} is not a brickpost drive (no ${DRIVE_DIR}/ folder)`, { hint: 'give the folder the drive is mounted at' });
+  if (!root)
+    throw new BrickpostError('NOT_A_DRIVE', `${quote(drive)} is not a brickpost drive (no ${DRIVE_DIR}/ folder)`, {
+      hint: 'give the folder the drive is mounted at',
+    });
   return describeShipments(root, await shipmentIds(root));
 }
 
@@ -139,7 +146,18 @@ async function describeShipments(root: string, ids: string[]): Promise<DriveShip
     const dir = join(root, id);
     try {
       const info = parseShipmentInfo(bagit.parseBagInfo(await readLimited(join(dir, 'bag-info.txt'), BAG_INFO_MAX, 'bag-info.txt')));
-      out.push({ id, dir, seq: info.seq, dataset: info.dataset, datasetId: info.datasetId, label: info.label, parent: info.parent, created: info.created, drive: info.bagIndex, drives: info.bagCount });
+      out.push({
+        id,
+        dir,
+        seq: info.seq,
+        dataset: info.dataset,
+        datasetId: info.datasetId,
+        label: info.label,
+        parent: info.parent,
+        created: info.created,
+        drive: info.bagIndex,
+        drives: info.bagCount,
+      });
     } catch {
       out.push({ id, dir, seq: null, dataset: null, datasetId: null, label: null, parent: null, created: null, drive: null, drives: null });
     }

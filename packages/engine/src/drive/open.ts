@@ -87,7 +87,13 @@ export interface TrustedSigner {
  * the report can say whether the data is intact even when it is not trusted.
  * @throws BrickpostError UNSIGNED, UNTRUSTED_PUBLISHER, SIGNATURE_INVALID, FILE_MISSING, FIXITY_MISMATCH, MALFORMED, LIMIT_EXCEEDED
  */
-export async function openShipment(id: string, dir: string, trusted: TrustedSigner[], lenient?: LenientFindings, opts: { payloadOnly?: boolean } = {}): Promise<OpenedShipment> {
+export async function openShipment(
+  id: string,
+  dir: string,
+  trusted: TrustedSigner[],
+  lenient?: LenientFindings,
+  opts: { payloadOnly?: boolean } = {},
+): Promise<OpenedShipment> {
   const problems: VerifyProblem[] = lenient?.problems ?? [];
   const soft = (e: BrickpostError): void => {
     if (!lenient) throw e;
@@ -110,14 +116,17 @@ export async function openShipment(id: string, dir: string, trusted: TrustedSign
   } catch (e) {
     // A signature the drive cannot read is not an invalid one: the drive is in the way.
     if (!isBrickpostError(e) || e.category === 'environment') throw e;
-    if (e.code === 'FILE_MISSING') soft(new BrickpostError('UNSIGNED', `shipment ${quote(id)} has no signature (${SIGNATURE_FILE} is missing)`, { path: join(dir, SIGNATURE_FILE) }));
+    if (e.code === 'FILE_MISSING')
+      soft(new BrickpostError('UNSIGNED', `shipment ${quote(id)} has no signature (${SIGNATURE_FILE} is missing)`, { path: join(dir, SIGNATURE_FILE) }));
     else if (e.code === 'UNTRUSTED_PUBLISHER') {
       // The signature may still check out against the key the publisher's custody events name:
       // that says the drive is intact as signed, not that the signer is who you expect.
       const own = await publisherKeyOnDrive(dir, signer.keyId);
       if (own) {
         try {
-          const v = minisign.verifySignature(await readLimited(join(dir, SIGNATURE_FILE), minisign.MAX_SIGNATURE_FILE_BYTES, 'signature'), tagManifestBytes, [own]);
+          const v = minisign.verifySignature(await readLimited(join(dir, SIGNATURE_FILE), minisign.MAX_SIGNATURE_FILE_BYTES, 'signature'), tagManifestBytes, [
+            own,
+          ]);
           signature = 'valid';
           signedComment = v.trustedComment;
           signer.publicKey = own.line;
@@ -139,8 +148,10 @@ export async function openShipment(id: string, dir: string, trusted: TrustedSign
           },
         ),
       );
-    }
-    else soft(new BrickpostError('SIGNATURE_INVALID', `signature of shipment ${quote(id)} is invalid: ${e.message}`, { cause: e, path: join(dir, SIGNATURE_FILE) }));
+    } else
+      soft(
+        new BrickpostError('SIGNATURE_INVALID', `signature of shipment ${quote(id)} is invalid: ${e.message}`, { cause: e, path: join(dir, SIGNATURE_FILE) }),
+      );
   }
 
   if (lenient) Object.assign(lenient, { signature, signer });
@@ -166,12 +177,18 @@ export async function openShipment(id: string, dir: string, trusted: TrustedSign
   bagit.parseBagitTxt(tagFiles.get('bagit.txt')!);
   const info = parseShipmentInfo(bagit.parseBagInfo(tagFiles.get('bag-info.txt')!));
   if (info.shipment !== id) {
-    throw new BrickpostError('MALFORMED', `bag-info.txt names shipment ${quote(info.shipment)} but the folder is ${quote(id)}`, { path: join(dir, 'bag-info.txt') });
+    throw new BrickpostError('MALFORMED', `bag-info.txt names shipment ${quote(info.shipment)} but the folder is ${quote(id)}`, {
+      path: join(dir, 'bag-info.txt'),
+    });
   }
   if (signedComment !== null && signedComment !== trustedComment(info)) {
     signature = 'invalid';
     if (lenient) lenient.signature = signature;
-    soft(new BrickpostError('SIGNATURE_INVALID', `signed comment ${quote(signedComment)} does not describe shipment ${quote(id)}`, { path: join(dir, SIGNATURE_FILE) }));
+    soft(
+      new BrickpostError('SIGNATURE_INVALID', `signed comment ${quote(signedComment)} does not describe shipment ${quote(id)}`, {
+        path: join(dir, SIGNATURE_FILE),
+      }),
+    );
   }
   if (signature === 'valid' && signer.keyId !== info.publisherKey) {
     signature = 'invalid';
@@ -191,10 +208,18 @@ export async function openShipment(id: string, dir: string, trusted: TrustedSign
 /** Reads and checks the set file a drive of a set carries. */
 async function readSet(id: string, dir: string, info: ShipmentInfo, payload: Map<string, string>): Promise<DriveSet> {
   const digest = payload.get(SET_PATH);
-  if (!digest) throw new BrickpostError('MALFORMED', `shipment ${quote(id)} is drive ${info.bagIndex} of ${info.bagCount} but its payload manifest does not list ${SET_PATH}`, { path: join(dir, 'manifest-sha256.txt') });
+  if (!digest)
+    throw new BrickpostError(
+      'MALFORMED',
+      `shipment ${quote(id)} is drive ${info.bagIndex} of ${info.bagCount} but its payload manifest does not list ${SET_PATH}`,
+      { path: join(dir, 'manifest-sha256.txt') },
+    );
   const bytes = await readLimited(join(dir, SET_PATH), MAX_SET_FILE, 'set file');
   if (createHash('sha256').update(bytes).digest('hex') !== digest) {
-    throw new BrickpostError('FIXITY_MISMATCH', `${SET_PATH} of shipment ${quote(id)} does not match its SHA-256 in the signed payload manifest`, { path: join(dir, SET_PATH), hint: 'the drive was damaged or modified; brickpost repair may fix it' });
+    throw new BrickpostError('FIXITY_MISMATCH', `${SET_PATH} of shipment ${quote(id)} does not match its SHA-256 in the signed payload manifest`, {
+      path: join(dir, SET_PATH),
+      hint: 'the drive was damaged or modified; brickpost repair may fix it',
+    });
   }
   return parseSetFile(bytes, { shipment: id, packs: info.packs, drives: info.bagCount, parity: info.setParity });
 }
@@ -210,7 +235,11 @@ function checkPayloadList(id: string, dir: string, info: ShipmentInfo, payload: 
   for (const path of payload.keys()) if (windowOfPath(path) !== undefined) recovery++;
   const want = set ? 2 + set.shares[info.bagIndex - 1]!.files.length : info.packs + 1;
   if (payload.size - recovery !== want) {
-    throw new BrickpostError('MALFORMED', `manifest-sha256.txt of shipment ${quote(id)} lists ${payload.size - recovery} payload files besides recovery data; bag-info and the set file declare ${want}`, where);
+    throw new BrickpostError(
+      'MALFORMED',
+      `manifest-sha256.txt of shipment ${quote(id)} lists ${payload.size - recovery} payload files besides recovery data; bag-info and the set file declare ${want}`,
+      where,
+    );
   }
   const expected = new Map<string, string | null>([[MANIFEST_PATH, null]]);
   if (set) {
@@ -221,14 +250,25 @@ function checkPayloadList(id: string, dir: string, info: ShipmentInfo, payload: 
   }
   for (const [path, digest] of payload) {
     if (windowOfPath(path) !== undefined) continue;
-    if (!expected.has(path)) throw new BrickpostError('MALFORMED', `manifest-sha256.txt of shipment ${quote(id)} lists ${quote(path)}, which is not part of this drive`, where);
+    if (!expected.has(path))
+      throw new BrickpostError('MALFORMED', `manifest-sha256.txt of shipment ${quote(id)} lists ${quote(path)}, which is not part of this drive`, where);
     const listed = expected.get(path);
-    if (listed && listed !== digest) throw new BrickpostError('SET_MISMATCH', `${quote(path)} has one SHA-256 in the set file and another in the payload manifest of shipment ${quote(id)}`, where);
+    if (listed && listed !== digest)
+      throw new BrickpostError(
+        'SET_MISMATCH',
+        `${quote(path)} has one SHA-256 in the set file and another in the payload manifest of shipment ${quote(id)}`,
+        where,
+      );
   }
-  if (recovery > 0 && info.recovery === 0) throw new BrickpostError('MALFORMED', `shipment ${quote(id)} holds recovery files but bag-info declares none`, where);
+  if (recovery > 0 && info.recovery === 0)
+    throw new BrickpostError('MALFORMED', `shipment ${quote(id)} holds recovery files but bag-info declares none`, where);
   if (payload.size - recovery !== expected.size) {
     const missing = [...expected.keys()].filter((p) => !payload.has(p));
-    throw new BrickpostError('MALFORMED', `manifest-sha256.txt of shipment ${quote(id)} does not list ${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ` and ${missing.length - 3} more` : ''}`, where);
+    throw new BrickpostError(
+      'MALFORMED',
+      `manifest-sha256.txt of shipment ${quote(id)} does not list ${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ` and ${missing.length - 3} more` : ''}`,
+      where,
+    );
   }
 }
 

@@ -44,7 +44,9 @@ export function peerHeaderPath(dir: string, rel: string): string {
  */
 export async function writePeerCopies(bags: string[], recovery: string[][]): Promise<void> {
   if (bags.length < 2) return;
-  const headers = await Promise.all(bags.map(async (bag, j) => Promise.all(recovery[j]!.map(async (rel) => ({ rel, head: await readHeaderCopy(join(bag, rel)) })))));
+  const headers = await Promise.all(
+    bags.map(async (bag, j) => Promise.all(recovery[j]!.map(async (rel) => ({ rel, head: await readHeaderCopy(join(bag, rel)) })))),
+  );
   await Promise.all(
     bags.map(async (bag, i) => {
       for (const [j, from] of bags.entries()) {
@@ -142,7 +144,10 @@ export async function readPeerHeader(dir: string, rel: string): Promise<Buffer> 
 /** The drive numbers (1-based) a bag holds peer copies of. */
 export async function peersIn(bag: string): Promise<number[]> {
   const names = await readdir(join(bag, PEERS_DIR)).catch(() => [] as string[]);
-  return names.filter((n) => /^[0-9]{3}$/.test(n)).map(Number).filter((n) => n >= 1);
+  return names
+    .filter((n) => /^[0-9]{3}$/.test(n))
+    .map(Number)
+    .filter((n) => n >= 1);
 }
 
 async function writeSynced(file: string, data: Buffer): Promise<void> {

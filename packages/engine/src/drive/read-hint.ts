@@ -25,7 +25,9 @@ export function driveReadHint(s: HintedShipment): string {
   const parts = [`check the drive's cable and connection (the system log, dmesg, shows a failing disk), then run: brickpost verify ${drive}`];
   if (s.info.recovery > 0) parts.push(`if it finds damage, 'brickpost repair ${drive}' rewrites the damaged blocks from the drive's own recovery data`);
   if (s.info.bagCount > 1 && s.info.setParity > 0) {
-    parts.push(`this is drive ${s.info.bagIndex} of a set of ${s.info.bagCount}: any ${s.info.bagCount - s.info.setParity} of its drives are enough to ingest, so the others can stand in for it`);
+    parts.push(
+      `this is drive ${s.info.bagIndex} of a set of ${s.info.bagCount}: any ${s.info.bagCount - s.info.setParity} of its drives are enough to ingest, so the others can stand in for it`,
+    );
   }
   return parts.join('; ');
 }

@@ -33,9 +33,18 @@ export async function rebuildRecovery(s: OpenedShipment, peer: string, part: str
     const h = decodeHeader(await readPeerHeader(peer, rel), rel);
     if (h.window !== w) throw new BrickpostError('MALFORMED', `the copy of the header of ${quote(rel)} is the header of window ${h.window}`, { path: peer });
     const blocks = await encodeWindow(part, h.params, h, h.groups, h.rows);
-    if (!blocks) throw new BrickpostError('FIXITY_MISMATCH', `a block of a file that ${quote(rel)} covers differs from its CRC-32 in the header: the rebuilt files are not the lost drive's`, { path: file });
+    if (!blocks)
+      throw new BrickpostError(
+        'FIXITY_MISMATCH',
+        `a block of a file that ${quote(rel)} covers differs from its CRC-32 in the header: the rebuilt files are not the lost drive's`,
+        { path: file },
+      );
     await rm(file, { force: true });
-    const info = await writeWindowFile(part, h, blocks.map((b) => Buffer.from(b.buffer, b.byteOffset, b.byteLength)));
+    const info = await writeWindowFile(
+      part,
+      h,
+      blocks.map((b) => Buffer.from(b.buffer, b.byteOffset, b.byteLength)),
+    );
     if (info.sha256 !== sha256) {
       await rm(file, { force: true });
       throw new BrickpostError('FIXITY_MISMATCH', `rebuilt ${quote(rel)} does not match its SHA-256 in the signed payload manifest`, { path: file });

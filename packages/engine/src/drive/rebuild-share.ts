@@ -100,14 +100,22 @@ async function blame(set: DriveSet, target: number, f: SetFile, chosen: number[]
       const path = join(dirs.get(i)!, g.path);
       const got = await sha256File(path, undefined, `${quote(g.path)} of drive ${i + 1}`).catch(() => '');
       if (got !== g.sha256) {
-        return new BrickpostError('FIXITY_MISMATCH', `${quote(g.path)} on drive ${i + 1} does not match its SHA-256 in the set file: drive ${i + 1} is damaged, and drive ${target + 1} cannot be rebuilt from it`, {
-          path,
-          hint: `${commandLine(['repair', dirs.get(i)!])} repairs it from its recovery data; or give another drive of the set instead of it`,
-        });
+        return new BrickpostError(
+          'FIXITY_MISMATCH',
+          `${quote(g.path)} on drive ${i + 1} does not match its SHA-256 in the set file: drive ${i + 1} is damaged, and drive ${target + 1} cannot be rebuilt from it`,
+          {
+            path,
+            hint: `${commandLine(['repair', dirs.get(i)!])} repairs it from its recovery data; or give another drive of the set instead of it`,
+          },
+        );
       }
     }
   }
-  return new BrickpostError('FIXITY_MISMATCH', `rebuilt ${quote(f.path)} of drive ${target + 1} does not match its SHA-256 in the set file, though every source file read checks out`, {
-    hint: `verify each drive used: ${chosen.map((i) => commandLine(['verify', dirs.get(i)!])).join('; ')}`,
-  });
+  return new BrickpostError(
+    'FIXITY_MISMATCH',
+    `rebuilt ${quote(f.path)} of drive ${target + 1} does not match its SHA-256 in the set file, though every source file read checks out`,
+    {
+      hint: `verify each drive used: ${chosen.map((i) => commandLine(['verify', dirs.get(i)!])).join('; ')}`,
+    },
+  );
 }

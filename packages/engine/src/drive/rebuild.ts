@@ -24,9 +24,15 @@ export async function rebuildMissing(m: SetMembers, out: string, progress?: Prog
   const st = setStatus(set, m.members.keys());
   const lost = lostShares(m);
   if (lost.length === 0) return 0;
-  if (!st.recoverable) throw new BrickpostError('SET_INCOMPLETE', `${st.needed} more drives of the set are needed to rebuild drives ${lost.map((s) => s.index + 1).join(', ')}`);
+  if (!st.recoverable)
+    throw new BrickpostError('SET_INCOMPLETE', `${st.needed} more drives of the set are needed to rebuild drives ${lost.map((s) => s.index + 1).join(', ')}`);
   const chosen = [...m.members.keys()].sort((a, b) => a - b).slice(0, set.data);
-  const rows = reconstructionMatrix(set.data, set.parity, chosen, lost.map((s) => s.index));
+  const rows = reconstructionMatrix(
+    set.data,
+    set.parity,
+    chosen,
+    lost.map((s) => s.index),
+  );
   const streams = chosen.map((i) => new ShareStream(set.shares[i]!, m.members.get(i)!.dir));
   let bytes = 0;
   try {
@@ -52,9 +58,13 @@ export async function rebuildMissing(m: SetMembers, out: string, progress?: Prog
           throw e;
         }
         if ((await w.close()) !== f.sha256) {
-          throw new BrickpostError('FIXITY_MISMATCH', `rebuilt ${quote(f.path)} of drive ${share.index + 1} does not match its SHA-256 in the set file: a drive used to rebuild it is damaged`, {
-            hint: `verify each drive used, to find the damaged one: ${chosen.map((i) => commandLine(['verify', m.members.get(i)!.dir])).join('; ')}`,
-          });
+          throw new BrickpostError(
+            'FIXITY_MISMATCH',
+            `rebuilt ${quote(f.path)} of drive ${share.index + 1} does not match its SHA-256 in the set file: a drive used to rebuild it is damaged`,
+            {
+              hint: `verify each drive used, to find the damaged one: ${chosen.map((i) => commandLine(['verify', m.members.get(i)!.dir])).join('; ')}`,
+            },
+          );
         }
         progress?.add(0, 1);
       }
@@ -88,7 +98,11 @@ export class ShareStream {
       const fh = await this.handle(i);
       const n = Math.min(len - done, f.offset + f.size - p);
       const { bytesRead } = await fh.read(buf, done, n, p - f.offset);
-      if (bytesRead < n) throw new BrickpostError('TRUNCATED', `${quote(f.path)} on drive ${this.share.index + 1} is shorter than the set file says`, { path: join(this.bag, f.path), hint: this.hint() });
+      if (bytesRead < n)
+        throw new BrickpostError('TRUNCATED', `${quote(f.path)} on drive ${this.share.index + 1} is shorter than the set file says`, {
+          path: join(this.bag, f.path),
+          hint: this.hint(),
+        });
       done += n;
     }
     return buf;
@@ -114,7 +128,8 @@ export class ShareStream {
     try {
       this.fh = await openDriveFile(path, `${quote(f.path)} of drive ${this.share.index + 1}`);
     } catch (e) {
-      if (isBrickpostError(e) && e.code === 'FILE_MISSING') throw new BrickpostError('FILE_MISSING', `${quote(f.path)} of drive ${this.share.index + 1} is missing`, { path, hint: this.hint() });
+      if (isBrickpostError(e) && e.code === 'FILE_MISSING')
+        throw new BrickpostError('FILE_MISSING', `${quote(f.path)} of drive ${this.share.index + 1} is missing`, { path, hint: this.hint() });
       throw e;
     }
     this.at = i;

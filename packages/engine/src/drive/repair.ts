@@ -21,7 +21,9 @@ export async function repair(ctx: Context, opts: RepairOptions, onEvent: EventSi
   const found = await findShipment(opts.drive, opts.shipment);
   const s = await openShipment(found.id, found.dir, trustedVerifiers(ctx.catalog), undefined, { payloadOnly: true });
   if (s.info.recovery === 0) {
-    throw new BrickpostError('USAGE', `shipment ${quote(s.id)} on ${quote(opts.drive)} carries no recovery data`, { hint: 'it was packed with --recovery 0; a damaged file can only come from another copy or, in a set, from the other drives' });
+    throw new BrickpostError('USAGE', `shipment ${quote(s.id)} on ${quote(opts.drive)} carries no recovery data`, {
+      hint: 'it was packed with --recovery 0; a damaged file can only come from another copy or, in a set, from the other drives',
+    });
   }
   const progress = new Progress(onEvent, 'repair');
   // The payload manifest openShipment checked against the signed tag manifest is the one repair uses: it is not read again.
@@ -38,7 +40,13 @@ export async function repair(ctx: Context, opts: RepairOptions, onEvent: EventSi
     blocks: r.blocks,
     damagedBlocks: r.damagedBlocks,
     repairedBlocks: r.repairedBlocks,
-    files: files.map((f) => ({ path: f.path, status: f.status, damagedBlocks: f.damaged.length, unrepairableBlocks: f.unrepairable.length, ...(f.reason ? { reason: f.reason } : {}) })),
+    files: files.map((f) => ({
+      path: f.path,
+      status: f.status,
+      damagedBlocks: f.damaged.length,
+      unrepairableBlocks: f.unrepairable.length,
+      ...(f.reason ? { reason: f.reason } : {}),
+    })),
     recoveryProblems: r.windowProblems.map((w) => ({ path: w.path, state: w.state, reason: w.reason })),
     seconds: (performance.now() - started) / 1000,
   };

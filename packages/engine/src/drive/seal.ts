@@ -43,7 +43,11 @@ export async function sealBag(
   if (opts.custody) {
     // The publisher's custody events (FORMAT.md §custody), covered by the signature through the tag manifest.
     const digest = (name: string): string => tags.find((t) => t.path === name)!.digest;
-    const log = opts.custody({ manifest: payload.find((p) => p.path === MANIFEST_PATH)!.digest, payloadManifest: digest('manifest-sha256.txt'), bagInfo: digest('bag-info.txt') });
+    const log = opts.custody({
+      manifest: payload.find((p) => p.path === MANIFEST_PATH)!.digest,
+      payloadManifest: digest('manifest-sha256.txt'),
+      bagInfo: digest('bag-info.txt'),
+    });
     await writeSynced(join(dir, CUSTODY_TAG_FILE), log);
     tags.push({ path: CUSTODY_TAG_FILE, digest: createHash('sha256').update(log, 'utf8').digest('hex') });
   }
@@ -63,4 +67,3 @@ async function writeSynced(file: string, text: string): Promise<void> {
     throw toEnvironmentError(e, `cannot write tag file ${quote(basename(file))}`, { on: 'drive', path: file });
   }
 }
-

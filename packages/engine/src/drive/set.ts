@@ -31,7 +31,15 @@ export function setStatus(set: DriveSet, present: Iterable<number>): SetStatus {
   const n = set.shares.length;
   const missing = Array.from({ length: n }, (_, i) => i).filter((i) => !have.includes(i));
   const needed = Math.max(0, set.data - have.length);
-  return { drives: n, data: set.data, parity: set.parity, present: have.map((i) => i + 1), missing: missing.map((i) => i + 1), recoverable: needed === 0, needed };
+  return {
+    drives: n,
+    data: set.data,
+    parity: set.parity,
+    present: have.map((i) => i + 1),
+    missing: missing.map((i) => i + 1),
+    recoverable: needed === 0,
+    needed,
+  };
 }
 
 /**
@@ -59,9 +67,17 @@ export async function openMembers(drives: string[], trusted: TrustedSigner[], sh
             : s.payload.get(SET_PATH) !== first.payload.get(SET_PATH) || s.payload.get(MANIFEST_PATH) !== first.payload.get(MANIFEST_PATH)
               ? 'carries another set file or manifest than the first drive'
               : null;
-      if (why) throw new BrickpostError('SET_MISMATCH', `drive ${quote(d)} ${why}: it is not part of the same set`, { path: d, hint: 'give only the drives of one shipment' });
+      if (why)
+        throw new BrickpostError('SET_MISMATCH', `drive ${quote(d)} ${why}: it is not part of the same set`, {
+          path: d,
+          hint: 'give only the drives of one shipment',
+        });
     }
-    if (!s.set && drives.length > 1) throw new BrickpostError('SET_MISMATCH', `shipment ${quote(s.id)} on ${quote(d)} is a single drive, not part of a set`, { path: d, hint: 'give that drive alone' });
+    if (!s.set && drives.length > 1)
+      throw new BrickpostError('SET_MISMATCH', `shipment ${quote(s.id)} on ${quote(d)} is a single drive, not part of a set`, {
+        path: d,
+        hint: 'give that drive alone',
+      });
     if (!members.has(s.info.bagIndex - 1)) members.set(s.info.bagIndex - 1, s);
   }
   return { first: first!, set: first!.set, members };
@@ -79,7 +95,9 @@ export function requireRecoverable(m: SetMembers): void {
     'SET_INCOMPLETE',
     `shipment ${quote(m.first.id)} is a set of ${st.drives} drives (${st.data} data, ${st.parity} parity): drives ${st.present.join(', ')} are here, ` +
       `${st.needed} more of drives ${st.missing.join(', ')} ${st.needed === 1 ? 'is' : 'are'} needed`,
-    { hint: `mount ${st.needed === 1 ? 'one of them' : `${st.needed} of them`} and give every drive on the command line, or use --gather with one drive at a time` },
+    {
+      hint: `mount ${st.needed === 1 ? 'one of them' : `${st.needed} of them`} and give every drive on the command line, or use --gather with one drive at a time`,
+    },
   );
 }
 

@@ -17,7 +17,13 @@ const ZEROS = Buffer.alloc(1 << 20);
  * bytes written.
  * @throws BrickpostError NOT_FOUND (no such entry), USAGE (a folder, a link or a special file), BASIS_MISSING (a file of an incremental shipment that reuses data it does not carry), and what opening and reading the drive throw
  */
-export async function cat(ctx: Context, opts: CatOptions, write: (b: Buffer) => Promise<void>, onEvent: EventSink, signal?: AbortSignal): Promise<{ shipmentId: string; path: string; bytes: number }> {
+export async function cat(
+  ctx: Context,
+  opts: CatOptions,
+  write: (b: Buffer) => Promise<void>,
+  onEvent: EventSink,
+  signal?: AbortSignal,
+): Promise<{ shipmentId: string; path: string; bytes: number }> {
   const r = await openReadable(ctx, opts.drive, opts.drives ?? [], opts.shipment, onEvent, signal, opts.maxExpansion);
   try {
     const sel = new Selection([opts.path]);
@@ -28,7 +34,12 @@ export async function cat(ctx: Context, opts: CatOptions, write: (b: Buffer) => 
       if (rec.t === 'file') want = rec.p;
       else if (rec.t === 'hard') want = rec.to;
       else {
-        const what = rec.t === 'dir' ? 'a folder (brickpost extract takes folders)' : rec.t === 'link' ? `a symbolic link to ${quote(displayName(rec.target))}` : `a ${rec.kind}`;
+        const what =
+          rec.t === 'dir'
+            ? 'a folder (brickpost extract takes folders)'
+            : rec.t === 'link'
+              ? `a symbolic link to ${quote(displayName(rec.target))}`
+              : `a ${rec.kind}`;
         throw new BrickpostError('USAGE', `${quote(displayName(rec.p))} is ${what}, not a file`);
       }
     }
@@ -50,10 +61,14 @@ export async function cat(ctx: Context, opts: CatOptions, write: (b: Buffer) => 
           bytes += length;
         },
         held: () => {
-          throw new BrickpostError('BASIS_MISSING', `${quote(displayName(want!))} reuses data this incremental shipment does not carry`, { hint: 'read it from the destination that ingested it, or from a self-contained shipment' });
+          throw new BrickpostError('BASIS_MISSING', `${quote(displayName(want!))} reuses data this incremental shipment does not carry`, {
+            hint: 'read it from the destination that ingested it, or from a self-contained shipment',
+          });
         },
         delta: () => {
-          throw new BrickpostError('BASIS_MISSING', `${quote(displayName(want!))} is a delta against data this incremental shipment does not carry`, { hint: 'read it from the destination that ingested it, or from a self-contained shipment' });
+          throw new BrickpostError('BASIS_MISSING', `${quote(displayName(want!))} is a delta against data this incremental shipment does not carry`, {
+            hint: 'read it from the destination that ingested it, or from a self-contained shipment',
+          });
         },
       },
       new Progress(onEvent, 'cat'),

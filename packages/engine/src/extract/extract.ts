@@ -1,10 +1,37 @@
 import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fchmodSync, ftruncateSync, linkSync, lstatSync, mkdirSync, openSync, renameSync, rmdirSync, rmSync, symlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fchmodSync,
+  ftruncateSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  renameSync,
+  rmdirSync,
+  rmSync,
+  symlinkSync,
+  writeSync,
+} from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import * as posix from '@brickpost/posix';
-import { BrickpostError, displayName, fromBytes, quote, toBytes, type ChunkRef, type DirRecord, type EntryAttributes, type FileRecord, type HardRecord, type LinkRecord, type SpecialRecord } from '@brickpost/manifest';
+import {
+  BrickpostError,
+  displayName,
+  fromBytes,
+  quote,
+  toBytes,
+  type ChunkRef,
+  type DirRecord,
+  type EntryAttributes,
+  type FileRecord,
+  type HardRecord,
+  type LinkRecord,
+  type SpecialRecord,
+} from '@brickpost/manifest';
 import type { EventSink, ExtractOptions, ExtractSummary } from '../api/index.js';
 import type { Context } from '../context.js';
 import { toEnvironmentError } from '../io/errors.js';
@@ -91,7 +118,11 @@ export async function extract(ctx: Context, opts: ExtractOptions, onEvent: Event
  * and for each file taken only through a hard link the path to write it at.
  * @throws BrickpostError NOT_FOUND, USAGE, BASIS_MISSING
  */
-async function surveySelection(r: Readable, sel: Selection, out: string): Promise<{ bytes: number; room: number; files: number; sources: Map<string, string> }> {
+async function surveySelection(
+  r: Readable,
+  sel: Selection,
+  out: string,
+): Promise<{ bytes: number; room: number; files: number; sources: Map<string, string> }> {
   const sources = new Map<string, string>();
   const inTheWay: string[] = [];
   const needsBase: string[] = [];
@@ -133,14 +164,28 @@ async function surveySelection(r: Readable, sel: Selection, out: string): Promis
   }
   sel.checkAllFound();
   if (needsBase.length > 0) {
-    throw new BrickpostError('BASIS_MISSING', `${needsBase.length} of the files to extract reuse data this incremental shipment does not carry (it applies on top of an earlier one): ${needsBase.slice(0, 5).map((p) => quote(displayName(p))).join(', ')}${needsBase.length > 5 ? ', …' : ''}; nothing was written`, {
-      hint: 'take them from the destination that ingested it, or from a self-contained shipment (the publisher packs one with --full)',
-    });
+    throw new BrickpostError(
+      'BASIS_MISSING',
+      `${needsBase.length} of the files to extract reuse data this incremental shipment does not carry (it applies on top of an earlier one): ${needsBase
+        .slice(0, 5)
+        .map((p) => quote(displayName(p)))
+        .join(', ')}${needsBase.length > 5 ? ', …' : ''}; nothing was written`,
+      {
+        hint: 'take them from the destination that ingested it, or from a self-contained shipment (the publisher packs one with --full)',
+      },
+    );
   }
   if (inTheWay.length > 0) {
-    throw new BrickpostError('USAGE', `extract does not replace what is already in ${quote(out)}: ${inTheWay.slice(0, 5).map((p) => quote(displayName(p))).join(', ')}${inTheWay.length > 5 ? `, and ${inTheWay.length - 5} more` : ''}; nothing was written`, {
-      hint: 'extract into an empty folder, or move those entries away first',
-    });
+    throw new BrickpostError(
+      'USAGE',
+      `extract does not replace what is already in ${quote(out)}: ${inTheWay
+        .slice(0, 5)
+        .map((p) => quote(displayName(p)))
+        .join(', ')}${inTheWay.length > 5 ? `, and ${inTheWay.length - 5} more` : ''}; nothing was written`,
+      {
+        hint: 'extract into an empty folder, or move those entries away first',
+      },
+    );
   }
   return { bytes, room, files, sources };
 }
@@ -189,7 +234,8 @@ class Extractor implements ShipmentVisitor {
       mkdirSync(fsPath(at), { mode: 0o700 });
     } catch (e) {
       // A folder already there (the survey checked it is one) is added to; its mode and time stay.
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || !lstatSync(fsPath(at)).isDirectory()) throw toEnvironmentError(e, `cannot create ${quote(displayName(at))}`);
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || !lstatSync(fsPath(at)).isDirectory())
+        throw toEnvironmentError(e, `cannot create ${quote(displayName(at))}`);
       return;
     }
     this.dirs++;
@@ -366,4 +412,3 @@ class Extractor implements ShipmentVisitor {
 function attrs(r: DirRecord | SpecialRecord): EntryAttributes {
   return { ...(r.x ? { x: r.x } : {}), ...(r.o ? { o: r.o } : {}), ...(r.acl ? { acl: r.acl } : {}) };
 }
-

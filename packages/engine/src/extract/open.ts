@@ -35,7 +35,15 @@ export interface Readable {
  * Every read of its manifest applies `maxExpansion` (verify/expansion.ts).
  * @throws BrickpostError USAGE (a bad maxExpansion), what openShipment and openMembers throw; SET_INCOMPLETE; NO_SPACE, IO
  */
-export async function openReadable(ctx: Context, drive: string, more: string[], shipment: string | undefined, onEvent: EventSink, signal?: AbortSignal, maxExpansion?: number | 'none'): Promise<Readable> {
+export async function openReadable(
+  ctx: Context,
+  drive: string,
+  more: string[],
+  shipment: string | undefined,
+  onEvent: EventSink,
+  signal?: AbortSignal,
+  maxExpansion?: number | 'none',
+): Promise<Readable> {
   const limit = expansionLimit(maxExpansion);
   const me = ctx.identity();
   const identities = age.parseIdentityFile(me.ageIdentity);
@@ -50,7 +58,15 @@ export async function openReadable(ctx: Context, drive: string, more: string[], 
   try {
     const lost = lostShares(members);
     if (lost.length > 0) {
-      await requireSpace(scratch, lost.reduce((a, x) => a + x.bytes, 0), { where: 'temporary folder', what: `rebuilding data drive ${lost.map((x) => x.index + 1).join(', ')} from parity`, hint: 'free some space there, set TMPDIR to a folder with room, or give the missing drives' });
+      await requireSpace(
+        scratch,
+        lost.reduce((a, x) => a + x.bytes, 0),
+        {
+          where: 'temporary folder',
+          what: `rebuilding data drive ${lost.map((x) => x.index + 1).join(', ')} from parity`,
+          hint: 'free some space there, set TMPDIR to a folder with room, or give the missing drives',
+        },
+      );
       const p = new Progress(onEvent, 'rebuild');
       p.bytesTotal = lost.reduce((a, x) => a + x.bytes, 0);
       await rebuildMissing(members, join(scratch, 'rebuilt'), p, signal);

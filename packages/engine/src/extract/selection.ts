@@ -43,7 +43,9 @@ export class Selection {
   checkAllFound(): void {
     const missing = this.paths.filter((p) => !this.seen.has(p));
     if (missing.length > 0) {
-      throw new BrickpostError('NOT_FOUND', `the shipment holds no ${missing.map((p) => quote(displayName(p))).join(', ')}`, { hint: "'brickpost ls DRIVE' lists what it holds" });
+      throw new BrickpostError('NOT_FOUND', `the shipment holds no ${missing.map((p) => quote(displayName(p))).join(', ')}`, {
+        hint: "'brickpost ls DRIVE' lists what it holds",
+      });
     }
   }
 }

@@ -110,11 +110,48 @@ export async function planApply(db: DestDb, dest: string, shipment: string, reco
     checkEntryPath(p);
     if (caps.windowsNames) checkWindowsPath(p);
   };
-  const plan: Plan = { filesKept: 0, filesStaged: 0, bytesToStage: 0, retired: 0, links: 0, hardLinks: 0, specials: 0, missing: [], notApplied: {}, notAppliedList: [], collisions: [], collisionCount: 0 };
+  const plan: Plan = {
+    filesKept: 0,
+    filesStaged: 0,
+    bytesToStage: 0,
+    retired: 0,
+    links: 0,
+    hardLinks: 0,
+    specials: 0,
+    missing: [],
+    notApplied: {},
+    notAppliedList: [],
+    collisions: [],
+    collisionCount: 0,
+  };
   db.dropOps(shipment);
   let n = 0;
-  const op = (kind: OpKind, path: string, o: { mode?: number; mtime?: string; oldMode?: number | null; oldMtime?: string | null; target?: string; attrs?: EntryAttributes; oldAttrs?: string | null } = {}): number => {
-    db.addOp({ shipment, n: ++n, kind, path: dbPath(path), mode: o.mode ?? null, mtime: o.mtime ?? null, oldMode: o.oldMode ?? null, oldMtime: o.oldMtime ?? null, target: o.target ?? null, attrs: o.attrs ? attrsKey(o.attrs) : null, oldAttrs: o.oldAttrs ?? null });
+  const op = (
+    kind: OpKind,
+    path: string,
+    o: {
+      mode?: number;
+      mtime?: string;
+      oldMode?: number | null;
+      oldMtime?: string | null;
+      target?: string;
+      attrs?: EntryAttributes;
+      oldAttrs?: string | null;
+    } = {},
+  ): number => {
+    db.addOp({
+      shipment,
+      n: ++n,
+      kind,
+      path: dbPath(path),
+      mode: o.mode ?? null,
+      mtime: o.mtime ?? null,
+      oldMode: o.oldMode ?? null,
+      oldMtime: o.oldMtime ?? null,
+      target: o.target ?? null,
+      attrs: o.attrs ? attrsKey(o.attrs) : null,
+      oldAttrs: o.oldAttrs ?? null,
+    });
     return n;
   };
   const keyOf = (name: string): string | null => (caps.caseInsensitive ? foldKey(name) : caps.normalizationInsensitive ? name.normalize('NFC') : null);
@@ -157,17 +194,22 @@ export async function planApply(db: DestDb, dest: string, shipment: string, reco
       const attrsChanged = old.attrs !== attrsKey(r);
       if (!metaChanged || st.nlink <= 1n) {
         plan.filesKept++;
-        if (metaChanged || attrsChanged) op('meta', r.p, { mode: r.mode, mtime: r.mtime, oldMode: old.mode, oldMtime: old.mtime, attrs: r, oldAttrs: old.attrs });
+        if (metaChanged || attrsChanged)
+          op('meta', r.p, { mode: r.mode, mtime: r.mtime, oldMode: old.mode, oldMtime: old.mtime, attrs: r, oldAttrs: old.attrs });
         addNew(r.p, 'file', 'keep');
         return;
       }
     }
-    if (heldMissing > 0) addMissing(r.p, `${heldMissing} chunk${heldMissing === 1 ? '' : 's'} the shipment expects in the destination are not there (the base file was changed or removed locally)`);
+    if (heldMissing > 0)
+      addMissing(
+        r.p,
+        `${heldMissing} chunk${heldMissing === 1 ? '' : 's'} the shipment expects in the destination are not there (the base file was changed or removed locally)`,
+      );
     if (basisProblem) addMissing(r.p, basisProblem);
     plan.filesStaged++;
     plan.bytesToStage += r.size;
     if (!staged) opts.room?.take(r.size - holes);
-    if (st) op('retire', r.p, { oldMode: old ? old.mode : null, oldMtime: old ? old.mtime : null }), plan.retired++;
+    if (st) (op('retire', r.p, { oldMode: old ? old.mode : null, oldMtime: old ? old.mtime : null }), plan.retired++);
     const k = op('install', r.p, { mode: r.mode, mtime: r.mtime, attrs: r });
     addNew(r.p, 'file', 'stage', k, digest);
   };
@@ -185,7 +227,7 @@ export async function planApply(db: DestDb, dest: string, shipment: string, reco
   const replace = (p: string, keep: (st: NonNullable<ReturnType<typeof lstatOrNull>>) => boolean): boolean => {
     const st = present(p);
     if (st && keep(st)) return true;
-    if (st) op('retire', p), plan.retired++;
+    if (st) (op('retire', p), plan.retired++);
     return false;
   };
 
@@ -205,7 +247,8 @@ export async function planApply(db: DestDb, dest: string, shipment: string, reco
   const hard = (r: HardRecord): void => {
     plan.hardLinks++;
     const to = db.newEntry(dbPath(r.to));
-    if (to?.type !== 'file') throw new BrickpostError('MALFORMED', `manifest: hard link ${quote(r.p)} names ${quote(r.to)}, which is not a file of the shipment`);
+    if (to?.type !== 'file')
+      throw new BrickpostError('MALFORMED', `manifest: hard link ${quote(r.p)} names ${quote(r.to)}, which is not a file of the shipment`);
     const target = to.action === 'keep' ? names.lstat(r.to) : null;
     const kept = replace(r.p, (st) => target !== null && st.isFile() && st.ino === target.ino && st.dev === target.dev);
     addNew(r.p, 'hard', kept ? 'keep' : 'create');
@@ -216,7 +259,11 @@ export async function planApply(db: DestDb, dest: string, shipment: string, reco
     plan.specials++;
     const rdev = r.dev ? BigInt(posix.makedev(r.dev[0], r.dev[1])) : 0n;
     const same = (st: NonNullable<ReturnType<typeof lstatOrNull>>): boolean =>
-      r.kind === 'fifo' ? st.isFIFO() : r.kind === 'socket' ? st.isSocket() : (r.kind === 'char' ? st.isCharacterDevice() : st.isBlockDevice()) && st.rdev === rdev;
+      r.kind === 'fifo'
+        ? st.isFIFO()
+        : r.kind === 'socket'
+          ? st.isSocket()
+          : (r.kind === 'char' ? st.isCharacterDevice() : st.isBlockDevice()) && st.rdev === rdev;
     const kept = replace(r.p, same);
     addNew(r.p, 'special', kept ? 'keep' : 'create');
     if (kept) op('meta', r.p, { mode: r.mode, mtime: r.mtime, attrs: r });
@@ -241,7 +288,7 @@ export async function planApply(db: DestDb, dest: string, shipment: string, reco
           const st = present(r.p);
           if (st?.isDirectory()) addNew(r.p, 'dir', 'keep');
           else {
-            if (st) op('retire', r.p), plan.retired++;
+            if (st) (op('retire', r.p), plan.retired++);
             op('mkdir', r.p, { mode: r.mode, mtime: r.mtime });
             addNew(r.p, 'dir', 'mkdir');
           }
@@ -278,7 +325,7 @@ export async function planApply(db: DestDb, dest: string, shipment: string, reco
           special(r);
           break;
       }
-      if (++inTx > 20000) db.commit(true), (inTx = 0);
+      if (++inTx > 20000) (db.commit(true), (inTx = 0));
     }
     finishFile();
     sweep(dest, db, (p) => (op('retire', p), plan.retired++));
@@ -375,13 +422,20 @@ class ExactNames {
 
 /** Refuses a shipment whose held or delta data DEST lacks, naming the first files. */
 export function missingError(missing: Missing[], requestFile: string | null): BrickpostError {
-  const first = missing.slice(0, 5).map((m) => `${quote(m.path)}: ${m.reason}`).join('; ');
+  const first = missing
+    .slice(0, 5)
+    .map((m) => `${quote(m.path)}: ${m.reason}`)
+    .join('; ');
   const more = missing.length > 5 ? ` (and ${missing.length - 5} more)` : '';
   const request = requestFile ? `; request file for the publisher: ${requestFile}` : '';
-  return new BrickpostError('BASIS_MISSING', `the destination lacks data this shipment builds on, for ${missing.length} file${missing.length === 1 ? '' : 's'}: ${first}${more}; nothing was changed${request}`, {
-    hint: requestFile
-      ? `send the request file ${quote(requestFile)} to the publisher, who runs 'brickpost pack … --against ${requestFile}' to build a repair shipment`
-      : 'ask the publisher for a full shipment (brickpost pack --full)',
-    ...(requestFile ? { path: requestFile } : {}),
-  });
+  return new BrickpostError(
+    'BASIS_MISSING',
+    `the destination lacks data this shipment builds on, for ${missing.length} file${missing.length === 1 ? '' : 's'}: ${first}${more}; nothing was changed${request}`,
+    {
+      hint: requestFile
+        ? `send the request file ${quote(requestFile)} to the publisher, who runs 'brickpost pack … --against ${requestFile}' to build a repair shipment`
+        : 'ask the publisher for a full shipment (brickpost pack --full)',
+      ...(requestFile ? { path: requestFile } : {}),
+    },
+  );
 }

@@ -66,7 +66,10 @@ export class AttrApplier {
     if (a.acl) {
       if (!this.policy.acls) this.miss(NOT_APPLIED.acl, path);
       else {
-        const set: Array<[string, string | undefined]> = [[ACL_ACCESS, a.acl.a], [ACL_DEFAULT, isDir ? a.acl.d : undefined]];
+        const set: Array<[string, string | undefined]> = [
+          [ACL_ACCESS, a.acl.a],
+          [ACL_DEFAULT, isDir ? a.acl.d : undefined],
+        ];
         for (const [name, text] of set) {
           if (text === undefined) continue;
           try {

@@ -34,7 +34,12 @@ function pick(all: DriveShipment[], state: DestState | null): ShipmentChoice | n
   if (state && current) {
     const mine = readable.filter((s) => s.datasetId === state.datasetId).sort((a, b) => a.seq! - b.seq!);
     const next = mine.find((s) => s.seq! > current.seq);
-    if (next) return { chosen: next, reason: `the next after #${current.seq}, the last shipment applied to the destination`, later: mine.filter((s) => s.seq! > next.seq!) };
+    if (next)
+      return {
+        chosen: next,
+        reason: `the next after #${current.seq}, the last shipment applied to the destination`,
+        later: mine.filter((s) => s.seq! > next.seq!),
+      };
     const same = mine.find((s) => s.id === current.shipment);
     if (same) return { chosen: same, reason: `#${current.seq} is the last shipment applied to the destination and the newest of its dataset here`, later: [] };
     const newest = mine[mine.length - 1];
@@ -47,4 +52,3 @@ function pick(all: DriveShipment[], state: DestState | null): ShipmentChoice | n
   const first = sorted[0]!;
   return { chosen: first, reason: 'the oldest of its dataset here, for a new destination', later: sorted.slice(1) };
 }
-

@@ -50,7 +50,14 @@ function* readOps(db: DestDb, shipment: string, which: OpSelection): Generator<O
  * journal cleared.
  * @throws BrickpostError PERMISSION, IO
  */
-export async function runApply(folder: DestFolder, db: DestDb, j: JournalRow, dirs: () => AsyncIterable<ManifestRecord>, keep: number, applier: AttrApplier): Promise<void> {
+export async function runApply(
+  folder: DestFolder,
+  db: DestDb,
+  j: JournalRow,
+  dirs: () => AsyncIterable<ManifestRecord>,
+  keep: number,
+  applier: AttrApplier,
+): Promise<void> {
   const staged = folder.staging(j.shipment);
   const undo = folder.undo(j.shipment);
   const policy = j.policy;
@@ -101,7 +108,14 @@ export async function runApply(folder: DestFolder, db: DestDb, j: JournalRow, di
  *   dirs     folders get the mode and mtime of the tree rolled back to.
  * @throws BrickpostError PERMISSION, IO
  */
-export async function runRollback(folder: DestFolder, db: DestDb, j: JournalRow, dirs: () => AsyncIterable<ManifestRecord>, keep: number, applier: AttrApplier): Promise<void> {
+export async function runRollback(
+  folder: DestFolder,
+  db: DestDb,
+  j: JournalRow,
+  dirs: () => AsyncIterable<ManifestRecord>,
+  keep: number,
+  applier: AttrApplier,
+): Promise<void> {
   const undo = folder.undo(j.shipment);
   const out = join(undo, 'out');
   const ops = (): Generator<OpRow> => readOps(db, j.shipment, 'undo');
@@ -114,7 +128,13 @@ export async function runRollback(folder: DestFolder, db: DestDb, j: JournalRow,
         if (o.kind === 'install' || o.kind === 'hardlink' || o.kind === 'symlink' || o.kind === 'special') moveIfPresent(target, join(out, String(o.n)));
         else if (o.kind === 'mkdir') removeDir(target, join(out, String(o.n)));
         // An entry changed locally since (a link, a folder) is left as it is: never followed.
-        else if (o.kind === 'meta' && o.old_mode !== null) setMeta(target, modeUnder(policy, o.old_mode), o.old_mtime!, isSpecial(target) ? 'special' : 'file', { lenient: true, attrs: attrsOf(o.old_attrs), applier, replace: true });
+        else if (o.kind === 'meta' && o.old_mode !== null)
+          setMeta(target, modeUnder(policy, o.old_mode), o.old_mtime!, isSpecial(target) ? 'special' : 'file', {
+            lenient: true,
+            attrs: attrsOf(o.old_attrs),
+            applier,
+            replace: true,
+          });
         failpoint('rollback-unstage');
       }
       j = await advance(folder, db, j, 'restore');
@@ -234,7 +254,12 @@ function makeLink(dest: string, o: OpRow, policy: ApplyPolicy, applier: AttrAppl
     try {
       symlinkSync(target, fsPath(at));
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || !lstatIfPresent(at)?.isSymbolicLink() || !readlinkSync(fsPath(at), { encoding: 'buffer' }).equals(target)) throw e;
+      if (
+        (e as NodeJS.ErrnoException).code !== 'EEXIST' ||
+        !lstatIfPresent(at)?.isSymbolicLink() ||
+        !readlinkSync(fsPath(at), { encoding: 'buffer' }).equals(target)
+      )
+        throw e;
     }
     applier.toLink(at, o.path, attrs);
     setTimesPath(at, o.mtime!);
@@ -270,7 +295,12 @@ function removeDir(p: string, outPath: string): void {
  * folder is refused (UNSAFE_ENTRY), or with `lenient` left alone; it is
  * never followed, and neither is anything below it (FolderChain).
  */
-export async function applyDirMeta(db: DestDb, dest: string, records: AsyncIterable<ManifestRecord>, opts: { policy: ApplyPolicy; applier: AttrApplier; lenient?: boolean }): Promise<void> {
+export async function applyDirMeta(
+  db: DestDb,
+  dest: string,
+  records: AsyncIterable<ManifestRecord>,
+  opts: { policy: ApplyPolicy; applier: AttrApplier; lenient?: boolean },
+): Promise<void> {
   const lenient = opts.lenient === true;
   db.resetDirMeta();
   db.begin();
@@ -278,11 +308,12 @@ export async function applyDirMeta(db: DestDb, dest: string, records: AsyncItera
     const chain = new FolderChain();
     for await (const r of records) {
       if (r.t !== 'dir') continue;
-      const p = (r).p;
+      const p = r.p;
       const st = chain.parentReal(p) ? lstatIfPresent(join(dest, p)) : null;
       chain.enter(p, st?.isDirectory() === true);
       const d = r;
-      if (st?.isDirectory()) db.addDirMeta(toBytes(p).toString('latin1'), r.mode, r.mtime, d.x || d.o || d.acl ? JSON.stringify({ x: d.x, o: d.o, acl: d.acl }) : null);
+      if (st?.isDirectory())
+        db.addDirMeta(toBytes(p).toString('latin1'), r.mode, r.mtime, d.x || d.o || d.acl ? JSON.stringify({ x: d.x, o: d.o, acl: d.acl }) : null);
       else if (st && !lenient) throw swapped(join(dest, p), 'dir');
     }
     db.commit();
@@ -292,7 +323,10 @@ export async function applyDirMeta(db: DestDb, dest: string, records: AsyncItera
   }
   for (const d of db.dirMetaDeepestFirst()) {
     const attrs = d.attrs ? (JSON.parse(d.attrs) as EntryAttributes) : undefined;
-    setMeta(join(dest, fromBytes(Buffer.from(d.path, 'latin1'))), modeUnder(opts.policy, d.mode), d.mtime, 'dir', { lenient, ...(attrs ? { attrs, applier: opts.applier } : {}) });
+    setMeta(join(dest, fromBytes(Buffer.from(d.path, 'latin1'))), modeUnder(opts.policy, d.mode), d.mtime, 'dir', {
+      lenient,
+      ...(attrs ? { attrs, applier: opts.applier } : {}),
+    });
   }
   db.clearDirMeta();
 }
@@ -305,7 +339,10 @@ export async function applyDirMeta(db: DestDb, dest: string, records: AsyncItera
  * chunks freed.
  */
 export async function pruneUndo(folder: DestFolder, db: DestDb, state: DestState, keep?: number, floor?: number): Promise<number> {
-  const live = keptShipments(state.applied.filter((a) => floor === undefined || a.seq > floor), retentionOf(state, keep));
+  const live = keptShipments(
+    state.applied.filter((a) => floor === undefined || a.seq > floor),
+    retentionOf(state, keep),
+  );
   const root = join(folder.state, 'undo');
   for (const name of await readdir(root).catch(() => [] as string[])) {
     if (!live.has(name)) {

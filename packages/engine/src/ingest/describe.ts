@@ -34,7 +34,10 @@ export async function writeSignature(ctx: Context, opts: SignatureOptions, onEve
   if (!(await stat(resolve(out, '..')).catch(() => null))?.isDirectory()) {
     throw new BrickpostError('NOT_FOUND', `the folder of ${quote(opts.out)} does not exist`, { path: out });
   }
-  if (opts.dataset !== undefined && (opts.dataset !== opts.dataset.trim() || /[\u0000-\u001f\u007f]/.test(opts.dataset) || opts.dataset.length === 0 || opts.dataset.length > 255)) {
+  if (
+    opts.dataset !== undefined &&
+    (opts.dataset !== opts.dataset.trim() || /[\u0000-\u001f\u007f]/.test(opts.dataset) || opts.dataset.length === 0 || opts.dataset.length > 255)
+  ) {
     throw new BrickpostError('USAGE', `dataset ${quote(opts.dataset)} must be 1 to 255 characters without leading or trailing spaces or control characters`);
   }
 
@@ -42,7 +45,9 @@ export async function writeSignature(ctx: Context, opts: SignatureOptions, onEve
   const settled = (await new DestFolder(dest).readState()) ? await openSettled(dest, 'signature', me.ageIdentities, onEvent) : null;
   const state = settled?.state ?? null;
   if (state && opts.dataset !== undefined && opts.dataset !== state.dataset) {
-    throw new BrickpostError('USAGE', `${quote(opts.dest)} holds dataset ${quote(state.dataset)}, not ${quote(opts.dataset)}`, { hint: 'leave out --dataset for a brickpost destination' });
+    throw new BrickpostError('USAGE', `${quote(opts.dest)} holds dataset ${quote(state.dataset)}, not ${quote(opts.dataset)}`, {
+      hint: 'leave out --dataset for a brickpost destination',
+    });
   }
   const last = state?.applied[state.applied.length - 1];
   const unlock = settled?.unlock;

@@ -65,7 +65,7 @@ export class DestDb {
       pragmas: ['synchronous = FULL'],
       busyMs: busyTimeout(10_000),
       newerHint: 'a newer brickpost ingested into this destination: use that version',
-      foreignHint: 'move it out of the destination\'s .brickpost folder',
+      foreignHint: "move it out of the destination's .brickpost folder",
     });
   }
 
@@ -83,7 +83,14 @@ export class DestDb {
   setJournal(row: JournalRow | null): void {
     this.tx(() => {
       this.q('DELETE FROM journal').run();
-      if (row) this.q('INSERT INTO journal (shipment, kind, phase, state, policy) VALUES (?, ?, ?, ?, ?)').run(row.shipment, row.kind, row.phase, row.state, JSON.stringify(row.policy));
+      if (row)
+        this.q('INSERT INTO journal (shipment, kind, phase, state, policy) VALUES (?, ?, ?, ?, ?)').run(
+          row.shipment,
+          row.kind,
+          row.phase,
+          row.state,
+          JSON.stringify(row.policy),
+        );
     });
   }
 
@@ -106,7 +113,14 @@ export class DestDb {
   /** The ops of a shipment of one commit phase (or all of them, newest first to undo them), paths in their stored form. */
   *ops(shipment: string, which: OpSelection): Generator<OpRow> {
     const cols = 'SELECT n, kind, path, mode, mtime, old_mode, old_mtime, target, attrs, old_attrs FROM ops WHERE shipment = ?';
-    const where = which === 'retire' ? ` AND kind = 'retire'` : which === 'install' ? ` AND kind != 'retire' AND kind NOT IN ${LINK_OPS}` : which === 'links' ? ` AND kind IN ${LINK_OPS}` : '';
+    const where =
+      which === 'retire'
+        ? ` AND kind = 'retire'`
+        : which === 'install'
+          ? ` AND kind != 'retire' AND kind NOT IN ${LINK_OPS}`
+          : which === 'links'
+            ? ` AND kind IN ${LINK_OPS}`
+            : '';
     const desc = which === 'undo';
     // A page at a time (keyset on the primary key): the connection is free between pages and memory does not grow with the shipment's files.
     const page = this.q<[string, number], OpRow>(`${cols} AND n ${desc ? '<' : '>'} ?${where} ORDER BY n ${desc ? 'DESC' : 'ASC'} LIMIT ${OPS_PAGE}`);
@@ -132,7 +146,9 @@ export class DestDb {
 
   /** Records an entry of the shipment's tree being planned (scratch table `new`). */
   addNew(path: string, type: string, action: string, n: number | null, digest: Buffer | null, parent: string, fkey: string | null): void {
-    this.q<[string, string, string, number | null, Buffer | null, string, string | null]>('INSERT INTO new (path, type, action, n, digest, parent, fkey) VALUES (?, ?, ?, ?, ?, ?, ?)').run(path, type, action, n, digest, parent, fkey);
+    this.q<[string, string, string, number | null, Buffer | null, string, string | null]>(
+      'INSERT INTO new (path, type, action, n, digest, parent, fkey) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    ).run(path, type, action, n, digest, parent, fkey);
   }
 
   /** An entry of the planned tree: its type and what the commit does with it. */
@@ -147,7 +163,9 @@ export class DestDb {
 
   /** Groups of names a destination cannot hold apart (`fkey` is set only on such a destination). */
   collisionGroups(): IterableIterator<{ parent: string; fkey: string }> {
-    return this.q<[], { parent: string; fkey: string }>('SELECT parent, fkey FROM new WHERE fkey IS NOT NULL GROUP BY parent, fkey HAVING COUNT(*) > 1').iterate();
+    return this.q<[], { parent: string; fkey: string }>(
+      'SELECT parent, fkey FROM new WHERE fkey IS NOT NULL GROUP BY parent, fkey HAVING COUNT(*) > 1',
+    ).iterate();
   }
 
   /** The first 16 paths of one such group, by name. */
@@ -157,7 +175,9 @@ export class DestDb {
 
   /** Records a file of DEST's current tree (scratch table `old`). */
   addOld(path: string, size: number, mode: number, mtime: string, digest: Buffer, ok: boolean, attrs: string | null): void {
-    this.q<[string, string, number, number, string, Buffer, number, string | null]>('INSERT OR REPLACE INTO old (path, type, size, mode, mtime, digest, ok, attrs) VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run(path, 'file', size, mode, mtime, digest, ok ? 1 : 0, attrs);
+    this.q<[string, string, number, number, string, Buffer, number, string | null]>(
+      'INSERT OR REPLACE INTO old (path, type, size, mode, mtime, digest, ok, attrs) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    ).run(path, 'file', size, mode, mtime, digest, ok ? 1 : 0, attrs);
   }
 
   /** A file of DEST's current tree. */
@@ -175,7 +195,9 @@ export class DestDb {
     return this.q<[Buffer], string>(
       `SELECT o.path FROM old o LEFT JOIN new n ON n.path = o.path
        WHERE o.digest = ? AND o.ok = 1 AND (n.path IS NULL OR n.action = 'stage' OR n.type = 'dir') LIMIT 1`,
-    ).pluck().get(digest);
+    )
+      .pluck()
+      .get(digest);
   }
 
   /** Records where DEST holds a chunk (the first place found is kept). */
@@ -210,12 +232,19 @@ export class DestDb {
 
   /** Records a folder's attributes; `key` is its path's bytes as latin1 text, so that descending order puts every folder after what it holds. */
   addDirMeta(key: string, mode: number, mtime: string, attrs: string | null): void {
-    this.q<[string, number, string, string | null]>('INSERT OR REPLACE INTO dirmeta (path, mode, mtime, attrs) VALUES (?, ?, ?, ?)').run(key, mode, mtime, attrs);
+    this.q<[string, number, string, string | null]>('INSERT OR REPLACE INTO dirmeta (path, mode, mtime, attrs) VALUES (?, ?, ?, ?)').run(
+      key,
+      mode,
+      mtime,
+      attrs,
+    );
   }
 
   /** The recorded folders, deepest first. */
   dirMetaDeepestFirst(): IterableIterator<{ path: string; mode: number; mtime: string; attrs: string | null }> {
-    return this.q<[], { path: string; mode: number; mtime: string; attrs: string | null }>('SELECT path, mode, mtime, attrs FROM dirmeta ORDER BY path DESC').iterate();
+    return this.q<[], { path: string; mode: number; mtime: string; attrs: string | null }>(
+      'SELECT path, mode, mtime, attrs FROM dirmeta ORDER BY path DESC',
+    ).iterate();
   }
 
   /** Empties the folder attributes recorded. */
@@ -357,4 +386,3 @@ export function dbPath(p: string): string {
 export function pathFromDb(p: string): string {
   return fromField(p, 'destination journal', 'path');
 }
-

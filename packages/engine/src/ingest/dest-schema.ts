@@ -16,7 +16,12 @@ const FIRST_JOURNAL: Readonly<Record<string, readonly string[]>> = {
   ops: ['shipment', 'n', 'kind', 'path', 'mode', 'mtime', 'old_mode', 'old_mtime'],
 };
 /** The columns added since, by table. */
-const ADDED: Readonly<Record<string, readonly string[]>> = { journal: ['policy'], new: ['parent', 'fkey'], old: ['attrs'], ops: ['target', 'attrs', 'old_attrs'] };
+const ADDED: Readonly<Record<string, readonly string[]>> = {
+  journal: ['policy'],
+  new: ['parent', 'fkey'],
+  old: ['attrs'],
+  ops: ['target', 'attrs', 'old_attrs'],
+};
 
 /**
  * Whether the tables of an unmarked file (as tablesOf gives them) are an
@@ -38,7 +43,12 @@ export function isOlderJournal(tables: string[]): boolean {
 
 /** Adds columns a table lacks (a journal from an earlier version). */
 export function addColumns(db: Database.Database, table: string, columns: string[]): void {
-  const have = new Set(db.prepare<[], { name: string }>(`PRAGMA table_info(${table})`).all().map((c) => c.name));
+  const have = new Set(
+    db
+      .prepare<[], { name: string }>(`PRAGMA table_info(${table})`)
+      .all()
+      .map((c) => c.name),
+  );
   for (const c of columns) if (!have.has(c.split(' ')[0]!)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${c}`);
 }
 

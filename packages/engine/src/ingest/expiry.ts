@@ -12,7 +12,11 @@ import type { OpenedShipment } from '../drive/open.js';
 export function checkNotExpired(s: OpenedShipment, allowExpired: boolean, now = Date.now()): void {
   const expires = s.info.expires;
   if (expires === undefined || allowExpired || now <= Date.parse(expires)) return;
-  throw new BrickpostError('EXPIRED', `shipment ${quote(s.id)} (seq ${s.info.seq} of dataset ${quote(s.info.dataset)}) expired at ${expires}; it was packed at ${s.info.created}`, {
-    hint: 'a newer shipment may have been withheld: ask the publisher for the current one; to ingest this one anyway, give --allow-expired',
-  });
+  throw new BrickpostError(
+    'EXPIRED',
+    `shipment ${quote(s.id)} (seq ${s.info.seq} of dataset ${quote(s.info.dataset)}) expired at ${expires}; it was packed at ${s.info.created}`,
+    {
+      hint: 'a newer shipment may have been withheld: ask the publisher for the current one; to ingest this one anyway, give --allow-expired',
+    },
+  );
 }

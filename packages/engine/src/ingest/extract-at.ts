@@ -28,12 +28,19 @@ export async function extractAt(ctx: Context, opts: ExtractAtOptions, onEvent: E
   let failed = false;
   try {
     const target = state.applied.find((a) => String(a.seq) === opts.at) ?? state.applied.find((a) => a.shipment === opts.at);
-    if (!target) throw new BrickpostError('NOT_FOUND', `no shipment ${quote(opts.at)} was applied to ${quote(opts.dest)}`, { hint: `'brickpost history ${opts.dest}' lists them` });
+    if (!target)
+      throw new BrickpostError('NOT_FOUND', `no shipment ${quote(opts.at)} was applied to ${quote(opts.dest)}`, {
+        hint: `'brickpost history ${opts.dest}' lists them`,
+      });
     const later = state.applied.slice(state.applied.indexOf(target) + 1);
     const sources = opts.paths.map((p) => ({ path: clean(p), ...sourceOf(folder, db, later, clean(p), target) }));
     for (const s of sources) {
       const out = join(opts.to, s.path);
-      if (lstatOrNull(out)) throw new BrickpostError('UNSAFE_ENTRY', `${quote(out)} is in the way: extract replaces nothing`, { path: out, hint: 'give an empty folder with --to' });
+      if (lstatOrNull(out))
+        throw new BrickpostError('UNSAFE_ENTRY', `${quote(out)} is in the way: extract replaces nothing`, {
+          path: out,
+          hint: 'give an empty folder with --to',
+        });
     }
     const files: ExtractAtSummary['files'] = [];
     for (const s of sources) {
@@ -74,10 +81,17 @@ function clean(p: string): string {
 function sourceOf(folder: DestFolder, db: DestDb, later: AppliedShipment[], path: string, target: AppliedShipment): Source {
   const parts = path.split('/');
   const above = parts.map((_, i) => parts.slice(0, i + 1).join('/'));
-  const notThen = () => new BrickpostError('NOT_FOUND', `${quote(path)} was not a file of ${quote(folder.dest)} after #${target.seq}`, { hint: `'brickpost history ${folder.dest}' lists the shipments` });
+  const notThen = () =>
+    new BrickpostError('NOT_FOUND', `${quote(path)} was not a file of ${quote(folder.dest)} after #${target.seq}`, {
+      hint: `'brickpost history ${folder.dest}' lists the shipments`,
+    });
   for (const a of later) {
     if (!lstatOrNull(folder.undo(a.shipment))) {
-      throw new BrickpostError('USAGE', `the undo data of #${a.seq} is no longer kept in ${quote(folder.dest)}, so ${quote(path)} cannot be taken as it was after #${target.seq}`, { hint: `'brickpost history ${folder.dest}' shows which shipments are kept` });
+      throw new BrickpostError(
+        'USAGE',
+        `the undo data of #${a.seq} is no longer kept in ${quote(folder.dest)}, so ${quote(path)} cannot be taken as it was after #${target.seq}`,
+        { hint: `'brickpost history ${folder.dest}' shows which shipments are kept` },
+      );
     }
     const ops = opsOn(db, a.shipment, above.map(dbPath));
     const retire = ops.find((o) => o.kind === 'retire');

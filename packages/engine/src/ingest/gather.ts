@@ -28,9 +28,15 @@ export async function withGathered(m: SetMembers, state: string, gather: boolean
   const have = (await readdir(home).catch(() => [] as string[])).filter((n) => /^drive-[0-9]+$/.test(n)).sort();
   const all: SetMembers = { ...m, members: new Map(m.members) };
   if (have.length > 0) {
-    const g = await openMembers(have.map((n) => join(home, n)), trusted, m.first.id);
+    const g = await openMembers(
+      have.map((n) => join(home, n)),
+      trusted,
+      m.first.id,
+    );
     if (g.first.payload.get('data/set.tsv') !== m.first.payload.get('data/set.tsv')) {
-      throw new BrickpostError('SET_MISMATCH', `the drives gathered in ${quote(home)} carry another set file than ${quote(m.first.dir)}`, { hint: `remove ${home} and gather again` });
+      throw new BrickpostError('SET_MISMATCH', `the drives gathered in ${quote(home)} carry another set file than ${quote(m.first.dir)}`, {
+        hint: `remove ${home} and gather again`,
+      });
     }
     for (const [i, s] of g.members) if (!all.members.has(i)) all.members.set(i, s);
   }
@@ -40,7 +46,11 @@ export async function withGathered(m: SetMembers, state: string, gather: boolean
   }
   const copies = [...m.members].filter(([i]) => !have.includes(`drive-${i + 1}`));
   const drives = copies.map(([i]) => i + 1).join(', ');
-  await requireSpace(state, copies.reduce((a, [, s]) => a + s.info.payloadBytes, 0), { where: 'destination folder', what: `gathering drive ${drives} of the set` });
+  await requireSpace(
+    state,
+    copies.reduce((a, [, s]) => a + s.info.payloadBytes, 0),
+    { where: 'destination folder', what: `gathering drive ${drives} of the set` },
+  );
   for (const [i, s] of copies) {
     await copyBag(s, join(home, `drive-${i + 1}`, DRIVE_DIR, m.first.id));
     onEvent({ type: 'warning', code: 'GATHERED', message: `copied drive ${i + 1} of the set into ${home}` });

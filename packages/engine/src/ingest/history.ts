@@ -54,7 +54,9 @@ export async function history(destPath: string, catalog?: Catalog): Promise<Dest
   const inProgress = await underWay(folder, folder.holder() !== null);
   const seen = catalog ? newestSeen(catalog, state.datasetId, state.publisher) : null;
   const held = state.applied[state.applied.length - 1]?.seq ?? 0;
-  const newest: SeenLag | null = seen ? { newestSeq: seen.seq, newestShipment: seen.shipment, seenAt: seen.seenAt, behind: Math.max(0, seen.seq - held) } : null;
+  const newest: SeenLag | null = seen
+    ? { newestSeq: seen.seq, newestShipment: seen.shipment, seenAt: seen.seenAt, behind: Math.max(0, seen.seq - held) }
+    : null;
   return {
     dest,
     dataset: state.dataset,
@@ -76,7 +78,10 @@ function undoCosts(folder: DestFolder, state: DestState): { byShipment: Map<stri
   if (!existsSync(join(folder.state, 'journal.sqlite'))) return { byShipment: new Map(), total: 0 };
   const db = new DestDb(folder.state);
   try {
-    return chunkCosts(db, state.applied.map((a) => a.shipment));
+    return chunkCosts(
+      db,
+      state.applied.map((a) => a.shipment),
+    );
   } finally {
     db.db.close();
   }

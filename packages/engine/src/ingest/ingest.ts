@@ -102,7 +102,23 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
     const state = await folder.readState();
     if (state) reconcileIngests(ctx.catalog, dest, state.applied);
     const { s, h, incoming } = await takeManifest(given.first, members, folder, identities, maxExpansion);
-    const run: Run = { ctx, opts, onEvent, signal, me, identities, policy, dest, folder, db, members, s, h, state, current: state?.applied[state.applied.length - 1] };
+    const run: Run = {
+      ctx,
+      opts,
+      onEvent,
+      signal,
+      me,
+      identities,
+      policy,
+      dest,
+      folder,
+      db,
+      members,
+      s,
+      h,
+      state,
+      current: state?.applied[state.applied.length - 1],
+    };
     const summary = (extra: Partial<IngestSummary>): IngestSummary => ({
       shipmentId: s.id,
       dataset: s.info.dataset,
@@ -163,11 +179,18 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
     });
   } catch (e) {
     failed = true;
-    throw jobFailure(withDriveHint(e, [...given.members.values()]), 'ingest failed', { drives: drives.map((d) => resolve(d)), dest, home: ctx.home }, 'run the same command again (the destination was not changed)');
+    throw jobFailure(
+      withDriveHint(e, [...given.members.values()]),
+      'ingest failed',
+      { drives: drives.map((d) => resolve(d)), dest, home: ctx.home },
+      'run the same command again (the destination was not changed)',
+    );
   } finally {
     await tidy([join(folder.state, 'incoming')], onEvent);
     const closing = db.closeAfter(failed);
-    await unlock().catch((e: unknown) => onEvent({ type: 'warning', code: 'LEFT_OVER', message: `cannot release the lock of ${quote(dest)}: ${(e as Error).message}` }));
+    await unlock().catch((e: unknown) =>
+      onEvent({ type: 'warning', code: 'LEFT_OVER', message: `cannot release the lock of ${quote(dest)}: ${(e as Error).message}` }),
+    );
     // A journal that could not be synced fails the command, which must not report success.
     // eslint-disable-next-line no-unsafe-finally, @typescript-eslint/only-throw-error -- a journal that could not be synced fails the command
     if (closing !== null) throw closing;
@@ -269,7 +292,11 @@ async function planAgainstDest(run: Run): Promise<Planned> {
   const caps = await probeDest(dest, folder.state, run.opts.windowsNames === true);
   const lost = lostShares(run.members);
   // Free space is taken while the plan streams: a shipment needing more than DEST holds stops at once.
-  const room = await SpaceBudget.of(dest, lost.reduce((a, x) => a + x.bytes, 0), { where: 'destination', what: 'the shipment' });
+  const room = await SpaceBudget.of(
+    dest,
+    lost.reduce((a, x) => a + x.bytes, 0),
+    { where: 'destination', what: 'the shipment' },
+  );
   const plan = await planApply(db, dest, s.id, readManifest(s, run.identities), { caps, policy: run.policy, room });
   if (plan.collisionCount > 0) throw collisionError(dest, caps, plan.collisions, plan.collisionCount);
   if (plan.missing.length > 0) {

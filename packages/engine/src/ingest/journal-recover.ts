@@ -34,7 +34,10 @@ export async function recoverJournal(destPath: string, opts: { force?: boolean }
   const folder = new DestFolder(dest);
   const file = join(folder.state, 'journal.sqlite');
   if (!existsSync(file)) {
-    throw new BrickpostError('NOT_FOUND', `${quote(destPath)} has no destination journal (${quote(file)})`, { path: file, hint: "give the folder you passed to 'brickpost ingest'" });
+    throw new BrickpostError('NOT_FOUND', `${quote(destPath)} has no destination journal (${quote(file)})`, {
+      path: file,
+      hint: "give the folder you passed to 'brickpost ingest'",
+    });
   }
   await folder.check();
   const unlock = await folder.lock('journal recover');
@@ -58,12 +61,17 @@ export async function recoverJournal(destPath: string, opts: { force?: boolean }
       const whole = ops !== undefined && ops.error === null && ops.lost === 0 && undoWhole;
       if (j && whole) {
         summary.pending = { kind: j.kind, shipmentId: j.shipment };
-        summary.rebuilt.push({ what: `the ${j.kind === 'apply' ? 'commit' : 'rollback'} of shipment ${j.shipment} in progress`, from: `the damaged journal; the next ${commandLine([j.kind === 'apply' ? 'ingest' : 'rollback'])} on this destination finishes it` });
+        summary.rebuilt.push({
+          what: `the ${j.kind === 'apply' ? 'commit' : 'rollback'} of shipment ${j.shipment} in progress`,
+          from: `the damaged journal; the next ${commandLine([j.kind === 'apply' ? 'ingest' : 'rollback'])} on this destination finishes it`,
+        });
       } else if (j || journal === undefined || journal.error !== null || (journal.lost ?? 1) > 0) {
         db.setJournal(null);
         summary.pending = j ? { kind: j.kind, shipmentId: j.shipment } : 'unknown';
         summary.lost.push({
-          what: j ? `the steps of the ${j.kind === 'apply' ? 'commit' : 'rollback'} of shipment ${j.shipment} that was in progress` : 'whether a commit or rollback was in progress',
+          what: j
+            ? `the steps of the ${j.kind === 'apply' ? 'commit' : 'rollback'} of shipment ${j.shipment} that was in progress`
+            : 'whether a commit or rollback was in progress',
           meaning: `if one was, ${quote(dest)} may hold part of it: ingest the same drive again (it plans against what the destination holds), then check it with ${commandLine(['report', dest])}`,
         });
       }
@@ -98,10 +106,12 @@ function forgetChunkLists(db: DestDb, summary: RecoverSummary, hadStore: boolean
     db.dropOps(s);
     dropUndoFiles(db, s);
   }
-  if (hadStore) summary.lost.push({
-    what: 'the chunk lists of replaced files (the chunk undo store\'s record)',
-    meaning: "'brickpost rollback' and 'extract --at' can no longer go back before the current shipment; the chunks are removed by the next ingest; ingesting goes on as before",
-  });
+  if (hadStore)
+    summary.lost.push({
+      what: "the chunk lists of replaced files (the chunk undo store's record)",
+      meaning:
+        "'brickpost rollback' and 'extract --at' can no longer go back before the current shipment; the chunks are removed by the next ingest; ingesting goes on as before",
+    });
 }
 
 /** The shipments whose undo area is kept but whose steps were lost: rollback stops short of them. */

@@ -92,8 +92,12 @@ function checkType(p: string, st: Stats, kind: 'file' | 'dir' | 'special'): void
 /** The refusal of an entry that is not the file or folder ingest planned for. */
 export function swapped(p: string, kind: 'file' | 'dir' | 'special'): BrickpostError {
   const what = kind === 'dir' ? 'folder' : kind === 'file' ? 'file' : 'special file';
-  return new BrickpostError('UNSAFE_ENTRY', `${quote(p)} is no longer the ${what} ingest planned for (a symbolic link or another entry was put in its place): its mode and time were not set through it`, {
-    path: p,
-    hint: 'the destination was changed locally during the commit; move that entry away, then run the same command again to finish',
-  });
+  return new BrickpostError(
+    'UNSAFE_ENTRY',
+    `${quote(p)} is no longer the ${what} ingest planned for (a symbolic link or another entry was put in its place): its mode and time were not set through it`,
+    {
+      path: p,
+      hint: 'the destination was changed locally during the commit; move that entry away, then run the same command again to finish',
+    },
+  );
 }

@@ -72,7 +72,7 @@ export async function loadOldTree(db: DestDb, files: AsyncIterable<OldFile>): Pr
         for (const c of f.chunks) db.addHeld(c.id, path, c.offset, c.len);
       }
       inTx += 1 + f.chunks.length;
-      if (inTx > 20000) db.commit(true), (inTx = 0);
+      if (inTx > 20000) (db.commit(true), (inTx = 0));
     }
     db.commit();
   } catch (e) {
@@ -118,7 +118,16 @@ export async function* oldFilesFromManifest(dest: string, records: AsyncIterable
       chain.enter(r.p, chain.parentReal(r.p) && lstatOrNull(join(dest, r.p))?.isDirectory() === true);
     } else if (r.t === 'file') {
       const attrs: EntryAttributes = { ...(r.x ? { x: r.x } : {}), ...(r.o ? { o: r.o } : {}), ...(r.acl ? { acl: r.acl } : {}) };
-      cur = { path: r.p, size: r.size, mode: r.mode, mtime: r.mtime, digest: Buffer.alloc(0), chunks: [], ok: chain.parentReal(r.p) && statMatches(dest, r), attrs };
+      cur = {
+        path: r.p,
+        size: r.size,
+        mode: r.mode,
+        mtime: r.mtime,
+        digest: Buffer.alloc(0),
+        chunks: [],
+        ok: chain.parentReal(r.p) && statMatches(dest, r),
+        attrs,
+      };
       dig = new ChunkListDigest();
       at = 0;
       take(r.c);

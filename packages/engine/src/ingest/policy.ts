@@ -42,7 +42,10 @@ export function policyOf(opts: Pick<IngestOptions, 'samePermissions' | 'setid' |
     [opts.owners, '--owners'],
     [opts.specials, '--specials'],
   ] as const) {
-    if (asked && !root) throw new BrickpostError('USAGE', `${option} needs root: only root can give files away, make devices or set setuid bits`, { hint: `run ingest as root, or leave out ${option}` });
+    if (asked && !root)
+      throw new BrickpostError('USAGE', `${option} needs root: only root can give files away, make devices or set setuid bits`, {
+        hint: `run ingest as root, or leave out ${option}`,
+      });
   }
   return {
     umask: root || opts.samePermissions ? 0 : currentUmask(),
@@ -57,7 +60,7 @@ export function policyOf(opts: Pick<IngestOptions, 'samePermissions' | 'setid' |
 
 /** The mode an entry gets under a policy: setuid and setgid only when asked, the umask cleared from the permission bits. */
 export function modeUnder(p: ApplyPolicy, mode: number): number {
-  return (mode & (p.setid ? 0o7777 : 0o1777)) & ~(p.umask & 0o777);
+  return mode & (p.setid ? 0o7777 : 0o1777) & ~(p.umask & 0o777);
 }
 
 /**

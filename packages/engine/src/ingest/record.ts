@@ -13,7 +13,17 @@ import { DestFolder, realDest } from './state.js';
 /** The catalog's record of a shipment, from its bag-info and manifest header. */
 export function recordOf(s: OpenedShipment, h: ShipmentRecord): Omit<IngestRecord, 'dest' | 'files' | 'bytes'> {
   const i = s.info;
-  return { shipment: s.id, datasetId: i.datasetId, dataset: i.dataset, publisher: i.publisherKey, secret: h.secret, seq: i.seq, parent: i.parent, label: i.label, created: i.created };
+  return {
+    shipment: s.id,
+    datasetId: i.datasetId,
+    dataset: i.dataset,
+    publisher: i.publisherKey,
+    secret: h.secret,
+    seq: i.seq,
+    parent: i.parent,
+    label: i.label,
+    created: i.created,
+  };
 }
 
 /**
@@ -27,7 +37,11 @@ export function recordBeforeCommit(ctx: Context, r: IngestRecord): void {
     beginIngest(ctx.catalog, r);
   } catch (e) {
     if (!(e instanceof BrickpostError) || (e.category !== 'environment' && e.category !== 'busy')) throw e;
-    throw new BrickpostError(e.code, `${e.message}; the ingest stopped before its commit: ${quote(r.dest)} was not changed`, { cause: e, ...(e.path !== undefined ? { path: e.path } : {}), ...(e.hint !== undefined ? { hint: e.hint } : {}) });
+    throw new BrickpostError(e.code, `${e.message}; the ingest stopped before its commit: ${quote(r.dest)} was not changed`, {
+      cause: e,
+      ...(e.path !== undefined ? { path: e.path } : {}),
+      ...(e.hint !== undefined ? { hint: e.hint } : {}),
+    });
   }
 }
 

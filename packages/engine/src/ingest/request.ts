@@ -34,7 +34,12 @@ export async function writeRequest(
   });
   try {
     for await (const f of tree) {
-      if (f.ok) await w.addFile(f.path, f.size, f.chunks.map((c) => [c.id, c.len] as [Buffer, number]));
+      if (f.ok)
+        await w.addFile(
+          f.path,
+          f.size,
+          f.chunks.map((c) => [c.id, c.len] as [Buffer, number]),
+        );
     }
     for (const m of missing) await w.addMissing(m.path, m.reason);
     await w.close(me.signingKey);

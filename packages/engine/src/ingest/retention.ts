@@ -26,7 +26,12 @@ export function retentionOf(state: DestState | null | undefined, keep?: number):
 
 /** The fields of DestState that say what is kept (carried from one state to the next). */
 export function retentionFields(r: Retention): Pick<DestState, 'keepUndo' | 'keepAll' | 'keepDays' | 'pins'> {
-  return { keepUndo: r.keepUndo, ...(r.keepAll ? { keepAll: true } : {}), ...(r.keepDays !== null ? { keepDays: r.keepDays } : {}), ...(r.pins.length > 0 ? { pins: r.pins } : {}) };
+  return {
+    keepUndo: r.keepUndo,
+    ...(r.keepAll ? { keepAll: true } : {}),
+    ...(r.keepDays !== null ? { keepDays: r.keepDays } : {}),
+    ...(r.pins.length > 0 ? { pins: r.pins } : {}),
+  };
 }
 
 /** The index in `applied` of the oldest shipment whose undo data is kept (applied.length: none). */

@@ -24,12 +24,15 @@ export async function rollback(ctx: Context, opts: RollbackOptions, onEvent: Eve
   try {
     const target = state.applied.find((a) => a.shipment === opts.to) ?? state.applied.find((a) => String(a.seq) === opts.to);
     if (!target) {
-      throw new BrickpostError('NOT_FOUND', `no shipment ${quote(opts.to)} was applied to ${quote(opts.dest)}`, { hint: `'brickpost history ${opts.dest}' lists them (give an id or a sequence number)` });
+      throw new BrickpostError('NOT_FOUND', `no shipment ${quote(opts.to)} was applied to ${quote(opts.dest)}`, {
+        hint: `'brickpost history ${opts.dest}' lists them (give an id or a sequence number)`,
+      });
     }
     const from = state.applied[state.applied.length - 1]!;
     let undone: typeof state.applied = [];
     if (from !== target) {
-      const marked = () => writeMarker(folder, { kind: 'rollback', shipment: target.shipment, seq: target.seq, from: { shipment: from.shipment, seq: from.seq } });
+      const marked = () =>
+        writeMarker(folder, { kind: 'rollback', shipment: target.shipment, seq: target.seq, from: { shipment: from.shipment, seq: from.seq } });
       undone = await undoTo(folder, db, state, target, identities, onEvent, marked);
       await removeMarker(folder);
     }
@@ -45,7 +48,9 @@ export async function rollback(ctx: Context, opts: RollbackOptions, onEvent: Eve
     throw jobFailure(e, 'rollback failed', { dest, home: ctx.home }, 'run the same rollback again');
   } finally {
     const closing = db.closeAfter(failed);
-    await unlock().catch((e: unknown) => onEvent({ type: 'warning', code: 'LEFT_OVER', message: `cannot release the lock of ${quote(dest)}: ${(e as Error).message}` }));
+    await unlock().catch((e: unknown) =>
+      onEvent({ type: 'warning', code: 'LEFT_OVER', message: `cannot release the lock of ${quote(dest)}: ${(e as Error).message}` }),
+    );
     // A journal that could not be synced fails the command, which must not report success.
     // eslint-disable-next-line no-unsafe-finally, @typescript-eslint/only-throw-error -- a journal that could not be synced fails the command
     if (closing !== null) throw closing;

@@ -35,7 +35,11 @@ export async function settle(folder: DestFolder, db: DestDb, identities: age.Ide
     const target = state?.applied.find((a) => a.shipment === marker.shipment);
     const current = state?.applied[state.applied.length - 1];
     if (marker.kind === 'rollback' && state && target && current && current.shipment !== target.shipment) {
-      onEvent({ type: 'warning', code: 'RESUMED', message: `finishing the interrupted rollback of ${quote(folder.dest)} to shipment ${marker.shipment} (#${marker.seq})` });
+      onEvent({
+        type: 'warning',
+        code: 'RESUMED',
+        message: `finishing the interrupted rollback of ${quote(folder.dest)} to shipment ${marker.shipment} (#${marker.seq})`,
+      });
       await undoTo(folder, db, state, target, identities, onEvent);
       done = `the rollback to #${marker.seq}`;
     }
@@ -44,11 +48,15 @@ export async function settle(folder: DestFolder, db: DestDb, identities: age.Ide
     return done;
   } catch (e) {
     if (e instanceof BrickpostError && e.category === 'authenticity') {
-      throw new BrickpostError('UNFINISHED', `${quote(folder.dest)} holds an interrupted ${(await readMarker(folder).catch(() => null))?.kind ?? 'ingest or rollback'} that this key cannot finish: ${e.message}`, {
-        cause: e,
-        path: folder.dest,
-        hint: `run 'brickpost resume ${folder.dest}' with the home that ingested it (--home)`,
-      });
+      throw new BrickpostError(
+        'UNFINISHED',
+        `${quote(folder.dest)} holds an interrupted ${(await readMarker(folder).catch(() => null))?.kind ?? 'ingest or rollback'} that this key cannot finish: ${e.message}`,
+        {
+          cause: e,
+          path: folder.dest,
+          hint: `run 'brickpost resume ${folder.dest}' with the home that ingested it (--home)`,
+        },
+      );
     }
     throw e;
   }
@@ -108,9 +116,16 @@ export interface SettledDest {
  * The caller releases the lock with `unlock`.
  * @throws BrickpostError NOT_FOUND (not a brickpost destination), LOCKED, UNFINISHED, UNSAFE_ENTRY, PERMISSION, IO
  */
-export async function openSettled(destPath: string, command: string, identities: age.Identity[], onEvent: EventSink, hint = "give the folder you passed to 'brickpost ingest'"): Promise<SettledDest> {
+export async function openSettled(
+  destPath: string,
+  command: string,
+  identities: age.Identity[],
+  onEvent: EventSink,
+  hint = "give the folder you passed to 'brickpost ingest'",
+): Promise<SettledDest> {
   const dest = await realDest(destPath);
-  if (!(await lstat(dest).catch(() => null))?.isDirectory()) throw new BrickpostError('NOT_FOUND', `destination ${quote(destPath)} is not a folder`, { path: dest });
+  if (!(await lstat(dest).catch(() => null))?.isDirectory())
+    throw new BrickpostError('NOT_FOUND', `destination ${quote(destPath)} is not a folder`, { path: dest });
   const folder = new DestFolder(dest);
   await folder.check();
   if (!(await lstat(folder.state).catch(() => null))) {

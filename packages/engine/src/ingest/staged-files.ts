@@ -89,7 +89,10 @@ export class Stager implements ShipmentVisitor {
     row.path = pathFromDb(row.path);
     const data = this.read(row.path, row.offset, row.len);
     if (!chunkId(this.key, data).equals(Buffer.from(ref[0], 'hex'))) {
-      throw this.basisMissing(row.path, `${quote(row.path)} no longer holds the data ${quote(this.file!.p)} reuses (changed locally without its size or mtime changing)`);
+      throw this.basisMissing(
+        row.path,
+        `${quote(row.path)} no longer holds the data ${quote(this.file!.p)} reuses (changed locally without its size or mtime changing)`,
+      );
     }
     this.bytesReused += data.length;
     this.writer.write(data);
@@ -113,7 +116,10 @@ export class Stager implements ShipmentVisitor {
     );
     const data = Buffer.concat(parts);
     if (data.length !== ref[4] || !chunkId(this.key, data).equals(Buffer.from(ref[0], 'hex'))) {
-      throw this.basisMissing(basis, `${quote(basis)}, the basis of ${quote(f.p)}'s delta, does not hold what the shipment expects (changed locally without its size or mtime changing)`);
+      throw this.basisMissing(
+        basis,
+        `${quote(basis)}, the basis of ${quote(f.p)}'s delta, does not hold what the shipment expects (changed locally without its size or mtime changing)`,
+      );
     }
     this.deltas++;
     this.bytesFromDrive += delta.length;
@@ -148,7 +154,8 @@ export class Stager implements ShipmentVisitor {
         fd = openSync(fsPath(join(this.dest, rel)), constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
       } catch (e) {
         // Gone or replaced (by a link, or a folder on the way by a file) is a local change; anything else is the disk's.
-        if (!LOCALLY_CHANGED.has(String((e as NodeJS.ErrnoException).code))) throw toEnvironmentError(e, `cannot read ${quote(rel)} in the destination`, { on: 'destination' });
+        if (!LOCALLY_CHANGED.has(String((e as NodeJS.ErrnoException).code)))
+          throw toEnvironmentError(e, `cannot read ${quote(rel)} in the destination`, { on: 'destination' });
         throw this.basisMissing(rel, `cannot read ${quote(rel)} in the destination: ${(e as Error).message}`);
       }
       this.fds.set(rel, fd);
@@ -168,7 +175,6 @@ export class Stager implements ShipmentVisitor {
     return buf;
   }
 }
-
 
 /**
  * Copies DEST's file `from` (being retired, its content the new file's) to

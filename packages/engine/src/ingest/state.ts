@@ -120,10 +120,14 @@ export class DestFolder {
   async check(): Promise<void> {
     const st = await lstat(this.state).catch(() => null);
     if (st && !st.isDirectory()) {
-      throw new BrickpostError('UNSAFE_ENTRY', `${quote(this.state)} is ${st.isSymbolicLink() ? 'a symbolic link' : 'not a folder'}: a destination's state folder must be a folder inside it`, {
-        hint: 'move it away (if it was a link, its target holds the state) and retry',
-        path: this.state,
-      });
+      throw new BrickpostError(
+        'UNSAFE_ENTRY',
+        `${quote(this.state)} is ${st.isSymbolicLink() ? 'a symbolic link' : 'not a folder'}: a destination's state folder must be a folder inside it`,
+        {
+          hint: 'move it away (if it was a link, its target holds the state) and retry',
+          path: this.state,
+        },
+      );
     }
   }
 
@@ -172,15 +176,18 @@ export class DestFolder {
   }
 }
 
-
 /**
  * A brickpost destination named on the command line: the folder, its state
  * folder and its state.
  * @throws BrickpostError NOT_FOUND when `destPath` is not a folder or nothing was ingested into it.
  */
-export async function openDest(destPath: string, hint = "give the folder you passed to 'brickpost ingest'"): Promise<{ dest: string; folder: DestFolder; state: DestState }> {
+export async function openDest(
+  destPath: string,
+  hint = "give the folder you passed to 'brickpost ingest'",
+): Promise<{ dest: string; folder: DestFolder; state: DestState }> {
   const dest = await realDest(destPath);
-  if (!(await lstat(dest).catch(() => null))?.isDirectory()) throw new BrickpostError('NOT_FOUND', `destination ${quote(destPath)} is not a folder`, { path: dest });
+  if (!(await lstat(dest).catch(() => null))?.isDirectory())
+    throw new BrickpostError('NOT_FOUND', `destination ${quote(destPath)} is not a folder`, { path: dest });
   const folder = new DestFolder(dest);
   await folder.check();
   const state = await folder.readState();
@@ -222,7 +229,9 @@ export async function prepareDest(destPath: string): Promise<string> {
       throw toEnvironmentError(e, 'cannot create the destination');
     });
   } else if (st.isSymbolicLink()) {
-    throw new BrickpostError('UNSAFE_ENTRY', `destination ${quote(dest)} is a symbolic link to nothing`, { hint: 'give an existing folder, or a path where one can be created' });
+    throw new BrickpostError('UNSAFE_ENTRY', `destination ${quote(dest)} is a symbolic link to nothing`, {
+      hint: 'give an existing folder, or a path where one can be created',
+    });
   } else if (!st.isDirectory()) {
     throw new BrickpostError('USAGE', `destination ${quote(dest)} is not a folder`);
   }

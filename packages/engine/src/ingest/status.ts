@@ -18,7 +18,8 @@ import { DestFolder, realDest } from './state.js';
  */
 export async function destStatus(destPath: string): Promise<DestStatus> {
   const dest = await realDest(destPath);
-  if (!lstatSync(dest, { throwIfNoEntry: false })?.isDirectory()) throw new BrickpostError('NOT_FOUND', `destination ${quote(destPath)} is not a folder`, { path: dest });
+  if (!lstatSync(dest, { throwIfNoEntry: false })?.isDirectory())
+    throw new BrickpostError('NOT_FOUND', `destination ${quote(destPath)} is not a folder`, { path: dest });
   const folder = new DestFolder(dest);
   await folder.check();
   const state = await folder.readState();
@@ -58,7 +59,15 @@ export async function underWay(folder: DestFolder, running: boolean): Promise<De
   }
   if (!step) return null;
   // A journal step without a marker: written by a brickpost from before the marker.
-  return withLines({ kind: step.kind === 'apply' ? 'ingest' : 'rollback', shipmentId: step.shipment, seq: null, from: null, started: null, phase: step.phase, running });
+  return withLines({
+    kind: step.kind === 'apply' ? 'ingest' : 'rollback',
+    shipmentId: step.shipment,
+    seq: null,
+    from: null,
+    started: null,
+    phase: step.phase,
+    running,
+  });
 }
 
 /** The journal's step in progress, read without writing (null when none, or when the journal cannot be read). */

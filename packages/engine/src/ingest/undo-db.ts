@@ -81,7 +81,9 @@ export function recordChunks(db: DestDb, chunks: Array<UndoRef & { stored: numbe
 
 /** Starts recording a file; its refs follow with addRef, all inside the caller's transaction. */
 export function recordUndoFile(db: DestDb, row: UndoFileRow): void {
-  db.db.prepare('INSERT OR REPLACE INTO undo_files (shipment, n, rel, size, mode, mtime) VALUES (?, ?, ?, ?, ?, ?)').run(row.shipment, row.n, row.rel, row.size, row.mode, row.mtime);
+  db.db
+    .prepare('INSERT OR REPLACE INTO undo_files (shipment, n, rel, size, mode, mtime) VALUES (?, ?, ?, ?, ?, ?)')
+    .run(row.shipment, row.n, row.rel, row.size, row.mode, row.mtime);
   db.db.prepare('DELETE FROM undo_refs WHERE shipment = ? AND n = ? AND rel = ?').run(row.shipment, row.n, row.rel);
 }
 
@@ -92,18 +94,25 @@ export function addRef(db: DestDb, row: UndoFileRow, idx: number, hash: Buffer):
 
 /** The files op `n` of `shipment` retired that are kept by chunks, shallowest first. */
 export function undoFilesOf(db: DestDb, shipment: string, n: number): UndoFileRow[] {
-  return db.db.prepare('SELECT shipment, n, rel, size, mode, mtime FROM undo_files WHERE shipment = ? AND n = ? ORDER BY rel').all(shipment, n) as UndoFileRow[];
+  return db.db
+    .prepare('SELECT shipment, n, rel, size, mode, mtime FROM undo_files WHERE shipment = ? AND n = ? ORDER BY rel')
+    .all(shipment, n) as UndoFileRow[];
 }
 
 /** One recorded file, or null. */
 export function undoFile(db: DestDb, shipment: string, n: number, rel: string): UndoFileRow | null {
-  return (db.db.prepare('SELECT shipment, n, rel, size, mode, mtime FROM undo_files WHERE shipment = ? AND n = ? AND rel = ?').get(shipment, n, rel) as UndoFileRow | undefined) ?? null;
+  return (
+    (db.db.prepare('SELECT shipment, n, rel, size, mode, mtime FROM undo_files WHERE shipment = ? AND n = ? AND rel = ?').get(shipment, n, rel) as
+      UndoFileRow | undefined) ?? null
+  );
 }
 
 /** The chunks of a recorded file, in order (streamed: a file may have very many). */
 export function refsOf(db: DestDb, row: UndoFileRow): IterableIterator<UndoRef> {
   return db.db
-    .prepare('SELECT r.hash AS hash, c.len AS len FROM undo_refs r JOIN undo_chunks c ON c.hash = r.hash WHERE r.shipment = ? AND r.n = ? AND r.rel = ? ORDER BY r.idx')
+    .prepare(
+      'SELECT r.hash AS hash, c.len AS len FROM undo_refs r JOIN undo_chunks c ON c.hash = r.hash WHERE r.shipment = ? AND r.n = ? AND r.rel = ? ORDER BY r.idx',
+    )
     .iterate(row.shipment, row.n, row.rel) as IterableIterator<UndoRef>;
 }
 
@@ -130,7 +139,10 @@ export function chunkedShipments(db: DestDb): string[] {
 export function forgetUnreferenced(db: DestDb): Set<string> {
   const gone = new Set<string>();
   db.tx(() => {
-    const rows = db.db.prepare('SELECT hash FROM undo_chunks WHERE NOT EXISTS (SELECT 1 FROM undo_refs r WHERE r.hash = undo_chunks.hash)').pluck().iterate() as IterableIterator<Buffer>;
+    const rows = db.db
+      .prepare('SELECT hash FROM undo_chunks WHERE NOT EXISTS (SELECT 1 FROM undo_refs r WHERE r.hash = undo_chunks.hash)')
+      .pluck()
+      .iterate() as IterableIterator<Buffer>;
     for (const h of rows) gone.add(h.toString('hex'));
     db.db.exec('DELETE FROM undo_chunks WHERE NOT EXISTS (SELECT 1 FROM undo_refs r WHERE r.hash = undo_chunks.hash)');
   });
@@ -170,5 +182,7 @@ export interface PathOp {
 /** The ops of `shipment` on any of `paths` (dbPath text), in order. */
 export function opsOn(db: DestDb, shipment: string, paths: string[]): PathOp[] {
   if (paths.length === 0) return [];
-  return db.db.prepare(`SELECT n, kind, path FROM ops WHERE shipment = ? AND path IN (${paths.map(() => '?').join(', ')}) ORDER BY n`).all(shipment, ...paths) as PathOp[];
+  return db.db
+    .prepare(`SELECT n, kind, path FROM ops WHERE shipment = ? AND path IN (${paths.map(() => '?').join(', ')}) ORDER BY n`)
+    .all(shipment, ...paths) as PathOp[];
 }

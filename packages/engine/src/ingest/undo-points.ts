@@ -38,7 +38,10 @@ async function withDest<T>(ctx: Context, destPath: string, command: string, onEv
 
 function find(state: DestState, given: string, dest: string): AppliedShipment {
   const a = state.applied.find((x) => x.shipment === given) ?? state.applied.find((x) => String(x.seq) === given);
-  if (!a) throw new BrickpostError('NOT_FOUND', `no shipment ${quote(given)} was applied to ${quote(dest)}`, { hint: `'brickpost history ${dest}' lists them (give an id or a sequence number)` });
+  if (!a)
+    throw new BrickpostError('NOT_FOUND', `no shipment ${quote(given)} was applied to ${quote(dest)}`, {
+      hint: `'brickpost history ${dest}' lists them (give an id or a sequence number)`,
+    });
   return a;
 }
 
@@ -56,11 +59,18 @@ export async function pin(ctx: Context, opts: PinOptions, onEvent: EventSink): P
     if (name === '' || name.length > 200) throw new BrickpostError('USAGE', `pin name ${quote(opts.name)} must be 1 to 200 characters`);
     const pins = state.pins ?? [];
     const taken = pins.find((p) => p.name === name);
-    if (taken) throw new BrickpostError('USAGE', `${quote(dest)} already has a pin named ${quote(name)} (on #${taken.seq})`, { hint: `choose another name, or 'brickpost unpin ${dest} ${JSON.stringify(name)}' first` });
+    if (taken)
+      throw new BrickpostError('USAGE', `${quote(dest)} already has a pin named ${quote(name)} (on #${taken.seq})`, {
+        hint: `choose another name, or 'brickpost unpin ${dest} ${JSON.stringify(name)}' first`,
+      });
     const a = find(state, opts.shipment, dest);
     for (const later of state.applied.slice(state.applied.indexOf(a) + 1)) {
       if (!(await stat(folder.undo(later.shipment)).catch(() => null))) {
-        throw new BrickpostError('USAGE', `cannot pin #${a.seq} of ${quote(dest)}: the undo data of #${later.seq} is no longer kept, so rollback cannot return to it`, { hint: `'brickpost history ${dest}' shows which shipments are kept` });
+        throw new BrickpostError(
+          'USAGE',
+          `cannot pin #${a.seq} of ${quote(dest)}: the undo data of #${later.seq} is no longer kept, so rollback cannot return to it`,
+          { hint: `'brickpost history ${dest}' shows which shipments are kept` },
+        );
       }
     }
     const next = sorted([...pins, { shipment: a.shipment, seq: a.seq, name, at: new Date().toISOString() }]);
@@ -79,7 +89,11 @@ export async function unpin(ctx: Context, opts: UnpinOptions, onEvent: EventSink
     const pins = state.pins ?? [];
     const left = pins.filter((p) => p.name !== opts.pin && String(p.seq) !== opts.pin);
     if (left.length === pins.length) {
-      throw new BrickpostError('NOT_FOUND', `${quote(dest)} has no pin named ${quote(opts.pin)}${pins.length ? ` (its pins: ${pins.map((p) => `${quote(p.name)} on #${p.seq}`).join(', ')})` : ''}`, { hint: `'brickpost history ${dest}' lists the pins` });
+      throw new BrickpostError(
+        'NOT_FOUND',
+        `${quote(dest)} has no pin named ${quote(opts.pin)}${pins.length ? ` (its pins: ${pins.map((p) => `${quote(p.name)} on #${p.seq}`).join(', ')})` : ''}`,
+        { hint: `'brickpost history ${dest}' lists the pins` },
+      );
     }
     const next: DestState = { ...state, ...retentionFields({ ...retentionOf(state), pins: left }) };
     if (left.length === 0) delete next.pins;
@@ -102,7 +116,8 @@ export async function prune(ctx: Context, opts: PruneOptions, onEvent: EventSink
   if (opts.keepDays !== undefined && (!Number.isSafeInteger(opts.keepDays) || opts.keepDays < 0 || opts.keepDays > 100_000)) {
     throw new BrickpostError('USAGE', `--keep-days ${String(opts.keepDays)} must be a whole number of days from 0 to 100000`);
   }
-  if (opts.before !== undefined && (!Number.isSafeInteger(opts.before) || opts.before < 0)) throw new BrickpostError('USAGE', `--before ${String(opts.before)} must be a sequence number`);
+  if (opts.before !== undefined && (!Number.isSafeInteger(opts.before) || opts.before < 0))
+    throw new BrickpostError('USAGE', `--before ${String(opts.before)} must be a sequence number`);
   return withDest(ctx, opts.dest, 'prune', onEvent, async ({ dest, folder, state }, db) => {
     const r = retentionOf(state);
     if (opts.keepUndo !== undefined) r.keepUndo = opts.keepUndo;
@@ -113,9 +128,13 @@ export async function prune(ctx: Context, opts: PruneOptions, onEvent: EventSink
       const lost = r.pins.filter((p) => p.seq < before);
       if (lost.length > 0) {
         const p = lost[0]!;
-        throw new BrickpostError('USAGE', `cannot prune ${quote(dest)} before #${before}: shipment #${p.seq} is pinned as ${quote(p.name)}${lost.length > 1 ? ` (and ${lost.length - 1} more pin${lost.length > 2 ? 's' : ''})` : ''}, and rollback to it needs that undo data`, {
-          hint: `brickpost unpin ${dest} ${JSON.stringify(p.name)}`,
-        });
+        throw new BrickpostError(
+          'USAGE',
+          `cannot prune ${quote(dest)} before #${before}: shipment #${p.seq} is pinned as ${quote(p.name)}${lost.length > 1 ? ` (and ${lost.length - 1} more pin${lost.length > 2 ? 's' : ''})` : ''}, and rollback to it needs that undo data`,
+          {
+            hint: `brickpost unpin ${dest} ${JSON.stringify(p.name)}`,
+          },
+        );
       }
     }
     const next: DestState = { ...state, ...retentionFields(r) };
@@ -135,7 +154,12 @@ export async function prune(ctx: Context, opts: PruneOptions, onEvent: EventSink
 }
 
 /** Prunes as the retention of `state` says (and, with `before`, everything up to that seq); counts what went and what is left. */
-async function pruneCounting(folder: SettledDest['folder'], db: DestDb, state: DestState, before?: number): Promise<{ removed: AppliedShipment[]; bytes: number; left: number }> {
+async function pruneCounting(
+  folder: SettledDest['folder'],
+  db: DestDb,
+  state: DestState,
+  before?: number,
+): Promise<{ removed: AppliedShipment[]; bytes: number; left: number }> {
   const had = new Set(await readdir(join(folder.state, 'undo')).catch(() => [] as string[]));
   const wholeBefore = new Map<string, number>();
   for (const id of had) wholeBefore.set(id, await wholeBytes(folder, id));

@@ -13,7 +13,18 @@ import { syncDir } from '../io/sync.js';
 import { setTimesPath } from '../io/times.js';
 import { dbPath, pathFromDb, type DestDb } from './dest-db.js';
 import type { DestFolder } from './state.js';
-import { addRef, chunkStored, dropUndoFiles, forgetUnreferenced, recordChunks, recordUndoFile, refsOf, undoFileRecorded, undoFilesOf, type UndoFileRow } from './undo-db.js';
+import {
+  addRef,
+  chunkStored,
+  dropUndoFiles,
+  forgetUnreferenced,
+  recordChunks,
+  recordUndoFile,
+  refsOf,
+  undoFileRecorded,
+  undoFilesOf,
+  type UndoFileRow,
+} from './undo-db.js';
 
 /**
  * The chunk undo store. A shipment's commit moves what it replaces or
@@ -189,13 +200,18 @@ function writeKeptFile(folder: DestFolder, db: DestDb, row: UndoFileRow, to: str
         frame = readFileSync(chunkPath(folder, hex));
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw toEnvironmentError(e, 'cannot read the undo store', { path: chunkPath(folder, hex) });
-        throw new BrickpostError('FILE_MISSING', `the undo store of ${quote(folder.dest)} lacks chunk ${hex.slice(0, 16)}… of a kept file`, { path: chunkPath(folder, hex), hint: `the files it kept cannot be put back; 'brickpost history ${folder.dest}' shows what else is kept` });
+        throw new BrickpostError('FILE_MISSING', `the undo store of ${quote(folder.dest)} lacks chunk ${hex.slice(0, 16)}… of a kept file`, {
+          path: chunkPath(folder, hex),
+          hint: `the files it kept cannot be put back; 'brickpost history ${folder.dest}' shows what else is kept`,
+        });
       }
       const raw = decodeFrame(frame, ref.len);
       if (!createHash('sha256').update(raw).digest().equals(ref.hash)) {
-        throw new BrickpostError('CHUNK_MISMATCH', `chunk ${hex.slice(0, 16)}… of the undo store of ${quote(folder.dest)} is damaged`, { path: chunkPath(folder, hex) });
+        throw new BrickpostError('CHUNK_MISMATCH', `chunk ${hex.slice(0, 16)}… of the undo store of ${quote(folder.dest)} is damaged`, {
+          path: chunkPath(folder, hex),
+        });
       }
-      for (let at = 0; at < raw.length; ) at += writeSync(fd, raw, at, raw.length - at);
+      for (let at = 0; at < raw.length;) at += writeSync(fd, raw, at, raw.length - at);
       written += raw.length;
     }
     if (written !== row.size) throw new BrickpostError('CHUNK_MISMATCH', `a kept file of ${quote(folder.dest)} rebuilds to ${written} bytes, not ${row.size}`);

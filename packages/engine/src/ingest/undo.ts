@@ -18,16 +18,28 @@ import type { AppliedShipment, DestFolder, DestState } from './state.js';
  * rollback writes its in-progress marker there).
  * @throws BrickpostError USAGE (no undo area), PERMISSION, IO
  */
-export async function undoTo(folder: DestFolder, db: DestDb, state: DestState, target: AppliedShipment, identities: age.Identity[], onEvent: EventSink, begin: () => Promise<void> = async () => undefined): Promise<AppliedShipment[]> {
+export async function undoTo(
+  folder: DestFolder,
+  db: DestDb,
+  state: DestState,
+  target: AppliedShipment,
+  identities: age.Identity[],
+  onEvent: EventSink,
+  begin: () => Promise<void> = async () => undefined,
+): Promise<AppliedShipment[]> {
   const idx = state.applied.findIndex((a) => a.shipment === target.shipment);
   const undo = state.applied.slice(idx + 1).reverse();
   const keep = state.keepUndo ?? UNDO_KEEP;
   for (const a of undo) {
     const kept = (await stat(folder.undo(a.shipment)).catch(() => null)) !== null && db.hasOps(a.shipment);
     if (!kept) {
-      throw new BrickpostError('USAGE', `cannot roll back to seq ${target.seq}: the undo area of shipment ${quote(a.shipment)} (seq ${a.seq}) was not kept (the last ${keep} shipments keep theirs)`, {
-        hint: 'roll back to a later point, or ingest with a larger --keep-undo next time',
-      });
+      throw new BrickpostError(
+        'USAGE',
+        `cannot roll back to seq ${target.seq}: the undo area of shipment ${quote(a.shipment)} (seq ${a.seq}) was not kept (the last ${keep} shipments keep theirs)`,
+        {
+          hint: 'roll back to a later point, or ingest with a larger --keep-undo next time',
+        },
+      );
     }
   }
   await begin();

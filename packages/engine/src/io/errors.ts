@@ -20,7 +20,8 @@ export function placeIn(roots: ReadonlyArray<readonly [string | undefined, Place
   return (path) => {
     let best: [number, Place] | undefined;
     for (const [root, place] of roots) {
-      if (root !== undefined && (path === root || path.startsWith(root.endsWith('/') ? root : `${root}/`)) && root.length > (best?.[0] ?? -1)) best = [root.length, place];
+      if (root !== undefined && (path === root || path.startsWith(root.endsWith('/') ? root : `${root}/`)) && root.length > (best?.[0] ?? -1))
+        best = [root.length, place];
     }
     return best?.[1];
   };
@@ -48,9 +49,17 @@ interface Errno {
 const ERRNOS: Record<string, Errno> = {
   ENOSPC: { code: 'NO_SPACE', says: 'no space left on device', fix: (it) => `free some space on ${it} or use a larger one` },
   EDQUOT: { code: 'NO_SPACE', says: 'disk quota exceeded', fix: (it) => `free some space on ${it} or ask for a larger quota` },
-  EFBIG: { code: 'NO_SPACE', says: 'file too large for the file system', fix: (it) => `use ${it} on a file system that holds large files (exFAT, ext4, NTFS, APFS)` },
+  EFBIG: {
+    code: 'NO_SPACE',
+    says: 'file too large for the file system',
+    fix: (it) => `use ${it} on a file system that holds large files (exFAT, ext4, NTFS, APFS)`,
+  },
   EACCES: { code: 'PERMISSION', says: 'permission denied', fix: (it) => `give your user permission to read and write it, or use ${it} as a user who has` },
-  EPERM: { code: 'PERMISSION', says: 'operation not permitted', fix: (it) => `check the file's flags and owner (an immutable or append-only file refuses this), or use ${it} as a user who may` },
+  EPERM: {
+    code: 'PERMISSION',
+    says: 'operation not permitted',
+    fix: (it) => `check the file's flags and owner (an immutable or append-only file refuses this), or use ${it} as a user who may`,
+  },
   EROFS: {
     code: 'READ_ONLY',
     says: 'read-only file system',
@@ -61,10 +70,18 @@ const ERRNOS: Record<string, Errno> = {
     says: 'i/o error',
     fix: (it) => `${it} failed to read or write: check its cable and connection and the system log (dmesg) for a failing disk`,
   },
-  EBUSY: { code: 'IO', says: 'device or resource busy', fix: (it) => `another program is using it (a mount point, an open file on ${it}): close that program or wait for it` },
+  EBUSY: {
+    code: 'IO',
+    says: 'device or resource busy',
+    fix: (it) => `another program is using it (a mount point, an open file on ${it}): close that program or wait for it`,
+  },
   ENOTDIR: { code: 'IO', says: 'not a directory: a part of the path is a file', fix: () => 'a folder on the way was replaced by a file: move that file away' },
   EISDIR: { code: 'IO', says: 'is a directory', fix: () => 'a folder sits where a file is expected: move it away' },
-  EMFILE: { code: 'IO', says: 'too many open files', fix: () => "raise this process's open-file limit (for instance 'ulimit -n 4096' in the shell that runs brickpost)" },
+  EMFILE: {
+    code: 'IO',
+    says: 'too many open files',
+    fix: () => "raise this process's open-file limit (for instance 'ulimit -n 4096' in the shell that runs brickpost)",
+  },
   ENFILE: { code: 'IO', says: 'too many open files in the system', fix: () => 'close other programs, or raise the system-wide limit (fs.file-max)' },
   EUCLEAN: { code: 'IO', says: 'file system needs cleaning', fix: (it) => `the file system of ${it} is damaged: unmount it and check it (fsck)` },
   EREMOTEIO: { code: 'IO', says: 'remote i/o error', fix: (it) => `${it} failed to read or write: check its cable and connection` },
@@ -138,7 +155,11 @@ export function toEnvironmentError(e: unknown, what: string, opts: EnvironmentOp
   const it = place ? IT[place] : 'the disk';
   if (!isSystemError(e)) {
     const message = e instanceof Error ? e.message : String(e);
-    return new BrickpostError('IO', `${what}: ${message}`, { cause: e, hint: join(opts.hint ?? `check ${it}`, opts.then), ...(opts.path !== undefined ? { path: opts.path } : {}) });
+    return new BrickpostError('IO', `${what}: ${message}`, {
+      cause: e,
+      hint: join(opts.hint ?? `check ${it}`, opts.then),
+      ...(opts.path !== undefined ? { path: opts.path } : {}),
+    });
   }
   const other = (e as { dest?: unknown }).dest;
   const dest = typeof other === 'string' ? other : undefined;
@@ -165,7 +186,11 @@ function join(hint: string, then: string | undefined): string {
 function withThen(e: BrickpostError, then: string | undefined): BrickpostError {
   // A hint that already says what to do next (the commit's "then run … to finish") is kept.
   if (!then || e.category !== 'environment' || (e.hint ?? '').includes('then ')) return e;
-  return new BrickpostError(e.code, e.message, { cause: e.cause ?? e, hint: e.hint ? join(e.hint, then) : `then ${then}`, ...(e.path !== undefined ? { path: e.path } : {}) });
+  return new BrickpostError(e.code, e.message, {
+    cause: e.cause ?? e,
+    hint: e.hint ? join(e.hint, then) : `then ${then}`,
+    ...(e.path !== undefined ? { path: e.path } : {}),
+  });
 }
 
 /**
@@ -184,7 +209,11 @@ export function bugBehind(e: unknown): Error | null {
     }
     if (isSystemError(c)) return null;
     const code = (c as { code?: unknown }).code;
-    if (c.name === 'SqliteError' || (c.constructor as { name?: string } | undefined)?.name === 'SqliteError' || c.message === 'This database connection is busy executing a query') {
+    if (
+      c.name === 'SqliteError' ||
+      (c.constructor as { name?: string } | undefined)?.name === 'SqliteError' ||
+      c.message === 'This database connection is busy executing a query'
+    ) {
       return typeof code === 'string' && code.startsWith('SQLITE_') && !isSqlBug(code) ? null : c;
     }
     if (c instanceof TypeError || c instanceof RangeError || c instanceof ReferenceError || c instanceof SyntaxError || code === 'ERR_ASSERTION') return c;
@@ -197,4 +226,3 @@ export function bugBehind(e: unknown): Error | null {
 function isSqlBug(code: string): boolean {
   return code === 'SQLITE_ERROR' || code === 'SQLITE_MISUSE' || code === 'SQLITE_RANGE' || code === 'SQLITE_MISMATCH' || code.startsWith('SQLITE_CONSTRAINT');
 }
-

@@ -59,7 +59,11 @@ function zstdError(e: unknown, where: string, at: number): BrickpostError {
   const why = (e as Error).message;
   // zstd's words for a frame whose window is over the decoder's windowLogMax.
   if (/too much memory/i.test(why)) {
-    return new BrickpostError('LIMIT_EXCEEDED', `${where}: the zstd frame at compressed offset ${at} needs a window larger than the ${2 ** (MAX_WINDOW_LOG - 20)} MiB limit`, { cause: e });
+    return new BrickpostError(
+      'LIMIT_EXCEEDED',
+      `${where}: the zstd frame at compressed offset ${at} needs a window larger than the ${2 ** (MAX_WINDOW_LOG - 20)} MiB limit`,
+      { cause: e },
+    );
   }
   return new BrickpostError('MALFORMED', `${where}: not a valid zstd stream at compressed offset ${at} (${why})`, { cause: e });
 }

@@ -29,7 +29,9 @@ export async function* textLines(pieces: AsyncIterable<Uint8Array>, where: strin
       } catch {
         const k = firstInvalid(bytes);
         const n = line + 1 + bytes.subarray(0, k).filter((b) => b === 0x0a).length;
-        const hex = Buffer.from(bytes.subarray(k, k + 4)).toString('hex').replace(/(..)(?!$)/g, '$1 ');
+        const hex = Buffer.from(bytes.subarray(k, k + 4))
+          .toString('hex')
+          .replace(/(..)(?!$)/g, '$1 ');
         throw new BrickpostError('MALFORMED', `${where} line ${n}: not valid UTF-8 (bytes ${hex} at text offset ${offset + k})`);
       }
       let at = 0;

@@ -118,14 +118,20 @@ export function lockHolder(file: string): LockHolder | null {
 /** "process 4711 (brickpost ingest, since 2026-11-26 10:02:11 UTC)", or "another process". */
 export function describeHolder(h: LockHolder | null): string {
   if (!h || h.pid <= 0) return 'another brickpost process';
-  const details = [h.command ? `brickpost ${h.command}` : null, h.since ? `since ${h.since.replace('T', ' ').replace(/\.\d+Z$/, ' UTC')}` : null, h.host && h.host !== hostname() ? `on ${h.host}` : null].filter(Boolean);
+  const details = [
+    h.command ? `brickpost ${h.command}` : null,
+    h.since ? `since ${h.since.replace('T', ' ').replace(/\.\d+Z$/, ' UTC')}` : null,
+    h.host && h.host !== hostname() ? `on ${h.host}` : null,
+  ].filter(Boolean);
   return `brickpost process ${h.pid}${details.length > 0 ? ` (${details.join(', ')})` : ''}`;
 }
 
 function busy(file: string, subject: LockSubject, holder: LockHolder | null): BrickpostError {
   return new BrickpostError('LOCKED', `${subject.what} ${describeHolder(holder)}`, {
     path: file,
-    hint: subject.inspect ? `'${subject.inspect}' shows what it is doing; run the command again once it has finished` : 'run the command again once it has finished',
+    hint: subject.inspect
+      ? `'${subject.inspect}' shows what it is doing; run the command again once it has finished`
+      : 'run the command again once it has finished',
   });
 }
 
@@ -141,7 +147,12 @@ function readHolder(file: string): LockHolder | null {
   try {
     const j = JSON.parse(text) as Partial<LockHolder>;
     if (typeof j.pid !== 'number' || !Number.isSafeInteger(j.pid)) return null;
-    return { pid: j.pid, since: typeof j.since === 'string' ? j.since : null, command: typeof j.command === 'string' ? j.command : null, host: typeof j.host === 'string' ? j.host : null };
+    return {
+      pid: j.pid,
+      since: typeof j.since === 'string' ? j.since : null,
+      command: typeof j.command === 'string' ? j.command : null,
+      host: typeof j.host === 'string' ? j.host : null,
+    };
   } catch {
     return null;
   }

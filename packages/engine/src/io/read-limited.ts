@@ -113,7 +113,10 @@ export async function copyDriveFile(from: string, to: string, sha256: string, re
   }
   if ((await out.close()) !== sha256) {
     await rm(to, { force: true });
-    throw new BrickpostError('FIXITY_MISMATCH', `${quote(rel)} does not match its SHA-256 in the signed payload manifest`, { path: from, hint: 'the drive was damaged or modified' });
+    throw new BrickpostError('FIXITY_MISMATCH', `${quote(rel)} does not match its SHA-256 in the signed payload manifest`, {
+      path: from,
+      hint: 'the drive was damaged or modified',
+    });
   }
   return read;
 }

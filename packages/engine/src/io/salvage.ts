@@ -89,7 +89,7 @@ function salvageTable(src: Database.Database, to: Database.Database, table: stri
     for (const row of src.prepare<[], unknown[]>(`SELECT ${list} FROM "${table}"`).raw().iterate()) {
       try {
         if (put.run(...row).changes > 0) kept++;
-        if (++inBatch >= BATCH) to.exec('COMMIT; BEGIN'), (inBatch = 0);
+        if (++inBatch >= BATCH) (to.exec('COMMIT; BEGIN'), (inBatch = 0));
       } catch (e) {
         // A refused row (it refers to one that was lost) is one lost; any other failure of the new database ends the recovery.
         if (!/^SQLITE_CONSTRAINT/.test(sqliteCode(e) ?? '')) throw new NewDatabaseFailed(e);

@@ -13,7 +13,10 @@ import { syncDir } from './sync.js';
  * @throws BrickpostError PERMISSION, NO_SPACE, IO
  */
 export async function setAside(file: string, now = new Date()): Promise<string[]> {
-  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  const stamp = now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
   let base = `${file}.damaged-${stamp}`;
   for (let i = 2; existsSync(base) || existsSync(`${base}-wal`); i++) base = `${file}.damaged-${stamp}-${i}`;
   const moved: string[] = [];

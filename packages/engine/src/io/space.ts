@@ -53,9 +53,13 @@ export class SpaceBudget {
   take(bytes: number): void {
     this.taken += bytes;
     if (this.taken <= this.free) return;
-    throw new BrickpostError('NO_SPACE', `${this.o.where} ${quote(this.dir)} has ${this.free} bytes free, ${this.o.what} needs at least ${this.taken} (short by ${this.taken - this.free} or more)`, {
-      path: this.dir,
-      hint: this.o.hint ?? 'free some space or choose another destination',
-    });
+    throw new BrickpostError(
+      'NO_SPACE',
+      `${this.o.where} ${quote(this.dir)} has ${this.free} bytes free, ${this.o.what} needs at least ${this.taken} (short by ${this.taken - this.free} or more)`,
+      {
+        path: this.dir,
+        hint: this.o.hint ?? 'free some space or choose another destination',
+      },
+    );
   }
 }

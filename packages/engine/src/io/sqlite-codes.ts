@@ -23,7 +23,8 @@ import type { ErrorCode } from '@brickpost/manifest/errors';
  */
 export function sqliteErrorCode(code: string): ErrorCode | null {
   if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED') || code === 'SQLITE_PROTOCOL') return 'LOCKED';
-  if (code.startsWith('SQLITE_IOERR') || code === 'SQLITE_NOMEM' || code === 'SQLITE_NOLFS' || code === 'SQLITE_TOOBIG' || code === 'SQLITE_CANTOPEN') return 'IO';
+  if (code.startsWith('SQLITE_IOERR') || code === 'SQLITE_NOMEM' || code === 'SQLITE_NOLFS' || code === 'SQLITE_TOOBIG' || code === 'SQLITE_CANTOPEN')
+    return 'IO';
   if (code === 'SQLITE_FULL') return 'NO_SPACE';
   if (code.startsWith('SQLITE_READONLY') || code === 'SQLITE_PERM' || code === 'SQLITE_AUTH') return 'PERMISSION';
   if (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB') return 'DATABASE_DAMAGED';

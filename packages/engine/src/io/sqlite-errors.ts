@@ -60,7 +60,8 @@ export function fromSqliteError(e: unknown, place: DatabasePlace): unknown {
   if (sqlite === null || code === null) return e;
   const where = `the ${place.what} ${quote(place.file)}`;
   const detail = (e as Error).message;
-  const make = (c: ErrorCode, message: string, hint?: string): BrickpostError => new BrickpostError(c, message, { cause: e, path: place.file, ...(hint !== undefined ? { hint } : {}) });
+  const make = (c: ErrorCode, message: string, hint?: string): BrickpostError =>
+    new BrickpostError(c, message, { cause: e, path: place.file, ...(hint !== undefined ? { hint } : {}) });
   switch (code) {
     case 'LOCKED': {
       const holders = fileHolders([place.file, `${place.file}-wal`, `${place.file}-shm`]);
@@ -71,14 +72,26 @@ export function fromSqliteError(e: unknown, place: DatabasePlace): unknown {
     case 'NO_SPACE':
       return make('NO_SPACE', `no space left for ${where} (${detail})`, 'free some space on the disk holding it, then run the command again');
     case 'PERMISSION':
-      return make('PERMISSION', `${where} cannot be written: ${whyReadOnly(place.file)} (${detail})`, 'make the file and its folder writable, or check that the disk is not mounted read-only');
+      return make(
+        'PERMISSION',
+        `${where} cannot be written: ${whyReadOnly(place.file)} (${detail})`,
+        'make the file and its folder writable, or check that the disk is not mounted read-only',
+      );
     case 'DATABASE_DAMAGED':
-      return make('DATABASE_DAMAGED', `${where} is damaged (${detail})`, `run '${place.recover}': it sets the damaged file aside, keeps what can still be read and rebuilds what it can`);
+      return make(
+        'DATABASE_DAMAGED',
+        `${where} is damaged (${detail})`,
+        `run '${place.recover}': it sets the damaged file aside, keeps what can still be read and rebuilds what it can`,
+      );
     case 'CANCELLED':
       return make('CANCELLED', `work on ${where} was interrupted`);
     default:
       if (sqlite === 'SQLITE_CANTOPEN') return cannotOpen(e, place, where);
-      return make('IO', `i/o error on ${where}: ${IO_DETAIL[sqlite] ?? detail} (${sqlite})`, 'check the disk holding it (its cable, free space and the system log), then run the command again');
+      return make(
+        'IO',
+        `i/o error on ${where}: ${IO_DETAIL[sqlite] ?? detail} (${sqlite})`,
+        'check the disk holding it (its cable, free space and the system log), then run the command again',
+      );
   }
 }
 
@@ -109,8 +122,17 @@ function cannotOpen(e: unknown, place: DatabasePlace, where: string): BrickpostE
     errno = (x as NodeJS.ErrnoException).code ?? '';
   }
   const opts = { cause: e, path: place.file };
-  if (errno === 'EROFS') return new BrickpostError('PERMISSION', `cannot open ${where}: read-only file system`, { ...opts, hint: 'check that the disk is not mounted read-only' });
-  if (errno === 'EACCES' || errno === 'EPERM') return new BrickpostError('PERMISSION', `cannot open ${where}: permission denied`, { ...opts, hint: 'make the file and its folder writable by you' });
-  if (errno === 'ENOSPC' || errno === 'EDQUOT') return new BrickpostError('NO_SPACE', `cannot open ${where}: no space left on device`, { ...opts, hint: 'free some space on the disk holding it, then run the command again' });
-  return new BrickpostError('IO', `cannot open ${where}${errno ? `: ${errno}` : ''} (${(e as Error).message})`, { ...opts, hint: 'check that its folder exists and is writable, and the disk holding it, then run the command again' });
+  if (errno === 'EROFS')
+    return new BrickpostError('PERMISSION', `cannot open ${where}: read-only file system`, { ...opts, hint: 'check that the disk is not mounted read-only' });
+  if (errno === 'EACCES' || errno === 'EPERM')
+    return new BrickpostError('PERMISSION', `cannot open ${where}: permission denied`, { ...opts, hint: 'make the file and its folder writable by you' });
+  if (errno === 'ENOSPC' || errno === 'EDQUOT')
+    return new BrickpostError('NO_SPACE', `cannot open ${where}: no space left on device`, {
+      ...opts,
+      hint: 'free some space on the disk holding it, then run the command again',
+    });
+  return new BrickpostError('IO', `cannot open ${where}${errno ? `: ${errno}` : ''} (${(e as Error).message})`, {
+    ...opts,
+    hint: 'check that its folder exists and is writable, and the disk holding it, then run the command again',
+  });
 }

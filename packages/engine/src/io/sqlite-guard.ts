@@ -34,7 +34,11 @@ export function guardDatabase(db: Database.Database, map: ErrorMap): Database.Da
   });
 }
 
-type Transaction = ((...a: unknown[]) => unknown) & { deferred: (...a: unknown[]) => unknown; immediate: (...a: unknown[]) => unknown; exclusive: (...a: unknown[]) => unknown };
+type Transaction = ((...a: unknown[]) => unknown) & {
+  deferred: (...a: unknown[]) => unknown;
+  immediate: (...a: unknown[]) => unknown;
+  exclusive: (...a: unknown[]) => unknown;
+};
 
 function call(fn: (...a: unknown[]) => unknown, self: unknown, args: unknown[], map: ErrorMap): unknown {
   try {
@@ -45,7 +49,10 @@ function call(fn: (...a: unknown[]) => unknown, self: unknown, args: unknown[], 
 }
 
 function guardTransaction(t: Transaction, map: ErrorMap): Transaction {
-  const wrap = (fn: (...a: unknown[]) => unknown) => (...a: unknown[]) => call(fn, undefined, a, map);
+  const wrap =
+    (fn: (...a: unknown[]) => unknown) =>
+    (...a: unknown[]) =>
+      call(fn, undefined, a, map);
   return Object.assign(wrap(t), { deferred: wrap(t.deferred), immediate: wrap(t.immediate), exclusive: wrap(t.exclusive) });
 }
 

@@ -130,7 +130,10 @@ function classify(spec: OwnDatabase, db: Database.Database, f: Found): 'current'
     new BrickpostError('FOREIGN_DATABASE', `${where} ${what}; brickpost leaves it as it is`, { path: spec.place.file, hint: spec.foreignHint });
   if (f.appId === spec.appId) {
     if (f.version > spec.version) {
-      throw new BrickpostError('UNSUPPORTED_VERSION', `${where} has schema ${f.version}, newer than this brickpost knows (${spec.version})`, { path: spec.place.file, hint: spec.newerHint });
+      throw new BrickpostError('UNSUPPORTED_VERSION', `${where} has schema ${f.version}, newer than this brickpost knows (${spec.version})`, {
+        path: spec.place.file,
+        hint: spec.newerHint,
+      });
     }
     return f.version === spec.version ? 'current' : 'upgrade';
   }
@@ -139,7 +142,12 @@ function classify(spec: OwnDatabase, db: Database.Database, f: Found): 'current'
   if (f.appId !== 0) throw refuse(`is another program's database (application_id 0x${(f.appId >>> 0).toString(16).padStart(8, '0')})`);
   if (f.tables.length === 0 && f.version === 0) return 'new';
   if (spec.isOlder(db, f.version)) return 'older';
-  throw refuse(`is another program's database (tables ${f.tables.slice(0, 6).map((t) => quote(t)).join(', ')}${f.tables.length > 6 ? ', …' : ''})`);
+  throw refuse(
+    `is another program's database (tables ${f.tables
+      .slice(0, 6)
+      .map((t) => quote(t))
+      .join(', ')}${f.tables.length > 6 ? ', …' : ''})`,
+  );
 }
 
 /** Refuses a file that is not SQLite at all (SQLite would only say "file is not a database"). */
@@ -161,10 +169,14 @@ function checkHeader(spec: OwnDatabase): void {
   }
   // A header cut short is a damaged file, which SQLite reports as such.
   if (head.subarray(0, n).equals(MAGIC.subarray(0, n))) return;
-  throw new BrickpostError('FOREIGN_DATABASE', `the ${spec.place.what} ${quote(spec.place.file)} is not a SQLite database (it starts with ${quote(head.subarray(0, n).toString('latin1'), 16)}); brickpost leaves it as it is`, {
-    path: spec.place.file,
-    hint: `${spec.foreignHint}; if it was brickpost's and got damaged, run '${spec.place.recover}': it sets the file aside and rebuilds what it can`,
-  });
+  throw new BrickpostError(
+    'FOREIGN_DATABASE',
+    `the ${spec.place.what} ${quote(spec.place.file)} is not a SQLite database (it starts with ${quote(head.subarray(0, n).toString('latin1'), 16)}); brickpost leaves it as it is`,
+    {
+      path: spec.place.file,
+      hint: `${spec.foreignHint}; if it was brickpost's and got damaged, run '${spec.place.recover}': it sets the file aside and rebuilds what it can`,
+    },
+  );
 }
 
 /**

@@ -40,7 +40,10 @@ export async function syncFilesystem(path: string): Promise<void> {
   } catch (e) {
     const err = e as NodeJS.ErrnoException & { stderr?: string };
     if (err.code === 'ENOENT' && err.syscall?.startsWith('spawn')) {
-      throw new BrickpostError('DEPENDENCY', `cannot run 'sync' to flush ${quote(path)} to disk: it is not installed`, { cause: e, hint: 'install coreutils (it provides sync)' });
+      throw new BrickpostError('DEPENDENCY', `cannot run 'sync' to flush ${quote(path)} to disk: it is not installed`, {
+        cause: e,
+        hint: 'install coreutils (it provides sync)',
+      });
     }
     // `sync: error syncing 'PATH': Input/output error`, or `error opening`.
     const words = /: ([^:]+)\s*$/.exec((err.stderr ?? '').trim())?.[1]?.trim();

@@ -58,7 +58,9 @@ export function parseContact(text: string): Contact {
   }
   if (keys.size > 1) {
     const ids = [...keys].map((k) => minisign.parsePublicKey(k).keyIdHex).join(', ');
-    throw new BrickpostError('BAD_KEY', `the pasted text holds ${keys.size} different minisign public keys (key ids ${ids})`, { hint: 'paste the keys of one party at a time' });
+    throw new BrickpostError('BAD_KEY', `the pasted text holds ${keys.size} different minisign public keys (key ids ${ids})`, {
+      hint: 'paste the keys of one party at a time',
+    });
   }
   if (recipients.size > 1) {
     throw new BrickpostError('BAD_KEY', `the pasted text holds ${recipients.size} different age recipients`, { hint: 'paste the keys of one party at a time' });
@@ -79,7 +81,9 @@ export function parseContact(text: string): Contact {
  */
 export function checkRecipient(text: string): string {
   if (!text.startsWith('age1')) {
-    throw new BrickpostError('BAD_KEY', `not an age recipient: ${quote(text, 80)}`, { hint: 'an age recipient starts with age1, as brickpost whoami prints it' });
+    throw new BrickpostError('BAD_KEY', `not an age recipient: ${quote(text, 80)}`, {
+      hint: 'an age recipient starts with age1, as brickpost whoami prints it',
+    });
   }
   age.parseRecipient(text);
   return text;

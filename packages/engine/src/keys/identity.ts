@@ -72,7 +72,10 @@ export function loadIdentity(home: string, name: string): Identity {
   const identityFile = join(home, IDENTITY_FILES.age);
   const text = readKeyFile(identityFile);
   const ageIdentities = age.parseIdentityFile(text);
-  const ageIdentity = text.split('\n').find((l) => l.startsWith('AGE-SECRET-KEY-1'))?.trim();
+  const ageIdentity = text
+    .split('\n')
+    .find((l) => l.startsWith('AGE-SECRET-KEY-1'))
+    ?.trim();
   if (!ageIdentity) throw new BrickpostError('BAD_KEY', `no X25519 identity in ${quote(identityFile)}`);
   const signingKey = minisign.parseSecretKeyFile(readKeyFile(join(home, IDENTITY_FILES.minisignSecret)));
   return {

@@ -1,7 +1,16 @@
 import { BrickpostError, minisign, quote } from '@brickpost/manifest';
 import type { TrustedKey } from '../api/index.js';
 import type { Catalog } from '../catalog/index.js';
-import { allTrust, deleteTrust, setTrustRecipientIfNone, trustByKeyId, trustByNameOrKeyId, trustKeyIdNamed, upsertTrust, type TrustRow } from '../catalog/trust.js';
+import {
+  allTrust,
+  deleteTrust,
+  setTrustRecipientIfNone,
+  trustByKeyId,
+  trustByNameOrKeyId,
+  trustKeyIdNamed,
+  upsertTrust,
+  type TrustRow,
+} from '../catalog/trust.js';
 import { checkRecipient, parseContact } from './contact.js';
 
 /**

@@ -24,9 +24,13 @@ export async function loadAgainst(ctx: Context, path: string, datasetId: string)
   const f = await openSignatureFile(path, trustedVerifiers(ctx.catalog));
   const { ids, datasetId: theirs } = f.header;
   if (ids === 'hmac' && theirs !== datasetId) {
-    throw new BrickpostError('DATASET_MISMATCH', `signature file ${quote(path)} lists keyed chunk ids of dataset ${quote(String(theirs))}, not of ${quote(datasetId)}`, {
-      hint: 'pack the dataset the file was made for, or ask for a signature file with plain SHA-256 ids',
-    });
+    throw new BrickpostError(
+      'DATASET_MISMATCH',
+      `signature file ${quote(path)} lists keyed chunk ids of dataset ${quote(String(theirs))}, not of ${quote(datasetId)}`,
+      {
+        hint: 'pack the dataset the file was made for, or ask for a signature file with plain SHA-256 ids',
+      },
+    );
   }
   const held = new ListedHeld(ctx.catalog, ids);
   try {

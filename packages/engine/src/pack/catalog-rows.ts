@@ -68,10 +68,18 @@ export class ShipmentRows {
     ctx.catalog.tx(() => {
       if (resume) {
         // The tree is built again from the source; chunks stay only where a kept pack holds them.
-        ShipmentTables.reopen(ctx.catalog, id, resume.kept.map((p) => p.index));
+        ShipmentTables.reopen(
+          ctx.catalog,
+          id,
+          resume.kept.map((p) => p.index),
+        );
         return;
       }
-      ShipmentTables.create(ctx.catalog, { id, datasetId: dataset.id, seq: this.seq, parent: this.parent, label, createdAt: this.created, bases, against, layout: JSON.stringify(layout) }, recipients);
+      ShipmentTables.create(
+        ctx.catalog,
+        { id, datasetId: dataset.id, seq: this.seq, parent: this.parent, label, createdAt: this.created, bases, against, layout: JSON.stringify(layout) },
+        recipients,
+      );
     });
     this.tables = new ShipmentTables(ctx.catalog, dataset.id, id);
     if (resume) for (const c of this.tables.chunkIds()) this.seen.add(c);
@@ -102,7 +110,16 @@ export class ShipmentRows {
       const content = createHash('sha256').update(chunks).digest();
       sigId = this.tables.sigId(content, sig.blockSize, sig.length, sig.sig);
     }
-    this.tables.addTreeFile({ path: toField(e.path), size: e.size, mode: e.mode, mtimeNs: e.mtimeNs.toString(), ctimeNs: e.ctimeNs.toString(), ino: e.ino.toString(), chunks, sigId });
+    this.tables.addTreeFile({
+      path: toField(e.path),
+      size: e.size,
+      mode: e.mode,
+      mtimeNs: e.mtimeNs.toString(),
+      ctimeNs: e.ctimeNs.toString(),
+      ino: e.ino.toString(),
+      chunks,
+      sigId,
+    });
     this.tick();
     return sigId;
   }

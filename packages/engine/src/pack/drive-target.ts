@@ -53,7 +53,15 @@ export class DriveTarget {
    * Opens a drive's `.part` bag folder (created if missing) and its recovery writer.
    * @throws BrickpostError NO_SPACE, PERMISSION, IO
    */
-  static async open(o: { root: string; share: number; drives: number; shipment: string; capacity: number; recovery: number; onEvent: EventSink }): Promise<DriveTarget> {
+  static async open(o: {
+    root: string;
+    share: number;
+    drives: number;
+    shipment: string;
+    capacity: number;
+    recovery: number;
+    onEvent: EventSink;
+  }): Promise<DriveTarget> {
     const part = bagDir(o.root, o.shipment) + PART_SUFFIX;
     await makeFolders(join(part, 'data')).catch((e: unknown) => {
       throw toEnvironmentError(e, `cannot create the shipment folder on ${quote(o.root)}`, { on: 'drive' });

@@ -34,22 +34,28 @@ export async function planDrives(opts: PackOptions, source: string): Promise<Dri
   if (n > MAX_SET_DRIVES) throw new BrickpostError('USAGE', `a drive set has at most ${MAX_SET_DRIVES} drives, not ${n}`);
   const parity = opts.parity ?? defaultParity(n);
   if (!Number.isInteger(parity) || parity < 0 || parity >= n) {
-    throw new BrickpostError('USAGE', `--parity ${parity} does not fit ${n} drive${n === 1 ? '' : 's'}: it must be from 0 to ${n - 1}`, { hint: 'at least one drive must hold data' });
+    throw new BrickpostError('USAGE', `--parity ${parity} does not fit ${n} drive${n === 1 ? '' : 's'}: it must be from 0 to ${n - 1}`, {
+      hint: 'at least one drive must hold data',
+    });
   }
   const recovery = opts.recovery ?? 2;
-  if (!Number.isInteger(recovery) || recovery < 0 || recovery > 100) throw new BrickpostError('USAGE', `--recovery must be a whole percent from 0 to 100, not ${recovery}`);
-  if (opts.driveSize !== undefined && !(Number.isSafeInteger(opts.driveSize) && opts.driveSize > 0)) throw new BrickpostError('USAGE', '--drive-size must be a positive size');
+  if (!Number.isInteger(recovery) || recovery < 0 || recovery > 100)
+    throw new BrickpostError('USAGE', `--recovery must be a whole percent from 0 to 100, not ${recovery}`);
+  if (opts.driveSize !== undefined && !(Number.isSafeInteger(opts.driveSize) && opts.driveSize > 0))
+    throw new BrickpostError('USAGE', '--drive-size must be a positive size');
   const roots: string[] = [];
   const seen = new Map<string, string>();
   const capacities: number[] = [];
   for (const d of opts.drives) {
     const root = resolve(d);
     const st = await stat(root).catch(() => null);
-    if (!st?.isDirectory()) throw new BrickpostError('NOT_FOUND', `drive ${quote(d)} is not a folder`, { hint: 'mount the drive, or create the folder standing in for it' });
+    if (!st?.isDirectory())
+      throw new BrickpostError('NOT_FOUND', `drive ${quote(d)} is not a folder`, { hint: 'mount the drive, or create the folder standing in for it' });
     const real = await realpath(root);
     if (real === source || real.startsWith(source + '/')) throw new BrickpostError('USAGE', `drive ${quote(root)} is inside the source ${quote(source)}`);
     const key = `${st.dev}:${st.ino}`;
-    if (seen.has(key)) throw new BrickpostError('USAGE', `drives ${quote(seen.get(key)!)} and ${quote(root)} are the same folder`, { hint: 'give each drive of the set once' });
+    if (seen.has(key))
+      throw new BrickpostError('USAGE', `drives ${quote(seen.get(key)!)} and ${quote(root)} are the same folder`, { hint: 'give each drive of the set once' });
     seen.set(key, root);
     roots.push(root);
     const fs = await statfs(root).catch(() => null);

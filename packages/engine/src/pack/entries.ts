@@ -204,7 +204,13 @@ export class EntryPacker {
     const f = this.p.fetch;
     const local = f ? await f.fetch(file.entry) : file.entry.abs;
     try {
-      yield* this.p.pipeline.encodeLarge(local, file.entry.size, this.readOptions(file), (how) => (file.readChange = how), (s) => (file.signature = s));
+      yield* this.p.pipeline.encodeLarge(
+        local,
+        file.entry.size,
+        this.readOptions(file),
+        (how) => (file.readChange = how),
+        (s) => (file.signature = s),
+      );
     } finally {
       if (f) await f.release(local);
     }
@@ -252,7 +258,12 @@ export class EntryPacker {
   private unsettle(file: FileState, how: string): void {
     file.changing = true;
     this.p.unsettled({ path: file.entry.path, how });
-    if (this.p.allowChanging) this.p.warn('CHANGED', `${quote(file.entry.path)} ${how}, and did not settle in ${MAX_READS} reads; shipped as last read, marked as changing`, file.entry.path);
+    if (this.p.allowChanging)
+      this.p.warn(
+        'CHANGED',
+        `${quote(file.entry.path)} ${how}, and did not settle in ${MAX_READS} reads; shipped as last read, marked as changing`,
+        file.entry.path,
+      );
   }
 
   /**
@@ -354,8 +365,7 @@ export class EntryPacker {
       // Its file turned out unreadable after this name was queued.
       if (this.dropped.has(e.to!)) return this.p.notShipped(e.path, 'a hard link of a file that could not be read');
       await m.add({ t: 'hard', p: e.path, to: e.to! });
-    }
-    else await m.add({ t: 'special', p: e.path, kind: e.kind!, mode: e.mode, mtime, ...(e.dev ? { dev: e.dev } : {}), ...e.attrs });
+    } else await m.add({ t: 'special', p: e.path, kind: e.kind!, mode: e.mode, mtime, ...(e.dev ? { dev: e.dev } : {}), ...e.attrs });
     this.p.progress.add(0, 0);
   }
 
@@ -402,7 +412,17 @@ export class EntryPacker {
     if (!f.emitted) {
       const e = f.entry;
       const b = f.basis;
-      await this.p.manifest.add({ t: 'file', p: e.path, size: e.size, mode: e.mode, mtime: e.mtimeNs.toString(), c: f.refs, ...(b ? { b: [b.path, b.size, b.blockSize] } : {}), ...e.attrs, ...(f.changing ? { changing: true as const } : {}) });
+      await this.p.manifest.add({
+        t: 'file',
+        p: e.path,
+        size: e.size,
+        mode: e.mode,
+        mtime: e.mtimeNs.toString(),
+        c: f.refs,
+        ...(b ? { b: [b.path, b.size, b.blockSize] } : {}),
+        ...e.attrs,
+        ...(f.changing ? { changing: true as const } : {}),
+      });
       f.emitted = true;
     } else if (f.refs.length > 0 || (last && f.changing)) {
       // A file whose first record went out before it was read to the end carries the mark on its last record.

@@ -29,9 +29,14 @@ export interface Inputs {
  * --no-self). @throws BrickpostError USAGE, NOT_FOUND, and what planDrives throws
  */
 export async function checkInputs(opts: PackOptions, me: Identity, s3: S3Source | null): Promise<Inputs> {
-  if (opts.against !== undefined && opts.full) throw new BrickpostError('USAGE', '--against and --full do not go together', { hint: 'a shipment against a signature file is never self-contained; drop one' });
+  if (opts.against !== undefined && opts.full)
+    throw new BrickpostError('USAGE', '--against and --full do not go together', {
+      hint: 'a shipment against a signature file is never self-contained; drop one',
+    });
   if (opts.expiresIn !== undefined && !(opts.expiresIn >= 1 && opts.expiresIn <= 100 * 366 * 86400)) {
-    throw new BrickpostError('USAGE', `an expiry ${String(opts.expiresIn)} seconds after packing is not between 1 second and 100 years`, { hint: 'give --expires a duration such as 90d' });
+    throw new BrickpostError('USAGE', `an expiry ${String(opts.expiresIn)} seconds after packing is not between 1 second and 100 years`, {
+      hint: 'give --expires a duration such as 90d',
+    });
   }
   if (s3) await s3.check();
   const srcStat = s3 ? null : await stat(resolve(opts.source)).catch(() => null);
@@ -39,7 +44,10 @@ export async function checkInputs(opts: PackOptions, me: Identity, s3: S3Source 
   const source = s3 ? s3.place.url : await realpath(resolve(opts.source));
   const drives = await planDrives(opts, source);
 
-  for (const [what, v] of [['label', opts.label], ['dataset', opts.dataset]] as const) {
+  for (const [what, v] of [
+    ['label', opts.label],
+    ['dataset', opts.dataset],
+  ] as const) {
     if (v !== undefined && (v !== v.trim() || /[\u0000-\u001f\u007f]/.test(v) || v.length > 255)) {
       throw new BrickpostError('USAGE', `${what} ${quote(v)} must have no leading or trailing spaces or control characters, and at most 255 characters`);
     }

@@ -68,7 +68,15 @@ export class PackWriter {
    * pack's bag path (created without hashing when `core` is given).
    * @throws BrickpostError NO_SPACE, PERMISSION, IO
    */
-  static async create(out: SeqWriter, index: number, share: number, recipients: age.Recipient[], shipment: string, core: NativeBinding | null = null, reuse = false): Promise<PackWriter> {
+  static async create(
+    out: SeqWriter,
+    index: number,
+    share: number,
+    recipients: age.Recipient[],
+    shipment: string,
+    core: NativeBinding | null = null,
+    reuse = false,
+  ): Promise<PackWriter> {
     const rel = packPath(index);
     const { header, fileKey } = age.createHeader(recipients);
     let w: PackWriter;
@@ -134,7 +142,9 @@ export class PackWriter {
       into = slot.buf;
     }
     const buf = into;
-    const next = (buf ? this.sealer!.sealInto(this.batch, last, buf).then((n) => buf.subarray(0, n)) : this.sealer!.seal(this.batch, last)).catch((e: unknown) => Promise.reject(fromNative(e)));
+    const next = (buf ? this.sealer!.sealInto(this.batch, last, buf).then((n) => buf.subarray(0, n)) : this.sealer!.seal(this.batch, last)).catch(
+      (e: unknown) => Promise.reject(fromNative(e)),
+    );
     next.catch(() => undefined);
     this.batch = [];
     this.batchBytes = 0;

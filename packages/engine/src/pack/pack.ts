@@ -73,7 +73,9 @@ export async function pack(ctx: Context, opts: PackOptions & { packTarget?: numb
   try {
     return await packLocked(ctx, opts, onEvent, signal);
   } finally {
-    await unlock().catch((e: unknown) => onEvent({ type: 'warning', code: 'LEFT_OVER', message: `cannot remove the pack lock of ${quote(ctx.home)}: ${(e as Error).message}` }));
+    await unlock().catch((e: unknown) =>
+      onEvent({ type: 'warning', code: 'LEFT_OVER', message: `cannot remove the pack lock of ${quote(ctx.home)}: ${(e as Error).message}` }),
+    );
   }
 }
 
@@ -87,7 +89,13 @@ async function packLocked(ctx: Context, opts: PackOptions & { packTarget?: numbe
   }
 }
 
-async function packFrom(ctx: Context, opts: PackOptions & { packTarget?: number }, s3: S3Source | null, onEvent: EventSink, signal?: AbortSignal): Promise<PackSummary> {
+async function packFrom(
+  ctx: Context,
+  opts: PackOptions & { packTarget?: number },
+  s3: S3Source | null,
+  onEvent: EventSink,
+  signal?: AbortSignal,
+): Promise<PackSummary> {
   const started = performance.now();
   const me = ctx.identity();
   const input = await checkInputs(opts, me, s3);
@@ -104,22 +112,37 @@ async function packFrom(ctx: Context, opts: PackOptions & { packTarget?: number 
   const { source, drives, exclude, datasetName, recipientStrings } = input;
   // The totals (for the ETA and the space check) are measured while packing starts.
   let measured: Error | null = null;
-  const measuring = (s3 ? s3.measure({ exclude }) : measure(source, { exclude, excludeCaches: opts.excludeCaches === true })).then(
-    (t) => {
-      progress.bytesTotal = t.bytes;
-      progress.filesTotal = t.files;
-      checkCapacity(drives, t.bytes);
-      const each = bytesPerDrive(t.bytes, drives.roots.length, drives.parity, 0);
-      for (const d of out.targets) d.expected = each;
-    },
-    (e: unknown) => void (measured = e as Error),
-  ).catch((e: unknown) => void (measured = e as Error));
+  const measuring = (s3 ? s3.measure({ exclude }) : measure(source, { exclude, excludeCaches: opts.excludeCaches === true }))
+    .then(
+      (t) => {
+        progress.bytesTotal = t.bytes;
+        progress.filesTotal = t.files;
+        checkCapacity(drives, t.bytes);
+        const each = bytesPerDrive(t.bytes, drives.roots.length, drives.parity, 0);
+        for (const d of out.targets) d.expected = each;
+      },
+      (e: unknown) => void (measured = e as Error),
+    )
+    .catch((e: unknown) => void (measured = e as Error));
 
   const key = chunkKey(dataset.secret);
   const store = new ChunkStore(out.openPack, out.k, rows, chain.held, opts.packTarget ?? PACK_TARGET, kept);
   const pipeline = chunkPipeline({ key, level: opts.level ?? 3 });
   const manifest = out.manifest;
-  const counts: PackEntryCounts = { files: 0, dirs: 0, links: 0, hardLinks: 0, specials: 0, sparseFiles: 0, holeBytes: 0, withXattrs: 0, withAcls: 0, excluded: 0, notShipped: {}, changing: 0 };
+  const counts: PackEntryCounts = {
+    files: 0,
+    dirs: 0,
+    links: 0,
+    hardLinks: 0,
+    specials: 0,
+    sparseFiles: 0,
+    holeBytes: 0,
+    withXattrs: 0,
+    withAcls: 0,
+    excluded: 0,
+    notShipped: {},
+    changing: 0,
+  };
   const notShipped = (path: string, reason: string): void => {
     counts.notShipped[reason] = (counts.notShipped[reason] ?? 0) + 1;
     warn('NOT_SHIPPED', `not shipped: ${quote(path)}: ${reason}`, path);
@@ -132,7 +155,21 @@ async function packFrom(ctx: Context, opts: PackOptions & { packTarget?: number 
     counts.changing++;
   };
   const allowChanging = opts.allowChanging === true;
-  const entries = new EntryPacker({ catalog: ctx.catalog, manifest, store, rows, lookup: chain.lookup, pipeline, progress, warn, sha: against?.ids === 'sha256', notShipped, unsettled, allowChanging, ...(s3 ? { fetch: s3 } : {}) });
+  const entries = new EntryPacker({
+    catalog: ctx.catalog,
+    manifest,
+    store,
+    rows,
+    lookup: chain.lookup,
+    pipeline,
+    progress,
+    warn,
+    sha: against?.ids === 'sha256',
+    notShipped,
+    unsettled,
+    allowChanging,
+    ...(s3 ? { fetch: s3 } : {}),
+  });
   const bases = plan.bases;
   try {
     await manifest.add({
@@ -156,7 +193,18 @@ async function packFrom(ctx: Context, opts: PackOptions & { packTarget?: number 
     const packs = await store.finish();
     progress.phase = 'seal';
     progress.emit();
-    const sealed = await sealShipment(ctx, opts, me, { shipmentId, datasetName, datasetId: dataset.id, label, rows, out }, manifest, packs, counts, portability, store, () => (sealing = true));
+    const sealed = await sealShipment(
+      ctx,
+      opts,
+      me,
+      { shipmentId, datasetName, datasetId: dataset.id, label, rows, out },
+      manifest,
+      packs,
+      counts,
+      portability,
+      store,
+      () => (sealing = true),
+    );
     await recordSealed(ctx, shipmentId, sealed.paths, onEvent);
     const seconds = (performance.now() - started) / 1000;
     // The planner's measured drive speed; a resumed pack did not write its kept packs in this time.
@@ -203,11 +251,15 @@ async function packFrom(ctx: Context, opts: PackOptions & { packTarget?: number 
     const err = isBrickpostError(e) ? e : toEnvironmentError(e, 'pack failed');
     if (sealing) {
       // Written and signed everywhere: finished by the next pack (sealing.ts), never redone.
-      throw new BrickpostError(err.code, `${err.message}; shipment ${shipmentId} is sealed on every drive, but not yet in place on all of them or recorded so`, {
-        cause: err,
-        ...(err.path ? { path: err.path } : {}),
-        hint: `${err.hint ?? 'fix the drive'}; the next pack of dataset ${quote(datasetName)} to the same drives puts it in place first`,
-      });
+      throw new BrickpostError(
+        err.code,
+        `${err.message}; shipment ${shipmentId} is sealed on every drive, but not yet in place on all of them or recorded so`,
+        {
+          cause: err,
+          ...(err.path ? { path: err.path } : {}),
+          hint: `${err.hint ?? 'fix the drive'}; the next pack of dataset ${quote(datasetName)} to the same drives puts it in place first`,
+        },
+      );
     }
     await store.abort();
     // A drive that filled up or failed: keep what is written for --resume.
@@ -221,7 +273,9 @@ async function packFrom(ctx: Context, opts: PackOptions & { packTarget?: number 
     throw new BrickpostError(err.code, `${err.message}; the shipment is kept unfinished (${store.packCount} finished packs)`, {
       cause: err,
       ...(err.path ? { path: err.path } : {}),
-      hint: err.hint?.includes('--resume') ? err.hint : `${err.hint ?? 'fix the drive'}; then run the same pack command with --resume to continue without rewriting the finished packs`,
+      hint: err.hint?.includes('--resume')
+        ? err.hint
+        : `${err.hint ?? 'fix the drive'}; then run the same pack command with --resume to continue without rewriting the finished packs`,
     });
   } finally {
     against?.held.close();
@@ -257,14 +311,26 @@ async function placeInChain(ctx: Context, opts: PackOptions, me: Identity, input
   let plan: ChainPlan;
   try {
     if (opts.resume) {
-      if (!interrupted) throw new BrickpostError('USAGE', `dataset ${quote(datasetName)} has no interrupted shipment to resume`, { hint: 'drop --resume to pack a new shipment' });
+      if (!interrupted)
+        throw new BrickpostError('USAGE', `dataset ${quote(datasetName)} has no interrupted shipment to resume`, {
+          hint: 'drop --resume to pack a new shipment',
+        });
       checkLayout(interrupted, drives.roots.length, drives.parity);
-      if (interrupted.against !== (against?.sha256 ?? null)) throw new BrickpostError('USAGE', `shipment ${quote(interrupted.id)} was packed ${interrupted.against ? 'against a signature file' : 'without --against'}; give the same options to resume it`);
+      if (interrupted.against !== (against?.sha256 ?? null))
+        throw new BrickpostError(
+          'USAGE',
+          `shipment ${quote(interrupted.id)} was packed ${interrupted.against ? 'against a signature file' : 'without --against'}; give the same options to resume it`,
+        );
       if (opts.recovery === undefined) drives.recovery = interrupted.layout.recovery;
       plan = interrupted.plan;
     } else {
       if (interrupted) await discard(ctx, interrupted.id, drives.roots, warn);
-      plan = planChain(ctx.catalog, dataset.id, recipientStrings.filter((r) => r !== me.recipient), opts.full === true || against !== null);
+      plan = planChain(
+        ctx.catalog,
+        dataset.id,
+        recipientStrings.filter((r) => r !== me.recipient),
+        opts.full === true || against !== null,
+      );
     }
   } catch (e) {
     against?.held.close();
@@ -308,10 +374,28 @@ async function openShipment(ctx: Context, opts: PackOptions, input: Inputs, chai
     throw toEnvironmentError(e, 'cannot read the interrupted shipment');
   }
   const label = resuming?.label ?? opts.label ?? '';
-  const rows = new ShipmentRows(ctx, dataset, shipmentId, label, input.recipientStrings, plan, against?.sha256 ?? null, layout, resuming ? { created: resuming.created, kept } : undefined);
+  const rows = new ShipmentRows(
+    ctx,
+    dataset,
+    shipmentId,
+    label,
+    input.recipientStrings,
+    plan,
+    against?.sha256 ?? null,
+    layout,
+    resuming ? { created: resuming.created, kept } : undefined,
+  );
   let out: ShipmentWriter;
   try {
-    out = await ShipmentWriter.open({ drives: drives.roots, parity: drives.parity, recovery: drives.recovery, capacities: drives.capacities, shipment: shipmentId, recipients: input.recipients, onEvent });
+    out = await ShipmentWriter.open({
+      drives: drives.roots,
+      parity: drives.parity,
+      recovery: drives.recovery,
+      capacities: drives.capacities,
+      shipment: shipmentId,
+      recipients: input.recipients,
+      onEvent,
+    });
     await out.replay(kept);
   } catch (e) {
     against?.held.close();
@@ -347,7 +431,9 @@ async function writeEntries(
     else notShipped(sk.path, sk.reason);
   };
   const walkWarn = (message: string, path: string): void => warn('ATTRIBUTES', message, path);
-  const entriesOf = s3 ? s3.walk(skipped, { exclude, warn: walkWarn }) : walk(source, skipped, { exclude, excludeCaches: opts.excludeCaches === true, warn: walkWarn });
+  const entriesOf = s3
+    ? s3.walk(skipped, { exclude, warn: walkWarn })
+    : walk(source, skipped, { exclude, excludeCaches: opts.excludeCaches === true, warn: walkWarn });
   for await (const entry of entriesOf) {
     if (signal?.aborted) throw new BrickpostError('CANCELLED', 'pack cancelled');
     const failed = measured();
@@ -364,9 +450,13 @@ async function writeEntries(
   counts.holeBytes = entries.holeBytes;
   const missed = Object.entries(counts.notShipped);
   if (opts.strict && missed.length > 0) {
-    throw new BrickpostError('SOURCE_INCOMPLETE', `pack --strict: ${missed.map(([why, n]) => `${n} ${n === 1 ? 'entry' : 'entries'} ${why}`).join(', ')}; nothing was shipped`, {
-      hint: 'the warnings above name each entry; fix their permissions (or exclude them with --exclude), or pack without --strict to ship the rest',
-    });
+    throw new BrickpostError(
+      'SOURCE_INCOMPLETE',
+      `pack --strict: ${missed.map(([why, n]) => `${n} ${n === 1 ? 'entry' : 'entries'} ${why}`).join(', ')}; nothing was shipped`,
+      {
+        hint: 'the warnings above name each entry; fix their permissions (or exclude them with --exclude), or pack without --strict to ship the rest',
+      },
+    );
   }
   return portability;
 }

@@ -34,7 +34,17 @@ export async function sealShipment(
   for (const p of packs) await manifest.add({ t: 'pack', i: p.index, path: p.path, size: p.size, plain: p.plain, chunks: p.chunks });
   const t = manifest.totals;
   Object.assign(counts, { files: t.files, dirs: t.dirs, links: t.links, hardLinks: t.hard, specials: t.specials });
-  await manifest.add({ t: 'end', dirs: t.dirs, files: t.files, links: t.links, hard: t.hard, specials: t.specials, bytes: t.bytes, chunks: t.chunks, packs: t.packs });
+  await manifest.add({
+    t: 'end',
+    dirs: t.dirs,
+    files: t.files,
+    links: t.links,
+    hard: t.hard,
+    specials: t.specials,
+    bytes: t.bytes,
+    chunks: t.chunks,
+    packs: t.packs,
+  });
   // Groups of names that differ only in case are complete once the manifest is: nothing is sealed yet.
   portability.finish(manifest.collisions);
   const m = await manifest.close();

@@ -37,7 +37,13 @@ export function markSealed(catalog: Catalog, id: string, datasetId: string, self
  * drive given holds it, where to rename it by hand).
  * @throws BrickpostError PERMISSION, IO (a rename), and what markSealed throws
  */
-export async function finishSealing(catalog: Catalog, datasetId: string, roots: string[], self: string, warn: (code: string, message: string) => void): Promise<void> {
+export async function finishSealing(
+  catalog: Catalog,
+  datasetId: string,
+  roots: string[],
+  self: string,
+  warn: (code: string, message: string) => void,
+): Promise<void> {
   const ids = sealingIds(catalog, datasetId);
   for (const id of ids) {
     let placed = 0;

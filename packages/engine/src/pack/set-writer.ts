@@ -55,7 +55,17 @@ export class ShipmentWriter {
     const targets: DriveTarget[] = [];
     try {
       for (const [i, root] of o.drives.entries()) {
-        targets.push(await DriveTarget.open({ root, share: i, drives: o.drives.length, shipment: o.shipment, capacity: o.capacities[i]!, recovery: o.recovery, onEvent: o.onEvent }));
+        targets.push(
+          await DriveTarget.open({
+            root,
+            share: i,
+            drives: o.drives.length,
+            shipment: o.shipment,
+            capacity: o.capacities[i]!,
+            recovery: o.recovery,
+            onEvent: o.onEvent,
+          }),
+        );
       }
       const k = o.drives.length - o.parity;
       const parity = o.parity > 0 ? new ParityOut(k, targets.slice(k)) : null;
@@ -161,13 +171,22 @@ export class ShipmentWriter {
           setParity: this.parityCount,
           recovery: this.recovery,
         };
-        await sealBag(t.part, driveInfo, payload.map((f) => ({ path: f.path, digest: f.sha256 })), key, { custody: (digests) => publisherCustodyLog(driveInfo, key, digests) });
+        await sealBag(
+          t.part,
+          driveInfo,
+          payload.map((f) => ({ path: f.path, digest: f.sha256 })),
+          key,
+          { custody: (digests) => publisherCustodyLog(driveInfo, key, digests) },
+        );
         await syncDir(t.part);
         t.done();
       }),
     );
     // Every drive carries the others' signed tag files, so a lost drive can be rebuilt without the signing key.
-    await writePeerCopies(this.targets.map((t) => t.part), recoveryFiles);
+    await writePeerCopies(
+      this.targets.map((t) => t.part),
+      recoveryFiles,
+    );
     beforePublish(bytesOnDrive);
     await this.rename();
     return { bytesOnDrive, paths: this.targets.map((t) => t.final) };

@@ -90,7 +90,8 @@ export function snapshotCommands(subvolume: string, dir: string): { create: [str
 /** What to do instead on a file system brickpost does not snapshot. */
 function otherwise(m: MountOf): string {
   if (m.fsType === 'zfs') return `take a snapshot yourself (zfs snapshot ${m.device}@brickpost) and pack from ${m.mountPoint}/.zfs/snapshot/brickpost/…`;
-  if (m.device.startsWith('/dev/mapper/')) return `if ${m.device} is an LVM volume, take a snapshot yourself (lvcreate --snapshot), mount it read-only and pack from there`;
+  if (m.device.startsWith('/dev/mapper/'))
+    return `if ${m.device} is an LVM volume, take a snapshot yourself (lvcreate --snapshot), mount it read-only and pack from there`;
   return 'pack without --snapshot: a file that changes while read is read again, and pack fails if it does not settle (see --allow-changing)';
 }
 
@@ -100,13 +101,26 @@ function otherwise(m: MountOf): string {
  * removed is said as a warning (`warn`), never hides `fn`'s result or error.
  * @throws BrickpostError USAGE (not btrfs, naming the file system), DEPENDENCY (no btrfs tool), PERMISSION, IO; what fn throws
  */
-export async function withSnapshot<T>(source: string, fn: (inSnapshot: string) => Promise<T>, warn: (message: string) => void, deps: SnapshotDeps = MACHINE): Promise<{ result: T; snapshot: string }> {
+export async function withSnapshot<T>(
+  source: string,
+  fn: (inSnapshot: string) => Promise<T>,
+  warn: (message: string) => void,
+  deps: SnapshotDeps = MACHINE,
+): Promise<{ result: T; snapshot: string }> {
   const m = deps.mountOf(source);
   if (m === null) {
-    throw new BrickpostError('USAGE', `pack --snapshot: cannot tell which file system holds ${quote(source)} (no /proc/self/mountinfo); snapshots are taken on Linux btrfs only`, { hint: otherwise({ fsType: '', mountPoint: '', device: '' }) });
+    throw new BrickpostError(
+      'USAGE',
+      `pack --snapshot: cannot tell which file system holds ${quote(source)} (no /proc/self/mountinfo); snapshots are taken on Linux btrfs only`,
+      { hint: otherwise({ fsType: '', mountPoint: '', device: '' }) },
+    );
   }
   if (m.fsType !== 'btrfs') {
-    throw new BrickpostError('USAGE', `pack --snapshot: ${quote(source)} is on a ${m.fsType} file system (${quote(m.device)} mounted at ${quote(m.mountPoint)}); brickpost takes snapshots on btrfs only`, { hint: otherwise(m), path: source });
+    throw new BrickpostError(
+      'USAGE',
+      `pack --snapshot: ${quote(source)} is on a ${m.fsType} file system (${quote(m.device)} mounted at ${quote(m.mountPoint)}); brickpost takes snapshots on btrfs only`,
+      { hint: otherwise(m), path: source },
+    );
   }
   const subvolume = deps.subvolumeOf(source);
   const dir = join(subvolume, `.brickpost-snapshot-${randomBytes(4).toString('hex')}`);
@@ -116,7 +130,9 @@ export async function withSnapshot<T>(source: string, fn: (inSnapshot: string) =
     return { result: await fn(join(dir, relative(subvolume, source))), snapshot: dir };
   } finally {
     await deps.run(...cmd.remove).catch((e: unknown) => {
-      warn(`the snapshot ${quote(dir)} could not be removed: ${(e as Error).message}; remove it with: ${[cmd.remove[0], ...cmd.remove[1]].map(shellArg).join(' ')}`);
+      warn(
+        `the snapshot ${quote(dir)} could not be removed: ${(e as Error).message}; remove it with: ${[cmd.remove[0], ...cmd.remove[1]].map(shellArg).join(' ')}`,
+      );
     });
   }
 }
@@ -126,7 +142,12 @@ export async function withSnapshot<T>(source: string, fn: (inSnapshot: string) =
  * source has (a dataset is named after its folder by default), with a note
  * in the summary saying so.
  */
-export async function packFromSnapshot(opts: PackOptions, onEvent: EventSink, packIt: (o: PackOptions) => Promise<PackSummary>, deps: SnapshotDeps = MACHINE): Promise<PackSummary> {
+export async function packFromSnapshot(
+  opts: PackOptions,
+  onEvent: EventSink,
+  packIt: (o: PackOptions) => Promise<PackSummary>,
+  deps: SnapshotDeps = MACHINE,
+): Promise<PackSummary> {
   let source: string;
   try {
     source = realpathSync(resolve(opts.source));
@@ -134,7 +155,12 @@ export async function packFromSnapshot(opts: PackOptions, onEvent: EventSink, pa
     throw new BrickpostError('NOT_FOUND', `source ${quote(opts.source)} is not a folder`);
   }
   const warn = (message: string): void => onEvent({ type: 'warning', code: 'SNAPSHOT', message });
-  const { result, snapshot } = await withSnapshot(source, (inSnapshot) => packIt({ ...opts, source: inSnapshot, snapshot: false, dataset: opts.dataset ?? basename(source) }), warn, deps);
+  const { result, snapshot } = await withSnapshot(
+    source,
+    (inSnapshot) => packIt({ ...opts, source: inSnapshot, snapshot: false, dataset: opts.dataset ?? basename(source) }),
+    warn,
+    deps,
+  );
   result.notes.push(`packed from a read-only snapshot of ${source} (${snapshot}), removed after`);
   return result;
 }
@@ -146,11 +172,21 @@ export const runTool: ToolRunner = (cmd, args) =>
       if (!err) return done();
       const line = [cmd, ...args].map(shellArg).join(' ');
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
-        return fail(new BrickpostError('DEPENDENCY', `${quote(cmd)} is not installed: it takes and removes the snapshot`, { hint: 'install btrfs-progs (apt-get install btrfs-progs), or pack without --snapshot' }));
+        return fail(
+          new BrickpostError('DEPENDENCY', `${quote(cmd)} is not installed: it takes and removes the snapshot`, {
+            hint: 'install btrfs-progs (apt-get install btrfs-progs), or pack without --snapshot',
+          }),
+        );
       }
       const words = stderr.trim().split('\n').pop() ?? err.message;
       const denied = /permission denied|operation not permitted/i.test(words);
-      fail(new BrickpostError(denied ? 'PERMISSION' : 'IO', `${line} failed: ${words}`, { hint: denied ? 'run pack as root (snapshots of a subvolume need it), or pack without --snapshot' : 'check the file system with: btrfs filesystem show' }));
+      fail(
+        new BrickpostError(denied ? 'PERMISSION' : 'IO', `${line} failed: ${words}`, {
+          hint: denied
+            ? 'run pack as root (snapshots of a subvolume need it), or pack without --snapshot'
+            : 'check the file system with: btrfs filesystem show',
+        }),
+      );
     });
   });
 

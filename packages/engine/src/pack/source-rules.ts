@@ -54,11 +54,16 @@ export class Portability {
   /** @throws BrickpostError UNSAFE_PATH listing what is not portable */
   finish(collisions: ReadonlyArray<{ parent: string; names: string[] }>): void {
     if (!this.on) return;
-    for (const c of collisions) this.add(`${c.names.map((n) => quote(displayName(c.parent ? `${c.parent}/${n}` : n))).join(' and ')} differ only in case or Unicode form`);
+    for (const c of collisions)
+      this.add(`${c.names.map((n) => quote(displayName(c.parent ? `${c.parent}/${n}` : n))).join(' and ')} differ only in case or Unicode form`);
     if (this.count === 0) return;
-    throw new BrickpostError('UNSAFE_PATH', `pack --portable: ${this.count} ${this.count === 1 ? 'name is' : 'names are'} not portable: ${this.problems.slice(0, 20).join('; ')}${this.count > 20 ? '; …' : ''}`, {
-      hint: 'rename them (or exclude them with --exclude), or pack without --portable: then only destinations that cannot hold them refuse the shipment',
-    });
+    throw new BrickpostError(
+      'UNSAFE_PATH',
+      `pack --portable: ${this.count} ${this.count === 1 ? 'name is' : 'names are'} not portable: ${this.problems.slice(0, 20).join('; ')}${this.count > 20 ? '; …' : ''}`,
+      {
+        hint: 'rename them (or exclude them with --exclude), or pack without --portable: then only destinations that cannot hold them refuse the shipment',
+      },
+    );
   }
 
   private add(problem: string): void {

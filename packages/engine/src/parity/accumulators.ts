@@ -61,32 +61,95 @@ function kernelBytes(): Uint8Array {
   const [L, H, LO, HI, V, MASK] = [10, 14, 18, 19, 20, 21];
   const lanes = [0, 1, 2, 3];
   const split = (k: number): number[] => [
-    ...get(S), ...load128(16 * k), ...tee(V), ...get(MASK), ...and, ...set(L + k),
-    ...get(V), ...i32(4), ...shr16, ...get(MASK), ...and, ...set(H + k),
+    ...get(S),
+    ...load128(16 * k),
+    ...tee(V),
+    ...get(MASK),
+    ...and,
+    ...set(L + k),
+    ...get(V),
+    ...i32(4),
+    ...shr16,
+    ...get(MASK),
+    ...and,
+    ...set(H + k),
   ];
   const addRow = (k: number): number[] => [
-    ...get(D), ...get(D), ...load128(16 * k),
-    ...get(LO), ...get(L + k), ...swizzle, ...get(HI), ...get(H + k), ...swizzle, ...xor, ...xor,
+    ...get(D),
+    ...get(D),
+    ...load128(16 * k),
+    ...get(LO),
+    ...get(L + k),
+    ...swizzle,
+    ...get(HI),
+    ...get(H + k),
+    ...swizzle,
+    ...xor,
+    ...xor,
     ...store128(16 * k),
   ];
   const body = [
-    ...i32(15), ...splat, ...set(MASK),
-    ...get(ROW_LIST), ...get(N), ...i32(3), SHL, ADD, ...set(END),
+    ...i32(15),
+    ...splat,
+    ...set(MASK),
+    ...get(ROW_LIST),
+    ...get(N),
+    ...i32(3),
+    SHL,
+    ADD,
+    ...set(END),
     ...[0x03, 0x40],
-    ...get(SRC), ...get(POS), ADD, ...set(S),
+    ...get(SRC),
+    ...get(POS),
+    ADD,
+    ...set(S),
     ...lanes.flatMap(split),
-    ...get(ROW_LIST), ...set(R),
+    ...get(ROW_LIST),
+    ...set(R),
     ...[0x03, 0x40],
-    ...get(R), ...loadI32(0), ...get(POS), ADD, ...set(D),
-    ...get(R), ...loadI32(4), ...tee(T), ...load128(TABLES), ...set(LO),
-    ...get(T), ...load128(TABLES + 16), ...set(HI),
+    ...get(R),
+    ...loadI32(0),
+    ...get(POS),
+    ADD,
+    ...set(D),
+    ...get(R),
+    ...loadI32(4),
+    ...tee(T),
+    ...load128(TABLES),
+    ...set(LO),
+    ...get(T),
+    ...load128(TABLES + 16),
+    ...set(HI),
     ...lanes.flatMap(addRow),
-    ...get(R), ...i32(8), ADD, ...tee(R), ...get(END), LT_U, 0x0d, 0,
+    ...get(R),
+    ...i32(8),
+    ADD,
+    ...tee(R),
+    ...get(END),
+    LT_U,
+    0x0d,
+    0,
     0x0b,
-    ...get(POS), ...i32(64), ADD, ...tee(POS), ...get(LEN), LT_U, 0x0d, 0,
+    ...get(POS),
+    ...i32(64),
+    ADD,
+    ...tee(POS),
+    ...get(LEN),
+    LT_U,
+    0x0d,
+    0,
     ...[0x0b, 0x0b],
   ];
-  return moduleBytes({ fn: 'rows', params: 4, locals: [[6, 0x7f], [12, 0x7b]], pages: 1, body });
+  return moduleBytes({
+    fn: 'rows',
+    params: 4,
+    locals: [
+      [6, 0x7f],
+      [12, 0x7b],
+    ],
+    pages: 1,
+    body,
+  });
 }
 
 interface Kernel {
@@ -133,7 +196,11 @@ export class Accumulators {
    * not a positive integer, count × size exceeds MAX_ACCUMULATOR_BYTES, or
    * the memory cannot be had.
    */
-  constructor(readonly count: number, readonly size: number, opts: { simd?: boolean } = {}) {
+  constructor(
+    readonly count: number,
+    readonly size: number,
+    opts: { simd?: boolean } = {},
+  ) {
     if (!Number.isInteger(size) || size < 64 || size % 64 !== 0) throw new RangeError(`accumulator size ${size} is not a positive multiple of 64`);
     if (!Number.isInteger(count) || count < 1) throw new RangeError(`accumulator count ${count} is not a positive integer`);
     if (count * size > MAX_ACCUMULATOR_BYTES) throw new RangeError(`${count} accumulators of ${size} bytes exceed ${MAX_ACCUMULATOR_BYTES} bytes`);

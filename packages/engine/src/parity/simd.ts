@@ -68,31 +68,92 @@ function kernelBytes(): Uint8Array {
   const lanes = [0, 1, 2, 3];
   const product = (k: number): number[] => [
     ...get(A + k),
-    ...get(LO), ...get(P), ...load(SRC + 16 * k), ...tee(V), ...get(MASK), ...and, ...swizzle, ...xor,
-    ...get(HI), ...get(V), ...i32(4), ...shr16, ...get(MASK), ...and, ...swizzle, ...xor,
+    ...get(LO),
+    ...get(P),
+    ...load(SRC + 16 * k),
+    ...tee(V),
+    ...get(MASK),
+    ...and,
+    ...swizzle,
+    ...xor,
+    ...get(HI),
+    ...get(V),
+    ...i32(4),
+    ...shr16,
+    ...get(MASK),
+    ...and,
+    ...swizzle,
+    ...xor,
     ...set(A + k),
   ];
   const body = [
-    ...i32(15), ...splat, ...set(MASK),
+    ...i32(15),
+    ...splat,
+    ...set(MASK),
     ...[0x03, 0x40],
-    ...get(ACC), 0x04, 0x40,
+    ...get(ACC),
+    0x04,
+    0x40,
     ...lanes.flatMap((k) => [...get(POS), ...load(DST + 16 * k), ...set(A + k)]),
     0x05,
     ...lanes.flatMap((k) => [...zero, ...set(A + k)]),
     0x0b,
-    ...get(POS), ...set(P), ...get(COEF), ...set(C), ...get(COEF), ...get(N), ADD, ...set(END),
+    ...get(POS),
+    ...set(P),
+    ...get(COEF),
+    ...set(C),
+    ...get(COEF),
+    ...get(N),
+    ADD,
+    ...set(END),
     ...[0x03, 0x40],
-    ...get(C), LOAD8_U, 0, 0, ...i32(5), SHL, ...tee(T), ...load(TABLES), ...set(LO),
-    ...get(T), ...load(TABLES + 16), ...set(HI),
+    ...get(C),
+    LOAD8_U,
+    0,
+    0,
+    ...i32(5),
+    SHL,
+    ...tee(T),
+    ...load(TABLES),
+    ...set(LO),
+    ...get(T),
+    ...load(TABLES + 16),
+    ...set(HI),
     ...lanes.flatMap(product),
-    ...get(P), ...get(STRIDE), ADD, ...set(P),
-    ...get(C), ...i32(1), ADD, ...tee(C), ...get(END), LT_U, 0x0d, 0,
+    ...get(P),
+    ...get(STRIDE),
+    ADD,
+    ...set(P),
+    ...get(C),
+    ...i32(1),
+    ADD,
+    ...tee(C),
+    ...get(END),
+    LT_U,
+    0x0d,
+    0,
     0x0b,
     ...lanes.flatMap((k) => [...get(POS), ...get(A + k), ...store(DST + 16 * k)]),
-    ...get(POS), ...i32(64), ADD, ...tee(POS), ...get(LEN), LT_U, 0x0d, 0,
+    ...get(POS),
+    ...i32(64),
+    ADD,
+    ...tee(POS),
+    ...get(LEN),
+    LT_U,
+    0x0d,
+    0,
     ...[0x0b, 0x0b],
   ];
-  return moduleBytes({ fn: 'dot', params: 5, locals: [[5, 0x7f], [8, 0x7b]], pages: PAGES, body });
+  return moduleBytes({
+    fn: 'dot',
+    params: 5,
+    locals: [
+      [5, 0x7f],
+      [8, 0x7b],
+    ],
+    pages: PAGES,
+    body,
+  });
 }
 
 interface Kernel {
@@ -129,13 +190,7 @@ const used = new Uint16Array(MAX_SOURCES);
  * least `length` long, and no output overlapping a source or another
  * output. Not reentrant (one module per thread; calls are synchronous).
  */
-export function dotProductsSimd(
-  dsts: Uint8Array[],
-  srcs: Uint8Array[],
-  rows: ArrayLike<number>[],
-  length: number,
-  accumulate: boolean,
-): boolean {
+export function dotProductsSimd(dsts: Uint8Array[], srcs: Uint8Array[], rows: ArrayLike<number>[], length: number, accumulate: boolean): boolean {
   const k = instance();
   if (!k) return false;
   if (length === 0) return true;

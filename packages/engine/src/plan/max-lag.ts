@@ -21,7 +21,9 @@ export function parseMaxLag(values: readonly string[]): MaxLag {
     }
     const s = /[a-z]$/i.test(t) ? parseDuration(t) : undefined;
     if (s === undefined) {
-      throw new BrickpostError('USAGE', `--max-lag ${quote(v)} is neither a number of shipments (3) nor a time with its unit (30d, 12h, 2w)`, { hint: 'brickpost subscribers --max-lag 30d --max-lag 3' });
+      throw new BrickpostError('USAGE', `--max-lag ${quote(v)} is neither a number of shipments (3) nor a time with its unit (30d, 12h, 2w)`, {
+        hint: 'brickpost subscribers --max-lag 30d --max-lag 3',
+      });
     }
     out.seconds = s;
   }

@@ -150,6 +150,7 @@ function positive(what: string, v: number, zeroOk: boolean): number {
 }
 
 function whole(what: string, v: number, max: number): number {
-  if (!Number.isInteger(v) || v < 1 || v > max) throw new BrickpostError('USAGE', `plan: ${what} must be a whole number from 1 to ${max}, not ${quote(String(v))}`);
+  if (!Number.isInteger(v) || v < 1 || v > max)
+    throw new BrickpostError('USAGE', `plan: ${what} must be a whole number from 1 to ${max}, not ${quote(String(v))}`);
   return v;
 }

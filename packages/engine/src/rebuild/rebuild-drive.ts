@@ -38,18 +38,29 @@ const SYSTEM_ENTRIES = new Set(['lost+found', 'System Volume Information', '$REC
  */
 export async function rebuildDrive(ctx: Context, opts: RebuildDriveOptions, onEvent: EventSink, signal?: AbortSignal): Promise<RebuildDriveSummary> {
   const started = performance.now();
-  if (opts.from.length === 0) throw new BrickpostError('USAGE', 'no drive to rebuild from', { hint: 'give the drives of the set you have, each with --from DRIVE' });
+  if (opts.from.length === 0)
+    throw new BrickpostError('USAGE', 'no drive to rebuild from', { hint: 'give the drives of the set you have, each with --from DRIVE' });
   const trusted = trustedVerifiers(ctx.catalog);
   const to = resolve(opts.to);
-  if (opts.from.some((d) => resolve(d) === to)) throw new BrickpostError('USAGE', `${quote(opts.to)} is given both as a drive to rebuild from and as the new drive`, { hint: 'give the new, empty drive with --to only' });
+  if (opts.from.some((d) => resolve(d) === to))
+    throw new BrickpostError('USAGE', `${quote(opts.to)} is given both as a drive to rebuild from and as the new drive`, {
+      hint: 'give the new, empty drive with --to only',
+    });
   const m = await openMembers(opts.from, trusted, opts.shipment);
   const set = m.set;
-  if (!set) throw new BrickpostError('USAGE', `shipment ${quote(m.first.id)} is on a single drive, not a drive set: there is no parity to rebuild a drive from`, { hint: 'copy the drive instead, and check the copy with brickpost verify' });
+  if (!set)
+    throw new BrickpostError('USAGE', `shipment ${quote(m.first.id)} is on a single drive, not a drive set: there is no parity to rebuild a drive from`, {
+      hint: 'copy the drive instead, and check the copy with brickpost verify',
+    });
   const id = m.first.id;
   if (set.parity === 0) {
-    throw new BrickpostError('SET_INCOMPLETE', `shipment ${quote(id)} is a set of ${set.shares.length} drives without parity: a lost drive cannot be computed from the others`, {
-      hint: 'ask the publisher for a new copy of the lost drive (pack --parity M makes sets that survive M lost drives)',
-    });
+    throw new BrickpostError(
+      'SET_INCOMPLETE',
+      `shipment ${quote(id)} is a set of ${set.shares.length} drives without parity: a lost drive cannot be computed from the others`,
+      {
+        hint: 'ask the publisher for a new copy of the lost drive (pack --parity M makes sets that survive M lost drives)',
+      },
+    );
   }
   const target = whichDrive(m, opts.member);
   const n = set.shares.length;
@@ -97,10 +108,14 @@ export async function rebuildDrive(ctx: Context, opts: RebuildDriveOptions, onEv
   check.emit();
   if (fixity.problems.length > 0) {
     const p = fixity.problems[0]!;
-    throw new BrickpostError('FIXITY_MISMATCH', `the rebuilt drive ${target + 1} does not verify (${fixity.problems.length} problems; first: ${p.message}); it is left unfinished at ${quote(part)}`, {
-      ...(p.path ? { path: p.path } : {}),
-      hint: `verify each drive used (${chosen.map((i) => commandLine(['verify', dirs.get(i)!])).join('; ')}), then run the same rebuild again`,
-    });
+    throw new BrickpostError(
+      'FIXITY_MISMATCH',
+      `the rebuilt drive ${target + 1} does not verify (${fixity.problems.length} problems; first: ${p.message}); it is left unfinished at ${quote(part)}`,
+      {
+        ...(p.path ? { path: p.path } : {}),
+        hint: `verify each drive used (${chosen.map((i) => commandLine(['verify', dirs.get(i)!])).join('; ')}), then run the same rebuild again`,
+      },
+    );
   }
   failpoint('rebuild-publish');
   try {
@@ -120,7 +135,19 @@ export async function rebuildDrive(ctx: Context, opts: RebuildDriveOptions, onEv
     { from: `drives ${from.map((f) => f.drive).join(', ')} of ${n}`, files, bytes },
     onEvent,
   );
-  return { shipmentId: id, drive: target + 1, drives: n, kind: share.kind, from, path: bag, files, bytes, kept, custody: custody.where, seconds: (performance.now() - started) / 1000 };
+  return {
+    shipmentId: id,
+    drive: target + 1,
+    drives: n,
+    kind: share.kind,
+    from,
+    path: bag,
+    files,
+    bytes,
+    kept,
+    custody: custody.where,
+    seconds: (performance.now() - started) / 1000,
+  };
 }
 
 /**
@@ -132,18 +159,26 @@ function whichDrive(m: SetMembers, member: number | undefined): number {
   const set = m.set!;
   const n = set.shares.length;
   if (member !== undefined) {
-    if (!Number.isInteger(member) || member < 1 || member > n) throw new BrickpostError('USAGE', `--member ${member} is not a drive of this set: it has drives 1 to ${n}`);
+    if (!Number.isInteger(member) || member < 1 || member > n)
+      throw new BrickpostError('USAGE', `--member ${member} is not a drive of this set: it has drives 1 to ${n}`);
     const here = m.members.get(member - 1);
     if (here) {
-      throw new BrickpostError('USAGE', `drive ${member} of the set is among the drives given (${quote(here.dir)}): rebuild a drive from the others, not from itself`, {
-        hint: 'leave the failed drive out of --from',
-      });
+      throw new BrickpostError(
+        'USAGE',
+        `drive ${member} of the set is among the drives given (${quote(here.dir)}): rebuild a drive from the others, not from itself`,
+        {
+          hint: 'leave the failed drive out of --from',
+        },
+      );
     }
     return member - 1;
   }
   const st = setStatus(set, m.members.keys());
   if (st.missing.length === 1) return st.missing[0]! - 1;
-  if (st.missing.length === 0) throw new BrickpostError('USAGE', `every drive of the set is among the drives given: none is lost`, { hint: 'leave the failed drive out of --from, or name it with --member N' });
+  if (st.missing.length === 0)
+    throw new BrickpostError('USAGE', `every drive of the set is among the drives given: none is lost`, {
+      hint: 'leave the failed drive out of --from, or name it with --member N',
+    });
   throw new BrickpostError('USAGE', `drives ${st.missing.join(', ')} of the set are not among the drives given: say which one to rebuild`, {
     hint: `add --member N, for example --member ${st.missing[0]}`,
   });
@@ -156,7 +191,8 @@ function whichDrive(m: SetMembers, member: number | undefined): number {
  */
 async function checkTarget(to: string, id: string, target: number, n: number): Promise<void> {
   const st = await stat(to).catch(() => null);
-  if (!st?.isDirectory()) throw new BrickpostError('NOT_FOUND', `new drive ${quote(to)} is not a folder`, { hint: 'mount the new drive, or create the folder standing in for it' });
+  if (!st?.isDirectory())
+    throw new BrickpostError('NOT_FOUND', `new drive ${quote(to)} is not a folder`, { hint: 'mount the new drive, or create the folder standing in for it' });
   if (await stat(bagDir(to, id)).catch(() => null)) {
     throw new BrickpostError('USAGE', `${quote(to)} already holds shipment ${quote(id)}: it is a drive of the set, not a new one`, {
       hint: `check it with: ${commandLine(['verify', to])}; give an empty drive to rebuild drive ${target + 1} of ${n} onto`,
@@ -166,9 +202,16 @@ async function checkTarget(to: string, id: string, target: number, n: number): P
   const inside = (await readdir(join(to, DRIVE_DIR)).catch(() => [] as string[])).filter((e) => e !== id + PART_SUFFIX);
   const found = [...other, ...inside.map((e) => `${DRIVE_DIR}/${e}`)];
   if (found.length > 0) {
-    throw new BrickpostError('USAGE', `new drive ${quote(to)} is not empty: it holds ${found.slice(0, 3).map((f) => quote(f)).join(', ')}${found.length > 3 ? ', …' : ''}`, {
-      hint: 'give an empty drive (rebuilding writes a whole drive and removes nothing)',
-    });
+    throw new BrickpostError(
+      'USAGE',
+      `new drive ${quote(to)} is not empty: it holds ${found
+        .slice(0, 3)
+        .map((f) => quote(f))
+        .join(', ')}${found.length > 3 ? ', …' : ''}`,
+      {
+        hint: 'give an empty drive (rebuilding writes a whole drive and removes nothing)',
+      },
+    );
   }
 }
 
@@ -181,7 +224,12 @@ async function checkTarget(to: string, id: string, target: number, n: number): P
  * the copies came from.
  * @throws BrickpostError FILE_MISSING (no drive carries copies), authenticity, SET_MISMATCH, MALFORMED, IO
  */
-async function placeTags(m: SetMembers, target: number, part: string, trusted: TrustedSigner[]): Promise<{ shipment: OpenedShipment; source: OpenedShipment; setKept: boolean }> {
+async function placeTags(
+  m: SetMembers,
+  target: number,
+  part: string,
+  trusted: TrustedSigner[],
+): Promise<{ shipment: OpenedShipment; source: OpenedShipment; setKept: boolean }> {
   const n = m.set!.shares.length;
   let last: BrickpostError | null = null;
   for (const source of [...m.members.values()]) {
@@ -194,8 +242,16 @@ async function placeTags(m: SetMembers, target: number, part: string, trusted: T
       const setKept = await alreadyWhole(join(part, SET_PATH), undefined, source.payload.get(SET_PATH)!);
       if (!setKept) await copyDriveFile(join(source.dir, SET_PATH), join(part, SET_PATH), source.payload.get(SET_PATH)!, SET_PATH);
       const s = await openShipment(m.first.id, part, trusted);
-      if (s.info.bagIndex !== target + 1 || s.info.bagCount !== n || s.payload.get(SET_PATH) !== source.payload.get(SET_PATH) || s.payload.get(MANIFEST_PATH) !== source.payload.get(MANIFEST_PATH)) {
-        throw new BrickpostError('SET_MISMATCH', `the copies of drive ${target + 1}'s tag files on ${quote(source.dir)} describe drive ${s.info.bagIndex} of ${s.info.bagCount}, or another set`);
+      if (
+        s.info.bagIndex !== target + 1 ||
+        s.info.bagCount !== n ||
+        s.payload.get(SET_PATH) !== source.payload.get(SET_PATH) ||
+        s.payload.get(MANIFEST_PATH) !== source.payload.get(MANIFEST_PATH)
+      ) {
+        throw new BrickpostError(
+          'SET_MISMATCH',
+          `the copies of drive ${target + 1}'s tag files on ${quote(source.dir)} describe drive ${s.info.bagIndex} of ${s.info.bagCount}, or another set`,
+        );
       }
       return { shipment: s, source, setKept };
     } catch (e) {
@@ -205,9 +261,13 @@ async function placeTags(m: SetMembers, target: number, part: string, trusted: T
     }
   }
   if (last) throw last;
-  throw new BrickpostError('FILE_MISSING', `no drive given carries a copy of drive ${target + 1}'s signed tag files (a set packed before drives carried them): its signature cannot be made again without the publisher's key`, {
-    hint: 'ask the publisher for a new copy of that drive, or ingest from the drives you have (any k of them are enough)',
-  });
+  throw new BrickpostError(
+    'FILE_MISSING',
+    `no drive given carries a copy of drive ${target + 1}'s signed tag files (a set packed before drives carried them): its signature cannot be made again without the publisher's key`,
+    {
+      hint: 'ask the publisher for a new copy of that drive, or ingest from the drives you have (any k of them are enough)',
+    },
+  );
 }
 
 /** Flushes every file and folder under `dir` to disk, folders after what they hold. */

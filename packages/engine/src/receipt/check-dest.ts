@@ -61,7 +61,7 @@ export async function checkDest(
       const len = refLength(ref);
       if (ref.length === 1) {
         // A hole reads as zeros; read it in pieces of at most one chunk.
-        for (let done = 0; done < len; ) {
+        for (let done = 0; done < len;) {
           const n = Math.min(len - done, buf.length);
           const { bytesRead } = await file.fh.read(buf, 0, n, file.at + done);
           if (bytesRead !== n || buf.subarray(0, n).some((b) => b !== 0)) {
@@ -108,24 +108,39 @@ export async function checkDest(
       const st = await lstat(abs, { bigint: true }).catch((e: unknown) => e as NodeJS.ErrnoException);
       if (r.t === 'link') {
         if (st instanceof Error) {
-          if (st.code !== 'ENOENT' || !leavesDest(r.p, r.target)) problem(st.code === 'ENOENT' ? 'FILE_MISSING' : 'IO', `symbolic link ${quote(r.p)} is ${st.code === 'ENOENT' ? 'missing' : `unreadable: ${st.message}`}`, r.p);
-        } else if (!st.isSymbolicLink() || !(await readlink(abs, { encoding: 'buffer' })).equals(toBytes(r.target))) problem('UNEXPECTED_FILE', `${quote(r.p)} is not the symbolic link to ${quote(r.target)} the shipment has`, r.p);
+          if (st.code !== 'ENOENT' || !leavesDest(r.p, r.target))
+            problem(
+              st.code === 'ENOENT' ? 'FILE_MISSING' : 'IO',
+              `symbolic link ${quote(r.p)} is ${st.code === 'ENOENT' ? 'missing' : `unreadable: ${st.message}`}`,
+              r.p,
+            );
+        } else if (!st.isSymbolicLink() || !(await readlink(abs, { encoding: 'buffer' })).equals(toBytes(r.target)))
+          problem('UNEXPECTED_FILE', `${quote(r.p)} is not the symbolic link to ${quote(r.target)} the shipment has`, r.p);
         continue;
       }
       if (r.t === 'hard') {
         const to = await lstat(fsPath(join(dest, r.to)), { bigint: true }).catch(() => null);
-        if (st instanceof Error || !st.isFile() || !to || st.ino !== to.ino || st.dev !== to.dev) problem('UNEXPECTED_FILE', `${quote(r.p)} is not a hard link of ${quote(r.to)}`, r.p);
+        if (st instanceof Error || !st.isFile() || !to || st.ino !== to.ino || st.dev !== to.dev)
+          problem('UNEXPECTED_FILE', `${quote(r.p)} is not a hard link of ${quote(r.to)}`, r.p);
         continue;
       }
       if (r.t === 'special') {
         // Created only on request (ingest --specials, as root): one that is there must be of its kind.
-        if (!(st instanceof Error) && (r.kind === 'fifo' ? !st.isFIFO() : r.kind === 'socket' ? !st.isSocket() : r.kind === 'char' ? !st.isCharacterDevice() : !st.isBlockDevice())) {
+        if (
+          !(st instanceof Error) &&
+          (r.kind === 'fifo' ? !st.isFIFO() : r.kind === 'socket' ? !st.isSocket() : r.kind === 'char' ? !st.isCharacterDevice() : !st.isBlockDevice())
+        ) {
           problem('UNEXPECTED_FILE', `${quote(r.p)} is not the ${r.kind} the shipment has`, r.p);
         }
         continue;
       }
       if (r.t === 'dir') {
-        if (st instanceof Error) problem(st.code === 'ENOENT' ? 'FILE_MISSING' : 'IO', `folder ${quote(r.p)} is ${st.code === 'ENOENT' ? 'missing' : `unreadable: ${st.message}`}`, r.p);
+        if (st instanceof Error)
+          problem(
+            st.code === 'ENOENT' ? 'FILE_MISSING' : 'IO',
+            `folder ${quote(r.p)} is ${st.code === 'ENOENT' ? 'missing' : `unreadable: ${st.message}`}`,
+            r.p,
+          );
         else if (!st.isDirectory()) problem('UNEXPECTED_FILE', `${quote(r.p)} is not a folder`, r.p);
         else continue;
         badDir = r.p;

@@ -29,28 +29,49 @@ export async function importReceipt(ctx: Context, file: string): Promise<Receipt
     if (e instanceof BrickpostError && e.code === 'FILE_MISSING') throw new BrickpostError('NOT_FOUND', `no such receipt: ${quote(file)}`, { path });
     throw e;
   });
-  if (!(await access(minisigPath(path)).then(() => true, () => false))) {
-    throw new BrickpostError('UNSIGNED', `receipt ${quote(file)} is not signed: ${quote(minisigPath(path))} is missing`, { path: minisigPath(path), hint: 'copy the .minisig file that came with it next to it' });
+  if (
+    !(await access(minisigPath(path)).then(
+      () => true,
+      () => false,
+    ))
+  ) {
+    throw new BrickpostError('UNSIGNED', `receipt ${quote(file)} is not signed: ${quote(minisigPath(path))} is missing`, {
+      path: minisigPath(path),
+      hint: 'copy the .minisig file that came with it next to it',
+    });
   }
   const sha256 = createHash('sha256').update(bytes).digest('hex');
   const signer = await verifyDetached(path, minisign.createPrehash().update(bytes).digest(), trustedVerifiers(ctx.catalog), 'receipt');
   const r = parseReceipt(bytes, file);
   if (r.subscriber.keyId !== signer.keyId) {
-    throw new BrickpostError('SIGNATURE_INVALID', `receipt ${quote(file)} names subscriber key ${r.subscriber.keyId} but is signed by ${signer.keyId}`, { path: minisigPath(path) });
+    throw new BrickpostError('SIGNATURE_INVALID', `receipt ${quote(file)} names subscriber key ${r.subscriber.keyId} but is signed by ${signer.keyId}`, {
+      path: minisigPath(path),
+    });
   }
   if (signer.trustedComment !== receiptTrustedComment(r)) {
-    throw new BrickpostError('SIGNATURE_INVALID', `signed comment ${quote(signer.trustedComment)} does not describe receipt ${quote(file)}`, { path: minisigPath(path) });
+    throw new BrickpostError('SIGNATURE_INVALID', `signed comment ${quote(signer.trustedComment)} does not describe receipt ${quote(file)}`, {
+      path: minisigPath(path),
+    });
   }
 
   const dsName = datasetName(ctx.catalog, r.datasetId, me.keyId);
   if (r.publisher !== me.keyId || dsName === undefined) {
-    throw new BrickpostError('DATASET_MISMATCH', `receipt ${quote(file)} is about dataset ${quote(r.dataset)} (${r.datasetId}) of publisher ${r.publisher}, which this home does not publish`, {
-      hint: 'import receipts on the home that packed the dataset',
-    });
+    throw new BrickpostError(
+      'DATASET_MISMATCH',
+      `receipt ${quote(file)} is about dataset ${quote(r.dataset)} (${r.datasetId}) of publisher ${r.publisher}, which this home does not publish`,
+      {
+        hint: 'import receipts on the home that packed the dataset',
+      },
+    );
   }
   const seq = sealedSeq(ctx.catalog, r.current.shipment, r.datasetId);
-  if (seq === undefined) throw new BrickpostError('NOT_FOUND', `receipt ${quote(file)} names shipment ${quote(r.current.shipment)}, which this home did not publish in dataset ${quote(dsName)}`);
-  if (seq !== r.current.seq) throw new BrickpostError('MALFORMED', `receipt ${quote(file)} gives shipment ${quote(r.current.shipment)} number ${r.current.seq}; it is number ${seq}`);
+  if (seq === undefined)
+    throw new BrickpostError(
+      'NOT_FOUND',
+      `receipt ${quote(file)} names shipment ${quote(r.current.shipment)}, which this home did not publish in dataset ${quote(dsName)}`,
+    );
+  if (seq !== r.current.seq)
+    throw new BrickpostError('MALFORMED', `receipt ${quote(file)} gives shipment ${quote(r.current.shipment)} number ${r.current.seq}; it is number ${seq}`);
 
   const v = r.verification;
   const recorded = insertReceipt(ctx.catalog, {

@@ -29,7 +29,8 @@ function obj(v: Json | undefined, where: string, fields: readonly string[], opti
 }
 
 function str(v: Json | undefined, where: string, max: number, re?: RegExp): string {
-  if (typeof v !== 'string' || v.length > max || (re && !re.test(v))) fail(where, `must be a string of at most ${max} characters${re ? ` matching ${re.source}` : ''}`);
+  if (typeof v !== 'string' || v.length > max || (re && !re.test(v)))
+    fail(where, `must be a string of at most ${max} characters${re ? ` matching ${re.source}` : ''}`);
   return v;
 }
 
@@ -57,10 +58,21 @@ export function parseReceipt(bytes: Buffer, where: string): Receipt {
     return fail(where, 'not valid UTF-8');
   }
   const o = obj(parseStrictJson(text, { where, maxDepth: RECEIPT_LIMITS.depth }), where, [
-    'format', 'dataset', 'datasetId', 'publisher', 'subscriber', 'applied', 'current', 'verification', 'stateDigest', 'created',
+    'format',
+    'dataset',
+    'datasetId',
+    'publisher',
+    'subscriber',
+    'applied',
+    'current',
+    'verification',
+    'stateDigest',
+    'created',
   ]);
   if (o.format !== RECEIPT_FORMAT) {
-    throw new BrickpostError('UNSUPPORTED_VERSION', `${where}: format ${quote(String(o.format))} is not ${RECEIPT_FORMAT}`, { hint: 'it was written by a newer brickpost; upgrade to read it' });
+    throw new BrickpostError('UNSUPPORTED_VERSION', `${where}: format ${quote(String(o.format))} is not ${RECEIPT_FORMAT}`, {
+      hint: 'it was written by a newer brickpost; upgrade to read it',
+    });
   }
   const s = obj(o.subscriber, `${where} subscriber`, ['name', 'keyId', 'recipient']);
   const c = obj(o.current, `${where} current`, ['shipment', 'seq']);
@@ -93,7 +105,13 @@ export function parseReceipt(bytes: Buffer, where: string): Receipt {
     },
     applied,
     current,
-    verification: { level: v.level, ok: v.ok, files: uint(v.files, `${where} verification.files`), bytes: uint(v.bytes, `${where} verification.bytes`), problems },
+    verification: {
+      level: v.level,
+      ok: v.ok,
+      files: uint(v.files, `${where} verification.files`),
+      bytes: uint(v.bytes, `${where} verification.bytes`),
+      problems,
+    },
     stateDigest: str(o.stateDigest, `${where} stateDigest`, 64, HEX64),
     created: str(o.created, `${where} created`, 64),
   };

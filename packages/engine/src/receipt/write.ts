@@ -24,7 +24,8 @@ export async function writeReceipt(ctx: Context, opts: ReceiptOptions, onEvent: 
   const started = performance.now();
   const me = ctx.identity();
   const out = resolve(opts.out);
-  if (!(await stat(resolve(out, '..')).catch(() => null))?.isDirectory()) throw new BrickpostError('NOT_FOUND', `the folder of ${quote(opts.out)} does not exist`, { path: out });
+  if (!(await stat(resolve(out, '..')).catch(() => null))?.isDirectory())
+    throw new BrickpostError('NOT_FOUND', `the folder of ${quote(opts.out)} does not exist`, { path: out });
   const { dest, folder, state, unlock } = await openSettled(
     opts.dest,
     'receipt',

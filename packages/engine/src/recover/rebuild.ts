@@ -33,7 +33,10 @@ export function rebuildIdentity(catalog: Catalog, me: Identity, name: string | u
     db.prepare("INSERT INTO meta (key, value) VALUES ('name', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(name);
     out.rebuilt.push({ what: `your display name ${quote(name)}`, from: 'the --name given' });
   } else if (known === undefined) {
-    out.lost.push({ what: 'your display name', meaning: `drives you pack and receipts you write say 'brickpost user' until you run '${setName}' with your name` });
+    out.lost.push({
+      what: 'your display name',
+      meaning: `drives you pack and receipts you write say 'brickpost user' until you run '${setName}' with your name`,
+    });
   }
   if (db.prepare('SELECT 1 FROM trust WHERE key_id = ?').get(me.keyId) === undefined) {
     addTrust(catalog, me.minisignPublicKey, { name: selfTrustName(catalog, name ?? known ?? 'me', me.keyId), recipient: me.recipient, self: true });
@@ -69,7 +72,13 @@ export async function rebuildFromDest(catalog: Catalog, destPath: string, me: Id
     const h = await headerOf(readManifestFile(folder.manifest(a.shipment), me.ageIdentities));
     catalog.tx(() => {
       if (h && h.datasetId === state.datasetId) {
-        db.prepare('INSERT OR IGNORE INTO datasets (id, name, publisher, secret, created_at) VALUES (?, ?, ?, ?, ?)').run(state.datasetId, state.dataset, state.publisher, Buffer.from(h.secret, 'base64'), a.appliedAt);
+        db.prepare('INSERT OR IGNORE INTO datasets (id, name, publisher, secret, created_at) VALUES (?, ?, ?, ?, ?)').run(
+          state.datasetId,
+          state.dataset,
+          state.publisher,
+          Buffer.from(h.secret, 'base64'),
+          a.appliedAt,
+        );
         keyFound = true;
       }
       db.prepare(
@@ -84,8 +93,16 @@ export async function rebuildFromDest(catalog: Catalog, destPath: string, me: Id
         .run(a.shipment, state.datasetId, state.publisher, a.seq, dest, a.appliedAt, a.appliedAt, a.files, a.bytes).changes;
     });
   }
-  if (ingests > 0) out.rebuilt.push({ what: `${ingests} ingest${ingests === 1 ? '' : 's'} into ${quote(dest)} (dataset ${quote(state.dataset)})`, from: "the destination's state (.brickpost/state.json)" });
-  if (!keyFound) out.lost.push({ what: `the key of dataset ${quote(state.dataset)}`, meaning: `the destination keeps no manifest this home can read; the next ingest into ${quote(dest)} records it again` });
+  if (ingests > 0)
+    out.rebuilt.push({
+      what: `${ingests} ingest${ingests === 1 ? '' : 's'} into ${quote(dest)} (dataset ${quote(state.dataset)})`,
+      from: "the destination's state (.brickpost/state.json)",
+    });
+  if (!keyFound)
+    out.lost.push({
+      what: `the key of dataset ${quote(state.dataset)}`,
+      meaning: `the destination keeps no manifest this home can read; the next ingest into ${quote(dest)} records it again`,
+    });
   return out;
 }
 
@@ -113,11 +130,20 @@ export async function rebuildFromDrive(catalog: Catalog, drive: string, me: Iden
     const s = await openShipment(d.id, d.dir, trusted).catch(() => null);
     const h = s ? await headerOf(readManifest(s, me.ageIdentities)) : null;
     if (!h) {
-      out.lost.push({ what: `the record of shipment ${d.id} (seq ${info.seq})`, meaning: 'its manifest is not readable with your key (packed with --no-self?): the next pack of its dataset cannot continue its chain' });
+      out.lost.push({
+        what: `the record of shipment ${d.id} (seq ${info.seq})`,
+        meaning: 'its manifest is not readable with your key (packed with --no-self?): the next pack of its dataset cannot continue its chain',
+      });
       continue;
     }
     catalog.tx(() => {
-      db.prepare('INSERT OR IGNORE INTO datasets (id, name, publisher, secret, created_at) VALUES (?, ?, ?, ?, ?)').run(info.datasetId, info.dataset, me.keyId, Buffer.from(h.secret, 'base64'), info.created);
+      db.prepare('INSERT OR IGNORE INTO datasets (id, name, publisher, secret, created_at) VALUES (?, ?, ?, ?, ?)').run(
+        info.datasetId,
+        info.dataset,
+        me.keyId,
+        Buffer.from(h.secret, 'base64'),
+        info.created,
+      );
       db.prepare(
         `INSERT OR IGNORE INTO shipments (id, dataset_id, seq, parent, label, created_at, role, state, files, bytes)
          SELECT ?, ?, ?, ?, ?, ?, 'published', 'sealed', ?, ? WHERE EXISTS (SELECT 1 FROM datasets WHERE id = ?)`,

@@ -12,13 +12,30 @@ import { ingestDests } from '../catalog/ingests.js';
 import { rebuildFromDest, rebuildFromDrive, rebuildIdentity, type Rebuilt } from './rebuild.js';
 
 /** The catalog's tables, parents before the rows that refer to them. */
-const TABLES = ['meta', 'trust', 'datasets', 'shipments', 'shipment_recipients', 'packs', 'chunks', 'sigs', 'tree_files', 'tree_chunks', 'receipts', 'ingests', 'custody', 'drive_marks', 'seen_shipments'] as const;
+const TABLES = [
+  'meta',
+  'trust',
+  'datasets',
+  'shipments',
+  'shipment_recipients',
+  'packs',
+  'chunks',
+  'sigs',
+  'tree_files',
+  'tree_chunks',
+  'receipts',
+  'ingests',
+  'custody',
+  'drive_marks',
+  'seen_shipments',
+] as const;
 
 /** What losing rows of each table means, and what to do about it. */
 const MEANING: Record<(typeof TABLES)[number], string> = {
   meta: "the planner's measured drive speeds (it uses its default until the next packs)",
   trust: "keys you trusted: trust them again with 'brickpost trust add KEY --name NAME' (your own key is rebuilt from your key files)",
-  datasets: "datasets you publish: the next pack of one whose record is lost starts a new dataset (a new id and key) that subscribers must ingest into a new folder; give the drive of its last shipment with --drive to keep its chain",
+  datasets:
+    'datasets you publish: the next pack of one whose record is lost starts a new dataset (a new id and key) that subscribers must ingest into a new folder; give the drive of its last shipment with --drive to keep its chain',
   shipments: 'shipments you packed: the next pack of their dataset starts its chain over, unless the drive of its last shipment is given with --drive',
   shipment_recipients: 'whom each shipment was for: the next pack of their dataset is self-contained (ships everything) instead of incremental',
   packs: "where an interrupted pack's packs are: pack it again instead of --resume",
@@ -26,10 +43,14 @@ const MEANING: Record<(typeof TABLES)[number], string> = {
   sigs: 'signatures of shipped file versions: the next pack reads those files again and sends whole chunks instead of deltas',
   tree_files: 'the trees of shipments you packed: the next pack of their dataset is self-contained instead of incremental',
   tree_chunks: 'the trees of shipments you packed: the next pack of their dataset is self-contained instead of incremental',
-  receipts: "subscribers' receipts: import them again with 'brickpost receipt import FILE'; until then the next pack assumes each subscriber holds the last shipment sent to it",
-  ingests: "what was ingested where: run recover again with each destination's --dest; until then 'brickpost wipe' needs --force and 'ingest' does not know those destinations when it checks for older shipments",
-  custody: 'custody events recorded only in this home (receipts issued, events a drive could not take); those on drives stay there, and --drive copies them back',
-  drive_marks: "when your drives were shipped and returned: 'brickpost subscribers' shows them as packed until you record them again with 'brickpost drive shipped|returned ID --at TIME'",
+  receipts:
+    "subscribers' receipts: import them again with 'brickpost receipt import FILE'; until then the next pack assumes each subscriber holds the last shipment sent to it",
+  ingests:
+    "what was ingested where: run recover again with each destination's --dest; until then 'brickpost wipe' needs --force and 'ingest' does not know those destinations when it checks for older shipments",
+  custody:
+    'custody events recorded only in this home (receipts issued, events a drive could not take); those on drives stay there, and --drive copies them back',
+  drive_marks:
+    "when your drives were shipped and returned: 'brickpost subscribers' shows them as packed until you record them again with 'brickpost drive shipped|returned ID --at TIME'",
   seen_shipments: "the newest shipments seen on drives: 'brickpost history' says how far behind one a destination is again once you verify a drive of it",
 };
 
@@ -49,10 +70,14 @@ const MEANING: Record<(typeof TABLES)[number], string> = {
  */
 export async function recoverCatalog(home: string, opts: CatalogRecoverOptions, homeArgs: readonly string[] = []): Promise<RecoverSummary> {
   const file = join(home, 'catalog.sqlite');
-  if (!existsSync(file)) throw new BrickpostError('NOT_FOUND', `there is no catalog in ${quote(home)}`, { path: file, hint: 'give the home you use with --home' });
+  if (!existsSync(file))
+    throw new BrickpostError('NOT_FOUND', `there is no catalog in ${quote(home)}`, { path: file, hint: 'give the home you use with --home' });
   const holders = fileHolders([file, `${file}-wal`, `${file}-shm`]);
   if (holders.length > 0) {
-    throw new BrickpostError('LOCKED', `the catalog ${quote(file)} is in use by ${describeHolders(holders)}`, { path: file, hint: 'wait until it is done (or end it), then run the command again' });
+    throw new BrickpostError('LOCKED', `the catalog ${quote(file)} is in use by ${describeHolders(holders)}`, {
+      path: file,
+      hint: 'wait until it is done (or end it), then run the command again',
+    });
   }
   const found = diagnose(file);
   const summary: RecoverSummary = { file, intact: found === 'intact', setAside: [], kept: [], rebuilt: [], lost: [] };
@@ -64,7 +89,8 @@ export async function recoverCatalog(home: string, opts: CatalogRecoverOptions, 
   let closed = false;
   try {
     if (fresh && found !== 'not-sqlite') summary.kept = salvageTables(summary.setAside[0]!, catalog.db, TABLES);
-    if (found === 'not-sqlite') summary.lost.push({ what: 'every record of the old catalog', meaning: 'the file was not a SQLite database: only what lies outside it is rebuilt' });
+    if (found === 'not-sqlite')
+      summary.lost.push({ what: 'every record of the old catalog', meaning: 'the file was not a SQLite database: only what lies outside it is rebuilt' });
     await rebuild(catalog, home, opts, summary, homeArgs);
     for (const t of summary.kept) if (t.lost !== 0) summary.lost.push(lostRows(t.table as (typeof TABLES)[number], t.lost, t.error));
     closed = true;
@@ -84,7 +110,8 @@ async function rebuild(catalog: Catalog, home: string, opts: CatalogRecoverOptio
   }
   absorb(summary, rebuildIdentity(catalog, me, opts.name, commandLine(['catalog', 'recover', ...homeArgs, '--name', 'NAME'])));
   const named = ingestDests(catalog);
-  for (const dest of new Set([...(opts.dests ?? []), ...named])) absorb(summary, await attempt(`destination ${quote(dest)}`, () => rebuildFromDest(catalog, dest, me)));
+  for (const dest of new Set([...(opts.dests ?? []), ...named]))
+    absorb(summary, await attempt(`destination ${quote(dest)}`, () => rebuildFromDest(catalog, dest, me)));
   for (const drive of opts.drives ?? []) absorb(summary, await attempt(`drive ${quote(drive)}`, () => rebuildFromDrive(catalog, drive, me)));
 }
 

@@ -73,7 +73,8 @@ export async function probe(bagDir: string, rel: string): Promise<Entry> {
     }
     const leaf = i === parts.length - 1;
     if (st.isSymbolicLink()) return { kind: 'unsafe', why: `${quote(parts.slice(0, i + 1).join('/'))} is a symbolic link` };
-    if (leaf ? !st.isFile() : !st.isDirectory()) return { kind: 'unsafe', why: `${quote(parts.slice(0, i + 1).join('/'))} is not a ${leaf ? 'regular file' : 'folder'}` };
+    if (leaf ? !st.isFile() : !st.isDirectory())
+      return { kind: 'unsafe', why: `${quote(parts.slice(0, i + 1).join('/'))} is not a ${leaf ? 'regular file' : 'folder'}` };
     if (leaf) return { kind: 'file', size: st.size };
   }
   return { kind: 'missing' };
@@ -134,7 +135,7 @@ export async function sha256Of(fh: FileHandle, max = Infinity, onError?: OnReadE
   if ((await fh.stat()).size > max) return undefined;
   const hash = createHash('sha256');
   const buf = Buffer.allocUnsafe(1 << 20);
-  for (let pos = 0; ; ) {
+  for (let pos = 0; ;) {
     const n = await readAt(fh, buf, pos, onError);
     if (n < 0) return undefined;
     hash.update(buf.subarray(0, n));

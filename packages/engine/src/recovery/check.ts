@@ -39,8 +39,14 @@ export interface WindowCheck extends ReadHeader {
  * @throws BrickpostError CANCELLED, PERMISSION, IO (the local machine, not the data, is in the way)
  */
 export async function checkWindow(ctx: CheckContext, w: number, rel: string): Promise<WindowCheck | RecoveryWindowReport> {
-  const problem = (state: 'lost' | 'refused', reason: string, e?: BrickpostError): RecoveryWindowReport =>
-    ({ window: w, path: rel, state, reason, damagedRows: 0, ...(e ? { code: e.code } : {}) });
+  const problem = (state: 'lost' | 'refused', reason: string, e?: BrickpostError): RecoveryWindowReport => ({
+    window: w,
+    path: rel,
+    state,
+    reason,
+    damagedRows: 0,
+    ...(e ? { code: e.code } : {}),
+  });
   const entry = await probe(ctx.bagDir, rel);
   if (entry.kind === 'missing') return problem('lost', 'the recovery file is missing');
   if (entry.kind === 'unsafe') return problem('refused', entry.why, new BrickpostError('UNSAFE_ENTRY', entry.why));
@@ -58,7 +64,15 @@ export async function checkWindow(ctx: CheckContext, w: number, rel: string): Pr
     const damaged = await checkMembers(ctx, read.header);
     const { header: h, blocksAt } = read;
     const B = h.params.blockSize;
-    const badRows = await checkRun(ctx, fh, blocksAt, h.rowCrcs.length, B, () => B, (t) => h.rowCrcs[t]!);
+    const badRows = await checkRun(
+      ctx,
+      fh,
+      blocksAt,
+      h.rowCrcs.length,
+      B,
+      () => B,
+      (t) => h.rowCrcs[t]!,
+    );
     return { ...read, damaged, badRows };
   } finally {
     await fh.close();
@@ -80,7 +94,11 @@ function checkHeaderFits(h: WindowHeader, w: number, ctx: CheckContext, rel: str
     }
     const bound = ctx.bound?.(g.path) ?? Infinity;
     if (g.count > 0 && (g.first + g.count - 1) * B >= bound) {
-      throw new BrickpostError('MALFORMED', `recovery file ${quote(rel)} names blocks of ${quote(g.path)} up to offset ${(g.first + g.count - 1) * B}, past the ${bound} bytes signed data allows it`, { path: rel });
+      throw new BrickpostError(
+        'MALFORMED',
+        `recovery file ${quote(rel)} names blocks of ${quote(g.path)} up to offset ${(g.first + g.count - 1) * B}, past the ${bound} bytes signed data allows it`,
+        { path: rel },
+      );
     }
   }
 }
@@ -97,7 +115,15 @@ async function checkMembers(ctx: CheckContext, h: WindowHeader): Promise<number[
       const entry = await ctx.entry(g.path);
       if (entry.kind === 'file') {
         const fh = await handles.get(g.path);
-        const bad = await checkRun(ctx, fh, g.first * B, g.count, B, (x) => h.lengths[at + x]!, (x) => h.crcs[at + x]!);
+        const bad = await checkRun(
+          ctx,
+          fh,
+          g.first * B,
+          g.count,
+          B,
+          (x) => h.lengths[at + x]!,
+          (x) => h.crcs[at + x]!,
+        );
         for (const x of bad) damaged.push(at + x);
       } else {
         for (let x = 0; x < g.count; x++) damaged.push(at + x);
@@ -117,8 +143,13 @@ async function checkMembers(ctx: CheckContext, h: WindowHeader): Promise<number[
  * @throws BrickpostError CANCELLED
  */
 async function checkRun(
-  ctx: CheckContext, fh: FileHandle, start: number, count: number, B: number,
-  length: (x: number) => number, crc: (x: number) => number,
+  ctx: CheckContext,
+  fh: FileHandle,
+  start: number,
+  count: number,
+  B: number,
+  length: (x: number) => number,
+  crc: (x: number) => number,
 ): Promise<number[]> {
   const per = Math.max(1, Math.floor(READ_BYTES / B));
   const buf = Buffer.allocUnsafe(Math.min(per, count) * B);
@@ -131,9 +162,8 @@ async function checkRun(
     for (let x = 0; x < c; x++) {
       const len = length(i + x);
       const block = buf.subarray(x * B, x * B + len);
-      const ok = got >= 0
-        ? got >= x * B + len && crc32(block) === crc(i + x)
-        : (await readAt(fh, block, start + (i + x) * B)) === len && crc32(block) === crc(i + x);
+      const ok =
+        got >= 0 ? got >= x * B + len && crc32(block) === crc(i + x) : (await readAt(fh, block, start + (i + x) * B)) === len && crc32(block) === crc(i + x);
       if (!ok) bad.push(i + x);
     }
   }

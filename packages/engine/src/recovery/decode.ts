@@ -22,7 +22,13 @@ export type ShareReader = (at: number) => Promise<Uint8Array | undefined>;
  * @throws RangeError when there are fewer rows than erasures (a caller bug)
  */
 export async function decodeGroup(
-  h: WindowHeader, q: number, members: readonly number[], erased: number[], rows: number[], member: ShareReader, row: ShareReader,
+  h: WindowHeader,
+  q: number,
+  members: readonly number[],
+  erased: number[],
+  rows: number[],
+  member: ShareReader,
+  row: ShareReader,
 ): Promise<Map<number, Buffer>> {
   const { groupSize: k, blockSize: B } = h.params;
   const count = members.length;

@@ -7,8 +7,17 @@
 import { createHash } from 'node:crypto';
 import { bagit, BrickpostError, quote } from '@brickpost/manifest';
 import {
-  groupSizeFor, MAX_BLOCK_SIZE, MAX_HEADER_BYTES, MAX_INTERLEAVE, MAX_PROTECTED_FILE, MIN_BLOCK_SIZE,
-  RECOVERY_DIR, RECOVERY_FORMAT, rowsFor, windowBlocks, type RecoveryParams,
+  groupSizeFor,
+  MAX_BLOCK_SIZE,
+  MAX_HEADER_BYTES,
+  MAX_INTERLEAVE,
+  MAX_PROTECTED_FILE,
+  MIN_BLOCK_SIZE,
+  RECOVERY_DIR,
+  RECOVERY_FORMAT,
+  rowsFor,
+  windowBlocks,
+  type RecoveryParams,
 } from './params.js';
 
 /** A run of consecutive blocks of one file, in window position order. */
@@ -54,7 +63,8 @@ export function encodeHeader(h: WindowHeader): Buffer {
   const paths = h.segments.map((s) => Buffer.from(s.path, 'utf8'));
   const n = h.crcs.length;
   const size = FIXED + paths.reduce((t, p) => t + 10 + p.length, 0) + 10 * n + h.rows.length + 4 * h.rowCrcs.length + DIGEST;
-  if (size > MAX_HEADER_BYTES) throw new BrickpostError('LIMIT_EXCEEDED', `recovery header of window ${h.window} would be ${size} bytes, more than ${MAX_HEADER_BYTES}`);
+  if (size > MAX_HEADER_BYTES)
+    throw new BrickpostError('LIMIT_EXCEEDED', `recovery header of window ${h.window} would be ${size} bytes, more than ${MAX_HEADER_BYTES}`);
   const b = Buffer.alloc(size);
   let at = MAGIC.copy(b, 0);
   at = b.writeUInt32LE(size, at);
@@ -110,7 +120,9 @@ export function checkVersion(prefix: Buffer, name: string): void {
 /** True when a header's SHA-256 matches its content: the header is intact. */
 export function headerIntact(b: Buffer): boolean {
   if (b.length < FIXED + DIGEST) return false;
-  const digest = createHash('sha256').update(b.subarray(0, b.length - DIGEST)).digest();
+  const digest = createHash('sha256')
+    .update(b.subarray(0, b.length - DIGEST))
+    .digest();
   return digest.equals(b.subarray(b.length - DIGEST));
 }
 
@@ -211,7 +223,8 @@ function checkSegments(h: WindowHeader, bad: (what: string) => BrickpostError): 
     const end = p + g.count;
     const lastAt = end - 1;
     for (let x = p; x < lastAt; x++) if (h.last[x]) throw bad(`${quote(g.path)} has blocks after its last`);
-    if ((g.first + g.count - 1) * h.params.blockSize + h.lengths[lastAt]! > MAX_PROTECTED_FILE) throw bad(`${quote(g.path)} block ${g.first + g.count - 1} lies past 4 GiB`);
+    if ((g.first + g.count - 1) * h.params.blockSize + h.lengths[lastAt]! > MAX_PROTECTED_FILE)
+      throw bad(`${quote(g.path)} block ${g.first + g.count - 1} lies past 4 GiB`);
     next.set(g.path, h.last[lastAt] ? -1 : g.first + g.count);
     p = end;
   }

@@ -29,6 +29,14 @@ export { writeWindowFile } from './rec-file.js';
 export { repairRecovery } from './repair.js';
 export type { RecoveryFileReport, RecoveryFileStatus, RecoveryReadOptions, RecoveryReport, RecoveryWindowReport } from './report.js';
 export {
-  DEFAULT_BLOCK_SIZE, DEFAULT_INTERLEAVE, RECOVERY_DIR, RECOVERY_FORMAT, groupSizeFor, recoveryParams, recoveryPath, rowsFor, windowOfPath,
+  DEFAULT_BLOCK_SIZE,
+  DEFAULT_INTERLEAVE,
+  RECOVERY_DIR,
+  RECOVERY_FORMAT,
+  groupSizeFor,
+  recoveryParams,
+  recoveryPath,
+  rowsFor,
+  windowOfPath,
   type RecoveryParams,
 } from './params.js';

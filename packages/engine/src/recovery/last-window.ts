@@ -39,9 +39,7 @@ export interface WindowCoding {
  * the streamed coding): a failed read is not an error here. Memory: the
  * new accumulators (I' × r blocks at most) and one block.
  */
-export async function recodeLastWindow(
-  bagDir: string, params: RecoveryParams, win: WindowBlocks, streamedRows: number,
-): Promise<WindowCoding | undefined> {
+export async function recodeLastWindow(bagDir: string, params: RecoveryParams, win: WindowBlocks, streamedRows: number): Promise<WindowCoding | undefined> {
   const n = win.crcs.length;
   const interleave = Math.max(1, Math.min(params.interleave, Math.ceil(n / params.groupSize)));
   const groups = assignGroups(win.segments, n, interleave, params.groupSize);
@@ -86,7 +84,11 @@ function assignGroups(segments: readonly Segment[], n: number, interleave: numbe
  * recovery files are made again from their headers (drive/rebuild-drive.ts).
  */
 export async function encodeWindow(
-  bagDir: string, params: RecoveryParams, win: WindowBlocks, groups: Uint8Array, rows: Uint8Array,
+  bagDir: string,
+  params: RecoveryParams,
+  win: WindowBlocks,
+  groups: Uint8Array,
+  rows: Uint8Array,
 ): Promise<Uint8Array[] | undefined> {
   const { blockSize: B, groupSize: g } = params;
   const firstRow = new Uint32Array(rows.length);
@@ -115,7 +117,11 @@ export async function encodeWindow(
         const q = groups[p]!;
         const m = members[q]!++;
         const js = Array.from({ length: rows[q]! }, (_, j) => j);
-        acc.mulAdd(js.map((j) => firstRow[q]! + j), data, js.map((j) => cauchy(g, j, m)));
+        acc.mulAdd(
+          js.map((j) => firstRow[q]! + j),
+          data,
+          js.map((j) => cauchy(g, j, m)),
+        );
       }
       if (lastSegment.get(s.path) === i) {
         handles.delete(s.path);

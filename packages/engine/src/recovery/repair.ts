@@ -78,18 +78,30 @@ export async function repairRecovery(bagDir: string, opts: RecoveryReadOptions =
   }
   for (const t of targets.values()) await finish(bagDir, t, manifest.get(t.file.path)!, onError(t.file.path), opts.bound?.(t.file.path));
   if (failed && [...targets.values()].some((t) => t.file.status !== 'repaired')) {
-    throw toEnvironmentError(failed.e, 'the repair stopped on a read error', { on: 'drive', path: failed.path, then: `run: brickpost repair ${shellWord(dirname(dirname(bagDir)))}` });
+    throw toEnvironmentError(failed.e, 'the repair stopped on a read error', {
+      on: 'drive',
+      path: failed.path,
+      then: `run: brickpost repair ${shellWord(dirname(dirname(bagDir)))}`,
+    });
   }
-  for (const d of dirs) await syncDir(d).catch((e: unknown) => {
-    throw toEnvironmentError(e, `cannot sync folder ${d}`);
-  });
+  for (const d of dirs)
+    await syncDir(d).catch((e: unknown) => {
+      throw toEnvironmentError(e, `cannot sync folder ${d}`);
+    });
   report.damagedBlocks = report.files.reduce((t, f) => t + f.damaged.length, 0);
   report.unrepairableBlocks = report.files.reduce((t, f) => t + f.unrepairable.length, 0);
   return report;
 }
 
 /** Rebuilds and writes the target blocks of one window; returns how many were written. */
-async function repairWindow(bagDir: string, dw: DamagedWindow, targets: Map<string, Target>, readers: Handles, writers: Handles, onError: (rel: string) => OnReadError): Promise<number> {
+async function repairWindow(
+  bagDir: string,
+  dw: DamagedWindow,
+  targets: Map<string, Target>,
+  readers: Handles,
+  writers: Handles,
+  onError: (rel: string) => OnReadError,
+): Promise<number> {
   const rec = await openInBag(bagDir, dw.path, false);
   try {
     const read = await readWindowHeader(rec, (await rec.stat()).size, dw.path, onError(dw.path)).catch(() => undefined);
@@ -129,7 +141,7 @@ async function share(fh: FileHandle, pos: number, len: number, crc: number, B: n
 
 async function writeAt(fh: FileHandle, block: Buffer, pos: number, rel: string): Promise<void> {
   try {
-    for (let done = 0; done < block.length; ) done += (await fh.write(block, done, block.length - done, pos + done)).bytesWritten;
+    for (let done = 0; done < block.length;) done += (await fh.write(block, done, block.length - done, pos + done)).bytesWritten;
   } catch (e) {
     throw toEnvironmentError(e, `cannot write the rebuilt block at offset ${pos} of ${rel}`);
   }

@@ -95,16 +95,23 @@ export interface RecoveryReadOptions {
 /** The scan status of a file from its tallies and what is on the drive (`bound`: what signed data allows it), and why when it is not intact. */
 export function scanStatus(f: RecoveryFileReport, entry: Entry, bound = Infinity): { status: RecoveryFileStatus; reason?: string } {
   if (entry.kind === 'unsafe') return { status: 'unrepairable', reason: `${entry.why}: brickpost does not write through it` };
-  if (entry.kind === 'missing' && f.size === null) return { status: 'unrepairable', reason: 'missing, and its size is unknown (the recovery file of its last block is lost)' };
+  if (entry.kind === 'missing' && f.size === null)
+    return { status: 'unrepairable', reason: 'missing, and its size is unknown (the recovery file of its last block is lost)' };
   if (f.unrepairable.length > 0) {
     return { status: 'unrepairable', reason: `${f.unrepairable.length} of ${f.damaged.length} damaged blocks are beyond what the recovery data can rebuild` };
   }
   if (f.size === null && f.actualSize !== null && f.actualSize > bound) {
-    return { status: 'unrepairable', reason: `${f.actualSize} bytes, more than the ${bound} signed data allows, and its size is unknown (the recovery file of its last block is lost)` };
+    return {
+      status: 'unrepairable',
+      reason: `${f.actualSize} bytes, more than the ${bound} signed data allows, and its size is unknown (the recovery file of its last block is lost)`,
+    };
   }
   if (f.damaged.length > 0) return { status: 'repairable', reason: `${f.damaged.length} damaged blocks` };
   if (f.size !== null && f.actualSize !== null && f.actualSize > f.size) {
-    return { status: 'repairable', reason: `${f.actualSize} bytes, longer than the ${f.size} recorded: repair cuts it to ${f.size} bytes, then checks it against its signed SHA-256` };
+    return {
+      status: 'repairable',
+      reason: `${f.actualSize} bytes, longer than the ${f.size} recorded: repair cuts it to ${f.size} bytes, then checks it against its signed SHA-256`,
+    };
   }
   if (f.size !== null && f.actualSize !== f.size) return { status: 'repairable', reason: `${f.actualSize ?? 0} bytes, ${f.size} expected` };
   return { status: 'intact' };

@@ -60,7 +60,9 @@ export async function scanPass(bagDir: string, opts: RecoveryReadOptions): Promi
   const damagedWindows: DamagedWindow[] = [];
   let bytesRead = 0;
   const ctx: CheckContext = {
-    bagDir, manifest, signal: opts.signal,
+    bagDir,
+    manifest,
+    signal: opts.signal,
     async entry(rel) {
       let e = entries.get(rel);
       if (!e) entries.set(rel, (e = await probe(bagDir, rel)));
@@ -83,8 +85,14 @@ export async function scanPass(bagDir: string, opts: RecoveryReadOptions): Promi
     if (c.damaged.length > 0) damagedWindows.push({ window: w, path, damaged: c.damaged, badRows: c.badRows });
   }
   const report: RecoveryReport = {
-    windows: windows.length, blocks: 0, damagedBlocks: 0, unrepairableBlocks: 0, repairedBlocks: 0, bytesRead,
-    files: [...files.values()], windowProblems: problems,
+    windows: windows.length,
+    blocks: 0,
+    damagedBlocks: 0,
+    unrepairableBlocks: 0,
+    repairedBlocks: 0,
+    bytesRead,
+    files: [...files.values()],
+    windowProblems: problems,
   };
   for (const f of report.files) {
     const entry = entries.get(f.path)!;

@@ -15,9 +15,7 @@ import { syncDir } from '../io/sync.js';
 import { Accumulators, cauchy } from '../parity/index.js';
 import type { Segment } from './header.js';
 import { recodeLastWindow, type WindowCoding } from './last-window.js';
-import {
-  MAX_PROTECTED_FILE, RECOVERY_DIR, recoveryParams, rowsFor, windowBlocks, type RecoveryParams,
-} from './params.js';
+import { MAX_PROTECTED_FILE, RECOVERY_DIR, recoveryParams, rowsFor, windowBlocks, type RecoveryParams } from './params.js';
 import { writeWindowFile, type RecoveryFileInfo } from './rec-file.js';
 
 /** Options of RecoveryWriter.create. */
@@ -137,7 +135,7 @@ export class RecoveryWriter {
     });
     try {
       const buf = Buffer.allocUnsafe(READ_BYTES);
-      for (let pos = 0; ; ) {
+      for (let pos = 0; ;) {
         const { bytesRead } = await fh.read(buf, 0, READ_BYTES, pos).catch((e: unknown) => {
           throw toEnvironmentError(e, `cannot read ${absPath}`);
         });
@@ -208,7 +206,7 @@ export class RecoveryWriter {
     if (offset !== f.offset) throw new BrickpostError('USAGE', `recovery data of ${quote(rel)} fed at offset ${offset}, expected ${f.offset}`);
     if (offset + buf.length > MAX_PROTECTED_FILE) throw new BrickpostError('LIMIT_EXCEEDED', `${quote(rel)} is larger than 4 GiB`);
     const B = this.params.blockSize;
-    for (let at = 0; at < buf.length; ) {
+    for (let at = 0; at < buf.length;) {
       // A full block is complete once more bytes follow; endFile completes the last one.
       if (f.fill === B) await this.complete(rel, f, false);
       const take = Math.min(B - f.fill, buf.length - at);
@@ -270,10 +268,19 @@ export class RecoveryWriter {
     const win = { segments: this.segments, crcs: this.crcs.slice(0, n), lengths: this.lengths.slice(0, n) };
     const streamed = this.streamedCoding(n);
     const coding = (lastWindow ? await recodeLastWindow(this.bagDir, this.params, win, streamed.blocks.length) : undefined) ?? streamed;
-    const info = await writeWindowFile(this.bagDir, {
-      ...win, params: coding.params, window: this.window, last: this.last.slice(0, n),
-      groups: coding.groups, rows: coding.rows, rowCrcs: Uint32Array.from(coding.blocks, (b) => crc32(b)),
-    }, coding.blocks.map((b) => Buffer.from(b.buffer, b.byteOffset, b.byteLength)));
+    const info = await writeWindowFile(
+      this.bagDir,
+      {
+        ...win,
+        params: coding.params,
+        window: this.window,
+        last: this.last.slice(0, n),
+        groups: coding.groups,
+        rows: coding.rows,
+        rowCrcs: Uint32Array.from(coding.blocks, (b) => crc32(b)),
+      },
+      coding.blocks.map((b) => Buffer.from(b.buffer, b.byteOffset, b.byteLength)),
+    );
     this.written.push(info);
     this.accumulators().clear();
     this.groupCounts.fill(0);

@@ -13,7 +13,11 @@ import { rankProblems, verdictOf } from './verdict.js';
 /** What the drive's own tag files say, when they can be read at all. */
 async function shipmentFacts(ctx: Context, id: string, dir: string): Promise<{ info: ShipmentInfo; set: DriveSet | null } | null> {
   try {
-    const o = await openShipment(id, dir, trustedVerifiers(ctx.catalog), { problems: [], signature: 'missing', signer: { keyId: '', name: null, trusted: false } });
+    const o = await openShipment(id, dir, trustedVerifiers(ctx.catalog), {
+      problems: [],
+      signature: 'missing',
+      signer: { keyId: '', name: null, trusted: false },
+    });
     return { info: o.info, set: o.set };
   } catch {
     // The verify report already names what is wrong with the tag files.
@@ -109,7 +113,14 @@ async function setDrives(
   signal?: AbortSignal,
 ): Promise<ReportDrive[]> {
   const self = (n: number, role: ReportDrive['role']): ReportDrive => ({
-    drive: n, role, state: 'present', path: dir, fixity: vr.fixity, files: vr.filesChecked, bytes: vr.bytesChecked, problems: vr.problems.length,
+    drive: n,
+    role,
+    state: 'present',
+    path: dir,
+    fixity: vr.fixity,
+    files: vr.filesChecked,
+    bytes: vr.bytesChecked,
+    problems: vr.problems.length,
   });
   const st = vr.set;
   if (!st) return [self(facts?.info.bagIndex ?? 1, 'data')];
@@ -129,7 +140,16 @@ async function setDrives(
     const other = await verify(ctx, { drive: at.path, shipment: vr.shipmentId }, clock.onEvent, signal);
     clock.add(other.bytesChecked, other.filesChecked);
     problems.push(...other.problems.map((p) => ({ ...p, message: `drive ${n}: ${p.message}` })));
-    out.push({ drive: n, role: roleOf(n), state: 'present', path: at.path, fixity: other.fixity, files: other.filesChecked, bytes: other.bytesChecked, problems: other.problems.length });
+    out.push({
+      drive: n,
+      role: roleOf(n),
+      state: 'present',
+      path: at.path,
+      fixity: other.fixity,
+      files: other.filesChecked,
+      bytes: other.bytesChecked,
+      problems: other.problems.length,
+    });
   }
   clock.stop();
   if (st.missing.length > 0) {

@@ -12,7 +12,11 @@ export function custodySection(c: CustodyReport | null): string {
   if (c === null) return '<h2>Custody log</h2><p class="muted">No custody log to show (see the notes).</p>';
   const rows = c.events.map((e) => {
     const broken = c.brokenAt !== null && e.n >= c.brokenAt;
-    const chain = !e.valid ? '<span class="bad">FAILS its checks</span>' : broken ? '<span class="bad">after the break</span>' : '<span class="good">signed, chained</span>';
+    const chain = !e.valid
+      ? '<span class="bad">FAILS its checks</span>'
+      : broken
+        ? '<span class="bad">after the break</span>'
+        : '<span class="good">signed, chained</span>';
     return [
       String(e.n),
       esc(when(e.at)),
@@ -27,6 +31,9 @@ export function custodySection(c: CustodyReport | null): string {
   const verdict = c.ok
     ? `<p class="good">The chain${where} holds: ${c.events.length} event${c.events.length === 1 ? '' : 's'}, each signed by its actor and chained to the one before.</p>`
     : `<p class="bad">The chain${where} does not hold${c.brokenAt !== null ? `: broken at event ${c.brokenAt}` : ''}.</p>`;
-  const problems = c.problems.length > 0 ? `<ul>${c.problems.map((p) => `<li><code>${esc(p.code)}</code> ${p.n !== undefined ? `event ${p.n}: ` : ''}${esc(p.message)}</li>`).join('')}</ul>` : '';
+  const problems =
+    c.problems.length > 0
+      ? `<ul>${c.problems.map((p) => `<li><code>${esc(p.code)}</code> ${p.n !== undefined ? `event ${p.n}: ` : ''}${esc(p.message)}</li>`).join('')}</ul>`
+      : '';
   return `<h2>Custody log</h2>${verdict}${problems}${table(['#', 'Time', 'Event', 'Actor', 'Key id', 'Trusted', 'Chain and signature'], rows)}`;
 }

@@ -11,7 +11,17 @@ const REPORT_CSS = `
 .kind { color: var(--muted); margin: 0; }
 `;
 
-const STATE_CLASS: Record<string, string> = { ok: 'good', valid: 'good', present: 'good', failed: 'bad', invalid: 'bad', missing: 'bad', 'unknown-key': 'warn', skipped: 'muted', 'not-checked': 'muted' };
+const STATE_CLASS: Record<string, string> = {
+  ok: 'good',
+  valid: 'good',
+  present: 'good',
+  failed: 'bad',
+  invalid: 'bad',
+  missing: 'bad',
+  'unknown-key': 'warn',
+  skipped: 'muted',
+  'not-checked': 'muted',
+};
 
 /** A status word, coloured, with its meaning in words. */
 function status(word: string, text = word): string {
@@ -72,12 +82,19 @@ function drivesSection(drives: ReportDrive[]): string {
 
 function checkSection(r: ShipmentReport): string {
   const c = r.check;
-  const level = { fixity: 'fixity: signed SHA-256 of every file on the drive, no key needed', deep: 'deep: every chunk decrypted, decompressed and re-hashed', stat: "stat: every entry's type, size and modification time against the shipment" };
+  const level = {
+    fixity: 'fixity: signed SHA-256 of every file on the drive, no key needed',
+    deep: 'deep: every chunk decrypted, decompressed and re-hashed',
+    stat: "stat: every entry's type, size and modification time against the shipment",
+  };
   const pairs: Array<[string, string]> = [
     ['Level', esc(r.kind === 'dest' && c.level === 'deep' ? "deep: every file re-read and each chunk's keyed id checked" : level[c.level])],
     [r.kind === 'dest' ? 'Destination matches' : 'Fixity', status(c.fixity)],
     ['Deep verification', status(c.deep)],
-    ['Checked', `${count(c.files)} files, ${esc(bytes(c.bytes))}${c.chunksChecked > 0 ? `, ${count(c.chunksChecked)} chunks` : ''}${c.chunksHeld > 0 ? ` (${count(c.chunksHeld)} held by the recipient, not on the drive)` : ''}`],
+    [
+      'Checked',
+      `${count(c.files)} files, ${esc(bytes(c.bytes))}${c.chunksChecked > 0 ? `, ${count(c.chunksChecked)} chunks` : ''}${c.chunksHeld > 0 ? ` (${count(c.chunksHeld)} held by the recipient, not on the drive)` : ''}`,
+    ],
     ['Problems', c.problemsTotal === 0 ? status('ok', 'none') : status('failed', count(c.problemsTotal))],
   ];
   let out = `<h2>Verification</h2>${facts(pairs)}`;
@@ -87,7 +104,11 @@ function checkSection(r: ShipmentReport): string {
     if (c.problemsTotal > c.problems.length) out += `<p class="muted">${count(c.problemsTotal - c.problems.length)} more problems are not listed.</p>`;
   }
   if (r.repair) {
-    const rows = r.repair.files.map((f) => [`<code>${esc(f.path)}</code>`, count(f.damagedBlocks), f.repairable ? status('ok', 'yes') : status('failed', 'no')]);
+    const rows = r.repair.files.map((f) => [
+      `<code>${esc(f.path)}</code>`,
+      count(f.damagedBlocks),
+      f.repairable ? status('ok', 'yes') : status('failed', 'no'),
+    ]);
     out += `<h2>Repair</h2><p>${count(r.repair.damagedBlocks)} damaged block${r.repair.damagedBlocks === 1 ? '' : 's'}; ${r.repair.repairable ? "all can be repaired from the drive's recovery data (brickpost repair)" : "some are beyond the drive's recovery data"}.</p>${table(['File', 'Damaged blocks', 'Repairable'], rows)}`;
   }
   return out;
@@ -107,8 +128,20 @@ function destSection(r: ShipmentReport): string {
 }
 
 function timingSection(r: ShipmentReport): string {
-  const names: Record<string, string> = { verify: 'signature and fixity', 'deep-verify': 'deep verification', drives: 'other drives of the set', custody: 'custody log', 'dest-check': 'destination check' };
-  const rows = r.timings.phases.map((p) => [esc(names[p.phase] ?? p.phase), seconds(p.seconds), esc(bytes(p.bytes)), count(p.files), p.bytes > 0 ? rate(p.bytesPerSecond) : '']);
+  const names: Record<string, string> = {
+    verify: 'signature and fixity',
+    'deep-verify': 'deep verification',
+    drives: 'other drives of the set',
+    custody: 'custody log',
+    'dest-check': 'destination check',
+  };
+  const rows = r.timings.phases.map((p) => [
+    esc(names[p.phase] ?? p.phase),
+    seconds(p.seconds),
+    esc(bytes(p.bytes)),
+    count(p.files),
+    p.bytes > 0 ? rate(p.bytesPerSecond) : '',
+  ]);
   return `<h2>Timings</h2>${table(['Phase', 'Time', 'Read', 'Files', 'Rate'], rows)}<p>Total ${seconds(r.timings.seconds)}.</p>`;
 }
 

@@ -43,9 +43,13 @@ export async function buildReport(ctx: Context, opts: ReportOptions, onEvent: Ev
   if (existsSync(join(opts.target, STATE_DIR, 'state.json'))) return destReport(ctx, opts, onEvent, signal);
   // Neither a drive nor a destination: say that both are accepted.
   if ((await stat(opts.target).catch(() => null))?.isDirectory() && !(await isBagFolder(opts.target)) && !(await driveRoot(opts.target))) {
-    throw new BrickpostError('NOT_A_DRIVE', `${quote(opts.target)} is neither a brickpost drive (no brickpost/ folder) nor a destination (no .brickpost/state.json)`, {
-      hint: 'give the folder a drive is mounted at, or a folder you ingested a shipment into',
-    });
+    throw new BrickpostError(
+      'NOT_A_DRIVE',
+      `${quote(opts.target)} is neither a brickpost drive (no brickpost/ folder) nor a destination (no .brickpost/state.json)`,
+      {
+        hint: 'give the folder a drive is mounted at, or a folder you ingested a shipment into',
+      },
+    );
   }
   return driveReport(ctx, opts, onEvent, signal);
 }

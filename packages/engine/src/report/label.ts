@@ -22,7 +22,11 @@ export async function qrSvg(text: string): Promise<string> {
  */
 export async function driveLabels(ctx: Context, opts: LabelOptions): Promise<LabelSheet> {
   const found = await findShipment(opts.drive, opts.shipment);
-  const o = await openShipment(found.id, found.dir, trustedVerifiers(ctx.catalog), { problems: [], signature: 'missing', signer: { keyId: '', name: null, trusted: false } });
+  const o = await openShipment(found.id, found.dir, trustedVerifiers(ctx.catalog), {
+    problems: [],
+    signature: 'missing',
+    signer: { keyId: '', name: null, trusted: false },
+  });
   const info = o.info;
   const n = Math.max(1, info.bagCount);
   const data = n - info.setParity;

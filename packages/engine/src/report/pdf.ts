@@ -29,7 +29,9 @@ export async function findBrowser(env: NodeJS.ProcessEnv = process.env): Promise
   const given = env.BRICKPOST_CHROMIUM;
   if (given) {
     if (await executable(given)) return given;
-    throw new BrickpostError('DEPENDENCY', `BRICKPOST_CHROMIUM names ${quote(given)}, which is not an executable file`, { hint: 'set it to the path of chromium or google-chrome, or unset it' });
+    throw new BrickpostError('DEPENDENCY', `BRICKPOST_CHROMIUM names ${quote(given)}, which is not an executable file`, {
+      hint: 'set it to the path of chromium or google-chrome, or unset it',
+    });
   }
   for (const dir of (env.PATH ?? '').split(delimiter).filter(Boolean)) {
     for (const name of BROWSERS) if (await executable(join(dir, name))) return join(dir, name);
@@ -54,14 +56,26 @@ export async function printPdf(html: string, out: string, signal?: AbortSignal, 
     const pdf = join(work, 'report.pdf');
     await writeFile(page, html, { mode: 0o600 });
     const args = [
-      '--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--no-default-browser-check', '--disable-extensions',
-      '--disable-background-networking', '--disable-sync', '--disable-dev-shm-usage', `--user-data-dir=${join(work, 'profile')}`,
-      '--no-pdf-header-footer', `--print-to-pdf=${pdf}`, pathToFileURL(page).href,
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--no-first-run',
+      '--no-default-browser-check',
+      '--disable-extensions',
+      '--disable-background-networking',
+      '--disable-sync',
+      '--disable-dev-shm-usage',
+      `--user-data-dir=${join(work, 'profile')}`,
+      '--no-pdf-header-footer',
+      `--print-to-pdf=${pdf}`,
+      pathToFileURL(page).href,
     ];
     await run(exe, args, signal);
     const bytes = await readFile(pdf).catch(() => null);
     if (!bytes || bytes.subarray(0, 5).toString('latin1') !== '%PDF-') {
-      throw new BrickpostError('DEPENDENCY', `${quote(exe)} did not print a PDF`, { hint: 'check that the browser runs headless here (try it with --headless --print-to-pdf), or use --html only' });
+      throw new BrickpostError('DEPENDENCY', `${quote(exe)} did not print a PDF`, {
+        hint: 'check that the browser runs headless here (try it with --headless --print-to-pdf), or use --html only',
+      });
     }
     await writeAtomic(out, bytes);
   } finally {
@@ -89,20 +103,30 @@ function run(exe: string, args: string[], signal?: AbortSignal): Promise<void> {
         // Already gone.
       }
     };
-    const timer = setTimeout(() => stop(new BrickpostError('DEPENDENCY', `${quote(exe)} did not print the PDF within ${PRINT_TIMEOUT_MS / 1000} s`)), PRINT_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => stop(new BrickpostError('DEPENDENCY', `${quote(exe)} did not print the PDF within ${PRINT_TIMEOUT_MS / 1000} s`)),
+      PRINT_TIMEOUT_MS,
+    );
     const onAbort = (): void => stop(new BrickpostError('CANCELLED', 'printing the PDF was cancelled'));
     signal?.addEventListener('abort', onAbort, { once: true });
     child.on('error', (e) => {
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
-      reject(new BrickpostError('DEPENDENCY', `cannot run ${quote(exe)}: ${e.message}`, { hint: 'set BRICKPOST_CHROMIUM to a working Chrome or Chromium binary' }));
+      reject(
+        new BrickpostError('DEPENDENCY', `cannot run ${quote(exe)}: ${e.message}`, { hint: 'set BRICKPOST_CHROMIUM to a working Chrome or Chromium binary' }),
+      );
     });
     child.on('close', (code) => {
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
       if (why) return reject(why);
       if (code !== 0) {
-        const last = stderr.trim().split('\n').filter((l) => !/dbus|Fontconfig/i.test(l)).slice(-3).join(' / ');
+        const last = stderr
+          .trim()
+          .split('\n')
+          .filter((l) => !/dbus|Fontconfig/i.test(l))
+          .slice(-3)
+          .join(' / ');
         return reject(new BrickpostError('DEPENDENCY', `${quote(exe)} failed to print the PDF (exit ${code})${last ? `: ${last}` : ''}`));
       }
       resolve();

@@ -35,11 +35,13 @@ const VERDICTS: Record<ReportVerdict['status'], Omit<ReportVerdict, 'status' | '
   },
   damaged: {
     title: 'Damaged',
-    advice: 'Data on the drive is missing, truncated or corrupt. Do not rely on it: ask the sender for a new copy (a drive set rebuilds lost drives from the others).',
+    advice:
+      'Data on the drive is missing, truncated or corrupt. Do not rely on it: ask the sender for a new copy (a drive set rebuilds lost drives from the others).',
   },
   untrusted: {
     title: 'Untrusted publisher',
-    advice: 'The shipment is signed by a key you do not trust, so its signature cannot be checked here. Check the key id with the publisher by another channel, trust their public key (brickpost trust add), then report again.',
+    advice:
+      'The shipment is signed by a key you do not trust, so its signature cannot be checked here. Check the key id with the publisher by another channel, trust their public key (brickpost trust add), then report again.',
   },
   'not-authentic': {
     title: 'Not authentic',
@@ -51,7 +53,8 @@ const VERDICTS: Record<ReportVerdict['status'], Omit<ReportVerdict, 'status' | '
   },
   differs: {
     title: 'Differs from its shipment',
-    advice: 'Files in the destination were changed, removed or damaged since the shipment was ingested. Ingest the next shipment into a fresh copy, or send the publisher a signature to ship a repair against.',
+    advice:
+      'Files in the destination were changed, removed or damaged since the shipment was ingested. Ingest the next shipment into a fresh copy, or send the publisher a signature to ship a repair against.',
   },
 };
 

@@ -55,24 +55,43 @@ export function s3Error(e: unknown, what: string, place: S3Place, key?: string):
       hint: 'export AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or give --profile NAME of ~/.aws/credentials',
     });
   }
-  if (name === 'InvalidAccessKeyId' || name === 'SignatureDoesNotMatch' || name === 'InvalidToken' || name === 'ExpiredToken' || name === 'InvalidClientTokenId') {
+  if (
+    name === 'InvalidAccessKeyId' ||
+    name === 'SignatureDoesNotMatch' ||
+    name === 'InvalidToken' ||
+    name === 'ExpiredToken' ||
+    name === 'InvalidClientTokenId'
+  ) {
     return new BrickpostError('PERMISSION', `${what} ${where}: the server refused the credentials (${name})`, {
       ...opts,
       hint: 'check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or the profile given by --profile or AWS_PROFILE), and --endpoint-url',
     });
   }
   if (name === 'AccessDenied' || name === 'AllAccessDisabled' || status === 403) {
-    return new BrickpostError('PERMISSION', `${what} ${where}: access denied`, { ...opts, hint: `ask the owner of bucket ${place.bucket} for read and write rights on ${place.url}, or use a profile that has them (--profile NAME)` });
+    return new BrickpostError('PERMISSION', `${what} ${where}: access denied`, {
+      ...opts,
+      hint: `ask the owner of bucket ${place.bucket} for read and write rights on ${place.url}, or use a profile that has them (--profile NAME)`,
+    });
   }
   if (name === 'NoSuchBucket') {
-    return new BrickpostError('NOT_FOUND', `${what} ${where}: bucket ${quote(place.bucket)} does not exist`, { ...opts, hint: `create it first (aws s3 mb s3://${place.bucket}), or check the bucket name and --endpoint-url` });
+    return new BrickpostError('NOT_FOUND', `${what} ${where}: bucket ${quote(place.bucket)} does not exist`, {
+      ...opts,
+      hint: `create it first (aws s3 mb s3://${place.bucket}), or check the bucket name and --endpoint-url`,
+    });
   }
   if (name === 'NoSuchKey' || name === 'NotFound' || status === 404) {
     return new BrickpostError('NOT_FOUND', `${what} ${where}: no such object`, opts);
   }
   const net = err.code ?? (e as { cause?: { code?: string } }).cause?.code;
   if (net === 'ECONNREFUSED' || net === 'ENOTFOUND' || net === 'ECONNRESET' || net === 'ETIMEDOUT' || net === 'EAI_AGAIN' || name === 'TimeoutError') {
-    return new BrickpostError('IO', `${what} ${where}: cannot reach the object storage server (${net ?? name})`, { ...opts, hint: 'check --endpoint-url (or AWS_ENDPOINT_URL) and that the server is running' });
+    return new BrickpostError('IO', `${what} ${where}: cannot reach the object storage server (${net ?? name})`, {
+      ...opts,
+      hint: 'check --endpoint-url (or AWS_ENDPOINT_URL) and that the server is running',
+    });
   }
-  return new BrickpostError('IO', `${what} ${where}: the object storage server answered ${name || 'an error'}${status ? ` (HTTP ${status})` : ''}: ${err.message ?? ''}`.trim(), { ...opts, hint: 'run the same command again; if it persists, check the server' });
+  return new BrickpostError(
+    'IO',
+    `${what} ${where}: the object storage server answered ${name || 'an error'}${status ? ` (HTTP ${status})` : ''}: ${err.message ?? ''}`.trim(),
+    { ...opts, hint: 'run the same command again; if it persists, check the server' },
+  );
 }

@@ -17,7 +17,10 @@ export async function s3History(dest: string, opts: S3Options = {}): Promise<Des
   const o = new Objects(s3Client(opts), place);
   try {
     const state = await o.getJson<S3State>(STATE);
-    if (!state) throw new BrickpostError('NOT_FOUND', `${place.url} is not a brickpost destination: it has no .brickpost/state.json`, { hint: `ingest a shipment into it first: brickpost ingest DRIVE ${place.url}` });
+    if (!state)
+      throw new BrickpostError('NOT_FOUND', `${place.url} is not a brickpost destination: it has no .brickpost/state.json`, {
+        hint: `ingest a shipment into it first: brickpost ingest DRIVE ${place.url}`,
+      });
     const commit = await o.getJson<S3Commit>(COMMIT);
     const from = { shipmentId: state.shipment, seq: state.seq };
     return {
@@ -54,7 +57,10 @@ export async function s3History(dest: string, opts: S3Options = {}): Promise<Des
             started: null,
             phase: 'install',
             running: false,
-            lines: [`an ingest of shipment ${commit.shipment} into ${place.url} passed its commit point and is not finished: objects under the prefix may be old or new`, `the next ingest into ${place.url} finishes it first: brickpost ingest DRIVE ${place.url}`],
+            lines: [
+              `an ingest of shipment ${commit.shipment} into ${place.url} passed its commit point and is not finished: objects under the prefix may be old or new`,
+              `the next ingest into ${place.url} finishes it first: brickpost ingest DRIVE ${place.url}`,
+            ],
           }
         : null,
       newestSeen: null,

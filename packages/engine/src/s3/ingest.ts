@@ -39,8 +39,14 @@ export async function s3Ingest(ctx: Context, opts: IngestOptions, onEvent: Event
   const started = performance.now();
   const place = parseS3Url(opts.dest);
   const o = new Objects(s3Client(opts.s3), place);
-  const lockName = createHash('sha256').update(`${opts.s3?.endpointUrl ?? ''} ${place.url}`).digest('hex').slice(0, 16);
-  const unlock = await takeLock(join(ctx.home, `s3-${lockName}.lock`), { what: `${place.url} is being ingested into from home ${quote(ctx.home)}`, command: 'ingest' });
+  const lockName = createHash('sha256')
+    .update(`${opts.s3?.endpointUrl ?? ''} ${place.url}`)
+    .digest('hex')
+    .slice(0, 16);
+  const unlock = await takeLock(join(ctx.home, `s3-${lockName}.lock`), {
+    what: `${place.url} is being ingested into from home ${quote(ctx.home)}`,
+    command: 'ingest',
+  });
   const scratch = await mkdtemp(join(tmpdir(), 'brickpost-s3-'));
   let warnings = 0;
   const warn = (code: string, message: string): void => {
@@ -69,21 +75,34 @@ export async function s3Ingest(ctx: Context, opts: IngestOptions, onEvent: Event
 
       // The old tree (empty for a first shipment) and the new one, side by side.
       const oldFile = join(scratch, 'old.sqlite');
-      if (state && !(await o.getFile(state.tree, oldFile))) throw new BrickpostError('BASIS_MISSING', `${place.url}: its state names tree ${quote(state.tree)}, which is gone`, { hint: 'ingest a self-contained shipment into an empty prefix' });
+      if (state && !(await o.getFile(state.tree, oldFile)))
+        throw new BrickpostError('BASIS_MISSING', `${place.url}: its state names tree ${quote(state.tree)}, which is gone`, {
+          hint: 'ingest a self-contained shipment into an empty prefix',
+        });
       openTree(oldFile).close();
       const treeFile = join(scratch, 'tree.sqlite');
       const tree = openTree(treeFile);
       try {
         tree.prepare('ATTACH DATABASE ? AS old').run(oldFile);
         const found = await survey(r, tree, o, state !== null);
-        if (found.foreign > 0) warn('KEPT', `${place.url} holds ${found.foreign} ${found.foreign === 1 ? 'object' : 'objects'} brickpost did not write; ${found.foreign === 1 ? 'it stays' : 'they stay'} as ${found.foreign === 1 ? 'it is' : 'they are'}`);
+        if (found.foreign > 0)
+          warn(
+            'KEPT',
+            `${place.url} holds ${found.foreign} ${found.foreign === 1 ? 'object' : 'objects'} brickpost did not write; ${found.foreign === 1 ? 'it stays' : 'they stay'} as ${found.foreign === 1 ? 'it is' : 'they are'}`,
+          );
         const staging = `${STAGING}${h.shipment}/`;
         const staged = await clearStaging(o, staging, tree);
         if (staged > 0) warn('RESUMED', `${place.url}: ${staged} ${staged === 1 ? 'file' : 'files'} of an interrupted ingest of this shipment are kept`);
 
         // Unchanged files stay; files whose content another old object holds are copied on the server.
-        const unchanged = tree.prepare('SELECT 1 FROM files f JOIN old.files g ON g.path = f.path WHERE f.path = ? AND f.digest IS NOT NULL AND g.digest = f.digest AND g.size = f.size').pluck();
-        const copyFrom = tree.prepare('SELECT g.path FROM files f JOIN old.files g ON g.digest = f.digest AND g.size = f.size WHERE f.path = ? AND f.digest IS NOT NULL LIMIT 1').pluck();
+        const unchanged = tree
+          .prepare(
+            'SELECT 1 FROM files f JOIN old.files g ON g.path = f.path WHERE f.path = ? AND f.digest IS NOT NULL AND g.digest = f.digest AND g.size = f.size',
+          )
+          .pluck();
+        const copyFrom = tree
+          .prepare('SELECT g.path FROM files f JOIN old.files g ON g.digest = f.digest AND g.size = f.size WHERE f.path = ? AND f.digest IS NOT NULL LIMIT 1')
+          .pluck();
         const isStaged = tree.prepare('SELECT 1 FROM temp.staged WHERE path = ? AND size = ?').pluck();
         tree.exec('CREATE TEMP TABLE copies (path TEXT PRIMARY KEY, src TEXT NOT NULL)');
         const addCopy = tree.prepare('INSERT OR REPLACE INTO temp.copies (path, src) VALUES (?, ?)');
@@ -102,7 +121,15 @@ export async function s3Ingest(ctx: Context, opts: IngestOptions, onEvent: Event
         const progress = new Progress(onEvent, 'ingest');
         progress.bytesTotal = found.bytes;
         progress.filesTotal = found.files;
-        const stager = new Stager(o, staging, skip, tree, chunkKey(Buffer.from(h.secret, 'base64')), (x: HardRecord) => void addHard.run(x.p, x.to), () => progress.add(0, 1));
+        const stager = new Stager(
+          o,
+          staging,
+          skip,
+          tree,
+          chunkKey(Buffer.from(h.secret, 'base64')),
+          (x: HardRecord) => void addHard.run(x.p, x.to),
+          () => progress.add(0, 1),
+        );
         try {
           await walkShipment(r.shipment, r.identityText, stager, progress, signal, r.allPacks);
           await stager.finish();
@@ -110,7 +137,11 @@ export async function s3Ingest(ctx: Context, opts: IngestOptions, onEvent: Event
           await stager.abort();
           throw e;
         }
-        const copies = tree.prepare('SELECT c.path, c.src, g.size FROM temp.copies c JOIN old.files g ON g.path = c.src').iterate() as IterableIterator<{ path: string; src: string; size: number }>;
+        const copies = tree.prepare('SELECT c.path, c.src, g.size FROM temp.copies c JOIN old.files g ON g.path = c.src').iterate() as IterableIterator<{
+          path: string;
+          src: string;
+          size: number;
+        }>;
         await eachLimited(copies, PARALLEL, (c) => o.copy(c.src, c.path, c.size));
         const sizeOf = tree.prepare('SELECT size FROM files WHERE path = ?').pluck();
         const hard = tree.prepare('SELECT path, target FROM temp.hard').iterate() as IterableIterator<{ path: string; target: string }>;
@@ -131,7 +162,19 @@ export async function s3Ingest(ctx: Context, opts: IngestOptions, onEvent: Event
           shipment: h.shipment,
           seq: h.seq,
           tree: treeKey(h.shipment),
-          history: [...(state?.history ?? []), { shipment: h.shipment, seq: h.seq, label: h.label, created: h.created, applied, files: found.files, bytes: found.bytes, bytesFromDrive: stager.bytesFromDrive }].slice(-1000),
+          history: [
+            ...(state?.history ?? []),
+            {
+              shipment: h.shipment,
+              seq: h.seq,
+              label: h.label,
+              created: h.created,
+              applied,
+              files: found.files,
+              bytes: found.bytes,
+              bytesFromDrive: stager.bytesFromDrive,
+            },
+          ].slice(-1000),
         };
         await o.putJson(COMMIT, { shipment: h.shipment, state: next, oldTree: state?.tree ?? null } satisfies S3Commit);
         failpoint('s3-commit');
@@ -179,15 +222,33 @@ export async function s3Ingest(ctx: Context, opts: IngestOptions, onEvent: Event
 function checkChain(state: S3State | null, h: ShipmentRecord, url: string): void {
   const selfContained = h.bases.length === 0 && h.against === null;
   if (!state) {
-    if (!selfContained) throw new BrickpostError('BASIS_MISSING', `shipment ${h.shipment} (seq ${h.seq}) builds on an earlier shipment, and ${url} holds none of dataset ${quote(h.dataset)}`, { hint: 'ingest the first, self-contained shipment first (the publisher packs one with --full)' });
+    if (!selfContained)
+      throw new BrickpostError(
+        'BASIS_MISSING',
+        `shipment ${h.shipment} (seq ${h.seq}) builds on an earlier shipment, and ${url} holds none of dataset ${quote(h.dataset)}`,
+        { hint: 'ingest the first, self-contained shipment first (the publisher packs one with --full)' },
+      );
     return;
   }
-  if (state.datasetId !== h.datasetId) throw new BrickpostError('DATASET_MISMATCH', `${url} holds dataset ${quote(state.dataset)}, not ${quote(h.dataset)}`, { hint: 'ingest it into another prefix' });
+  if (state.datasetId !== h.datasetId)
+    throw new BrickpostError('DATASET_MISMATCH', `${url} holds dataset ${quote(state.dataset)}, not ${quote(h.dataset)}`, {
+      hint: 'ingest it into another prefix',
+    });
   if (selfContained && h.seq > state.seq) return;
-  if (h.seq <= state.seq) throw new BrickpostError('CHAIN_REPLAY', `shipment ${h.shipment} (seq ${h.seq}) is older than shipment ${state.shipment} (seq ${state.seq}) that ${url} holds`, { hint: 'ingest a later shipment' });
+  if (h.seq <= state.seq)
+    throw new BrickpostError(
+      'CHAIN_REPLAY',
+      `shipment ${h.shipment} (seq ${h.seq}) is older than shipment ${state.shipment} (seq ${state.seq}) that ${url} holds`,
+      { hint: 'ingest a later shipment' },
+    );
   if (h.parent !== state.shipment) {
-    if (h.seq > state.seq + 1) throw new BrickpostError('CHAIN_GAP', `shipment ${h.shipment} (seq ${h.seq}) follows seq ${h.seq - 1}, but ${url} holds seq ${state.seq}`, { hint: 'ingest the shipments in between first' });
-    throw new BrickpostError('CHAIN_FORK', `shipment ${h.shipment} (seq ${h.seq}) does not follow shipment ${state.shipment} that ${url} holds`, { hint: 'ask the publisher for a self-contained shipment (pack --full)' });
+    if (h.seq > state.seq + 1)
+      throw new BrickpostError('CHAIN_GAP', `shipment ${h.shipment} (seq ${h.seq}) follows seq ${h.seq - 1}, but ${url} holds seq ${state.seq}`, {
+        hint: 'ingest the shipments in between first',
+      });
+    throw new BrickpostError('CHAIN_FORK', `shipment ${h.shipment} (seq ${h.seq}) does not follow shipment ${state.shipment} that ${url} holds`, {
+      hint: 'ask the publisher for a self-contained shipment (pack --full)',
+    });
   }
 }
 
@@ -206,7 +267,13 @@ async function clearStaging(o: Objects, staging: string, tree: import('better-sq
   for (;;) {
     let page;
     try {
-      page = await o.client.send(new ListMultipartUploadsCommand({ Bucket: o.place.bucket, Prefix: o.key(STAGING), ...(keyMarker ? { KeyMarker: keyMarker, UploadIdMarker: idMarker } : {}) }));
+      page = await o.client.send(
+        new ListMultipartUploadsCommand({
+          Bucket: o.place.bucket,
+          Prefix: o.key(STAGING),
+          ...(keyMarker ? { KeyMarker: keyMarker, UploadIdMarker: idMarker } : {}),
+        }),
+      );
     } catch (e) {
       throw s3Error(e, 'cannot list the unfinished uploads of', o.place, o.key(STAGING));
     }
@@ -229,7 +296,10 @@ async function clearStaging(o: Objects, staging: string, tree: import('better-sq
   return mine;
 }
 
-function empty(base: Pick<IngestSummary, 'shipmentId' | 'dataset' | 'seq' | 'created' | 'dest'>, alreadyApplied: boolean): Omit<IngestSummary, 'seconds' | 'warnings'> {
+function empty(
+  base: Pick<IngestSummary, 'shipmentId' | 'dataset' | 'seq' | 'created' | 'dest'>,
+  alreadyApplied: boolean,
+): Omit<IngestSummary, 'seconds' | 'warnings'> {
   return {
     ...base,
     files: 0,

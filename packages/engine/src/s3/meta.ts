@@ -50,7 +50,13 @@ export function objectMetadata(x: readonly Xattr[] | undefined): { contentType?:
 export function headerText(v: string): string {
   const word = /^=\?UTF-8\?([BQ])\?([^?]*)\?=$/i.exec(v.trim());
   if (word) {
-    const data = word[1]!.toUpperCase() === 'B' ? Buffer.from(word[2]!, 'base64') : Buffer.from(word[2]!.replace(/_/g, ' ').replace(/=([0-9A-F]{2})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16))), 'latin1');
+    const data =
+      word[1]!.toUpperCase() === 'B'
+        ? Buffer.from(word[2]!, 'base64')
+        : Buffer.from(
+            word[2]!.replace(/_/g, ' ').replace(/=([0-9A-F]{2})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16))),
+            'latin1',
+          );
     return data.toString('utf8');
   }
   if (/^[\x00-\xff]*$/.test(v) && /[\x80-\xff]/.test(v)) {

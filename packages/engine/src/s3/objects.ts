@@ -2,7 +2,20 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { Upload } from '@aws-sdk/lib-storage';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CopyObjectCommand, CreateMultipartUploadCommand, DeleteObjectCommand, DeleteObjectsCommand, HeadObjectCommand, UploadPartCopyCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CopyObjectCommand,
+  CreateMultipartUploadCommand,
+  DeleteObjectCommand,
+  DeleteObjectsCommand,
+  HeadObjectCommand,
+  UploadPartCopyCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  type S3Client,
+} from '@aws-sdk/client-s3';
 import { s3Error } from './client.js';
 import type { S3Place } from './url.js';
 
@@ -37,12 +50,29 @@ export class Objects {
   }
 
   async putJson(rel: string, value: unknown): Promise<void> {
-    await this.send(() => this.client.send(new PutObjectCommand({ Bucket: this.place.bucket, Key: this.key(rel), Body: JSON.stringify(value, null, 1) + '\n', ContentType: 'application/json' })), 'cannot write', rel);
+    await this.send(
+      () =>
+        this.client.send(
+          new PutObjectCommand({ Bucket: this.place.bucket, Key: this.key(rel), Body: JSON.stringify(value, null, 1) + '\n', ContentType: 'application/json' }),
+        ),
+      'cannot write',
+      rel,
+    );
   }
 
   async putFile(rel: string, file: string): Promise<void> {
     // Streamed in parts: a tree file grows with the dataset.
-    await this.send(() => new Upload({ client: this.client, params: { Bucket: this.place.bucket, Key: this.key(rel), Body: createReadStream(file) }, partSize: 8 << 20, queueSize: 2 }).done(), 'cannot write', rel);
+    await this.send(
+      () =>
+        new Upload({
+          client: this.client,
+          params: { Bucket: this.place.bucket, Key: this.key(rel), Body: createReadStream(file) },
+          partSize: 8 << 20,
+          queueSize: 2,
+        }).done(),
+      'cannot write',
+      rel,
+    );
   }
 
   /** Downloads `rel` into `file`; false when there is no such object. */
@@ -61,7 +91,9 @@ export class Objects {
   async range(rel: string, offset: number, length: number): Promise<Buffer> {
     if (length === 0) return Buffer.alloc(0);
     try {
-      const r = await this.client.send(new GetObjectCommand({ Bucket: this.place.bucket, Key: this.key(rel), Range: `bytes=${offset}-${offset + length - 1}` }));
+      const r = await this.client.send(
+        new GetObjectCommand({ Bucket: this.place.bucket, Key: this.key(rel), Range: `bytes=${offset}-${offset + length - 1}` }),
+      );
       return Buffer.from(await r.Body!.transformToByteArray());
     } catch (e) {
       throw s3Error(e, 'cannot read', this.place, this.key(rel));
@@ -83,7 +115,19 @@ export class Objects {
       const meta = { ...(h.ContentType ? { ContentType: h.ContentType } : {}), Metadata: h.Metadata ?? {} };
       return this.send(() => this.client.send(new PutObjectCommand({ Bucket: this.place.bucket, Key: this.key(to), Body: '', ...meta })), 'cannot write', to);
     }
-    await this.send(() => this.client.send(new CopyObjectCommand({ Bucket: this.place.bucket, Key: this.key(to), CopySource: `${this.place.bucket}/${encodeKey(this.key(from))}`, MetadataDirective: 'COPY' })), 'cannot copy into', to);
+    await this.send(
+      () =>
+        this.client.send(
+          new CopyObjectCommand({
+            Bucket: this.place.bucket,
+            Key: this.key(to),
+            CopySource: `${this.place.bucket}/${encodeKey(this.key(from))}`,
+            MetadataDirective: 'COPY',
+          }),
+        ),
+      'cannot copy into',
+      to,
+    );
   }
 
   private async copyParts(from: string, to: string, size: number): Promise<void> {
@@ -92,12 +136,16 @@ export class Objects {
     const CopySource = `${Bucket}/${encodeKey(this.key(from))}`;
     try {
       const h = await this.client.send(new HeadObjectCommand({ Bucket, Key: this.key(from) }));
-      const up = await this.client.send(new CreateMultipartUploadCommand({ Bucket, Key, ...(h.ContentType ? { ContentType: h.ContentType } : {}), Metadata: h.Metadata ?? {} }));
+      const up = await this.client.send(
+        new CreateMultipartUploadCommand({ Bucket, Key, ...(h.ContentType ? { ContentType: h.ContentType } : {}), Metadata: h.Metadata ?? {} }),
+      );
       try {
         const parts: Array<{ ETag: string; PartNumber: number }> = [];
         for (let n = 1, at = 0; at < size; n++, at += COPY_PART) {
           const end = Math.min(size, at + COPY_PART) - 1;
-          const r = await this.client.send(new UploadPartCopyCommand({ Bucket, Key, UploadId: up.UploadId!, PartNumber: n, CopySource, CopySourceRange: `bytes=${at}-${end}` }));
+          const r = await this.client.send(
+            new UploadPartCopyCommand({ Bucket, Key, UploadId: up.UploadId!, PartNumber: n, CopySource, CopySourceRange: `bytes=${at}-${end}` }),
+          );
           parts.push({ ETag: r.CopyPartResult!.ETag!, PartNumber: n });
         }
         await this.client.send(new CompleteMultipartUploadCommand({ Bucket, Key, UploadId: up.UploadId!, MultipartUpload: { Parts: parts } }));
@@ -121,7 +169,9 @@ export class Objects {
       batch = [];
       if (keys.length === 0) return;
       try {
-        const r = await this.client.send(new DeleteObjectsCommand({ Bucket: this.place.bucket, Delete: { Objects: keys.map((k) => ({ Key: this.key(k) })), Quiet: true } }));
+        const r = await this.client.send(
+          new DeleteObjectsCommand({ Bucket: this.place.bucket, Delete: { Objects: keys.map((k) => ({ Key: this.key(k) })), Quiet: true } }),
+        );
         if ((r.Errors ?? []).length === 0) return;
       } catch {
         // Some servers take only single deletes: they follow.
@@ -145,7 +195,9 @@ export class Objects {
     do {
       let page;
       try {
-        page = await this.client.send(new ListObjectsV2Command({ Bucket: this.place.bucket, Prefix: this.key(rel), ...(token ? { ContinuationToken: token } : {}) }));
+        page = await this.client.send(
+          new ListObjectsV2Command({ Bucket: this.place.bucket, Prefix: this.key(rel), ...(token ? { ContinuationToken: token } : {}) }),
+        );
       } catch (e) {
         throw s3Error(e, 'cannot list', this.place, this.key(rel));
       }

@@ -6,7 +6,17 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
 import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
-import { BrickpostError, compareNames, foldKey, nameProblem, quote, RECORD_LIMITS, RESERVED_ROOT_NAME, type EntryAttributes, type Xattr } from '@brickpost/manifest';
+import {
+  BrickpostError,
+  compareNames,
+  foldKey,
+  nameProblem,
+  quote,
+  RECORD_LIMITS,
+  RESERVED_ROOT_NAME,
+  type EntryAttributes,
+  type Xattr,
+} from '@brickpost/manifest';
 import type { S3Options } from '../api/index.js';
 import type { SkippedEntry, SourceEntry, WalkOptions } from '../scan/index.js';
 import { s3Client, s3Error } from './client.js';
@@ -163,7 +173,9 @@ export class S3Source {
     do {
       let page;
       try {
-        page = await this.client.send(new ListObjectsV2Command({ Bucket: this.place.bucket, Prefix: prefix, Delimiter: '/', ...(token ? { ContinuationToken: token } : {}) }));
+        page = await this.client.send(
+          new ListObjectsV2Command({ Bucket: this.place.bucket, Prefix: prefix, Delimiter: '/', ...(token ? { ContinuationToken: token } : {}) }),
+        );
       } catch (e) {
         throw s3Error(e, 'cannot list', this.place, prefix);
       }

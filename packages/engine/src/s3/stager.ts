@@ -2,7 +2,17 @@ import { once } from 'node:events';
 import { PassThrough } from 'node:stream';
 import type Database from 'better-sqlite3';
 import { Upload } from '@aws-sdk/lib-storage';
-import { BrickpostError, quote, type DeltaRef, type DirRecord, type FileRecord, type HardRecord, type HeldRef, type LinkRecord, type SpecialRecord } from '@brickpost/manifest';
+import {
+  BrickpostError,
+  quote,
+  type DeltaRef,
+  type DirRecord,
+  type FileRecord,
+  type HardRecord,
+  type HeldRef,
+  type LinkRecord,
+  type SpecialRecord,
+} from '@brickpost/manifest';
 import { chunkId } from '../chunk/id.js';
 import { applyDelta, decodeDelta } from '../delta/index.js';
 import { failpoint } from '../io/failpoint.js';
@@ -85,10 +95,18 @@ export class Stager implements ShipmentVisitor {
   async held(ref: HeldRef): Promise<void> {
     const p = this.cur!.rec.p;
     const at = this.heldAt.get(Buffer.from(ref[0], 'hex')) as { path: string; offset: number; len: number } | undefined;
-    if (!at || at.len !== ref[1]) throw new BrickpostError('BASIS_MISSING', `${quote(p)} reuses a chunk the destination's tree does not hold`, { path: p, hint: 'ask the publisher for a self-contained shipment (pack --full)' });
+    if (!at || at.len !== ref[1])
+      throw new BrickpostError('BASIS_MISSING', `${quote(p)} reuses a chunk the destination's tree does not hold`, {
+        path: p,
+        hint: 'ask the publisher for a self-contained shipment (pack --full)',
+      });
     const data = await this.o.range(at.path, at.offset, at.len);
     if (!chunkId(this.key, data).equals(Buffer.from(ref[0], 'hex'))) {
-      throw new BrickpostError('BASIS_MISSING', `object ${quote(this.o.key(at.path))} no longer holds the data ${quote(p)} reuses (changed since brickpost wrote it)`, { path: p, hint: 'ask the publisher for a self-contained shipment (pack --full)' });
+      throw new BrickpostError(
+        'BASIS_MISSING',
+        `object ${quote(this.o.key(at.path))} no longer holds the data ${quote(p)} reuses (changed since brickpost wrote it)`,
+        { path: p, hint: 'ask the publisher for a self-contained shipment (pack --full)' },
+      );
     }
     this.bytesReused += data.length;
     await this.write(data);
@@ -99,14 +117,24 @@ export class Stager implements ShipmentVisitor {
     const [basis, size, blockSize] = f.b!;
     const parts: Buffer[] = [];
     let got = 0;
-    await applyDelta((offset, length) => this.o.range(basis, offset, length), size, blockSize, decodeDelta(delta), async (buf) => {
-      got += buf.length;
-      if (got > ref[4]) throw new BrickpostError('CHUNK_MISMATCH', `a delta of ${quote(f.p)} rebuilds more than the chunk's ${ref[4]} bytes`);
-      parts.push(Buffer.from(buf));
-    });
+    await applyDelta(
+      (offset, length) => this.o.range(basis, offset, length),
+      size,
+      blockSize,
+      decodeDelta(delta),
+      async (buf) => {
+        got += buf.length;
+        if (got > ref[4]) throw new BrickpostError('CHUNK_MISMATCH', `a delta of ${quote(f.p)} rebuilds more than the chunk's ${ref[4]} bytes`);
+        parts.push(Buffer.from(buf));
+      },
+    );
     const data = Buffer.concat(parts);
     if (data.length !== ref[4] || !chunkId(this.key, data).equals(Buffer.from(ref[0], 'hex'))) {
-      throw new BrickpostError('BASIS_MISSING', `object ${quote(this.o.key(basis))}, the basis of ${quote(f.p)}'s delta, does not hold what the shipment expects`, { path: f.p, hint: 'ask the publisher for a self-contained shipment (pack --full)' });
+      throw new BrickpostError(
+        'BASIS_MISSING',
+        `object ${quote(this.o.key(basis))}, the basis of ${quote(f.p)}'s delta, does not hold what the shipment expects`,
+        { path: f.p, hint: 'ask the publisher for a self-contained shipment (pack --full)' },
+      );
     }
     this.deltas++;
     this.bytesFromDrive += delta.length;
@@ -184,8 +212,11 @@ export class Stager implements ShipmentVisitor {
   private async write(b: Buffer): Promise<void> {
     const cur = this.cur!;
     if (cur.stream.write(b)) return;
-    await Promise.race([once(cur.stream, 'drain'), cur.done.then(() => {
-      throw new BrickpostError('IO', `the upload of ${quote(cur.rec.p)} ended before its last byte`);
-    })]);
+    await Promise.race([
+      once(cur.stream, 'drain'),
+      cur.done.then(() => {
+        throw new BrickpostError('IO', `the upload of ${quote(cur.rec.p)} ended before its last byte`);
+      }),
+    ]);
   }
 }

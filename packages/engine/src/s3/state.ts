@@ -80,7 +80,9 @@ export async function finishCommit(o: Objects, c: S3Commit, scratch: string): Pr
       try {
         db.prepare('ATTACH DATABASE ? AS old').run(oldFile);
         retired = db.prepare('SELECT count(*) FROM old.files WHERE path NOT IN (SELECT path FROM main.files)').pluck().get() as number;
-        await o.deleteMany(db.prepare('SELECT path FROM old.files WHERE path NOT IN (SELECT path FROM main.files)').pluck().iterate() as IterableIterator<string>);
+        await o.deleteMany(
+          db.prepare('SELECT path FROM old.files WHERE path NOT IN (SELECT path FROM main.files)').pluck().iterate() as IterableIterator<string>,
+        );
       } finally {
         db.close();
       }

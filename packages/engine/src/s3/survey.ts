@@ -92,7 +92,7 @@ export async function survey(r: Readable, tree: Database.Database, o: Objects, o
     } else if (rec.t === 'hard') {
       check(rec.p);
       s.hardLinks++;
-      addFile.run(rec.p, (sizeOf.get(rec.to)) ?? 0, 0, null);
+      addFile.run(rec.p, sizeOf.get(rec.to) ?? 0, 0, null);
     } else if (rec.t === 'link') {
       s.links++;
       notApplied('symbolic link (object storage has none)');
@@ -104,9 +104,13 @@ export async function survey(r: Readable, tree: Database.Database, o: Objects, o
   endFile();
   endDir(null);
   if (cannot.length > 0) {
-    throw new BrickpostError('USAGE', `object storage cannot hold ${cannot.length} of the shipment's names: ${cannot.slice(0, 5).join(', ')}${cannot.length > 5 ? ', …' : ''}; nothing was changed`, {
-      hint: 'ingest it into a folder instead (brickpost ingest DRIVE DIR)',
-    });
+    throw new BrickpostError(
+      'USAGE',
+      `object storage cannot hold ${cannot.length} of the shipment's names: ${cannot.slice(0, 5).join(', ')}${cannot.length > 5 ? ', …' : ''}; nothing was changed`,
+      {
+        hint: 'ingest it into a folder instead (brickpost ingest DRIVE DIR)',
+      },
+    );
   }
   // Objects brickpost did not write: kept, unless the shipment writes the same key.
   const inTheWay: string[] = [];
@@ -119,9 +123,16 @@ export async function survey(r: Readable, tree: Database.Database, o: Objects, o
     else s.foreign++;
   }
   if (inTheWay.length > 0) {
-    throw new BrickpostError('USAGE', `${o.place.url} holds ${inTheWay.length} ${inTheWay.length === 1 ? 'object' : 'objects'} that brickpost did not write at keys the shipment writes: ${inTheWay.slice(0, 5).map((k) => quote(k)).join(', ')}${inTheWay.length > 5 ? ', …' : ''}; nothing was changed`, {
-      hint: `ingest into an empty prefix, or move those objects away first (aws s3 mv)`,
-    });
+    throw new BrickpostError(
+      'USAGE',
+      `${o.place.url} holds ${inTheWay.length} ${inTheWay.length === 1 ? 'object' : 'objects'} that brickpost did not write at keys the shipment writes: ${inTheWay
+        .slice(0, 5)
+        .map((k) => quote(k))
+        .join(', ')}${inTheWay.length > 5 ? ', …' : ''}; nothing was changed`,
+      {
+        hint: `ingest into an empty prefix, or move those objects away first (aws s3 mv)`,
+      },
+    );
   }
   return s;
 }

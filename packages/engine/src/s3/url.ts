@@ -23,7 +23,9 @@ export function parseS3Url(where: string): S3Place {
   const m = /^s3:\/\/([^/]*)(?:\/(.*))?$/is.exec(where);
   const bucket = m?.[1] ?? '';
   if (!m || !/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) {
-    throw new BrickpostError('USAGE', `${quote(where)} is not an object storage URL with a valid bucket name`, { hint: 'write it as s3://BUCKET/PREFIX (bucket names are 3 to 63 lower-case letters, digits, dots and hyphens)' });
+    throw new BrickpostError('USAGE', `${quote(where)} is not an object storage URL with a valid bucket name`, {
+      hint: 'write it as s3://BUCKET/PREFIX (bucket names are 3 to 63 lower-case letters, digits, dots and hyphens)',
+    });
   }
   const rest = (m[2] ?? '').replace(/\/+$/, '');
   const parts = rest === '' ? [] : rest.split('/');

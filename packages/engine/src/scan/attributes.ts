@@ -48,7 +48,10 @@ export class AttributeReader {
       if (value === null) continue;
       if (name.startsWith('user.')) {
         if (x.length >= RECORD_LIMITS.xattrs || (total += value.length) > RECORD_LIMITS.xattrTotalBytes) {
-          this.warn(`extended attribute ${quote(name)} of ${quote(path)} is not recorded: an entry carries at most ${RECORD_LIMITS.xattrs} attributes of ${RECORD_LIMITS.xattrTotalBytes} bytes in all`, path);
+          this.warn(
+            `extended attribute ${quote(name)} of ${quote(path)} is not recorded: an entry carries at most ${RECORD_LIMITS.xattrs} attributes of ${RECORD_LIMITS.xattrTotalBytes} bytes in all`,
+            path,
+          );
           continue;
         }
         x.push([name, value.toString('base64')]);

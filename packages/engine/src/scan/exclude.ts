@@ -69,8 +69,8 @@ function compile(pattern: string): Compiled {
     } else if (c === '*') {
       if (p[i + 1] === '*') {
         // `**/` matches zero or more folders; `**` elsewhere any run of characters, slashes included.
-        if (p[i + 2] === '/') (re += '(?:.*/)?'), (i += 2);
-        else (re += '.*'), i++;
+        if (p[i + 2] === '/') ((re += '(?:.*/)?'), (i += 2));
+        else ((re += '.*'), i++);
       } else re += '[^/]*';
     } else if (c === '?') {
       re += '[^/]';

@@ -108,7 +108,11 @@ class Walker {
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       if (top || (code !== 'EACCES' && code !== 'EPERM' && code !== 'ENOENT')) throw toEnvironmentError(e, `cannot read directory ${quote(abs)}`);
-      this.skip({ path: rel, reason: code === 'ENOENT' ? 'vanished while scanning' : 'its contents cannot be read (permission denied)', kind: code === 'ENOENT' ? 'vanished' : 'unreadable' });
+      this.skip({
+        path: rel,
+        reason: code === 'ENOENT' ? 'vanished while scanning' : 'its contents cannot be read (permission denied)',
+        kind: code === 'ENOENT' ? 'vanished' : 'unreadable',
+      });
       return;
     }
     const names: string[] = [];
@@ -198,7 +202,11 @@ class Walker {
 
 function isCache(dir: string): boolean {
   try {
-    return readFileSync(fsPath(join(dir, 'CACHEDIR.TAG'))).subarray(0, CACHEDIR_SIGNATURE.length).toString('latin1') === CACHEDIR_SIGNATURE;
+    return (
+      readFileSync(fsPath(join(dir, 'CACHEDIR.TAG')))
+        .subarray(0, CACHEDIR_SIGNATURE.length)
+        .toString('latin1') === CACHEDIR_SIGNATURE
+    );
   } catch {
     return false;
   }
@@ -213,7 +221,10 @@ function statOrError(path: string): BigIntStats | NodeJS.ErrnoException {
 }
 
 /** Totals of a source tree, for progress and free-space checks: files and their bytes, folders, and every other entry. */
-export async function measure(root: string, opts: Pick<WalkOptions, 'exclude' | 'excludeCaches'> = {}): Promise<{ files: number; dirs: number; bytes: number; others: number }> {
+export async function measure(
+  root: string,
+  opts: Pick<WalkOptions, 'exclude' | 'excludeCaches'> = {},
+): Promise<{ files: number; dirs: number; bytes: number; others: number }> {
   const t = { files: 0, dirs: 0, bytes: 0, others: 0 };
   for await (const e of walk(root, () => undefined, { ...opts, attributes: false })) {
     if (e.type === 'dir') t.dirs++;

@@ -88,7 +88,10 @@ export async function verifyDetached(
     text = await readLimited(sigPath, minisign.MAX_SIGNATURE_FILE_BYTES, 'signature');
   } catch (e) {
     if (isBrickpostError(e, 'FILE_MISSING')) {
-      throw new BrickpostError('UNSIGNED', `${what} ${quote(file)} is not signed: ${quote(sigPath)} is missing`, { path: sigPath, hint: 'copy the .minisig file that came with it next to it' });
+      throw new BrickpostError('UNSIGNED', `${what} ${quote(file)} is not signed: ${quote(sigPath)} is missing`, {
+        path: sigPath,
+        hint: 'copy the .minisig file that came with it next to it',
+      });
     }
     if (isBrickpostError(e, 'LIMIT_EXCEEDED') || isBrickpostError(e, 'MALFORMED')) {
       throw new BrickpostError('SIGNATURE_INVALID', `signature of ${what} ${quote(file)} is invalid: ${e.message}`, { path: sigPath, cause: e });
@@ -106,7 +109,8 @@ export async function verifyDetached(
         cause: e,
       });
     }
-    if (isBrickpostError(e)) throw new BrickpostError('SIGNATURE_INVALID', `signature of ${what} ${quote(file)} is invalid: ${e.message}`, { path: sigPath, cause: e });
+    if (isBrickpostError(e))
+      throw new BrickpostError('SIGNATURE_INVALID', `signature of ${what} ${quote(file)} is invalid: ${e.message}`, { path: sigPath, cause: e });
     throw e;
   }
   if (expect.signer !== undefined && v.keyIdHex !== expect.signer) {

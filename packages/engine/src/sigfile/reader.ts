@@ -37,7 +37,12 @@ export async function openSignatureFile(path: string, verifiers: ReadonlyArray<V
   await access(path).catch((e: unknown) => {
     throw toEnvironmentError(e, 'cannot open the signature file');
   });
-  if (!(await access(minisigPath(path)).then(() => true, () => false))) {
+  if (
+    !(await access(minisigPath(path)).then(
+      () => true,
+      () => false,
+    ))
+  ) {
     throw new BrickpostError('UNSIGNED', `signature file ${quote(path)} is not signed: ${quote(minisigPath(path))} is missing`, {
       path: minisigPath(path),
       hint: 'copy the .minisig file that came with it next to it',
@@ -52,18 +57,24 @@ export async function openSignatureFile(path: string, verifiers: ReadonlyArray<V
   if (!header) throw new BrickpostError('TRUNCATED', `signature file ${quote(path)} has no header`);
   const h: SigHeader = header;
   if (h.subscriber !== signer.keyId) {
-    throw new BrickpostError('SIGNATURE_INVALID', `signature file ${quote(path)} names subscriber ${h.subscriber} but is signed by ${signer.keyId}`, { path: minisigPath(path) });
+    throw new BrickpostError('SIGNATURE_INVALID', `signature file ${quote(path)} names subscriber ${h.subscriber} but is signed by ${signer.keyId}`, {
+      path: minisigPath(path),
+    });
   }
   if (signer.trustedComment !== sigTrustedComment(h)) {
-    throw new BrickpostError('SIGNATURE_INVALID', `signed comment ${quote(signer.trustedComment)} does not describe signature file ${quote(path)}`, { path: minisigPath(path) });
+    throw new BrickpostError('SIGNATURE_INVALID', `signed comment ${quote(signer.trustedComment)} does not describe signature file ${quote(path)}`, {
+      path: minisigPath(path),
+    });
   }
   return {
     header: h,
     sha256,
     signer: { keyId: signer.keyId, name: signer.name },
-    records: () => readRecords(path, sha256, (again) => {
-      if (JSON.stringify(again) !== JSON.stringify(h)) throw new BrickpostError('SIGNATURE_INVALID', `signature file ${quote(path)} changed while being read`);
-    }),
+    records: () =>
+      readRecords(path, sha256, (again) => {
+        if (JSON.stringify(again) !== JSON.stringify(h))
+          throw new BrickpostError('SIGNATURE_INVALID', `signature file ${quote(path)} changed while being read`);
+      }),
   };
 }
 

@@ -1,4 +1,16 @@
-import { BrickpostError, checkKeys as keys, checkObject as object, checkPath, checkStr as str, checkUint as uint, CHUNKS_PER_RECORD, malformed as fail, quote, RECORD_LIMITS, type Json } from '@brickpost/manifest';
+import {
+  BrickpostError,
+  checkKeys as keys,
+  checkObject as object,
+  checkPath,
+  checkStr as str,
+  checkUint as uint,
+  CHUNKS_PER_RECORD,
+  malformed as fail,
+  quote,
+  RECORD_LIMITS,
+  type Json,
+} from '@brickpost/manifest';
 
 /** Version string of signature and request files: first bytes and header `format` (FORMAT.md §signature-file). */
 export const SIGNATURE_FORMAT = 'brickpost-signature/v1';
@@ -98,7 +110,9 @@ export function checkHeader(v: Json, where: string): SigHeader {
   if (o.t !== 'signature') fail(where, 'the first record must be the signature header');
   keys(o, ['t', 'format', 'kind', 'ids', 'dataset', 'datasetId', 'publisher', 'state', 'created', 'subscriber', 'recipient', 'chunker'], where);
   if (o.format !== SIGNATURE_FORMAT) {
-    throw new BrickpostError('UNSUPPORTED_VERSION', `${where}: format ${quote(String(o.format))} is not ${SIGNATURE_FORMAT}`, { hint: 'it was written by a newer brickpost; upgrade to read it' });
+    throw new BrickpostError('UNSUPPORTED_VERSION', `${where}: format ${quote(String(o.format))} is not ${SIGNATURE_FORMAT}`, {
+      hint: 'it was written by a newer brickpost; upgrade to read it',
+    });
   }
   if (o.kind !== 'signature' && o.kind !== 'request') fail(where, `unknown kind ${quote(String(o.kind))}`);
   if (o.ids !== 'sha256' && o.ids !== 'hmac') fail(where, `unknown ids ${quote(String(o.ids))}`);

@@ -78,7 +78,7 @@ export async function* scanFolder(root: string, opts: ScanFolderOptions = {}): A
       waiting.delete(r.seq);
       if (--busy[p.slot]! === 0) w.unref();
       if (r.kind === 'done') p.resolve(r);
-      else if (r.vanished) (p.skipped = true), p.resolve({ seq: r.seq, kind: 'done', ids: new Uint8Array(0), lengths: [] });
+      else if (r.vanished) ((p.skipped = true), p.resolve({ seq: r.seq, kind: 'done', ids: new Uint8Array(0), lengths: [] }));
       else p.reject(deserializeError(r.error));
     });
     w.on('error', (e) => fail(new BrickpostError('IO', `scan thread crashed: ${e.message}`, { cause: e })));
@@ -123,10 +123,14 @@ export async function* scanFolder(root: string, opts: ScanFolderOptions = {}): A
     for await (const e of walk(root, (s) => opts.onSkip?.(s), { attributes: false })) {
       if (opts.signal?.aborted) throw new BrickpostError('CANCELLED', 'scan cancelled');
       // A hard link's data is listed under its first name; links and special files hold none.
-      if (e.type === 'link' || e.type === 'special') opts.onSkip?.({ path: e.path, reason: e.type === 'link' ? 'symbolic link (holds no data to list)' : 'special file', kind: 'name' });
+      if (e.type === 'link' || e.type === 'special')
+        opts.onSkip?.({ path: e.path, reason: e.type === 'link' ? 'symbolic link (holds no data to list)' : 'special file', kind: 'name' });
       if (e.type !== 'file') continue;
       // Signature files name paths by the portable rules (FORMAT.md §signature-file).
-      const problem = e.path.split('/').map(componentProblem).find((x) => x !== null);
+      const problem = e.path
+        .split('/')
+        .map(componentProblem)
+        .find((x) => x !== null);
       if (problem) {
         opts.onSkip?.({ path: e.path, reason: `not listed: ${problem}`, kind: 'name' });
         continue;

@@ -75,7 +75,8 @@ export class SignatureFileWriter {
     for (const [id, len] of chunks) {
       const hex = typeof id === 'string' ? id : id.toString('hex');
       if (!HEX64.test(hex)) throw new BrickpostError('USAGE', `chunk id of ${quote(p)} is not 32 bytes: ${quote(hex)}`);
-      if (!Number.isInteger(len) || len < 1 || len > RECORD_LIMITS.maxChunkLength) throw new BrickpostError('USAGE', `chunk length ${len} of ${quote(p)} is out of range`);
+      if (!Number.isInteger(len) || len < 1 || len > RECORD_LIMITS.maxChunkLength)
+        throw new BrickpostError('USAGE', `chunk length ${len} of ${quote(p)} is out of range`);
       sum += len;
       if (sum > size) throw new BrickpostError('USAGE', `chunks of ${quote(p)} add up to more than its size ${size}`);
       if (c.length === CHUNKS_PER_RECORD) await flush();
@@ -102,7 +103,10 @@ export class SignatureFileWriter {
    */
   async close(signingKey: minisign.SigningKey): Promise<SignatureFileTotals> {
     if (minisign.keyIdHex(signingKey.keyId) !== this.header.subscriber) {
-      throw new BrickpostError('USAGE', `signature file names subscriber ${this.header.subscriber} but would be signed by key ${minisign.keyIdHex(signingKey.keyId)}`);
+      throw new BrickpostError(
+        'USAGE',
+        `signature file names subscriber ${this.header.subscriber} but would be signed by key ${minisign.keyIdHex(signingKey.keyId)}`,
+      );
     }
     const t = { ...this.order.totals };
     await this.record({ t: 'end', files: t.files, chunks: t.chunks, bytes: t.bytes });

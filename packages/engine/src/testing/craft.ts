@@ -180,11 +180,13 @@ export async function craftShipment(opts: CraftOptions): Promise<CraftedShipment
   const bytes = Buffer.isBuffer(lines) ? lines : Buffer.from(typeof lines === 'string' ? lines : lines.map((l) => l + '\n').join(''), 'utf8');
   const text = bytes.toString('utf8');
   const format = opts.manifestFormat ?? `${header.format}\n`;
-  const compress = opts.manifestFrames ?? ((b: Buffer): Buffer => {
-    const zstd = new Compressor();
-    zstd.setParameters({ compressionLevel: 6, contentSizeFlag: true });
-    return zstd.compress(b);
-  });
+  const compress =
+    opts.manifestFrames ??
+    ((b: Buffer): Buffer => {
+      const zstd = new Compressor();
+      zstd.setParameters({ compressionLevel: 6, contentSizeFlag: true });
+      return zstd.compress(b);
+    });
   const manifestPlain = Buffer.concat([frame.skippableFrame(HEADER_FRAME_NIBBLE, Buffer.from(format, 'utf8')), compress(bytes)]);
   await writeFile(join(dir, MANIFEST_PATH), ageEncrypt(manifestPlain, opts.recipients));
 
@@ -249,4 +251,3 @@ function countEntries(text: string): { entries: number; files: number; bytes: nu
   }
   return out;
 }
-

@@ -9,7 +9,20 @@ import { content, int, word, type RecipeLine } from './recipe-parse.js';
 import { corruptSignature, resealTags, resign } from './reseal.js';
 
 /** The recipe commands that change a drive once its shipment is written. */
-export const MUTATIONS = new Set(['flip', 'truncate', 'delete', 'append', 'write', 'tamper-mac', 'armor', 'corrupt-signature', 'resign', 'reseal', 'swap-pack', 'swap-stream']);
+export const MUTATIONS = new Set([
+  'flip',
+  'truncate',
+  'delete',
+  'append',
+  'write',
+  'tamper-mac',
+  'armor',
+  'corrupt-signature',
+  'resign',
+  'reseal',
+  'swap-pack',
+  'swap-stream',
+]);
 
 /** The two parties of a vector: `self` runs the command (publisher and receiver), `stranger` is neither trusted nor a recipient. */
 export interface Parties {

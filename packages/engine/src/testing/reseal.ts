@@ -17,7 +17,7 @@ export async function editBagInfo(bagDir: string, edits: Record<string, string |
   const done = new Set<string>();
   for (const [label, value] of fields) {
     if (!(label in edits)) out.push([label, value]);
-    else if (edits[label] !== null) out.push([label, edits[label]!]), done.add(label);
+    else if (edits[label] !== null) (out.push([label, edits[label]!]), done.add(label));
   }
   for (const [label, value] of Object.entries(edits)) if (value !== null && !done.has(label)) out.push([label, value]);
   await writeFile(file, out.map(([l, v]) => `${l}: ${v}\n`).join(''));
@@ -42,7 +42,12 @@ export async function resealTags(bagDir: string, key: minisign.SigningKey, comme
   const tags: Array<{ path: string; digest: string }> = [];
   for (const name of [...TAG_FILES, CUSTODY_TAG_FILE]) {
     if (!(await stat(join(bagDir, name)).catch(() => null))) continue;
-    tags.push({ path: name, digest: createHash('sha256').update(await readFile(join(bagDir, name))).digest('hex') });
+    tags.push({
+      path: name,
+      digest: createHash('sha256')
+        .update(await readFile(join(bagDir, name)))
+        .digest('hex'),
+    });
   }
   await writeFile(join(bagDir, TAG_MANIFEST), bagit.formatManifest(tags));
   await resign(bagDir, key, comment);

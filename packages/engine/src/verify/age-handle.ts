@@ -35,14 +35,23 @@ export async function openAgeHandle(fh: FileHandle, name: string, identities: ag
 
 function unwrap(head: Buffer, size: number, name: string, identities: age.Identity[], path: string | undefined): AgeHandle {
   if (age.isArmored(head)) {
-    throw new BrickpostError('MALFORMED', `${quote(name)} is an ASCII-armored age file; a drive holds binary age files only`, path !== undefined ? { path } : {});
+    throw new BrickpostError(
+      'MALFORMED',
+      `${quote(name)} is an ASCII-armored age file; a drive holds binary age files only`,
+      path !== undefined ? { path } : {},
+    );
   }
   let parsed: ReturnType<typeof age.parseHeader>;
   try {
     parsed = age.parseHeader(head);
   } catch (e) {
     // The header parser knows bytes, not files: a cut-short header is named like any other problem of this file.
-    if (isBrickpostError(e) && !e.message.includes(name)) throw new BrickpostError(e.code, `${quote(name)}: ${e.message}`, { cause: e, ...(e.hint ? { hint: e.hint } : {}), ...(path !== undefined ? { path } : {}) });
+    if (isBrickpostError(e) && !e.message.includes(name))
+      throw new BrickpostError(e.code, `${quote(name)}: ${e.message}`, {
+        cause: e,
+        ...(e.hint ? { hint: e.hint } : {}),
+        ...(path !== undefined ? { path } : {}),
+      });
     throw e;
   }
   const fileKey = age.unwrapFileKey(parsed, head, identities, name);

@@ -32,11 +32,15 @@ export async function blameRef(e: unknown, s: OpenedShipment, pack: number, refs
   const why = e.message.startsWith(prefix) ? e.message.slice(prefix.length) : e.message;
   const where = `${quote(file)}: its chunk frame at plaintext offset ${off} of pack ${quote(rel)} (${flen} bytes)`;
   if (e.code === 'TRUNCATED' && (await intact(s, rel, path))) {
-    return new BrickpostError('MALFORMED', `${MANIFEST_PATH}: the entry ${quote(file)} names a chunk frame at plaintext offset ${off} of pack ${quote(rel)} (${flen} bytes), past the end of that pack, which matches its signed SHA-256`, {
-      cause: e,
-      path,
-      hint: 'the manifest and the pack are as the publisher signed them, so the shipment was made this way: do not use it, and ask the publisher for a new drive',
-    });
+    return new BrickpostError(
+      'MALFORMED',
+      `${MANIFEST_PATH}: the entry ${quote(file)} names a chunk frame at plaintext offset ${off} of pack ${quote(rel)} (${flen} bytes), past the end of that pack, which matches its signed SHA-256`,
+      {
+        cause: e,
+        path,
+        hint: 'the manifest and the pack are as the publisher signed them, so the shipment was made this way: do not use it, and ask the publisher for a new drive',
+      },
+    );
   }
   const hint =
     e.hint ??

@@ -10,7 +10,6 @@ import type { CreatedNote } from '../api/verify.js';
 /** How far a creation time may lie ahead of this machine's clock before a warning: one hour. */
 export const CLOCK_SKEW_MS = 60 * 60 * 1000;
 
-
 /** Describes `created` (ISO 8601) relative to `now` (ms since the epoch). */
 export function describeCreated(created: string, now = Date.now()): CreatedNote {
   const t = Date.parse(created);

@@ -79,5 +79,12 @@ export class DataBudget {
 export function manifestTextLimit(limit: ExpansionLimit, size: number): InflateLimit | undefined {
   if (limit === 'none') return undefined;
   const bytes = limit * Math.max(size, 1);
-  return { bytes, error: (at) => refusal(`${MANIFEST_PATH} decodes to more than ${bytes} bytes, ${limit} times its ${size} bytes on the drive (refused at compressed offset ${at})`, 'none') };
+  return {
+    bytes,
+    error: (at) =>
+      refusal(
+        `${MANIFEST_PATH} decodes to more than ${bytes} bytes, ${limit} times its ${size} bytes on the drive (refused at compressed offset ${at})`,
+        'none',
+      ),
+  };
 }

@@ -17,7 +17,11 @@ import type { Progress } from '../io/progress.js';
  * manifest order, which is pack order, so a drive is read front to back.
  * Returns the problems found (empty when all holds).
  */
-export async function checkFixity(s: OpenedShipment, progress: Progress, signal?: AbortSignal): Promise<{ problems: VerifyProblem[]; files: number; bytes: number }> {
+export async function checkFixity(
+  s: OpenedShipment,
+  progress: Progress,
+  signal?: AbortSignal,
+): Promise<{ problems: VerifyProblem[]; files: number; bytes: number }> {
   const problems: VerifyProblem[] = [];
   const present = new Map<string, number>();
   let extra = 0;
@@ -67,11 +71,15 @@ export async function checkFixity(s: OpenedShipment, progress: Progress, signal?
     files++;
     bytes += present.get(job.rel)!;
     progress.add(0, 1);
-    if (actual !== job.digest) problems.push({ code: 'FIXITY_MISMATCH', message: `${quote(job.rel)} does not match its SHA-256 in the signed payload manifest`, path: job.path });
+    if (actual !== job.digest)
+      problems.push({ code: 'FIXITY_MISMATCH', message: `${quote(job.rel)} does not match its SHA-256 in the signed payload manifest`, path: job.path });
   }
   const found = [...present.values()].reduce((a, b) => a + b, 0);
   if (problems.length === 0 && (found !== s.info.payloadBytes || present.size !== s.info.payloadFiles)) {
-    problems.push({ code: 'FIXITY_MISMATCH', message: `Payload-Oxum says ${s.info.payloadBytes}.${s.info.payloadFiles}, the payload is ${found}.${present.size}` });
+    problems.push({
+      code: 'FIXITY_MISMATCH',
+      message: `Payload-Oxum says ${s.info.payloadBytes}.${s.info.payloadFiles}, the payload is ${found}.${present.size}`,
+    });
   }
   return { problems, files, bytes };
 }
@@ -101,7 +109,11 @@ async function* hashAll(jobs: HashJob[], progress: Progress, signal?: AbortSigna
       try {
         const named = `payload file ${quote(job.path)}`;
         checkBound((await fh.stat()).size, job.bound, named, job.path);
-        const d = await core.hashFile(fh.fd, job.bound.max + 1).catch((e: unknown) => Promise.reject(fromNative(e, (errno) => toEnvironmentError(errno, 'cannot read payload file', { on: 'drive', path: job.path }))));
+        const d = await core
+          .hashFile(fh.fd, job.bound.max + 1)
+          .catch((e: unknown) =>
+            Promise.reject(fromNative(e, (errno) => toEnvironmentError(errno, 'cannot read payload file', { on: 'drive', path: job.path }))),
+          );
         checkBound(d.bytes, job.bound, named, job.path, false);
         progress.add(d.bytes);
         return d.sha256;

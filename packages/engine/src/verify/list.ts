@@ -37,7 +37,16 @@ export function listEntry(r: ManifestRecord): ListEntry | null {
     case 'dir':
       return { type: 'dir', path: r.p, size: 0, mode: r.mode, mtimeNs: r.mtime, ...owner(r.o) };
     case 'file':
-      return { type: 'file', path: r.p, size: r.size, mode: r.mode, mtimeNs: r.mtime, ...(r.c.some((c) => c.length === 1) ? { sparse: true } : {}), ...owner(r.o), ...(r.changing ? { changing: true } : {}) };
+      return {
+        type: 'file',
+        path: r.p,
+        size: r.size,
+        mode: r.mode,
+        mtimeNs: r.mtime,
+        ...(r.c.some((c) => c.length === 1) ? { sparse: true } : {}),
+        ...owner(r.o),
+        ...(r.changing ? { changing: true } : {}),
+      };
     case 'link':
       return { type: 'link', path: r.p, size: 0, mode: 0o777, mtimeNs: r.mtime, target: r.target, ...owner(r.o) };
     case 'hard':

@@ -2,7 +2,18 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { toEnvironmentError } from '../io/errors.js';
 import { openDriveFile } from '../io/read-limited.js';
-import { age, BrickpostError, entriesOf, MANIFEST_FORMATS, MANIFEST_PATH, ManifestReader, quote, RECORD_LIMITS, type ManifestExpectations, type ManifestRecord } from '@brickpost/manifest';
+import {
+  age,
+  BrickpostError,
+  entriesOf,
+  MANIFEST_FORMATS,
+  MANIFEST_PATH,
+  ManifestReader,
+  quote,
+  RECORD_LIMITS,
+  type ManifestExpectations,
+  type ManifestRecord,
+} from '@brickpost/manifest';
 import type { OpenedShipment } from '../drive/open.js';
 import { payloadBound } from '../drive/payload-bound.js';
 import { sha256File } from '../io/sha256-file.js';
@@ -27,7 +38,10 @@ export async function* readManifest(s: OpenedShipment, identities: age.Identity[
   const path = s.manifestFile ?? join(s.dir, MANIFEST_PATH);
   const digest = s.manifestFile ? s.payload.get(MANIFEST_PATH) : await sha256File(path, undefined, 'the manifest', payloadBound(s, MANIFEST_PATH));
   if (digest !== s.payload.get(MANIFEST_PATH)) {
-    throw new BrickpostError('FIXITY_MISMATCH', `${MANIFEST_PATH} does not match its SHA-256 in the signed payload manifest`, { path, hint: 'the drive was damaged or modified' });
+    throw new BrickpostError('FIXITY_MISMATCH', `${MANIFEST_PATH} does not match its SHA-256 in the signed payload manifest`, {
+      path,
+      hint: 'the drive was damaged or modified',
+    });
   }
   const budget = s.maxExpansion !== undefined ? new DataBudget(s, s.maxExpansion) : null;
   const text = s.maxExpansion !== undefined ? manifestTextLimit(s.maxExpansion, (await stat(path)).size) : undefined;
@@ -35,12 +49,19 @@ export async function* readManifest(s: OpenedShipment, identities: age.Identity[
   let file = '';
   const i = s.info;
   try {
-    for await (const r of readManifestFile(path, identities, { where: MANIFEST_PATH, expect: { entries: i.entries, packs: i.packs, bytes: i.bytes }, ...(text ? { text } : {}) })) {
+    for await (const r of readManifestFile(path, identities, {
+      where: MANIFEST_PATH,
+      expect: { entries: i.entries, packs: i.packs, bytes: i.bytes },
+      ...(text ? { text } : {}),
+    })) {
       if (++line === 1) checkHeader(s, r);
       if (r.t === 'file') file = r.p;
       if (budget && (r.t === 'file' || r.t === 'more')) budget.add(r.c, line, file);
       if (r.t === 'end' && (r.files !== i.files || r.bytes !== i.bytes || entriesOf(r) !== i.entries)) {
-        throw new BrickpostError('MALFORMED', `${MANIFEST_PATH}: holds ${r.files} files, ${entriesOf(r)} entries, ${r.bytes} bytes; the signed bag-info declares ${i.files} files, ${i.entries} entries, ${i.bytes} bytes`);
+        throw new BrickpostError(
+          'MALFORMED',
+          `${MANIFEST_PATH}: holds ${r.files} files, ${entriesOf(r)} entries, ${r.bytes} bytes; the signed bag-info declares ${i.files} files, ${i.entries} entries, ${i.bytes} bytes`,
+        );
       }
       yield r;
     }
@@ -93,7 +114,13 @@ export async function* readManifestFile(
 function checkHeader(s: OpenedShipment, r: ManifestRecord): void {
   if (r.t !== 'shipment') return;
   const i = s.info;
-  const same = r.shipment === i.shipment && r.datasetId === i.datasetId && r.seq === i.seq && r.parent === i.parent && r.publisher === i.publisherKey && r.dataset === i.dataset;
+  const same =
+    r.shipment === i.shipment &&
+    r.datasetId === i.datasetId &&
+    r.seq === i.seq &&
+    r.parent === i.parent &&
+    r.publisher === i.publisherKey &&
+    r.dataset === i.dataset;
   if (!same) throw new BrickpostError('MALFORMED', `${MANIFEST_PATH}: header does not match the signed bag-info (shipment ${quote(r.shipment)}, seq ${r.seq})`);
 }
 
@@ -103,7 +130,7 @@ async function* plaintext(path: string, identities: age.Identity[], where: strin
   try {
     const { size, fileKey, nonce, payloadStart: start } = await openAgeHandle(fh, where, identities, path);
     const dec = new age.PayloadDecryptor(fileKey, nonce);
-    for (let pos = start; pos < size; ) {
+    for (let pos = start; pos < size;) {
       const buf = Buffer.allocUnsafe(Math.min(BLOCK, size - pos));
       const { bytesRead } = await fh.read(buf, 0, buf.length, pos).catch((e: unknown) => {
         throw toEnvironmentError(e, `cannot read ${where}`, { path });

@@ -76,7 +76,10 @@ export class NativePackReaders implements PackSource {
       if (this.random.size >= RANDOM_OPEN) {
         const [k, old] = this.random.entries().next().value as [number, Promise<PackReader>];
         this.random.delete(k);
-        void old.then((o) => o.close(), () => undefined);
+        void old.then(
+          (o) => o.close(),
+          () => undefined,
+        );
       }
       this.random.set(pack, (r = this.open(pack)));
     }
@@ -124,9 +127,13 @@ export class NativePackReaders implements PackSource {
     }
     const meta = parseStrictJson(lines[1]!, { where: `pack ${rel} header` }) as { shipment?: unknown; pack?: unknown };
     if (meta.shipment !== this.init.shipment || meta.pack !== pack) {
-      throw new BrickpostError('MALFORMED', `pack ${quote(rel)} belongs to shipment ${quote(String(meta.shipment))} pack ${String(meta.pack)}, not to ${quote(this.init.shipment)} pack ${pack}`, {
-        hint: 'a pack from another shipment was put on this drive',
-      });
+      throw new BrickpostError(
+        'MALFORMED',
+        `pack ${quote(rel)} belongs to shipment ${quote(String(meta.shipment))} pack ${String(meta.pack)}, not to ${quote(this.init.shipment)} pack ${pack}`,
+        {
+          hint: 'a pack from another shipment was put on this drive',
+        },
+      );
     }
   }
 
@@ -135,7 +142,8 @@ export class NativePackReaders implements PackSource {
     const rel = packPath(pack);
     const path = join(this.bagOf(pack), rel);
     const err = fromNative(e, (errno) => toEnvironmentError(errno, `cannot read pack ${rel}`, { on: 'drive', path }));
-    if (!err.message.includes(rel)) return new BrickpostError(err.code, `pack ${quote(rel)}: ${err.message}`, { cause: err, path, ...(err.hint ? { hint: err.hint } : {}) });
+    if (!err.message.includes(rel))
+      return new BrickpostError(err.code, `pack ${quote(rel)}: ${err.message}`, { cause: err, path, ...(err.hint ? { hint: err.hint } : {}) });
     return err;
   }
 
@@ -171,7 +179,9 @@ export class NativePackReaders implements PackSource {
       NativePackReaders.driveRead();
       const end = await r.finish();
       if (end.sha256 !== sha256) {
-        throw new BrickpostError('FIXITY_MISMATCH', `pack ${quote(packPath(pack))} does not match its SHA-256 in the signed payload manifest`, { path: join(this.bagOf(pack), packPath(pack)) });
+        throw new BrickpostError('FIXITY_MISMATCH', `pack ${quote(packPath(pack))} does not match its SHA-256 in the signed payload manifest`, {
+          path: join(this.bagOf(pack), packPath(pack)),
+        });
       }
       return end.plain;
     } catch (e) {

@@ -56,7 +56,12 @@ export class PackCursor {
       return c;
     } catch (e) {
       await fh.close();
-      if (isBrickpostError(e) && !e.path) throw new BrickpostError(e.code, e.message.includes(rel) ? `pack ${e.message}` : `pack ${quote(rel)}: ${e.message}`, { cause: e, path, ...(e.hint ? { hint: e.hint } : {}) });
+      if (isBrickpostError(e) && !e.path)
+        throw new BrickpostError(e.code, e.message.includes(rel) ? `pack ${e.message}` : `pack ${quote(rel)}: ${e.message}`, {
+          cause: e,
+          path,
+          ...(e.hint ? { hint: e.hint } : {}),
+        });
       throw e;
     }
   }
@@ -74,9 +79,13 @@ export class PackCursor {
     }
     const meta = parseStrictJson(lines[1]!, { where: `pack ${rel} header` }) as { shipment?: unknown; pack?: unknown };
     if (meta.shipment !== shipment || meta.pack !== this.index) {
-      throw new BrickpostError('MALFORMED', `pack ${quote(rel)} belongs to shipment ${quote(String(meta.shipment))} pack ${String(meta.pack)}, not to ${quote(shipment)} pack ${this.index}`, {
-        hint: 'a pack from another shipment was put on this drive',
-      });
+      throw new BrickpostError(
+        'MALFORMED',
+        `pack ${quote(rel)} belongs to shipment ${quote(String(meta.shipment))} pack ${String(meta.pack)}, not to ${quote(shipment)} pack ${this.index}`,
+        {
+          hint: 'a pack from another shipment was put on this drive',
+        },
+      );
     }
   }
 
@@ -94,7 +103,8 @@ export class PackCursor {
       return await fn();
     } catch (e) {
       const rel = packPath(this.index);
-      if (isBrickpostError(e) && !e.message.includes(rel)) throw new BrickpostError(e.code, `pack ${quote(rel)}: ${e.message}`, { cause: e, path: this.path, ...(e.hint ? { hint: e.hint } : {}) });
+      if (isBrickpostError(e) && !e.message.includes(rel))
+        throw new BrickpostError(e.code, `pack ${quote(rel)}: ${e.message}`, { cause: e, path: this.path, ...(e.hint ? { hint: e.hint } : {}) });
       throw toEnvironmentError(e, `cannot read pack ${rel}`, { on: 'drive', path: this.path });
     }
   }
@@ -103,7 +113,8 @@ export class PackCursor {
     if (offset < this.plainPos) return this.readBehind(offset, length);
     if (offset > this.plainPos) await this.skip(offset - this.plainPos);
     while (this.queued < length) {
-      if (!(await this.fill())) throw new BrickpostError('TRUNCATED', `pack ${quote(packPath(this.index))} ends before plaintext offset ${offset + length}`, { path: this.path });
+      if (!(await this.fill()))
+        throw new BrickpostError('TRUNCATED', `pack ${quote(packPath(this.index))} ends before plaintext offset ${offset + length}`, { path: this.path });
     }
     return this.take(length);
   }
@@ -135,7 +146,8 @@ export class PackCursor {
 
   private async skip(n: number): Promise<void> {
     while (n > 0) {
-      if (this.queued === 0 && !(await this.fill())) throw new BrickpostError('TRUNCATED', `pack ${quote(packPath(this.index))} ends early`, { path: this.path });
+      if (this.queued === 0 && !(await this.fill()))
+        throw new BrickpostError('TRUNCATED', `pack ${quote(packPath(this.index))} ends early`, { path: this.path });
       const k = Math.min(n, this.queued);
       this.take(k);
       n -= k;
@@ -217,10 +229,16 @@ export class PackCursor {
       }
       this.plainPos += this.queued;
       if (expectedPlain !== null && this.plainPos !== expectedPlain) {
-        throw new BrickpostError('MALFORMED', `pack ${quote(packPath(this.index))} holds ${this.plainPos} plaintext bytes, the manifest says ${expectedPlain}`, { path: this.path });
+        throw new BrickpostError(
+          'MALFORMED',
+          `pack ${quote(packPath(this.index))} holds ${this.plainPos} plaintext bytes, the manifest says ${expectedPlain}`,
+          { path: this.path },
+        );
       }
       if (this.hash.digest('hex') !== expectedSha256) {
-        throw new BrickpostError('FIXITY_MISMATCH', `pack ${quote(packPath(this.index))} does not match its SHA-256 in the signed payload manifest`, { path: this.path });
+        throw new BrickpostError('FIXITY_MISMATCH', `pack ${quote(packPath(this.index))} does not match its SHA-256 in the signed payload manifest`, {
+          path: this.path,
+        });
       }
       return this.plainPos;
     } finally {

@@ -26,13 +26,9 @@ export interface ReaderInit {
 export type ReaderRef = [number, number, number, string] | [number, number, number, string, 'delta'];
 
 export type ReaderRequest =
-  | { seq: number; op: 'read'; pack: number; refs: ReaderRef[] }
-  | { seq: number; op: 'finish'; pack: number; sha256: string }
-  | { seq: number; op: 'close' };
+  { seq: number; op: 'read'; pack: number; refs: ReaderRef[] } | { seq: number; op: 'finish'; pack: number; sha256: string } | { seq: number; op: 'close' };
 
-export type ReaderReply =
-  | { seq: number; ok: true; chunks: Uint8Array[]; plain?: number }
-  | { seq: number; ok: false; error: SerializedError };
+export type ReaderReply = { seq: number; ok: true; chunks: Uint8Array[]; plain?: number } | { seq: number; ok: false; error: SerializedError };
 
 /**
  * A pack reader's failure at one ref of a read: `ref` is its index in the

@@ -97,7 +97,12 @@ async function verifyFound(
       dataset: opened.info.dataset,
       seq: opened.info.seq,
       label: opened.info.label,
-      publisher: { keyId: opened.signer.keyId || opened.info.publisherKey, name: opened.signer.name, trusted: opened.signer.trusted, ...(opened.signer.publicKey ? { publicKey: opened.signer.publicKey } : {}) },
+      publisher: {
+        keyId: opened.signer.keyId || opened.info.publisherKey,
+        name: opened.signer.name,
+        trusted: opened.signer.trusted,
+        ...(opened.signer.publicKey ? { publicKey: opened.signer.publicKey } : {}),
+      },
       signature: opened.signature,
     });
     const packed = describeCreated(opened.info.created);
@@ -120,11 +125,18 @@ async function verifyFound(
     const others = opened.set ? await setDrives(opened, opts.drives ?? [], trustedVerifiers(ctx.catalog)) : new Map<number, string>();
     if (opened.set) {
       const st = setStatus(opened.set, [opened.info.bagIndex - 1, ...others.keys()]);
-      report.set = { drive: opened.info.bagIndex, ...st, found: [[opened.info.bagIndex - 1, found.dir] as const, ...others].map(([i, path]) => ({ drive: i + 1, path })).sort((a, b) => a.drive - b.drive) };
+      report.set = {
+        drive: opened.info.bagIndex,
+        ...st,
+        found: [[opened.info.bagIndex - 1, found.dir] as const, ...others].map(([i, path]) => ({ drive: i + 1, path })).sort((a, b) => a.drive - b.drive),
+      };
     }
     if (opts.deep && (opened.signature !== 'valid' || !opened.signer.trusted)) {
       // Nothing from a drive is decrypted or decoded before its signature checks out.
-      problems.push({ code: 'UNTRUSTED_PUBLISHER', message: `deep verify skipped: the signature of shipment ${opened.id} is ${opened.signature === 'valid' ? 'by a key not trusted here' : opened.signature}` });
+      problems.push({
+        code: 'UNTRUSTED_PUBLISHER',
+        message: `deep verify skipped: the signature of shipment ${opened.id} is ${opened.signature === 'valid' ? 'by a key not trusted here' : opened.signature}`,
+      });
     } else if (opts.deep) {
       progress.phase = 'deep-verify';
       progress.bytesDone = 0;
@@ -139,11 +151,15 @@ async function verifyFound(
           requireRecoverable(m);
           scratch = await mkdtemp(join(tmpdir(), 'brickpost-rebuild-'));
           const lost = lostShares(m);
-          await requireSpace(scratch, lost.reduce((a, x) => a + x.bytes, 0), {
-            where: 'temporary folder',
-            what: `rebuilding data drive ${lost.map((x) => x.index + 1).join(', ')} from parity`,
-            hint: 'free some space there, set TMPDIR to a folder with room, or give the missing drives',
-          });
+          await requireSpace(
+            scratch,
+            lost.reduce((a, x) => a + x.bytes, 0),
+            {
+              where: 'temporary folder',
+              what: `rebuilding data drive ${lost.map((x) => x.index + 1).join(', ')} from parity`,
+              hint: 'free some space there, set TMPDIR to a folder with room, or give the missing drives',
+            },
+          );
           await rebuildMissing(m, scratch, undefined, signal);
           whole = mergedShipment(m, scratch);
         }
@@ -176,4 +192,3 @@ export function worstProblem(problems: VerifyProblem[]): VerifyProblem | undefin
   };
   return [...problems].sort((a, b) => rank(a) - rank(b))[0];
 }
-

@@ -1,4 +1,18 @@
-import { age, BrickpostError, packPath, quote, type ChunkRef, type DeltaRef, type DirRecord, type FileRecord, type HardRecord, type HeldRef, type LinkRecord, type ShipmentRecord, type SpecialRecord } from '@brickpost/manifest';
+import {
+  age,
+  BrickpostError,
+  packPath,
+  quote,
+  type ChunkRef,
+  type DeltaRef,
+  type DirRecord,
+  type FileRecord,
+  type HardRecord,
+  type HeldRef,
+  type LinkRecord,
+  type ShipmentRecord,
+  type SpecialRecord,
+} from '@brickpost/manifest';
 import { chunkKey } from '../chunk/index.js';
 import type { OpenedShipment } from '../drive/open.js';
 import type { Progress } from '../io/progress.js';
@@ -203,7 +217,14 @@ export async function walkShipment(
       switch (r.t) {
         case 'shipment':
           if (!readers) {
-            const init = { bag: s.dir, ...(s.packDirs ? { packDirs: s.packDirs } : {}), random: [...damaged], shipment: s.id, identityText, key: chunkKey(Buffer.from(r.secret, 'base64')) };
+            const init = {
+              bag: s.dir,
+              ...(s.packDirs ? { packDirs: s.packDirs } : {}),
+              random: [...damaged],
+              shipment: s.id,
+              identityText,
+              key: chunkKey(Buffer.from(r.secret, 'base64')),
+            };
             const core = native();
             readers = core ? new NativePackReaders(core, init, visit.chunk !== undefined) : new PackReaders(init);
           }
@@ -244,7 +265,8 @@ export async function walkShipment(
           nextPack = Math.max(nextPack, r.i + 1);
           if (damaged.has(r.i)) break;
           const plain = await plainOf.get(r.i)!;
-          if (plain !== r.plain) throw new BrickpostError('MALFORMED', `pack ${quote(packPath(r.i))} holds ${plain} plaintext bytes, the manifest says ${r.plain}`);
+          if (plain !== r.plain)
+            throw new BrickpostError('MALFORMED', `pack ${quote(packPath(r.i))} holds ${plain} plaintext bytes, the manifest says ${r.plain}`);
           break;
         }
         case 'end':

@@ -59,7 +59,13 @@ export function moduleBytes(o: { fn: string; params: number; locals: Array<[numb
     ...section(1, vec([[0x60, ...vec(Array.from({ length: o.params }, () => [0x7f])), 0]])),
     ...section(3, vec([[0]])),
     ...section(5, vec([[0x00, ...uleb(o.pages)]])),
-    ...section(7, vec([[...name('mem'), 0x02, 0], [...name(o.fn), 0x00, 0]])),
+    ...section(
+      7,
+      vec([
+        [...name('mem'), 0x02, 0],
+        [...name(o.fn), 0x00, 0],
+      ]),
+    ),
     ...section(10, vec([[...uleb(code.length), ...code]])),
   ]);
 }

@@ -65,8 +65,7 @@ export function encodeBech32(hrp: string, bytes: Uint8Array): string {
  * a wrong checksum (`what` names the kind of key in the message).
  */
 export function decodeBech32(s: string, what: string): { hrp: string; bytes: Buffer } {
-  const bad = (why: string): BrickpostError =>
-    new BrickpostError('BAD_KEY', `invalid ${what} ${quote(s, 40)}: ${why}`);
+  const bad = (why: string): BrickpostError => new BrickpostError('BAD_KEY', `invalid ${what} ${quote(s, 40)}: ${why}`);
   if (s !== s.toLowerCase() && s !== s.toUpperCase()) throw bad('mixed case');
   const lower = s.toLowerCase();
   const sep = lower.lastIndexOf('1');

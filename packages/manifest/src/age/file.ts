@@ -25,11 +25,7 @@ export function encrypt(plain: Buffer, recipients: Recipient[]): Buffer {
  * do, MALFORMED for an ASCII-armored file (decode it with decodeArmor
  * first), and TRUNCATED when the nonce is missing.
  */
-export function openFile(
-  file: Buffer,
-  identities: Identity[],
-  path?: string,
-): { fileKey: Buffer; nonce: Buffer; headerLength: number; payloadStart: number } {
+export function openFile(file: Buffer, identities: Identity[], path?: string): { fileKey: Buffer; nonce: Buffer; headerLength: number; payloadStart: number } {
   if (isArmored(file)) {
     throw new BrickpostError('MALFORMED', `${path === undefined ? 'the age file' : quote(path)} is ASCII-armored; decode the armor first`, { path });
   }
@@ -58,4 +54,3 @@ export function decrypt(file: Buffer, identities: Identity[], path?: string): Bu
   parts.push(...dec.final());
   return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
 }
-

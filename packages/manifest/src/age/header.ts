@@ -116,7 +116,9 @@ export function encodeHeaderWithoutMac(stanzas: Stanza[]): Buffer {
 
 /** HMAC-SHA-256 of the header under HKDF(file key, "", "header") (age spec §"Header MAC"). */
 export function headerMac(fileKey: Buffer, headerWithoutMac: Uint8Array): Buffer {
-  return createHmac('sha256', hkdf(fileKey, Buffer.alloc(0), 'header')).update(headerWithoutMac).digest();
+  return createHmac('sha256', hkdf(fileKey, Buffer.alloc(0), 'header'))
+    .update(headerWithoutMac)
+    .digest();
 }
 
 /** Encodes a complete header: stanzas, then the MAC line and its LF. */

@@ -10,15 +10,7 @@ import { BrickpostError, quote } from '../errors.js';
 import { open, seal } from './aead.js';
 import { decodeBase64, encodeBase64 } from './base64.js';
 import type { Stanza } from './header.js';
-import {
-  MLKEM_CIPHERTEXT_SIZE,
-  MLKEM_PUBLIC_SIZE,
-  mlkemDecapsulate,
-  mlkemEncapsulate,
-  mlkemKeyGen,
-  mlkemPublicKey,
-  type MlKemPrivateKey,
-} from './mlkem.js';
+import { MLKEM_CIPHERTEXT_SIZE, MLKEM_PUBLIC_SIZE, mlkemDecapsulate, mlkemEncapsulate, mlkemKeyGen, mlkemPublicKey, type MlKemPrivateKey } from './mlkem.js';
 import { x25519, x25519PublicKey } from './x25519.js';
 
 /** Bytes of a hybrid recipient (ML-KEM-768 encapsulation key ‖ X25519 point). */
@@ -60,17 +52,17 @@ function labeledExtract(salt: Uint8Array, label: string, ikm: Uint8Array): Buffe
 function labeledExpand(prk: Buffer, label: string, context: Buffer, length: number): Buffer {
   const info = Buffer.concat([Buffer.from([0, length]), Buffer.from('HPKE-v1'), SUITE_ID, Buffer.from(label), context]);
   // One HKDF-Expand block suffices for 32 and 12 bytes.
-  return createHmac('sha256', prk).update(info).update(Buffer.from([1])).digest().subarray(0, length);
+  return createHmac('sha256', prk)
+    .update(info)
+    .update(Buffer.from([1]))
+    .digest()
+    .subarray(0, length);
 }
 
 /** RFC 9180 §5.1 KeyScheduleS/R in base mode: the AEAD key and nonce. */
 function keySchedule(sharedSecret: Buffer): { key: Buffer; nonce: Buffer } {
   const empty = Buffer.alloc(0);
-  const context = Buffer.concat([
-    Buffer.from([0]),
-    labeledExtract(empty, 'psk_id_hash', empty),
-    labeledExtract(empty, 'info_hash', INFO),
-  ]);
+  const context = Buffer.concat([Buffer.from([0]), labeledExtract(empty, 'psk_id_hash', empty), labeledExtract(empty, 'info_hash', INFO)]);
   const secret = labeledExtract(sharedSecret, 'secret', empty);
   return { key: labeledExpand(secret, 'key', context, 32), nonce: labeledExpand(secret, 'base_nonce', context, 12) };
 }

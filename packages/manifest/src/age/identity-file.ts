@@ -13,12 +13,8 @@ function pad(n: number): string {
 /** RFC 3339 in local time with offset, seconds precision, like Go's time.RFC3339. */
 function rfc3339(d: Date): string {
   const offset = -d.getTimezoneOffset();
-  const zone =
-    offset === 0 ? 'Z' : (offset > 0 ? '+' : '-') + pad(Math.floor(Math.abs(offset) / 60)) + ':' + pad(Math.abs(offset) % 60);
-  return (
-    `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}` +
-    `T${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}${zone}`
-  );
+  const zone = offset === 0 ? 'Z' : (offset > 0 ? '+' : '-') + pad(Math.floor(Math.abs(offset) / 60)) + ':' + pad(Math.abs(offset) % 60);
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}` + `T${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}${zone}`;
 }
 
 /**

@@ -12,15 +12,11 @@ import { x25519PublicKey } from './x25519.js';
 
 /** What can unwrap a file key: an X25519 or hybrid secret key, or a passphrase. */
 export type Identity =
-  | { type: 'x25519'; secret: Buffer; publicKey: Buffer }
-  | { type: 'mlkem768x25519'; key: HybridKey }
-  | { type: 'scrypt'; passphrase: string };
+  { type: 'x25519'; secret: Buffer; publicKey: Buffer } | { type: 'mlkem768x25519'; key: HybridKey } | { type: 'scrypt'; passphrase: string };
 
 /** Whom a file key is wrapped to: an X25519 or hybrid public key, or a passphrase. */
 export type Recipient =
-  | { type: 'x25519'; publicKey: Buffer }
-  | { type: 'mlkem768x25519'; publicKey: Buffer }
-  | { type: 'scrypt'; passphrase: string; logN: number };
+  { type: 'x25519'; publicKey: Buffer } | { type: 'mlkem768x25519'; publicKey: Buffer } | { type: 'scrypt'; passphrase: string; logN: number };
 
 const SECRET_HRP = 'age-secret-key-';
 const PUBLIC_HRP = 'age';

@@ -84,7 +84,10 @@ function inverseNtt(f: Poly): Poly {
 /** acc += f ∘ g in the NTT domain (Algorithms 11 and 12). */
 function multiplyAdd(acc: Poly, f: Poly, g: Poly): void {
   for (let i = 0; i < 128; i++) {
-    const a0 = f[2 * i]!, a1 = f[2 * i + 1]!, b0 = g[2 * i]!, b1 = g[2 * i + 1]!;
+    const a0 = f[2 * i]!,
+      a1 = f[2 * i + 1]!,
+      b0 = g[2 * i]!,
+      b1 = g[2 * i + 1]!;
     acc[2 * i] = (acc[2 * i]! + a0 * b0 + ((a1 * b1) % Q) * GAMMAS[i]!) % Q;
     acc[2 * i + 1] = (acc[2 * i + 1]! + a0 * b1 + a1 * b0) % Q;
   }
@@ -173,7 +176,8 @@ export interface MlKemPrivateKey extends PublicKey {
 /** Algorithms 16 and 13: ML-KEM.KeyGen_internal(d, z). */
 export function mlkemKeyGen(d: Uint8Array, z: Uint8Array): MlKemPrivateKey {
   const g = sha3('sha3-512', d, Uint8Array.of(K));
-  const rho = g.subarray(0, 32), sigma = g.subarray(32);
+  const rho = g.subarray(0, 32),
+    sigma = g.subarray(32);
   const a = matrix(rho);
   const s = Array.from({ length: K }, (_, i) => ntt(sampleCbd(sigma, i)));
   const tHat = Array.from({ length: K }, (_, i) => {
@@ -207,7 +211,13 @@ function pkeEncrypt(key: PublicKey, m: Uint8Array, r: Uint8Array): Buffer {
   const e2 = sampleCbd(r, 2 * K);
   const mu = decompress(decode(m, 1, 1)[0]!, 1);
   const v = inverseNtt(acc).map((c, n) => (c + e2[n]! + mu[n]!) % Q);
-  return Buffer.concat([encode(u.map((p) => compress(p, DU)), DU), encode([compress(v, DV)], DV)]);
+  return Buffer.concat([
+    encode(
+      u.map((p) => compress(p, DU)),
+      DU,
+    ),
+    encode([compress(v, DV)], DV),
+  ]);
 }
 
 /** Algorithm 15: K-PKE.Decrypt. */

@@ -99,4 +99,3 @@ export function parseManifest(input: string | Buffer, opts: ManifestOptions): Ma
   }
   return entries;
 }
-

@@ -25,10 +25,15 @@ export function decodeBagPath(encoded: string): string | undefined {
   let bad = false;
   const decoded = encoded.replace(/%(..)?/gs, (_m, hex: string | undefined) => {
     switch (hex?.toUpperCase()) {
-      case '25': return '%';
-      case '0D': return '\r';
-      case '0A': return '\n';
-      default: bad = true; return '';
+      case '25':
+        return '%';
+      case '0D':
+        return '\r';
+      case '0A':
+        return '\n';
+      default:
+        bad = true;
+        return '';
     }
   });
   return bad ? undefined : decoded;

@@ -147,7 +147,8 @@ export function parseCustodyEvent(line: string, where = 'custody event'): Custod
   if (Buffer.byteLength(line, 'utf8') > MAX_CUSTODY_LINE) throw new BrickpostError('LIMIT_EXCEEDED', `${where}: longer than ${MAX_CUSTODY_LINE} bytes`);
   const o = object(parseStrictJson(line, { maxDepth: 2, where }), where, 'the event');
   exactly(o, MEMBERS, where, 'the event');
-  if (Object.keys(o).join() !== MEMBERS.join() || !SIG_TAIL.test(line)) throw bad(where, 'members are not in the order n, type, at, shipment, drive, actor, details, prev, sig');
+  if (Object.keys(o).join() !== MEMBERS.join() || !SIG_TAIL.test(line))
+    throw bad(where, 'members are not in the order n, type, at, shipment, drive, actor, details, prev, sig');
   const n = int(o.n, where, 'n');
   if (n < 1) throw bad(where, 'n is 0');
   const type = text(o.type, where, 'type') as CustodyType;
@@ -161,7 +162,11 @@ export function parseCustodyEvent(line: string, where = 'custody event'): Custod
   if (!dm || Number(dm[1]) > Number(dm[2])) throw bad(where, `drive ${quote(drive)} is not "i of N"`);
   const a = object(o.actor, where, 'actor');
   exactly(a, ['name', 'keyId', 'publicKey'], where, 'actor');
-  const actor: CustodyActor = { name: text(a.name, where, 'actor name'), keyId: text(a.keyId, where, 'actor keyId', 16), publicKey: text(a.publicKey, where, 'actor publicKey', 56) };
+  const actor: CustodyActor = {
+    name: text(a.name, where, 'actor name'),
+    keyId: text(a.keyId, where, 'actor keyId', 16),
+    publicKey: text(a.publicKey, where, 'actor publicKey', 56),
+  };
   if (!KEY_ID.test(actor.keyId)) throw bad(where, `actor keyId ${quote(actor.keyId)} is not 16 upper-case hex digits`);
   let pk;
   try {
@@ -169,7 +174,8 @@ export function parseCustodyEvent(line: string, where = 'custody event'): Custod
   } catch {
     throw bad(where, `actor publicKey ${quote(actor.publicKey)} is not a minisign public key`);
   }
-  if (pk.line !== actor.publicKey || pk.keyIdHex !== actor.keyId) throw bad(where, `actor keyId ${actor.keyId} is not the key id of its publicKey (${pk.keyIdHex})`);
+  if (pk.line !== actor.publicKey || pk.keyIdHex !== actor.keyId)
+    throw bad(where, `actor keyId ${actor.keyId} is not the key id of its publicKey (${pk.keyIdHex})`);
   const details = readDetails(type, object(o.details, where, 'details'), where);
   const prev = text(o.prev, where, 'prev', 64);
   if (!HEX64.test(prev)) throw bad(where, `prev ${quote(prev)} is not 64 lower-case hex digits`);

@@ -5,10 +5,7 @@
  */
 
 import { BrickpostError, quote } from '../errors.js';
-import {
-  CUSTODY_FORMAT, custodyLineHash, custodySignatureValid, parseCustodyEvent, ZERO_HASH,
-  type CustodyEventLine,
-} from './event.js';
+import { CUSTODY_FORMAT, custodyLineHash, custodySignatureValid, parseCustodyEvent, ZERO_HASH, type CustodyEventLine } from './event.js';
 
 /** Largest custody log a reader takes (the limit of a tag file, §4.5). */
 export const MAX_CUSTODY_FILE = 1 << 20;
@@ -101,8 +98,10 @@ export function checkCustodyChain(lines: string[], expect: CustodyExpect): { eve
       const want = pos === 1 ? 'packed' : pos === 2 ? 'sealed' : null;
       if (want && e.type !== want) fail('MALFORMED', `event ${pos} must be ${want}, found ${e.type}`);
       if (!want && (e.type === 'packed' || e.type === 'sealed')) fail('MALFORMED', `a ${e.type} event may only be event ${e.type === 'packed' ? 1 : 2}`);
-      if (want && expect.publisherKeyId && e.actor.keyId !== expect.publisherKeyId) fail('SIGNATURE_INVALID', `signed by key ${e.actor.keyId}, not by the shipment's publisher ${expect.publisherKeyId}`);
-      if (want && expect.publisherKey && e.actor.publicKey !== expect.publisherKey) fail('SIGNATURE_INVALID', `its actor's public key is not the publisher key trusted here`);
+      if (want && expect.publisherKeyId && e.actor.keyId !== expect.publisherKeyId)
+        fail('SIGNATURE_INVALID', `signed by key ${e.actor.keyId}, not by the shipment's publisher ${expect.publisherKeyId}`);
+      if (want && expect.publisherKey && e.actor.publicKey !== expect.publisherKey)
+        fail('SIGNATURE_INVALID', `its actor's public key is not the publisher key trusted here`);
       if (!custodySignatureValid(e)) fail('SIGNATURE_INVALID', `its signature does not verify with the actor's key ${e.actor.keyId}`);
     }
     prevHash = custodyLineHash(line);

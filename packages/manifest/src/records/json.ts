@@ -58,9 +58,9 @@ class Parser {
     if (c === 0x7b) return this.object(depth);
     if (c === 0x5b) return this.array(depth);
     if (c === 0x2d || (c >= 0x30 && c <= 0x39)) return this.number();
-    if (this.s.startsWith('true', this.i)) return (this.i += 4), true;
-    if (this.s.startsWith('false', this.i)) return (this.i += 5), false;
-    if (this.s.startsWith('null', this.i)) return (this.i += 4), null;
+    if (this.s.startsWith('true', this.i)) return ((this.i += 4), true);
+    if (this.s.startsWith('false', this.i)) return ((this.i += 5), false);
+    if (this.s.startsWith('null', this.i)) return ((this.i += 4), null);
     return this.fail(this.i >= this.s.length ? 'unexpected end' : 'unexpected character');
   }
 
@@ -69,7 +69,7 @@ class Parser {
     this.i++;
     const out = Object.create(null) as { [key: string]: Json };
     this.ws();
-    if (this.s.charCodeAt(this.i) === 0x7d) return this.i++, out;
+    if (this.s.charCodeAt(this.i) === 0x7d) return (this.i++, out);
     for (;;) {
       this.ws();
       if (this.s.charCodeAt(this.i) !== 0x22) this.fail('expected a key');
@@ -83,7 +83,7 @@ class Parser {
       this.ws();
       const c = this.s.charCodeAt(this.i++);
       if (c === 0x7d) return out;
-      if (c !== 0x2c) this.i--, this.fail('expected "," or "}"');
+      if (c !== 0x2c) (this.i--, this.fail('expected "," or "}"'));
     }
   }
 
@@ -92,14 +92,14 @@ class Parser {
     this.i++;
     const out: Json[] = [];
     this.ws();
-    if (this.s.charCodeAt(this.i) === 0x5d) return this.i++, out;
+    if (this.s.charCodeAt(this.i) === 0x5d) return (this.i++, out);
     for (;;) {
       this.ws();
       out.push(this.value(depth + 1));
       this.ws();
       const c = this.s.charCodeAt(this.i++);
       if (c === 0x5d) return out;
-      if (c !== 0x2c) this.i--, this.fail('expected "," or "]"');
+      if (c !== 0x2c) (this.i--, this.fail('expected "," or "]"'));
     }
   }
 
@@ -145,7 +145,7 @@ class Parser {
       if (this.i >= s.length) this.fail('unterminated string');
       let c = s.charCodeAt(this.i++);
       if (c === 0x22) break;
-      if (c < 0x20) this.i--, this.fail('control character in string');
+      if (c < 0x20) (this.i--, this.fail('control character in string'));
       if (c === 0x5c) {
         const e = s.charCodeAt(this.i++);
         const simple: Record<number, number> = { 0x22: 0x22, 0x5c: 0x5c, 0x2f: 0x2f, 0x62: 8, 0x66: 12, 0x6e: 10, 0x72: 13, 0x74: 9 };
@@ -155,13 +155,12 @@ class Parser {
           c = parseInt(hex, 16);
           this.i += 4;
         } else if (simple[e] !== undefined) c = simple[e]!;
-        else this.i--, this.fail('bad escape');
+        else (this.i--, this.fail('bad escape'));
       }
       units.push(c);
     }
     // The string is quoted as JSON escapes it, so the lone surrogate shows as \uXXXX.
-    const lone = (u: number): never =>
-      this.fail(`lone surrogate \\u${u.toString(16)} in string ${quote(String.fromCharCode(...units.slice(0, 201)))}`);
+    const lone = (u: number): never => this.fail(`lone surrogate \\u${u.toString(16)} in string ${quote(String.fromCharCode(...units.slice(0, 201)))}`);
     for (let k = 0; k < units.length; k++) {
       const u = units[k]!;
       if (u >= 0xd800 && u <= 0xdbff) {

@@ -2,7 +2,17 @@ import { BrickpostError, quote } from '../errors.js';
 import { parseStrictJson } from './json.js';
 import { checkPath, compareFolded, comparePaths, foldKey } from './path.js';
 import { checkRecord } from './schema.js';
-import { manifestVersion, RECORD_LIMITS, type ChunkRef, type EndRecord, type EntryRecord, type ManifestRecord, type PackRecord, type ShipmentRecord, refLength } from './types.js';
+import {
+  manifestVersion,
+  RECORD_LIMITS,
+  type ChunkRef,
+  type EndRecord,
+  type EntryRecord,
+  type ManifestRecord,
+  type PackRecord,
+  type ShipmentRecord,
+  refLength,
+} from './types.js';
 
 /** Declared totals a reader checks the manifest against (from the signed bag-info). */
 export interface ManifestExpectations {
@@ -80,7 +90,8 @@ export class ManifestReader {
       this.header = r;
       this.version = manifestVersion(r.format)!;
       this.relative = r.bases.length > 0 || r.against !== null;
-      if (r.bases.some(([, seq]) => seq >= r.seq)) throw new BrickpostError('MALFORMED', `${where}: a base's sequence number is not below the shipment's ${r.seq}`);
+      if (r.bases.some(([, seq]) => seq >= r.seq))
+        throw new BrickpostError('MALFORMED', `${where}: a base's sequence number is not below the shipment's ${r.seq}`);
       this.phase = 'tree';
       return r;
     }
@@ -134,7 +145,10 @@ export class ManifestReader {
     }
     if (top.last !== null) {
       if (top.lastKey === key && (this.version === 1 || top.last === name)) {
-        throw new BrickpostError('UNSAFE_PATH', `${where}: ${quote(r.p)} collides with ${quote(top.last)} on case-insensitive file systems (or is a duplicate)`);
+        throw new BrickpostError(
+          'UNSAFE_PATH',
+          `${where}: ${quote(r.p)} collides with ${quote(top.last)} on case-insensitive file systems (or is a duplicate)`,
+        );
       }
       if (compareFolded(top.lastKey, top.last, key, name) >= 0) {
         throw new BrickpostError('MALFORMED', `${where}: entry ${quote(r.p)} is out of order`);
@@ -159,7 +173,10 @@ export class ManifestReader {
         t.files++;
         t.bytes += r.size;
         if (t.bytes > (this.expect.bytes ?? Infinity)) {
-          throw new BrickpostError('LIMIT_EXCEEDED', `${where}: the files up to ${quote(r.p)} hold more than the ${this.expect.bytes} bytes the signed bag-info declares (Brickpost-Bytes)`);
+          throw new BrickpostError(
+            'LIMIT_EXCEEDED',
+            `${where}: the files up to ${quote(r.p)} hold more than the ${this.expect.bytes} bytes the signed bag-info declares (Brickpost-Bytes)`,
+          );
         }
         this.file = { path: r.p, size: r.size, seen: 0, basis: r.b !== undefined, hole: false };
         if (r.b) {
@@ -175,7 +192,8 @@ export class ManifestReader {
         t.hard++;
         checkPath(r.to, `${where}: target (field to) of hard link ${quote(r.p)}`, 2);
         // Bounded memory: order is checked here; that `to` is a file record is checked where it is looked up.
-        if (comparePaths(r.to, r.p) >= 0) throw new BrickpostError('MALFORMED', `${where}: hard link ${quote(r.p)} names ${quote(r.to)}, which is not an earlier entry`);
+        if (comparePaths(r.to, r.p) >= 0)
+          throw new BrickpostError('MALFORMED', `${where}: hard link ${quote(r.p)} names ${quote(r.to)}, which is not an earlier entry`);
         break;
       case 'special':
         t.specials++;
@@ -208,14 +226,16 @@ export class ManifestReader {
       }
       f.hole = false;
       if (ref.length === 2) {
-        if (!this.relative) throw new BrickpostError('MALFORMED', `${where}: ${quote(f.path)} refers to a chunk the destination holds, but the shipment names no base`);
+        if (!this.relative)
+          throw new BrickpostError('MALFORMED', `${where}: ${quote(f.path)} refers to a chunk the destination holds, but the shipment names no base`);
         continue;
       }
       if (ref.length === 6) {
         if (!f.basis) throw new BrickpostError('MALFORMED', `${where}: ${quote(f.path)} has a delta chunk but no basis (field b)`);
         if (ref[5] === 0) throw new BrickpostError('MALFORMED', `${where}: empty delta in ${quote(f.path)}`);
       }
-      if (ref[3] < MIN_FRAME_LENGTH) throw new BrickpostError('MALFORMED', `${where}: chunk of ${quote(f.path)} has a ${ref[3]}-byte frame, shorter than any zstd frame`);
+      if (ref[3] < MIN_FRAME_LENGTH)
+        throw new BrickpostError('MALFORMED', `${where}: chunk of ${quote(f.path)} has a ${ref[3]}-byte frame, shorter than any zstd frame`);
       if (this.expect.packs !== undefined && ref[1] >= this.expect.packs) {
         throw new BrickpostError('MALFORMED', `${where}: chunk in pack ${ref[1]} but the shipment has ${this.expect.packs} packs`);
       }
@@ -243,7 +263,10 @@ export class ManifestReader {
 
   private finishWith(r: EndRecord, where: string): void {
     const t = this.totals;
-    const counts = this.version === 2 ? (['dirs', 'files', 'links', 'hard', 'specials', 'bytes', 'chunks', 'packs'] as const) : (['dirs', 'files', 'bytes', 'chunks', 'packs'] as const);
+    const counts =
+      this.version === 2
+        ? (['dirs', 'files', 'links', 'hard', 'specials', 'bytes', 'chunks', 'packs'] as const)
+        : (['dirs', 'files', 'bytes', 'chunks', 'packs'] as const);
     for (const k of counts) {
       if (r[k] !== t[k]) throw new BrickpostError('MALFORMED', `${where}: end record says ${r[k]} ${k}, the manifest has ${t[k]}`);
     }

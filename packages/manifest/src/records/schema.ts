@@ -7,7 +7,32 @@ import { BrickpostError, quote } from '../errors.js';
 import { fromField, toBytes, toField } from './bytes.js';
 import { checkKeys as keys, checkStr as str, checkUint as uint, malformed as fail } from './fields.js';
 import type { Json } from './json.js';
-import { CHUNKS_PER_RECORD, MANIFEST_FORMAT, MANIFEST_FORMATS, RECORD_LIMITS, manifestVersion, type Acl, type Basis, type ChunkRef, type DeltaRef, type EndRecord, type EntryAttributes, type FileRecord, type HeldRef, type HoleRef, type LinkRecord, type ManifestRecord, type MoreRecord, type Owner, type PackRecord, type PackedRef, type ShipmentRecord, type SpecialKind, type SpecialRecord, type Xattr } from './types.js';
+import {
+  CHUNKS_PER_RECORD,
+  MANIFEST_FORMAT,
+  MANIFEST_FORMATS,
+  RECORD_LIMITS,
+  manifestVersion,
+  type Acl,
+  type Basis,
+  type ChunkRef,
+  type DeltaRef,
+  type EndRecord,
+  type EntryAttributes,
+  type FileRecord,
+  type HeldRef,
+  type HoleRef,
+  type LinkRecord,
+  type ManifestRecord,
+  type MoreRecord,
+  type Owner,
+  type PackRecord,
+  type PackedRef,
+  type ShipmentRecord,
+  type SpecialKind,
+  type SpecialRecord,
+  type Xattr,
+} from './types.js';
 
 const HEX64 = /^[0-9a-f]{64}$/;
 // Paths are bounded here only by the line; their length in bytes is the
@@ -25,7 +50,10 @@ function refs(v: Json | undefined, where: string, version: 1 | 2): ChunkRef[] {
       return [len] as HoleRef;
     }
     if (!Array.isArray(r) || (r.length !== 2 && r.length !== 5 && r.length !== 6)) {
-      fail(w, `chunk must be [id, length], [id, pack, offset, frame length, length] or [id, pack, offset, frame length, length, delta length]${version === 2 ? ', or a hole [length]' : ''}`);
+      fail(
+        w,
+        `chunk must be [id, length], [id, pack, offset, frame length, length] or [id, pack, offset, frame length, length, delta length]${version === 2 ? ', or a hole [length]' : ''}`,
+      );
     }
     const id = r[0];
     if (typeof id !== 'string' || !HEX64.test(id)) fail(w, 'chunk id must be 64 lower-case hex digits');
@@ -72,7 +100,8 @@ const B64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 function xattrs(v: Json | undefined, where: string): Xattr[] {
-  if (!Array.isArray(v) || v.length === 0 || v.length > RECORD_LIMITS.xattrs) fail(where, `field x must be a list of 1 to ${RECORD_LIMITS.xattrs} [name, value] pairs`);
+  if (!Array.isArray(v) || v.length === 0 || v.length > RECORD_LIMITS.xattrs)
+    fail(where, `field x must be a list of 1 to ${RECORD_LIMITS.xattrs} [name, value] pairs`);
   let total = 0;
   let last: Buffer | null = null;
   return v.map((pair, k) => {
@@ -199,11 +228,19 @@ export function checkRecord(v: Json, where: string, version: 1 | 2 = 1): Manifes
   };
   switch (o.t) {
     case 'shipment':
-      keys(o, ['t', 'format', 'shipment', 'dataset', 'datasetId', 'seq', 'parent', 'bases', 'against', 'label', 'created', 'publisher', 'secret', 'chunker'], where);
+      keys(
+        o,
+        ['t', 'format', 'shipment', 'dataset', 'datasetId', 'seq', 'parent', 'bases', 'against', 'label', 'created', 'publisher', 'secret', 'chunker'],
+        where,
+      );
       if (typeof o.format !== 'string' || manifestVersion(o.format) === undefined) {
-        throw new BrickpostError('UNSUPPORTED_VERSION', `${where}: manifest format ${quote(String(o.format))} is not one this version reads (${MANIFEST_FORMATS.join(', ')})`, {
-          hint: 'this drive was written by a newer brickpost; upgrade to read it',
-        });
+        throw new BrickpostError(
+          'UNSUPPORTED_VERSION',
+          `${where}: manifest format ${quote(String(o.format))} is not one this version reads (${MANIFEST_FORMATS.join(', ')})`,
+          {
+            hint: 'this drive was written by a newer brickpost; upgrade to read it',
+          },
+        );
       }
       str(o.shipment, where, 'shipment', 64);
       str(o.dataset, where, 'dataset', 255);
@@ -219,7 +256,13 @@ export function checkRecord(v: Json, where: string, version: 1 | 2 = 1): Manifes
       return { ...(o as unknown as ShipmentRecord), bases: bases(o.bases, where) };
     case 'dir':
       keysWith(o, ['t', 'p', 'mode', 'mtime'], version === 2 ? ATTRS : [], where);
-      return { t: 'dir', p: pathField(o.p, where, 'p', version), mode: uint(o.mode, where, 'mode', 0o7777), mtime: mtime(o.mtime, where), ...attributes(o, where, true) };
+      return {
+        t: 'dir',
+        p: pathField(o.p, where, 'p', version),
+        mode: uint(o.mode, where, 'mode', 0o7777),
+        mtime: mtime(o.mtime, where),
+        ...attributes(o, where, true),
+      };
     case 'file': {
       keysWith(o, ['t', 'p', 'size', 'mode', 'mtime', 'c'], version === 2 ? ['b', ...ATTRS, 'changing'] : ['b'], where);
       const f: FileRecord = {
@@ -239,7 +282,8 @@ export function checkRecord(v: Json, where: string, version: 1 | 2 = 1): Manifes
       keysWith(o, ['t', 'p', 'target', 'mtime'], ['o'], where);
       const target = pathField(o.target, where, 'target', 2);
       const bytes = toBytes(target);
-      if (bytes.length === 0 || bytes.includes(0) || bytes.length > RECORD_LIMITS.targetBytes) fail(where, `link target must be 1 to ${RECORD_LIMITS.targetBytes} bytes without NUL`);
+      if (bytes.length === 0 || bytes.includes(0) || bytes.length > RECORD_LIMITS.targetBytes)
+        fail(where, `link target must be 1 to ${RECORD_LIMITS.targetBytes} bytes without NUL`);
       const l: LinkRecord = { t: 'link', p: pathField(o.p, where, 'p', 2), target, mtime: mtime(o.mtime, where) };
       if ('o' in o) l.o = owner(o.o, where);
       return l;
@@ -254,7 +298,13 @@ export function checkRecord(v: Json, where: string, version: 1 | 2 = 1): Manifes
       if (!SPECIAL_KINDS.includes(kind)) fail(where, `special kind ${quote(String(o.kind))} is not fifo, socket, char or block`);
       const device = kind === 'char' || kind === 'block';
       keysWith(o, device ? ['t', 'p', 'kind', 'mode', 'mtime', 'dev'] : ['t', 'p', 'kind', 'mode', 'mtime'], ATTRS, where);
-      const r: SpecialRecord = { t: 'special', p: pathField(o.p, where, 'p', 2), kind, mode: uint(o.mode, where, 'mode', 0o7777), mtime: mtime(o.mtime, where) };
+      const r: SpecialRecord = {
+        t: 'special',
+        p: pathField(o.p, where, 'p', 2),
+        kind,
+        mode: uint(o.mode, where, 'mode', 0o7777),
+        mtime: mtime(o.mtime, where),
+      };
       if (device) {
         if (!Array.isArray(o.dev) || o.dev.length !== 2) fail(where, 'field dev must be [major, minor]');
         r.dev = [uint(o.dev[0], where, 'dev major', 0xffffffff), uint(o.dev[1], where, 'dev minor', 0xffffffff)];
@@ -297,7 +347,17 @@ export function recordToJson(r: ManifestRecord, version: 1 | 2): unknown {
     case 'dir':
       return { t: 'dir', p: toField(r.p), mode: r.mode, mtime: r.mtime, ...attributesToJson(r) };
     case 'file':
-      return { t: 'file', p: toField(r.p), size: r.size, mode: r.mode, mtime: r.mtime, c: r.c, ...(r.b ? { b: [toField(r.b[0]), r.b[1], r.b[2]] } : {}), ...attributesToJson(r), ...(r.changing ? { changing: true } : {}) };
+      return {
+        t: 'file',
+        p: toField(r.p),
+        size: r.size,
+        mode: r.mode,
+        mtime: r.mtime,
+        c: r.c,
+        ...(r.b ? { b: [toField(r.b[0]), r.b[1], r.b[2]] } : {}),
+        ...attributesToJson(r),
+        ...(r.changing ? { changing: true } : {}),
+      };
     case 'link':
       return { t: 'link', p: toField(r.p), target: toField(r.target), mtime: r.mtime, ...(r.o ? { o: r.o } : {}) };
     case 'hard':

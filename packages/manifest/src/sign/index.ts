@@ -15,13 +15,16 @@
  * Formats: minisign (jedisct1/minisign, src/minisign.h and src/minisign.c).
  */
 
-export {
-  generateSigningKey, keyIdHex, publicKeyString, formatPublicKeyFile, parsePublicKey,
-  type SigningKey, type PublicKeyInfo,
-} from './key.js';
+export { generateSigningKey, keyIdHex, publicKeyString, formatPublicKeyFile, parsePublicKey, type SigningKey, type PublicKeyInfo } from './key.js';
 export { formatSecretKeyFile, parseSecretKeyFile } from './secret-key.js';
 export {
-  createPrehash, signPrehashed, signBuffer, signLegacy, parseSignature,
-  MAX_TRUSTED_COMMENT_BYTES, MAX_SIGNATURE_FILE_BYTES, type ParsedSignature,
+  createPrehash,
+  signPrehashed,
+  signBuffer,
+  signLegacy,
+  parseSignature,
+  MAX_TRUSTED_COMMENT_BYTES,
+  MAX_SIGNATURE_FILE_BYTES,
+  type ParsedSignature,
 } from './signature.js';
 export { verifySignature, type TrustedKey, type VerifiedSignature } from './verify.js';

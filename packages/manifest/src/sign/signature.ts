@@ -16,9 +16,7 @@ import { createHash, type Hash } from 'node:crypto';
 import { BrickpostError, quote } from '../errors.js';
 import { decodeBase64Exact } from './base64.js';
 import { ed25519Sign } from './ed25519.js';
-import {
-  keyIdHex, MAX_UNTRUSTED_COMMENT_BYTES, SIG_ALG, SIG_ALG_PREHASHED, UNTRUSTED_PREFIX, type SigningKey,
-} from './key.js';
+import { keyIdHex, MAX_UNTRUSTED_COMMENT_BYTES, SIG_ALG, SIG_ALG_PREHASHED, UNTRUSTED_PREFIX, type SigningKey } from './key.js';
 
 /** "trusted comment: ", the prefix of the third line of a signature. */
 export const TRUSTED_PREFIX = 'trusted comment: ';
@@ -58,8 +56,10 @@ function format(alg: Buffer, message: Buffer, key: SigningKey, trustedComment: s
   checkComment(untrusted, 'untrusted comment', MAX_UNTRUSTED_COMMENT_BYTES, 'USAGE');
   const signature = ed25519Sign(key.seed, message);
   const global = ed25519Sign(key.seed, Buffer.concat([signature, Buffer.from(trustedComment, 'utf8')]));
-  return `${UNTRUSTED_PREFIX}${untrusted}\n${Buffer.concat([alg, key.keyId, signature]).toString('base64')}\n`
-    + `${TRUSTED_PREFIX}${trustedComment}\n${global.toString('base64')}\n`;
+  return (
+    `${UNTRUSTED_PREFIX}${untrusted}\n${Buffer.concat([alg, key.keyId, signature]).toString('base64')}\n` +
+    `${TRUSTED_PREFIX}${trustedComment}\n${global.toString('base64')}\n`
+  );
 }
 
 /**

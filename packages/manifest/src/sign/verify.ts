@@ -27,11 +27,7 @@ export interface VerifiedSignature {
  * or the global signature (over the trusted comment) does not verify, or when
  * a legacy "Ed" signature is given only a prehash.
  */
-export function verifySignature(
-  sigText: string | Buffer,
-  message: Buffer | { prehash: Buffer },
-  trusted: ReadonlyArray<TrustedKey>,
-): VerifiedSignature {
+export function verifySignature(sigText: string | Buffer, message: Buffer | { prehash: Buffer }, trusted: ReadonlyArray<TrustedKey>): VerifiedSignature {
   const sig = parseSignature(sigText);
   const candidates = trusted.filter((k) => k.keyId.equals(sig.keyId));
   if (candidates.length === 0) {
