@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Runs the fuzz targets of packages/manifest and packages/engine (their
-// compiled fuzz.test.js) far longer than `npm test` does, with a random seed
+// fuzz*.test.ts, through Vitest) far longer than `npm test` does, with a random seed
 // unless one is given. Each target stops after --runs cases or --seconds,
 // whichever comes first. A failure prints the seed and the counterexample's
 // path to replay it:
@@ -15,6 +15,7 @@
 import { spawnSync } from 'node:child_process';
 import { randomInt } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -36,15 +37,9 @@ if (values.help) {
   process.exit(0);
 }
 const seed = values.seed ?? String(randomInt(2 ** 31 - 1));
-const files = [
-  'packages/manifest/dist/test/fuzz.test.js',
-  'packages/manifest/dist/test/fuzz-signed.test.js',
-  'packages/manifest/dist/test/fuzz-custody.test.js',
-  'packages/engine/dist/test/fuzz.test.js',
-].map((f) => join(root, f));
-const missing = files.filter((f) => !existsSync(f));
-if (missing.length > 0) {
-  process.stderr.write(`brickpost: error: ${missing.join(', ')} not built; run npx tsc -b first\n`);
+const files = ['packages/manifest/test/fuzz.test.ts', 'packages/manifest/test/fuzz-signed.test.ts', 'packages/manifest/test/fuzz-custody.test.ts', 'packages/engine/test/fuzz.test.ts'].map((f) => join(root, f));
+if (!existsSync(join(root, 'packages', 'engine', 'dist', 'src', 'index.js'))) {
+  process.stderr.write('brickpost: error: the workspace is not built; run npx tsc -b first\n');
   process.exit(2);
 }
 const env = {
@@ -57,7 +52,7 @@ const env = {
   ...(values['budget-ms'] === undefined ? {} : { BRICKPOST_FUZZ_BUDGET_MS: values['budget-ms'] }),
 };
 process.stderr.write(`brickpost: fuzzing with seed ${seed}, at most ${values.runs} runs or ${values.seconds} s per target (replay: --seed ${seed})\n`);
-const args = ['--test', '--test-concurrency=2', ...files];
-const r = spawnSync(process.execPath, args, { stdio: 'inherit', cwd: root, env });
+const vitest = join(dirname(createRequire(import.meta.url).resolve('vitest/package.json')), 'vitest.mjs');
+const r = spawnSync(process.execPath, [vitest, 'run', ...files], { stdio: 'inherit', cwd: root, env });
 process.stderr.write(`brickpost: fuzzing with seed ${seed} ${r.status === 0 ? 'found nothing' : 'failed'}\n`);
 process.exit(r.status ?? 1);

@@ -5,9 +5,10 @@
 // failure reproduces; and the errno sweep (test/fault/errno-sweep.test.ts):
 // every call of pack, verify, ingest, rollback, repair and extract failed
 // with an errno (BRICKPOST_FAULT_SWEEP=calls, or all for every errno at every
-// call). Extra arguments are passed to `node --test`.
+// call). Runs through Vitest; extra arguments are passed to `vitest run`.
 import { spawnSync } from 'node:child_process';
 import { randomInt } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -18,15 +19,12 @@ const again = `BRICKPOST_KILL_SEED=${seed} BRICKPOST_KILLS=${kills} npm run soak
 console.error(`brickpost soak: seed ${seed}, ${kills} kills per command (to repeat: ${again})`);
 const started = Date.now();
 const sweep = process.env.BRICKPOST_FAULT_SWEEP || 'calls';
-const r = spawnSync(
-  process.execPath,
-  ['--test', ...process.argv.slice(2), join(root, 'test', 'dist', 'kill-anywhere'), join(root, 'test', 'dist', 'fault', 'errno-sweep.test.js')],
-  {
-    stdio: 'inherit',
-    cwd: root,
-    env: { ...process.env, BRICKPOST_KILL_SEED: seed, BRICKPOST_KILLS: kills, BRICKPOST_FAULT_SWEEP: sweep },
-  },
-);
+const vitest = join(dirname(createRequire(import.meta.url).resolve('vitest/package.json')), 'vitest.mjs');
+const r = spawnSync(process.execPath, [vitest, 'run', ...process.argv.slice(2), join(root, 'test', 'kill-anywhere'), join(root, 'test', 'fault', 'errno-sweep.test.ts')], {
+  stdio: 'inherit',
+  cwd: root,
+  env: { ...process.env, BRICKPOST_KILL_SEED: seed, BRICKPOST_KILLS: kills, BRICKPOST_FAULT_SWEEP: sweep },
+});
 const minutes = ((Date.now() - started) / 60_000).toFixed(1);
 if (r.status === 0) console.error(`brickpost soak: passed in ${minutes} min (seed ${seed})`);
 else console.error(`brickpost soak: error: failed after ${minutes} min with seed ${seed}; to repeat: ${again}`);
