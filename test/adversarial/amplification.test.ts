@@ -13,7 +13,7 @@
  * (BRICKPOST_NATIVE=0). Nothing here depends on timing: a run that
  * decoded every ref would need hours, and fails by its timeout.
  */
-import { before, describe, test } from 'node:test';
+import { beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { closeSync, mkdirSync, openSync, readdirSync, readSync, statfsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -49,7 +49,7 @@ describe('reference amplification', () => {
   const cli = (args: string[], env: Record<string, string> = {}): Outcome => run(home, args, { env: { ...process.env, ...env }, timeout: 300_000 });
   const summary = (o: Outcome): Record<string, any> => o.events.find((e) => e.type === 'summary')!.result;
 
-  before(async () => {
+  beforeAll(async () => {
     self = newParty(home);
     const chunk = noise(1 << 20);
     for (const refs of [FEWER, MANY]) await amplifiedDrive(drive(refs), self, refs, chunk);
@@ -128,7 +128,7 @@ describe('holes of sparse files are neither expansion nor room', () => {
   const AT = 2 ** 39;
   const data = noise(1 << 20);
 
-  before(async () => {
+  beforeAll(async () => {
     // A 1 TiB disk image holding 1 MiB of data in its middle: a million times its size on the drive.
     await sparseDrive(drive, newParty(home), SIZE, AT, data);
   });

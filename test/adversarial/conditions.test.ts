@@ -9,7 +9,7 @@
  * one, never in between, and files outside it that links point at keep
  * their bytes.
  */
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import {
@@ -53,7 +53,7 @@ describe('hostile conditions', () => {
   };
   const unchanged = (dest: string, digest: string): void => assert.equal(treeDigest(dest, ['.brickpost']), digest, 'DEST is at its previous tree');
 
-  before(() => {
+  beforeAll(() => {
     makeDataset(src, '6M', 11);
     const recipient = publisherAndSubscriber(pub, sub);
     for (const [d, label] of [
@@ -221,7 +221,7 @@ describe('hostile conditions', () => {
   });
 
   const mounted: string[] = [];
-  after(() => {
+  afterAll(() => {
     for (const m of mounted) spawnSync('umount', [m]);
   });
   const tiny = ((): string | null => {
@@ -234,7 +234,7 @@ describe('hostile conditions', () => {
     return null;
   })();
 
-  test('a destination disk too small: refused before anything is written (exit 5)', tiny ? { skip: tiny } : {}, () => {
+  test.skipIf(tiny)(`a destination disk too small: refused before anything is written (exit 5)${tiny ? ` [skipped: ${tiny}]` : ''}`, () => {
     const dest = join(root, 'tiny', 'dest');
     const o = run(sub, ['ingest', bigDrive, dest]);
     assertRefused(o, { code: 'NO_SPACE', exit: 5, names: /needs? .*bytes|no space|free/ });

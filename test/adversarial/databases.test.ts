@@ -10,7 +10,7 @@
  * command brings up to date. Locks are held by a child process and the
  * ingest is held at a pausepoint: nothing depends on timing.
  */
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -101,7 +101,7 @@ describe('the catalog and the journals tell the truth', () => {
     return to;
   };
 
-  before(() => {
+  beforeAll(() => {
     binDir = join(root, 'bin');
     mkdirSync(binDir);
     writeFileSync(join(binDir, 'brickpost'), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} "$@"\n`, { mode: 0o755 });
@@ -393,5 +393,5 @@ describe('the catalog and the journals tell the truth', () => {
     );
   });
 
-  after(() => undefined);
+  afterAll(() => undefined);
 });

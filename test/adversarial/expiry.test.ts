@@ -5,7 +5,7 @@
  * --allow-expired. An expiry edited on the drive no longer matches the
  * signed tag manifest.
  */
-import { before, describe, test } from 'node:test';
+import { beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -33,7 +33,7 @@ describe('signed expiry', () => {
   const drive = join(root, 'drive');
   let recipient = '';
 
-  before(() => {
+  beforeAll(() => {
     makeDataset(src, '1M', 51);
     recipient = publisherAndSubscriber(pub, sub);
   });

@@ -8,7 +8,7 @@
  * nothing outside DEST changes (bytes, mode or time), and DEST ends as the
  * shipment's tree or is refused unchanged.
  */
-import { before, describe, test } from 'node:test';
+import { beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -77,7 +77,7 @@ describe('local changes to the destination', () => {
     assert.equal(r.signal, 'SIGKILL', `killed at ${point}: ${r.status} ${r.stderr}`);
   };
 
-  before(() => {
+  beforeAll(() => {
     recipient = publisherAndSubscriber(pub, sub);
   });
 
@@ -159,7 +159,7 @@ describe('local changes to the destination', () => {
     };
     let drive1 = '';
 
-    before(() => {
+    beforeAll(() => {
       mkdirSync(join(src, 'd'), { recursive: true });
       writeFileSync(join(src, 'm.txt'), 'mode and time change\n');
       writeFileSync(join(src, 'c.txt'), 'content changes\n');

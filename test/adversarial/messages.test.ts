@@ -8,7 +8,7 @@
  * names the manifest. Each drive is built from its testkit vector, and a
  * variant of each (another file, another offset) is refused the same way.
  */
-import { before, describe, test } from 'node:test';
+import { beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
@@ -47,7 +47,7 @@ describe('messages about a small hostile drive', () => {
   const problem = (o: Outcome, code: string): Record<string, any> =>
     o.events.find((e) => e.type === 'summary')!.result.problems.find((p: { code: string }) => p.code === code);
 
-  before(async () => {
+  beforeAll(async () => {
     parties = { self: newParty(home), stranger: newParty(join(root, 'stranger')) };
     for (const [name, b] of Object.entries(cases)) {
       const work = mkdtempSync(join(root, `${name}-`));

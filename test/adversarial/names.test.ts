@@ -7,7 +7,7 @@
  * and are ingested. (Case folding is covered by the manifest_fold_* and
  * ok_fold_* vectors of the testkit.)
  */
-import { before, describe, test } from 'node:test';
+import { beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -22,7 +22,7 @@ describe('windows name rules', () => {
   const selfHome = join(root, 'homes', 'self');
   let parties: Parties;
 
-  before(() => {
+  beforeAll(() => {
     parties = { self: newParty(selfHome), stranger: newParty(join(root, 'homes', 'stranger')) };
   });
 

@@ -6,7 +6,7 @@
  * refused at once, naming the file and the bound, without reading or
  * copying past what Payload-Oxum or the set file declares.
  */
-import { before, describe, test } from 'node:test';
+import { beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { appendFileSync, cpSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -26,7 +26,7 @@ describe('payload files larger than signed data allows', () => {
   const drive = join(root, 'drive');
   const set = [1, 2, 3].map((i) => join(root, 'set', `d${i}`));
 
-  before(() => {
+  beforeAll(() => {
     makeDataset(src, '3M', 21);
     const recipient = publisherAndSubscriber(pub, sub);
     mkdirSync(drive);

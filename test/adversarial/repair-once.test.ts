@@ -6,7 +6,7 @@
  * unauthenticated list into the recovery pass. Counted with strace: the
  * opens of manifest-sha256.txt by the real CLI.
  */
-import { before, describe, test } from 'node:test';
+import { beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, writeSync } from 'node:fs';
@@ -15,7 +15,7 @@ import { CLI, brickpost, hasTool, makeDataset, publisherAndSubscriber, shipmentD
 
 const skip = hasTool('strace', ['-V']) ? false : 'strace is not installed (it counts the opens)';
 
-describe('the payload manifest is read once', { skip }, () => {
+describe.skipIf(skip)(`the payload manifest is read once${skip ? ` [skipped: ${skip}]` : ''}`, () => {
   const root = tempDir('bp-adv-once-');
   const src = join(root, 'src');
   const pub = join(root, 'publisher');
@@ -35,7 +35,7 @@ describe('the payload manifest is read once', { skip }, () => {
     return { code: r.status, opens, out: r.stdout + r.stderr };
   };
 
-  before(() => {
+  beforeAll(() => {
     makeDataset(src, '4M', 44);
     const recipient = publisherAndSubscriber(pub, sub);
     mkdirSync(drive);

@@ -7,7 +7,7 @@
  * parity files swapped between the two parity drives of a set. Each is
  * refused with a documented code naming the file, and DEST stays empty.
  */
-import { before, describe, test } from 'node:test';
+import { beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -42,7 +42,7 @@ describe('hostile set files and parity files', () => {
   };
   let recipient = '';
 
-  before(() => {
+  beforeAll(() => {
     makeDataset(src, '6M', 41);
     recipient = publisherAndSubscriber(pub, sub);
     pack(a, 'a');

@@ -8,7 +8,7 @@
  * file on their drives; and the set without the damaged drive still
  * ingests, its share rebuilt from parity, to the source.
  */
-import { before, describe, test } from 'node:test';
+import { beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
@@ -24,7 +24,7 @@ describe('a pack moved to another drive of its set', () => {
   /** The bag-relative path of the pack moved from drive 1 to drive 2. */
   let moved = '';
 
-  before(() => {
+  beforeAll(() => {
     makeDataset(src, '6M', 43);
     const recipient = publisherAndSubscriber(pub, sub);
     for (const d of drives) mkdirSync(d);

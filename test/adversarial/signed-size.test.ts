@@ -10,7 +10,7 @@
  * a read to the end of the file, a tebibyte, fails the bound whatever the
  * machine's speed.
  */
-import { before, describe, test } from 'node:test';
+import { beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { cpSync, mkdirSync, readdirSync, readFileSync, statSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -55,7 +55,7 @@ describe('reads bounded by the signed size', () => {
   const hint = (o: Outcome): string => String(o.events.findLast((e) => e.type === 'error')?.hint ?? '');
   const report = (o: Outcome): Record<string, any> => o.events.find((e) => e.type === 'summary')!.result;
 
-  before(() => {
+  beforeAll(() => {
     writeFileSync(probe, PROBE);
     makeDataset(src, '4M', 44);
     const recipient = publisherAndSubscriber(pub, sub);

@@ -6,7 +6,7 @@
  * NO_SPACE and the shortfall before anything is written. Needs root, to
  * mount small tmpfs file systems.
  */
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
@@ -36,7 +36,7 @@ describe('free space for gathered drives and rebuilt packs', () => {
   const small = tmpfs('small', '1m');
   const tmp = tmpfs('tmp', '512k');
 
-  before(() => {
+  beforeAll(() => {
     makeDataset(src, '6M', 31);
     const recipient = publisherAndSubscriber(pub, sub);
     for (const d of set) mkdirSync(d, { recursive: true });
@@ -45,7 +45,7 @@ describe('free space for gathered drives and rebuilt packs', () => {
     });
     assert.equal(r.code, 0, r.stdout + r.stderr);
   });
-  after(() => {
+  afterAll(() => {
     for (const m of mounted) spawnSync('umount', [m]);
   });
 

@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { before, describe, test } from 'node:test';
+import { beforeAll, describe, test } from 'vitest';
 import { buildVector, newParty, type Parties } from '@brickpost/engine/testing';
 import { brickpost, lastEvent, tempDir } from '../support.js';
 
@@ -22,7 +22,7 @@ describe('signed creation times', () => {
   let parties: Parties;
   const home = (): string => join(root, 'homes', 'self');
 
-  before(() => {
+  beforeAll(() => {
     parties = { self: newParty(join(root, 'homes', 'self')), stranger: newParty(join(root, 'homes', 'stranger')) };
   });
 

@@ -5,7 +5,7 @@
  * own mtime, and editing a new file in place changes neither the others nor
  * what rollback restores.
  */
-import { before, describe, test } from 'node:test';
+import { beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { appendFileSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync, copyFileSync, utimesSync } from 'node:fs';
 import { createHash } from 'node:crypto';
@@ -45,7 +45,7 @@ describe('moved files are copies of the retired file, not hard links', () => {
   };
   let lastResult: Record<string, any> = {};
 
-  before(() => {
+  beforeAll(() => {
     mkdirSync(join(src, 'a'), { recursive: true });
     writeFileSync(join(src, 'a', 'data.bin'), content);
     writeFileSync(join(src, 'keep.txt'), 'kept\n');

@@ -10,7 +10,7 @@
  * (testkit.test.ts checks each vector in its own mode; this adds the
  * memory bound and the canaries, in the ingest mode every receiver runs.)
  */
-import { before, describe, test } from 'node:test';
+import { beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { cpSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -51,7 +51,7 @@ describe('hostile drives, ingested', () => {
     deepNesting(),
   ];
 
-  before(() => {
+  beforeAll(() => {
     parties = { self: newParty(selfHome), stranger: newParty(join(root, 'homes', 'stranger')) };
   });
 

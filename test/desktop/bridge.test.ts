@@ -5,7 +5,7 @@
  * and a job with its events go through, failures reject with Errors that
  * carry code and hint, and a reload is let in by the session cookie.
  */
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,20 +21,20 @@ if (!existsSync(BRIDGE)) throw new Error(`the bridge is not built at ${BRIDGE} (
 
 type Api = Record<string, (...a: unknown[]) => Promise<unknown>>;
 
-describe('browser bridge', { skip }, () => {
+describe.skipIf(skip)(`browser bridge${skip ? ` [skipped: ${skip}]` : ''}`, () => {
   const root = tempDir('bp-bridge-');
   let server: UiServer;
   let browser: Browser;
   let page: Page;
 
-  before(async () => {
+  beforeAll(async () => {
     server = await startUiServer({ home: join(root, 'home') });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
     page = await browser.newPage();
     await page.goto(server.url);
     await page.waitForFunction(() => (globalThis as unknown as { brickpost?: unknown }).brickpost !== undefined);
   });
-  after(async () => {
+  afterAll(async () => {
     await browser?.close();
     await server?.close();
   });

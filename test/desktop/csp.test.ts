@@ -7,7 +7,7 @@
  * Chromium on the file:// page: the page's own scripts and styles load
  * with no violation, an inline script and eval are refused.
  */
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -50,9 +50,9 @@ describe('the page CSP without a server (Electron)', () => {
   });
 
   const skip = skipReason();
-  describe('in Chromium from file://', { skip: skip ?? false }, () => {
+  describe.skipIf(skip)(`in Chromium from file://${skip ? ` [skipped: ${skip}]` : ''}`, () => {
     let browser: Browser;
-    before(async () => {
+    beforeAll(async () => {
       const { chromium } = await import('playwright-core');
       // Module scripts from file:// need this flag in Chromium; Electron allows them for its own files.
       browser = await chromium.launch({
@@ -61,7 +61,7 @@ describe('the page CSP without a server (Electron)', () => {
         args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--allow-file-access-from-files'],
       });
     });
-    after(async () => {
+    afterAll(async () => {
       await browser?.close();
     });
 

@@ -4,7 +4,7 @@
  * mounts that are drives, and the Windows volume lists (Get-Volume JSON,
  * wmic CSV) from sample outputs.
  */
-import { test } from 'node:test';
+import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import { mkdirSync, utimesSync } from 'node:fs';
 import { delimiter, join } from 'node:path';

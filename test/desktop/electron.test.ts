@@ -5,7 +5,7 @@
  * only where the Electron binary is installed; this environment cannot
  * download it, so here it is skipped with that reason.
  */
-import { test } from 'node:test';
+import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';

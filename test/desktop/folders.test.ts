@@ -3,7 +3,7 @@
  * UTF-8: it is walked by its bytes, so such a file is counted like any other
  * instead of failing the wizard's first step.
  */
-import { test } from 'node:test';
+import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

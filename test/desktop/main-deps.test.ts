@@ -5,7 +5,7 @@
  * main process imports, except 'electron' itself, is loaded here with
  * process.dlopen watched.
  */
-import { test } from 'node:test';
+import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';

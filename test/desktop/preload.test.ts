@@ -7,7 +7,7 @@
  * function per DesktopApi method and no IPC object, routes each call to the
  * main handler of the same name, and turns failures into `{code, hint}`.
  */
-import { test } from 'node:test';
+import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -5,7 +5,7 @@
  * Started here with this Node (the main process uses $BRICKPOST_NODE or
  * `node` on PATH).
  */
-import { test } from 'node:test';
+import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

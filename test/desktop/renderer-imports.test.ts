@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { test } from 'node:test';
+import { test } from 'vitest';
 import { ROOT } from '../support.js';
 
 test('every import of the compiled renderer is a relative file that exists', () => {

@@ -6,7 +6,7 @@
  * escape the renderer folder; API calls, job event streams (pack and verify
  * of a real drive), cancel and engine errors arrive as the bridge expects.
  */
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -29,7 +29,7 @@ describe('brickpost ui server', () => {
   const withToken = (path: string): string => `${path}${path.includes('?') ? '&' : '?'}token=${token}`;
   const call = (method: string, ...args: unknown[]) => http(port, withToken('/api/call'), { body: { method, args } });
 
-  before(async () => {
+  beforeAll(async () => {
     mkdirSync(join(site, 'web'), { recursive: true });
     writeFileSync(join(site, 'index.html'), '<!doctype html><title>brickpost</title><script type="module" src="web/app.js"></script>\n');
     writeFileSync(join(site, 'app.css'), 'body { margin: 0 }\n');
@@ -41,7 +41,7 @@ describe('brickpost ui server', () => {
     port = server.port;
     token = server.token;
   });
-  after(() => server.close());
+  afterAll(() => server.close());
 
   test('the URL names 127.0.0.1 and carries a 32-byte token', () => {
     assert.equal(server.url, `http://127.0.0.1:${port}/?token=${token}`);

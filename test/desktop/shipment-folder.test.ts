@@ -6,7 +6,7 @@
  * and '..'; the `extract` job writes exactly the entries named and refuses
  * arguments of the wrong type.
  */
-import { test } from 'node:test';
+import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, readdirSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

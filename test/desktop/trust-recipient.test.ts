@@ -3,7 +3,7 @@
  * contact text alone, a key with `recipient`, and a malformed recipient or
  * a recipient of the wrong type refused with the engine's code.
  */
-import { test } from 'node:test';
+import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { Engine } from '@brickpost/engine';

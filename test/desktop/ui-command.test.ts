@@ -3,7 +3,7 @@
  * with --json), serves only with the token, refuses a bad --port, and stops
  * cleanly (exit 0) on SIGTERM and on Ctrl-C (SIGINT).
  */
-import { test } from 'node:test';
+import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';

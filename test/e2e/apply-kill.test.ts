@@ -5,7 +5,7 @@
  * the old tree; killed anywhere in the commit, running ingest again gives
  * exactly the new tree. A rollback killed part-way finishes when run again.
  */
-import { before, describe, test } from 'node:test';
+import { beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { appendFileSync, chmodSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -34,7 +34,7 @@ describe('apply and rollback killed at failpoints', () => {
   let v1: Map<string, Node>;
   let v2: Map<string, Node>;
 
-  before(() => {
+  beforeAll(() => {
     makeDataset(src, '16M', 21);
     mkdirSync(d1);
     mkdirSync(d2);

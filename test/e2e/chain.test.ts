@@ -10,7 +10,7 @@
  * destination, each leaving the destination untouched), the repair shipment
  * packed against the subscriber's request file, history and rollback.
  */
-import { before, describe, test } from 'node:test';
+import { beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import {
@@ -165,7 +165,7 @@ describe('a chain of incremental shipments', () => {
     assert.ok(s.bytesOnDrive < 0.25 * full, `shipment ${seq} has ${s.bytesOnDrive} bytes on the drive, the full one ${full}`);
   };
 
-  before(() => {
+  beforeAll(() => {
     for (const [h, name] of [
       [pub, 'publisher'],
       [sub, 'subscriber'],

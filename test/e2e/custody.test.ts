@@ -6,7 +6,7 @@
  * and a catalog-only event, which reaches the drive at its next write; wipe
  * is refused before ingest; every drive of a set carries its own chain.
  */
-import { before, describe, test } from 'node:test';
+import { beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -30,7 +30,7 @@ describe('custody log', () => {
   };
   const types = (r: Record<string, any>): string[] => r.events.map((e: Record<string, string>) => e.type);
 
-  before(() => {
+  beforeAll(() => {
     mkdirSync(join(src, 'a'), { recursive: true });
     writeFileSync(join(src, 'a', 'notes.txt'), 'field notes\n');
     writeFileSync(join(src, 'b.bin'), Buffer.alloc(200_000, 3));

@@ -7,7 +7,7 @@
  * without rewriting the packs it finished, and the result verifies and
  * ingests byte-identical.
  */
-import { before, describe, test } from 'node:test';
+import { beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
@@ -59,7 +59,7 @@ describe('repairing a drive and resuming a pack', () => {
     });
   };
 
-  before(() => {
+  beforeAll(() => {
     makeDataset(src, '8M', 7);
     recipient = publisherAndSubscriber(pub, sub);
   });

@@ -7,7 +7,7 @@
  * signed by another key is rejected; one drive at a time works with
  * --gather; a drive too small is refused up front with the shortfall.
  */
-import { before, describe, test } from 'node:test';
+import { beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
@@ -53,7 +53,7 @@ describe('drive sets with parity', () => {
     return out;
   };
 
-  before(() => {
+  beforeAll(() => {
     makeDataset(src, '6M', 5);
     recipient = publisherAndSubscriber(pub, sub);
     assert.equal(brickpost(other, ['keygen', '--name', 'other']).code, 0);

@@ -8,7 +8,7 @@
  * and --exclude-caches leave entries out and count them; --strict fails
  * when part of the source cannot be read, and says which.
  */
-import { before, describe, test } from 'node:test';
+import { beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -29,7 +29,7 @@ describe('extract, cat and pack filters', () => {
   const sub = join(root, 'sub');
   let recipient = '';
 
-  before(() => {
+  beforeAll(() => {
     sh('python3', [MAKE_DATASET, src, '--size', '1M', '--seed', '17', '--entries', '-q']);
     mkdirSync(drive);
     recipient = publisherAndSubscriber(pub, sub);
@@ -137,9 +137,8 @@ describe('extract, cat and pack filters', () => {
     assert.deepEqual(listed, ['keep', 'keep/a.txt']);
   });
 
-  test(
-    'pack --strict fails when part of the source cannot be read, and says which; without it the rest ships',
-    { skip: process.getuid?.() === 0 ? false : 'runs pack as the unprivileged user nobody, which needs root to arrange' },
+  test.skipIf(!(process.getuid?.() === 0))(
+    `pack --strict fails when part of the source cannot be read, and says which; without it the rest ships${!(process.getuid?.() === 0) ? ` [skipped: runs pack as the unprivileged user nobody, which needs root to arrange]` : ''}`,
     () => {
       const tree = join(root, 'locked');
       mkdirSync(join(tree, 'closed'), { recursive: true });

@@ -5,7 +5,7 @@
  * cases: empty files and folders, unicode names, an executable, a file
  * over 64 MiB.
  */
-import { before, describe, test } from 'node:test';
+import { beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync, openSync, writeSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
@@ -23,7 +23,7 @@ describe('first shipment, one drive', () => {
   let recipient = '';
   let packSummary: Record<string, any> = {};
 
-  before(() => {
+  beforeAll(() => {
     makeDataset(src, '24M', 7);
     mkdirSync(join(src, 'empty-dir', 'nested-empty'), { recursive: true });
     writeFileSync(join(src, 'empty-file'), '');

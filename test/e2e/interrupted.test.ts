@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { before, describe, test } from 'node:test';
+import { beforeAll, describe, test } from 'vitest';
 import { brickpost, CLI, diffSnapshots, lastEvent, makeDataset, MAKE_DATASET, sh, snapshot, tempDir, type Node } from '../support.js';
 
 /** Runs brickpost with a failpoint armed; returns the signal it died of. */
@@ -35,7 +35,7 @@ describe('interrupted ingest and rollback: status, history, resume and every com
   const at3 = join(root, 'dest-at-3');
   const versions: Array<Map<string, Node>> = [];
 
-  before(() => {
+  beforeAll(() => {
     makeDataset(src, '3M', 31);
     assert.equal(brickpost(pub, ['keygen', '--name', 'pub']).code, 0);
     assert.equal(brickpost(sub, ['keygen', '--name', 'sub']).code, 0);
@@ -198,7 +198,7 @@ describe("the destination lock is the kernel's", () => {
   const sub = join(root, 'sub');
   const drive = join(root, 'drive');
 
-  before(() => {
+  beforeAll(() => {
     makeDataset(src, '1M', 32);
     assert.equal(brickpost(pub, ['keygen', '--name', 'pub']).code, 0);
     assert.equal(brickpost(sub, ['keygen', '--name', 'sub']).code, 0);

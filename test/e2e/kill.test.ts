@@ -4,7 +4,7 @@
  * visible file is complete and correct), and running ingest again finishes
  * the job with a tree identical to the source.
  */
-import { before, describe, test } from 'node:test';
+import { beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
@@ -20,7 +20,7 @@ describe('ingest killed at random points', () => {
   const home = join(root, 'home');
   let full = 0;
 
-  before(() => {
+  beforeAll(() => {
     makeDataset(src, '30M', 11);
     mkdirSync(drive);
     assert.equal(brickpost(home, ['keygen']).code, 0);

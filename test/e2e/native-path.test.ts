@@ -8,7 +8,7 @@
  * drive is then deep-verified and ingested by the other path, and both
  * destinations equal the source.
  */
-import { before, describe, test } from 'node:test';
+import { beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { cpSync, mkdirSync, openSync, readdirSync, writeFileSync, writeSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
@@ -57,7 +57,7 @@ function tree(home: string, shipment: string): Array<Record<string, unknown>> {
   }
 }
 
-describe('native core and TypeScript path write the same shipment', { skip: why ?? false }, () => {
+describe.skipIf(why)(`native core and TypeScript path write the same shipment${why ? ` [skipped: ${why}]` : ''}`, () => {
   const root = tempDir();
   const src = join(root, 'src');
   const pubJs = join(root, 'pub-js');
@@ -66,7 +66,7 @@ describe('native core and TypeScript path write the same shipment', { skip: why 
   const shipped: Record<'js' | 'native', { drive: string; id: string }> = { js: { drive: '', id: '' }, native: { drive: '', id: '' } };
   let recipient = '';
 
-  before(() => {
+  beforeAll(() => {
     assert.ok(native.binding, `the native core did not build or load: ${native.reason}`);
     makeDataset(src, '12M', 5);
     writeFileSync(join(src, 'empty'), '');

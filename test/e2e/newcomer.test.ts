@@ -11,7 +11,7 @@
  * identity leaves the home uncreated and says the custody event was not
  * recorded; keygen names `whoami --contact`.
  */
-import { before, describe, test } from 'node:test';
+import { beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { closeSync, cpSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, writeFileSync, writeSync } from 'node:fs';
@@ -55,7 +55,7 @@ describe("a newcomer's path through README", () => {
   let v1 = new Map<string, Node>();
   let ids: string[] = [];
 
-  before(() => {
+  beforeAll(() => {
     makeDataset(src, '2M', 61);
     mkdirSync(drive);
     recipient = publisherAndSubscriber(pub, sub);

@@ -9,7 +9,7 @@
  * with --allow-changing (shipped as last read, marked `changing`). Nothing
  * waits on the clock: each step waits for the file the pausepoint writes.
  */
-import { describe, test } from 'node:test';
+import { describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';

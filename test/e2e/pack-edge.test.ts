@@ -5,7 +5,7 @@
  * missing drives are usage errors, and a failed pack leaves nothing on the
  * drive.
  */
-import { before, describe, test } from 'node:test';
+import { beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readlinkSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -16,7 +16,7 @@ describe('pack edge cases', () => {
   const root = tempDir();
   const home = join(root, 'home');
 
-  before(() => {
+  beforeAll(() => {
     assert.equal(brickpost(home, ['keygen']).code, 0);
   });
 

@@ -11,7 +11,7 @@
  * drives carry no copies of the lost drive's tag files. A rebuild killed
  * part way leaves no complete-looking drive and the next run finishes it.
  */
-import { before, describe, test } from 'node:test';
+import { beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -59,7 +59,7 @@ describe('rebuild-drive', () => {
     brickpost(courier, ['rebuild-drive', ...args, '--json'], { env: { ...process.env, ...env } });
   const bag = (drive: string, shipment = id): string => join(drive, 'brickpost', shipment);
 
-  before(() => {
+  beforeAll(() => {
     makeDataset(src, '6M', 7);
     recipient = publisherAndSubscriber(pub, sub);
     assert.equal(brickpost(courier, ['keygen', '--name', 'courier']).code, 0);

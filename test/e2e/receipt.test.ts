@@ -6,7 +6,7 @@
  * in the destination makes the receipt say ok: false and name it. Also
  * `signature` of a destination names its dataset and shipment.
  */
-import { before, describe, test } from 'node:test';
+import { beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
@@ -47,7 +47,7 @@ describe('receipts', () => {
     }
   };
 
-  before(() => {
+  beforeAll(() => {
     makeDataset(src, '4M', 11);
     writeFileSync(join(src, 'notes.txt'), 'field notes, first version\n');
     mkdirSync(drive);

@@ -4,7 +4,7 @@
  * loads nothing, and shows each value as text (controls and bidi overrides
  * made visible). The JSON Schema accepts a report and refuses deviations.
  */
-import { test } from 'node:test';
+import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { REPORT_SCHEMA, type ShipmentReport } from '@brickpost/engine/api';

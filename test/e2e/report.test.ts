@@ -7,7 +7,7 @@
  * is read back with pdftotext; every JSON report validates against the
  * report's JSON Schema with ajv.
  */
-import { before, describe, test } from 'node:test';
+import { beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { appendFileSync, cpSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, writeSync, closeSync } from 'node:fs';
@@ -46,7 +46,7 @@ describe('brickpost report and label', () => {
   let id = '';
   let setId = '';
 
-  before(() => {
+  beforeAll(() => {
     makeDataset(src, '2M', 21);
     const recipient = publisherAndSubscriber(pub, sub);
     for (const d of [drive, join(set, 'd1'), join(set, 'd2')]) mkdirSync(d, { recursive: true });
@@ -58,7 +58,7 @@ describe('brickpost report and label', () => {
     setId = lastEvent(s).result.shipmentId;
   });
 
-  test('a fresh drive: genuine and intact, as HTML, PDF and JSON', { skip: noPrint }, () => {
+  test.skipIf(noPrint)(`a fresh drive: genuine and intact, as HTML, PDF and JSON${noPrint ? ` [skipped: ${noPrint}]` : ''}`, () => {
     const html = join(root, 'fresh.html');
     const pdf = join(root, 'fresh.pdf');
     const r = brickpost(sub, ['report', drive, '--html', html, '--pdf', pdf, '--json']);
@@ -131,7 +131,7 @@ describe('brickpost report and label', () => {
     assert.deepEqual([rep.verdict.status, rep.verdict.title, rep.signature, rep.publisher.trusted], ['untrusted', 'Untrusted publisher', 'unknown-key', false]);
   });
 
-  test('a drive set: each drive and its fixity; labels "drive i of 2" with a QR code', { skip: noPrint }, () => {
+  test.skipIf(noPrint)(`a drive set: each drive and its fixity; labels "drive i of 2" with a QR code${noPrint ? ` [skipped: ${noPrint}]` : ''}`, () => {
     const rep = reportOf(brickpost(sub, ['report', join(set, 'd1'), '--json']));
     assert.equal(rep.shipment.id, setId);
     assert.deepEqual(

@@ -7,7 +7,7 @@
  * time. The limit is a bound on memory, not on time: the assertion is the
  * exit code and the tree, never a duration.
  */
-import { before, describe, test } from 'node:test';
+import { beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { appendFileSync, mkdirSync, utimesSync } from 'node:fs';
@@ -53,7 +53,7 @@ describe(`${FILES} files in ${HEAP_MB} MB of heap`, () => {
   let recipient: string;
   let v1: Map<string, Node>;
 
-  before(() => {
+  beforeAll(() => {
     sh('python3', [MAKE_DATASET, src, '--files', String(FILES), '--seed', '3', '-q']);
     recipient = publisherAndSubscriber(pub, sub);
     mkdirSync(join(root, 'd1'));

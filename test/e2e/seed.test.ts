@@ -6,7 +6,7 @@
  * and ingest turns the copy into the new version exactly. The publisher
  * refuses a signature by a key it does not trust, or one that was altered.
  */
-import { before, describe, test } from 'node:test';
+import { beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -31,7 +31,7 @@ describe('a subscriber seeded by hand', () => {
   const shipments = (drive: string): string[] =>
     existsSync(join(drive, 'brickpost')) ? readdirSync(join(drive, 'brickpost')).filter((n) => !n.endsWith('.part')) : [];
 
-  before(() => {
+  beforeAll(() => {
     for (const [h, name] of [
       [pub, 'publisher'],
       [sub, 'subscriber'],

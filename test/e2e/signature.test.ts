@@ -4,7 +4,7 @@
  * listing every regular file in manifest order with its chunks (SHA-256 of
  * each), skipping symlinks with a warning, leaving the folder untouched.
  */
-import { before, describe, test } from 'node:test';
+import { beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -19,7 +19,7 @@ describe('signature of a folder brickpost never wrote', () => {
   const out = join(root, 'mirror.bpsig');
   let me: Record<string, string> = {};
 
-  before(() => {
+  beforeAll(() => {
     mkdirSync(join(folder, 'Data', 'raw'), { recursive: true });
     writeFileSync(join(folder, 'readme.txt'), 'a mirror kept by hand\n');
     writeFileSync(join(folder, 'Data', 'raw', 'big.bin'), pseudoRandom(9 << 20));

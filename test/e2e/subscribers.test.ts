@@ -6,7 +6,7 @@
  * at times given with --now (from the shipments' own recorded dates), so
  * nothing waits on the clock.
  */
-import { before, describe, test } from 'node:test';
+import { beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -37,7 +37,7 @@ describe('subscribers and lag', () => {
   };
   const at = (iso: string, days: number): string => new Date(Date.parse(iso) + days * DAY).toISOString();
 
-  before(() => {
+  beforeAll(() => {
     makeDataset(src, '2M', 5);
     mkdirSync(drive1);
     mkdirSync(drive2);

@@ -7,7 +7,7 @@
  * usage error saying what to do. A subscriber trusted by its key alone gets
  * its recipient recorded when the publisher imports a receipt it signed.
  */
-import { before, describe, test } from 'node:test';
+import { beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -25,7 +25,7 @@ describe('trust store recipients', () => {
   let subId: Record<string, string> = {};
   let sub2Id: Record<string, string> = {};
 
-  before(() => {
+  beforeAll(() => {
     makeDataset(src, '1M', 3);
     for (const [h, name] of [
       [pub, 'survey-lab'],

@@ -6,7 +6,7 @@
  * chunks; a rollback killed while it rebuilds a file from chunks is
  * finished by resume; a chunk written but never recorded is swept.
  */
-import { before, describe, test } from 'node:test';
+import { beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -57,7 +57,7 @@ describe('the chunk undo store, killed at its crash points', () => {
   };
   const isAt = (seq: number): void => assert.deepEqual(diffSnapshots(snapshot(state(seq)), snapshot(dest)), [], `DEST is the tree of shipment ${seq}`);
 
-  before(() => {
+  beforeAll(() => {
     const recipient = publisherAndSubscriber(pub, sub);
     mkdirSync(join(src, 'd'), { recursive: true });
     mkdirSync(join(root, 'states'));

@@ -9,7 +9,7 @@
  * and the rolled-back shipments apply again; a pin keeps its point through
  * a prune and refuses a prune past it; unpin lets it go.
  */
-import { before, describe, test } from 'node:test';
+import { beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
@@ -65,7 +65,7 @@ describe('the chunk undo store: rollback and extract to any kept shipment', () =
     if (seq === 4) rmSync(join(src, 'notes', 'n2.txt'));
   };
 
-  before(() => {
+  beforeAll(() => {
     recipient = publisherAndSubscriber(pub, sub);
     mkdirSync(join(src, 'notes'), { recursive: true });
     mkdirSync(states);

@@ -13,7 +13,7 @@
  * commit the next ingest finishes), and running again without the fault
  * succeeds and leaves the catalog in agreement.
  */
-import { before, describe, test } from 'node:test';
+import { beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
@@ -77,7 +77,7 @@ describe('faults on the catalog and the journal', () => {
   const bags = (drive: string): string[] =>
     existsSync(join(drive, 'brickpost')) ? readdirSync(join(drive, 'brickpost')).filter((x) => /^\d{8}T\d{6}Z-[0-9a-f]{8}$/.test(x)) : [];
 
-  before(() => {
+  beforeAll(() => {
     makeDataset(src, '1M', 41);
     for (const d of [d1, d2, join(root, 'd1-empty-probe')]) mkdirSync(d);
     recipient = publisherAndSubscriber(pub0, sub0);

@@ -13,7 +13,7 @@
  * SQLite files (the catalog and its -wal, -shm and -journal files) are not
  * failed here: the catalog's database errors have tests of their own.
  */
-import { before, describe, test } from 'node:test';
+import { beforeAll, describe, test } from 'vitest';
 import { join } from 'node:path';
 import { sh, tempDir } from '../support.js';
 import { damage, extractMatrix, repairMatrix, verifyMatrix } from './drive-cases.js';
@@ -23,7 +23,7 @@ import { buildWorld, type World } from './world.js';
 describe('errno on a drive', () => {
   let w: World;
   let damaged: string;
-  before(() => {
+  beforeAll(() => {
     w = buildWorld(tempDir('bp-errno-drive-'), 'drive1');
     damaged = join(w.root, 'damaged');
     sh('cp', ['-a', w.drive1, damaged]);

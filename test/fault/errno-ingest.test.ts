@@ -15,7 +15,7 @@
  * -journal files) and the lock files are not failed here: the catalog's and
  * journal's database errors and the lock have tests of their own.
  */
-import { before, describe, test } from 'node:test';
+import { beforeAll, describe, test } from 'vitest';
 import { tempDir } from '../support.js';
 import { ingestFirst, ingestNext } from './dest-cases.js';
 import { runMatrix } from './matrix.js';
@@ -23,7 +23,7 @@ import { buildWorld, type World } from './world.js';
 
 describe('errno during ingest', () => {
   let w: World;
-  before(() => {
+  beforeAll(() => {
     w = buildWorld(tempDir('bp-errno-ingest-'));
   });
 

@@ -12,7 +12,7 @@
  * pack lock are not failed here: the catalog's database errors and the
  * lock have tests of their own.
  */
-import { before, describe, test } from 'node:test';
+import { beforeAll, describe, test } from 'vitest';
 import { tempDir } from '../support.js';
 import { packMatrix } from './drive-cases.js';
 import { runMatrix } from './matrix.js';
@@ -20,7 +20,7 @@ import { buildWorld, type World } from './world.js';
 
 describe('errno during pack', () => {
   let w: World;
-  before(() => {
+  beforeAll(() => {
     w = buildWorld(tempDir('bp-errno-pack-'), 'homes');
   });
 

@@ -11,7 +11,7 @@
  * SQLite files and lock files are not failed here: their errors have tests
  * of their own.
  */
-import { before, describe, test } from 'node:test';
+import { beforeAll, describe, test } from 'vitest';
 import { join } from 'node:path';
 import { sh, tempDir } from '../support.js';
 import { ingestFirst, ingestNext, rollbackTo1 } from './dest-cases.js';
@@ -35,10 +35,10 @@ const MATRICES: Record<string, (w: World, damaged: string) => CommandMatrix> = {
   extract: (w) => extractMatrix(w),
 };
 
-describe(`errno sweep over every call (${SWEEP ?? 'off'})`, { skip }, () => {
+describe.skipIf(skip)(`errno sweep over every call (${SWEEP ?? 'off'})${skip ? ` [skipped: ${skip}]` : ''}`, () => {
   let w: World;
   let damaged: string;
-  before(() => {
+  beforeAll(() => {
     w = buildWorld(tempDir('bp-errno-sweep-'));
     damaged = join(w.root, 'damaged');
     sh('cp', ['-a', w.drive1, damaged]);

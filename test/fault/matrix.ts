@@ -14,7 +14,7 @@
  */
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import type { TestContext } from 'node:test';
+import type { TestContext } from 'vitest';
 import { basename, dirname, join } from 'node:path';
 import { lastEvent, type Run } from '../support.js';
 import { brickpostWithFault, readFaultLog, type Fault, type FaultOp } from './shim.js';

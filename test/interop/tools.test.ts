@@ -4,7 +4,7 @@
  * the bag, age decrypts the manifest and the packs, zstd decodes what age
  * yields, and files are rebuilt by hand from the manifest alone.
  */
-import { before, describe, test } from 'node:test';
+import { beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,7 +15,7 @@ const skip = missing.length
   ? `interop tools not installed: ${missing.join(', ')} (run .ci/run or apt-get install age zstd minisign; pip install bagit)`
   : false;
 
-describe('interop with age, zstd, minisign and bagit.py', { skip }, () => {
+describe.skipIf(skip)(`interop with age, zstd, minisign and bagit.py${skip ? ` [skipped: ${skip}]` : ''}`, () => {
   const root = tempDir();
   const src = join(root, 'src');
   const drive = join(root, 'drive');
@@ -25,7 +25,7 @@ describe('interop with age, zstd, minisign and bagit.py', { skip }, () => {
   let publicKey = '';
   let manifestLines: any[] = [];
 
-  before(() => {
+  beforeAll(() => {
     makeDataset(src, '6M', 3);
     mkdirSync(drive);
     assert.equal(brickpost(home, ['keygen', '--name', 'lab']).code, 0);

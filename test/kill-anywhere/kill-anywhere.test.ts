@@ -23,7 +23,7 @@
  * BRICKPOST_KILL_AT=MS[,MS] one trial with those delays, to reproduce a
  * failure. `npm run soak` runs 200 kills each with a random seed.
  */
-import { before, describe, test } from 'node:test';
+import { beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { tempDir } from '../support.js';
 import { runSeed, stream } from './random.js';
@@ -63,7 +63,7 @@ function reproduce(name: string, t: Trial): string {
 
 describe(`kill anywhere (seed ${SEED}, ${KILLS} kills per command)`, () => {
   let w: World;
-  before(() => {
+  beforeAll(() => {
     w = buildWorld(tempDir('bp-kill-'), SIZE);
   });
 
@@ -71,7 +71,7 @@ describe(`kill anywhere (seed ${SEED}, ${KILLS} kills per command)`, () => {
     const per = Math.ceil(KILLS / names.length);
     for (const name of names) {
       const skip = ONLY && !ONLY.includes(name) ? 'not in BRICKPOST_KILL_ONLY' : false;
-      test(`${name}: ${AT ? `kills at ${AT.join(', ')} ms` : `${per} kills at random points`}`, { skip }, async (ctx) => {
+      test.skipIf(skip)(`${name}: ${AT ? `kills at ${AT.join(', ')} ms` : `${per} kills at random points`}${skip ? ` [skipped: ${skip}]` : ''}`, async (ctx) => {
         // eslint-disable-next-line prefer-const -- assigned once, in the loop below
         let reference: string[] | undefined;
         const trial = (i: number, delays: number[]): Promise<Trial> =>
@@ -112,7 +112,7 @@ describe(`kill anywhere (seed ${SEED}, ${KILLS} kills per command)`, () => {
           if (t.problems.length > 0) failed.push(t);
           if (t.known.length > 0) known.push(t);
         }
-        ctx.diagnostic(
+        void ctx.annotate(
           `${name}: T = ${Math.round(T)} ms; ${kills} kills (${first} of the command, ${kills - first} of the run recovering from a kill) in ${trials} trials, ${Math.round((performance.now() - started) / 1000)} s`,
         );
         // The two engine bugs this harness found (fixed): each has a check of its own.

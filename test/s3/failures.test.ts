@@ -6,7 +6,7 @@
  * user without rights on the bucket; a bucket that does not exist. The
  * secret never appears in what brickpost prints.
  */
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -17,7 +17,7 @@ import { findVersitygw, s3Skip, startS3, type S3Server } from './server.js';
 
 const skip = s3Skip();
 
-describe('object storage: crashes and refusals', { skip }, () => {
+describe.skipIf(skip)(`object storage: crashes and refusals${skip ? ` [skipped: ${skip}]` : ''}`, () => {
   let s3: S3Server;
   let pub: string;
   let sub: string;
@@ -39,7 +39,7 @@ describe('object storage: crashes and refusals', { skip }, () => {
     assert.equal(r.signal, 'SIGKILL', `expected a kill at ${point}: exit ${r.status} ${r.stdout.slice(-800)} ${r.stderr.slice(-800)}`);
   };
 
-  before(async () => {
+  beforeAll(async () => {
     s3 = await startS3();
     await s3.bucket('dest');
     const base = tempDir('bp-s3f-');
@@ -56,7 +56,7 @@ describe('object storage: crashes and refusals', { skip }, () => {
     writeFileSync(join(src, 'added-later.txt'), 'second shipment\n');
     ok(run(pub, ['pack', src, '--to', drive2, '-r', recipient]));
   });
-  after(() => s3?.stop());
+  afterAll(() => s3?.stop());
 
   test('killed while uploading: the prefix is untouched; the next ingest keeps the staged files and finishes', async () => {
     killedAt('s3-staged@5', drive1, 's3://dest/crash');

@@ -6,7 +6,7 @@
  * as a delta, deleted ones retired); a folder shipped into a prefix and
  * back out of it; and a prefix holding objects brickpost did not write.
  */
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,7 +19,7 @@ import { s3Skip, startS3, type S3Server } from './server.js';
 
 const skip = s3Skip();
 
-describe('object storage: pack from and ingest into S3', { skip }, () => {
+describe.skipIf(skip)(`object storage: pack from and ingest into S3${skip ? ` [skipped: ${skip}]` : ''}`, () => {
   let s3: S3Server;
   let pub: string;
   let sub: string;
@@ -30,7 +30,7 @@ describe('object storage: pack from and ingest into S3', { skip }, () => {
     return lastEvent(r).result;
   };
 
-  before(async () => {
+  beforeAll(async () => {
     s3 = await startS3();
     await s3.bucket('source');
     await s3.bucket('dest');
@@ -50,7 +50,7 @@ describe('object storage: pack from and ingest into S3', { skip }, () => {
     await put(s3.client, 'source', 'data/big.bin', bytes('big', 20 << 20), { metadata: { kind: 'large' } });
     await put(s3.client, 'source', 'elsewhere/not-this.txt', 'outside the prefix');
   });
-  after(() => s3?.stop());
+  afterAll(() => s3?.stop());
 
   test('a prefix packed from S3 and ingested into another prefix is byte-identical, metadata included', async () => {
     const drive = tempDir('bp-s3-drive-');

@@ -12,7 +12,7 @@
  * was not applied.
  * The new views have a label on every control and fit at 200 % zoom.
  */
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -30,14 +30,14 @@ const MARKUP = '<img src=x onerror=alert(1)>';
 /** A right-to-left override: shown as is, "evil" + U+202E + "txt.exe" reads as "eviexe.txt". */
 const BIDI = 'evil\u202etxt.exe';
 
-describe('taking files off a drive, and leaving files out of a shipment', { skip: skip ?? false }, () => {
+describe.skipIf(skip)(`taking files off a drive, and leaving files out of a shipment${skip ? ` [skipped: ${skip}]` : ''}`, () => {
   const root = tempDir('bp-ui-browse-');
   const [pub, sub, src, drive] = ['pub', 'sub', 'src', 'drive'].map((n) => join(root, n)) as [string, string, string, string];
   let browser: Browser;
   let subKeyId = '';
   const servers: Ui[] = [];
 
-  before(async () => {
+  beforeAll(async () => {
     mkdirSync(join(src, 'docs', 'deep'), { recursive: true });
     mkdirSync(join(src, 'build'));
     mkdirSync(join(src, 'cache'));
@@ -64,7 +64,7 @@ describe('taking files off a drive, and leaving files out of a shipment', { skip
     assert.equal(brickpost(pub, ['trust', 'add', me.minisignPublicKey, '--name', 'station', '--recipient', recipient]).code, 0);
     browser = await launch();
   });
-  after(async () => {
+  afterAll(async () => {
     for (const s of servers) await s.close();
     await browser?.close();
   });

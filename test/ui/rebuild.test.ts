@@ -7,7 +7,7 @@
  * bag is byte for byte the lost one. A new drive that is not empty is
  * refused with the engine's sentence. Every control has a label.
  */
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -24,7 +24,7 @@ function files(dir: string): string[] {
     .sort();
 }
 
-describe('rebuilding a lost drive in the desktop app', { skip: skip ?? false }, () => {
+describe.skipIf(skip)(`rebuilding a lost drive in the desktop app${skip ? ` [skipped: ${skip}]` : ''}`, () => {
   const root = tempDir('bp-ui-rebuild-');
   const [pub, sub, courier, src] = ['pub', 'sub', 'courier', 'src'].map((n) => join(root, n)) as [string, string, string, string];
   const drives = [1, 2, 3].map((i) => join(root, 'set', `d${i}`));
@@ -32,7 +32,7 @@ describe('rebuilding a lost drive in the desktop app', { skip: skip ?? false }, 
   let ui: Ui;
   let id = '';
 
-  before(async () => {
+  beforeAll(async () => {
     mkdirSync(src);
     for (let i = 0; i < 20; i++) writeFileSync(join(src, `f${i}.txt`), `file ${i}\n`.repeat(5000 + i * 300));
     for (const d of drives) mkdirSync(d, { recursive: true });
@@ -47,7 +47,7 @@ describe('rebuilding a lost drive in the desktop app', { skip: skip ?? false }, 
     browser = await launch();
   });
 
-  after(async () => {
+  afterAll(async () => {
     await browser?.close();
     await ui?.close();
   });

@@ -7,7 +7,7 @@
  * where each drive is; the subscriber's history view says how far behind
  * the newest shipment seen (verified, not ingested) its destination is.
  */
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,7 +17,7 @@ import { launch, openApp, shot, skipReason, startUi, unlabelled, type Ui } from 
 
 const skip = skipReason();
 
-describe('subscribers view', { skip: skip ?? false }, () => {
+describe.skipIf(skip)(`subscribers view${skip ? ` [skipped: ${skip}]` : ''}`, () => {
   const root = tempDir('bp-ui-');
   const src = join(root, 'src');
   const [d1, d2] = [join(root, 'd1'), join(root, 'd2')];
@@ -30,7 +30,7 @@ describe('subscribers view', { skip: skip ?? false }, () => {
   const servers: Ui[] = [];
   const ok = (r: Run): Run => (assert.equal(r.code, 0, r.stdout + r.stderr), r);
 
-  before(async () => {
+  beforeAll(async () => {
     makeDataset(src, '1M', 3);
     mkdirSync(d1);
     mkdirSync(d2);
@@ -58,7 +58,7 @@ describe('subscribers view', { skip: skip ?? false }, () => {
     ok(brickpost(subA, ['verify', d2]));
     browser = await launch();
   });
-  after(async () => {
+  afterAll(async () => {
     for (const s of servers) await s.close();
     await browser?.close();
   });

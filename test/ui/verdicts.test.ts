@@ -7,7 +7,7 @@
  * Also the folder picker, an error as a sentence, cancelling a pack, the
  * planner's chart, and every view at 200 % zoom without sideways scrolling.
  */
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { cpSync, existsSync, mkdirSync, openSync, readSync, readdirSync, writeSync, closeSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -30,7 +30,7 @@ function flipPackByte(drive: string): void {
   closeSync(fd);
 }
 
-describe('drive verdicts', { skip: skip ?? false }, () => {
+describe.skipIf(skip)(`drive verdicts${skip ? ` [skipped: ${skip}]` : ''}`, () => {
   const root = tempDir('bp-ui-');
   const [pub, sub, stranger] = ['pub', 'sub', 'stranger'].map((n) => join(root, n)) as [string, string, string];
   const src = join(root, 'src');
@@ -55,7 +55,7 @@ describe('drive verdicts', { skip: skip ?? false }, () => {
     return v;
   }
 
-  before(async () => {
+  beforeAll(async () => {
     makeDataset(src, '1M', 7);
     const recipient = publisherAndSubscriber(pub, sub);
     assert.equal(brickpost(stranger, ['keygen', '--name', 'stranger']).code, 0);
@@ -70,7 +70,7 @@ describe('drive verdicts', { skip: skip ?? false }, () => {
     ui = await startUi(sub);
     browser = await launch();
   });
-  after(async () => {
+  afterAll(async () => {
     await ui?.close();
     await browser?.close();
   });

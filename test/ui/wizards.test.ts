@@ -8,7 +8,7 @@
  * the shipment, rolls a second one back, and pins a point and unpins it.
  * Screenshots of every step go to test-artifacts/ui/.
  */
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
@@ -19,7 +19,7 @@ import { atStep, launch, openApp, shot, skipReason, srcdoc, startUi, unlabelled,
 
 const skip = skipReason();
 
-describe('desktop wizards', { skip: skip ?? false }, () => {
+describe.skipIf(skip)(`desktop wizards${skip ? ` [skipped: ${skip}]` : ''}`, () => {
   const root = tempDir('bp-ui-');
   const src = join(root, 'survey');
   const drives = join(root, 'drives');
@@ -36,7 +36,7 @@ describe('desktop wizards', { skip: skip ?? false }, () => {
   let shipmentId = '';
   const servers: Ui[] = [];
 
-  before(async () => {
+  beforeAll(async () => {
     makeDataset(src, '3M', 5);
     mkdirSync(d1, { recursive: true });
     mkdirSync(d2, { recursive: true });
@@ -48,7 +48,7 @@ describe('desktop wizards', { skip: skip ?? false }, () => {
     subContact = brickpost(sub, ['whoami']).stdout;
     browser = await launch();
   });
-  after(async () => {
+  afterAll(async () => {
     for (const s of servers) await s.close();
     await browser?.close();
   });

@@ -1,4 +1,4 @@
-import { test } from 'node:test';
+import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import { parseCommandLine } from '../src/args.js';
 import type { ParsedLine } from '../src/args.js';

@@ -1,4 +1,4 @@
-import { test } from 'node:test';
+import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import { entryLine, formatBytes, formatCount, formatDuration, formatMode, formatMtime, formatRate, plural, printable } from '../src/format.js';
 import { renderProgress } from '../src/progress.js';

@@ -1,4 +1,4 @@
-import { test } from 'node:test';
+import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -126,7 +126,7 @@ test('trust: unknown key, malformed key and missing file are usage errors (exit 
   assert.match(missing.stderr, /^brickpost: error: no such key file/m);
 });
 
-test('trust add reads a minisign .pub file made by the minisign tool', { skip: minisignInstalled ? false : 'minisign is not installed' }, async (t) => {
+test.skipIf(!minisignInstalled)(`trust add reads a minisign .pub file made by the minisign tool${!minisignInstalled ? ` [skipped: minisign is not installed]` : ''}`, async (t) => {
   const home = await tempHome(t);
   assert.equal(brickpost(['keygen', '--home', home]).code, 0);
   const pub = join(home, 'tool.pub');

@@ -3,7 +3,7 @@
  * (the engine's PlanResult), measured drive speeds from the catalog, and
  * units it cannot read.
  */
-import { after, test } from 'node:test';
+import { afterAll, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,7 +13,7 @@ import { computePlan } from '@brickpost/engine/plan';
 import { brickpost, json, show } from './transcript.js';
 
 const root = mkdtempSync(join(tmpdir(), 'bp-plan-cli-'));
-after(() => rmSync(root, { recursive: true, force: true }));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
 const home = join(root, 'home');
 const plan = (...args: string[]) => brickpost(['plan', ...args, '--home', home]);
 

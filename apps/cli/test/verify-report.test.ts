@@ -1,4 +1,4 @@
-import { test } from 'node:test';
+import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import type { VerifyReport } from '@brickpost/engine/api';
 import { reportFailure, reportLines } from '../src/verify-report.js';

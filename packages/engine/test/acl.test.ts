@@ -1,5 +1,5 @@
 // POSIX ACLs between Linux's xattr form and the manifest's text form (io/acl.ts).
-import { test } from 'node:test';
+import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import { aclText, aclValue } from '../src/io/acl.js';
 

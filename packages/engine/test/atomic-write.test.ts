@@ -1,7 +1,7 @@
 // writeAtomic (io/sync.ts), the one way the engine replaces a small file:
 // the new content or the old, never a torn file, no temporary file left
 // behind, and no file handle left open when a step fails.
-import { test } from 'node:test';
+import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -37,7 +37,7 @@ test('a failed rename removes the temporary file and leaves what was there', asy
   assert.deepEqual(readdirSync(file), ['inside']);
 });
 
-test('a failed write closes the handle and removes the temporary file', { skip: noProc }, async () => {
+test.skipIf(noProc)(`a failed write closes the handle and removes the temporary file${noProc ? ` [skipped: ${noProc}]` : ''}`, async () => {
   const dir = join(root, 'write');
   mkdirSync(dir);
   const file = join(dir, 'file');

@@ -1,4 +1,4 @@
-import { test } from 'node:test';
+import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import { createCipheriv, createHash, randomBytes } from 'node:crypto';
 import { CHUNK_PARAMS_V1, GEAR, chunkId, chunkKey, findCut } from '../src/chunk/index.js';

@@ -1,4 +1,4 @@
-import { test } from 'node:test';
+import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { chunkId, chunkKey, createChunkPipeline, decodeChunk, encodeChunk } from '../src/chunk/index.js';

@@ -6,7 +6,7 @@
  * that event: for a home with no record of the chain (the file alone) and
  * for the subscriber, whose catalog recorded it.
  */
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -32,7 +32,7 @@ describe('custody log', () => {
   let log = '';
   let full: string[] = [];
 
-  before(() => {
+  beforeAll(() => {
     mkdirSync(join(src, 'a'), { recursive: true });
     writeFileSync(join(src, 'a', 'one.txt'), 'one\n');
     writeFileSync(join(src, 'two.bin'), Buffer.alloc(50_000, 7));
@@ -44,7 +44,7 @@ describe('custody log', () => {
     sub.keygen({ name: 'Subscriber Lab' });
     for (const e of [sub, auditor]) e.trustAdd(pub.whoami().minisignPublicKey, 'publisher');
   });
-  after(() => {
+  afterAll(() => {
     for (const e of [pub, sub, auditor]) e.close();
     rmSync(root, { recursive: true, force: true });
   });

@@ -3,7 +3,7 @@
 // brickpost's) and which they refuse untouched (another program's, the
 // other kind, not SQLite); SQLite's errors as environment errors naming
 // the file; salvaging what a damaged file still holds.
-import { test } from 'node:test';
+import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';

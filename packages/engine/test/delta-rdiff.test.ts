@@ -1,4 +1,4 @@
-import { test } from 'node:test';
+import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createCipheriv } from 'node:crypto';
@@ -68,7 +68,7 @@ function rdiff(dir: string, old: Buffer, neu: Buffer): { delta: number; sig: num
   return { delta: statSync(d).size, sig: statSync(s).size };
 }
 
-test('delta sizes against rdiff (librsync) on a 20 MiB file', { skip: rdiffMissing ? 'rdiff (librsync) not installed' : false }, async () => {
+test.skipIf(rdiffMissing)(`delta sizes against rdiff (librsync) on a 20 MiB file${rdiffMissing ? ` [skipped: rdiff (librsync) not installed]` : ''}`, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'brickpost-delta-rdiff-'));
   try {
     const old = baseFile();

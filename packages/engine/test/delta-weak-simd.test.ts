@@ -1,4 +1,4 @@
-import { test } from 'node:test';
+import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import { createCipheriv } from 'node:crypto';
 import { SignatureBuilder, strongSum, weakSum } from '../src/delta/index.js';

@@ -4,7 +4,7 @@
 // the capabilities a case-insensitive or normalising file system reports,
 // since mounting one (exFAT through FUSE, a casefold folder) is refused on
 // the machines these tests run on.
-import { test } from 'node:test';
+import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,5 +1,5 @@
 // pack's exclude patterns: restic's and rsync's rules (scan/exclude.ts).
-import { test } from 'node:test';
+import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import { compileExcludes, parseExcludeFile } from '../src/scan/exclude.js';
 

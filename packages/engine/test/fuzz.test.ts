@@ -13,7 +13,7 @@
 import assert from 'node:assert/strict';
 import { isUtf8 } from 'node:buffer';
 import { randomBytes } from 'node:crypto';
-import { test } from 'node:test';
+import { test } from 'vitest';
 import * as fc from 'fast-check';
 import { Compressor } from 'zstd-napi';
 import { BrickpostError, packPath, parseStrictJson, RECORD_LIMITS } from '@brickpost/manifest';

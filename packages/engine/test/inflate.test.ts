@@ -6,7 +6,7 @@
  * so a gibibyte of text costs kilobytes: what the test measures is how much
  * of it the reader had to decode, and how much memory grew.
  */
-import { test } from 'node:test';
+import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import { Compressor } from 'zstd-napi';
 import { BrickpostError } from '@brickpost/manifest';

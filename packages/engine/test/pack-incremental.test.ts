@@ -4,7 +4,7 @@
  * subscriber's identity. Each test builds on the shipments of the ones
  * before it (one dataset, one chain).
  */
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { appendFileSync, chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -68,7 +68,7 @@ describe('incremental pack', () => {
     return out;
   };
 
-  before(() => {
+  beforeAll(() => {
     mkdirSync(join(src, 'docs'), { recursive: true });
     mkdirSync(join(src, 'data'));
     mkdirSync(drive);
@@ -86,7 +86,7 @@ describe('incremental pack', () => {
     otherRecipient = other.keygen({ name: 'other' }).recipient;
   });
 
-  after(() => {
+  afterAll(() => {
     for (const e of [pub, sub, other]) e.close();
     chmodSync(join(src, 'docs', 'note-3.txt'), 0o644);
     rmSync(root, { recursive: true, force: true });

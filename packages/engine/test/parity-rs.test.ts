@@ -1,4 +1,4 @@
-import { test } from 'node:test';
+import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import { createCipheriv } from 'node:crypto';
 import { Accumulators, cauchy, combine, encodeParity, gfInv, gfMul, mulAdd, reconstruct, reconstructionMatrix } from '../src/parity/index.js';

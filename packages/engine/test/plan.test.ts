@@ -3,7 +3,7 @@
  * times it balances, the units it reads, and the measured drive speed: a
  * real pack records its rate in a real catalog, and plan takes the median.
  */
-import { test } from 'node:test';
+import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -2,7 +2,7 @@
  * Receipts (FORMAT.md §16): the strict parser accepts what formatReceipt
  * writes and refuses every deviation the spec names.
  */
-import { test } from 'node:test';
+import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import type { Receipt } from '../src/api/index.js';
 import { formatReceipt, parseReceipt, receiptTrustedComment } from '../src/receipt/index.js';

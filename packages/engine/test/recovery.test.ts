@@ -5,7 +5,7 @@
  * hostile recovery files, links, the overhead, and the writer's refusals;
  * small drives whose last window is coded with fewer groups.
  */
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import {
@@ -32,7 +32,7 @@ const MiB = 1 << 20;
 const B = 4096;
 const I = 4;
 const root = mkdtempSync(join(tmpdir(), 'bp-recovery-'));
-after(() => rmSync(root, { recursive: true, force: true }));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 const SET = 'data/set.tsv';
 const MAN = 'data/manifest.age';
@@ -148,7 +148,7 @@ function recFile(dir: string, rel: string): { bytes: Buffer; H: number } {
 let p2: Bag;
 let p10: Bag;
 
-before(async () => {
+beforeAll(async () => {
   p2 = await buildBag('pristine-2', 2);
   p10 = await buildBag('pristine-10', 10);
 });
@@ -393,7 +393,7 @@ describe('the last window of a drive', () => {
     const { bytes, H } = recFile(bag.dir, w);
     return decodeHeader(bytes.subarray(0, H), w);
   };
-  before(async () => {
+  beforeAll(async () => {
     const small = (bytes: number): Array<[string, number]> => [
       [MAN, 5000],
       [P0, bytes / 2],

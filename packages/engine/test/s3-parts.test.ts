@@ -1,4 +1,4 @@
-import { test } from 'node:test';
+import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import { isBrickpostError } from '@brickpost/manifest';
 import { s3Error } from '../src/s3/client.js';

@@ -3,7 +3,7 @@
  * signature (tampered, unknown key, missing), of malformed records, the real
  * minisign and zstd on the file, and scanFolder's ids against chunk/.
  */
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createCipheriv, createHash, randomBytes } from 'node:crypto';
@@ -19,13 +19,13 @@ import { openSignatureFile, scanFolder, signDetached, SignatureFileWriter, type 
 
 const MiB = 1 << 20;
 const root = mkdtempSync(join(tmpdir(), 'bp-sigfile-'));
-after(() => rmSync(root, { recursive: true, force: true }));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 let me: Identity;
 let stranger: Identity;
 let verifiers: Verifier[];
 
-before(() => {
+beforeAll(() => {
   me = createIdentity(join(root, 'home'), 'subscriber', false);
   stranger = createIdentity(join(root, 'stranger'), 'stranger', false);
   verifiers = [verifierOf(me, 'subscriber')];
@@ -80,7 +80,7 @@ describe('signature file', () => {
   const file = join(root, 'round.bpsig');
   const big = chunksOf(2500);
 
-  before(async () => {
+  beforeAll(async () => {
     const w = await SignatureFileWriter.create(file, header());
     await w.addFile('a/empty', 0, []);
     await w.addFile('a/big.bin', 2_500_001, big);
@@ -243,7 +243,7 @@ describe('scanFolder', () => {
   const secret = randomBytes(32);
   const key = chunkKey(secret);
 
-  before(() => {
+  beforeAll(() => {
     mkdirSync(join(dir, 'b', 'c'), { recursive: true });
     mkdirSync(join(dir, '.brickpost'));
     writeFileSync(join(dir, '.brickpost', 'state.json'), '{}');

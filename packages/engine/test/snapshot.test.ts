@@ -7,7 +7,7 @@
  * real pack. The real btrfs path runs only where the temporary folder is
  * on btrfs and brickpost runs as root.
  */
-import { test } from 'node:test';
+import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -40,9 +40,8 @@ test('the btrfs commands: a read-only snapshot of the subvolume into it, then it
   });
 });
 
-test(
-  'elsewhere --snapshot is refused, naming the file system found',
-  { skip: here?.fsType === 'btrfs' ? `${root} is on btrfs here: the refusal needs another file system` : false },
+test.skipIf((here?.fsType === 'btrfs'))(
+  `elsewhere --snapshot is refused, naming the file system found${(here?.fsType === 'btrfs') ? ` [skipped: ${root} is on btrfs here: the refusal needs another file system]` : ''}`,
   async () => {
     let ran = false;
     await assert.rejects(
@@ -163,13 +162,8 @@ test('the snapshot is removed when the pack fails; a snapshot that cannot be rem
 });
 
 const btrfsHere = here?.fsType === 'btrfs' && process.getuid?.() === 0;
-test(
-  'on btrfs, as root: a real snapshot taken and removed',
-  {
-    skip: btrfsHere
-      ? false
-      : `the temporary folder is on ${here?.fsType ?? 'an unknown file system'}, not btrfs, or this is not root: no btrfs file system can be mounted here (loop devices are refused), so the real btrfs path is not exercised on this machine`,
-  },
+test.skipIf(!btrfsHere)(
+  `on btrfs, as root: a real snapshot taken and removed${!btrfsHere ? ` [skipped: the temporary folder is on ${here?.fsType ?? 'an unknown file system'}, not btrfs, or this is not root: no btrfs file system can be mounted here (loop devices are refused), so the real btrfs path is not exercised on this machine]` : ''}`,
   async () => {
     const vol = join(root, 'subvol');
     execFileSync('btrfs', ['subvolume', 'create', vol]);

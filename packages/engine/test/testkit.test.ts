@@ -10,7 +10,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, test } from 'node:test';
+import { describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { buildVector, loadVectors, newParty, type ExpectedEntry, type Parties, type Vector } from '../src/testing.js';
 
@@ -187,7 +187,7 @@ function hasTool(name: string): boolean {
 const TOOLS = ['bagit.py', 'minisign', 'age', 'zstd'];
 const missing = TOOLS.filter((t) => !hasTool(t));
 
-test('a crafted shipment is what the standard tools expect', missing.length ? { skip: `${missing.join(', ')} not installed` } : {}, async () => {
+test.skipIf(missing.length)(`a crafted shipment is what the standard tools expect${missing.length ? ` [skipped: ${missing.join(', ')} not installed]` : ''}`, async () => {
   const work = mkdtempSync(join(root, 'tools-'));
   const drive = join(work, 'drive');
   mkdirSync(drive);
@@ -213,9 +213,9 @@ test('a crafted shipment is what the standard tools expect', missing.length ? { 
   assert.ok(plain.subarray(plain.length - 8).equals(Buffer.from('the end\n')), 'pack 1 decodes to its chunks');
 });
 
-describe('testkit vectors', { concurrency: 4 }, () => {
+describe('testkit vectors', { concurrent: true }, () => {
   for (const v of vectors) {
     const reason = KNOWN_BUGS[v.name];
-    test(`${v.name}: ${v.comment}`, reason ? { todo: reason } : {}, () => runVector(v));
+    test(`${v.name}: ${v.comment}${reason ? ` [todo: ${reason}]` : ''}`, { todo: Boolean(reason) }, () => runVector(v));
   }
 });

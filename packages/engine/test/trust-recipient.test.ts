@@ -6,7 +6,7 @@
  * and a pack encrypted to a trusted party's recipient that only that party
  * (and the publisher) can ingest.
  */
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -29,7 +29,7 @@ describe('trusted keys with recipients', () => {
   /** What `brickpost whoami` prints for the subscriber. */
   let whoamiText = '';
 
-  before(() => {
+  beforeAll(() => {
     pub = Engine.open({ home: join(root, 'pub') });
     sub = Engine.open({ home: join(root, 'sub') });
     other = Engine.open({ home: join(root, 'other') });
@@ -46,7 +46,7 @@ describe('trusted keys with recipients', () => {
       .map(([k, v]) => `${k!.padEnd(16)}${v}`)
       .join('\n');
   });
-  after(() => {
+  afterAll(() => {
     for (const e of [pub, sub, other]) e?.close();
     rmSync(root, { recursive: true, force: true });
   });

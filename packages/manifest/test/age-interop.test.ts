@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { afterAll, beforeAll, test } from 'vitest';
 import {
   Decrypter,
   Encrypter,
@@ -36,10 +36,10 @@ const hasAge = spawnSync('age', ['--version']).status === 0 && spawnSync('age-ke
 const noAge = hasAge ? false : 'age / age-keygen binaries not installed';
 let dir = '';
 
-before(async () => {
+beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'brickpost-age-'));
 });
-after(async () => {
+afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -51,7 +51,7 @@ function run(cmd: string, args: string[], input?: Buffer): Buffer {
 
 const sizes = [0, 1, STREAM_CHUNK, STREAM_CHUNK + 1, 3 * 1024 * 1024 + 5];
 
-test('age -d -i decrypts our files, with our identity file', { skip: noAge }, async () => {
+test.skipIf(noAge)(`age -d -i decrypts our files, with our identity file${noAge ? ` [skipped: ${noAge}]` : ''}`, async () => {
   const key = generateX25519Identity();
   const idPath = join(dir, 'ours.key');
   await writeFile(idPath, formatIdentityFile(key.identity, new Date()), { mode: 0o600 });
@@ -63,7 +63,7 @@ test('age -d -i decrypts our files, with our identity file', { skip: noAge }, as
   }
 });
 
-test('we decrypt files from age -r and age -a, with age-keygen identity files', { skip: noAge }, async () => {
+test.skipIf(noAge)(`we decrypt files from age -r and age -a, with age-keygen identity files${noAge ? ` [skipped: ${noAge}]` : ''}`, async () => {
   const idPath = join(dir, 'keygen.key');
   run('age-keygen', ['-o', idPath]);
   const text = await readFile(idPath, 'utf8');
@@ -78,7 +78,7 @@ test('we decrypt files from age -r and age -a, with age-keygen identity files', 
   }
 });
 
-test('formatIdentityFile matches age-keygen output line for line', { skip: noAge }, async () => {
+test.skipIf(noAge)(`formatIdentityFile matches age-keygen output line for line${noAge ? ` [skipped: ${noAge}]` : ''}`, async () => {
   const idPath = join(dir, 'shape.key');
   run('age-keygen', ['-o', idPath]);
   const theirs = (await readFile(idPath, 'utf8')).split('\n');

@@ -9,7 +9,7 @@
 
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { test } from 'node:test';
+import { test } from 'vitest';
 import { inflateSync } from 'node:zlib';
 import * as cctv from 'cctv-age';
 import { BrickpostError, type ErrorCode } from '../src/errors.js';

@@ -3,7 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { test } from 'node:test';
+import { test } from 'vitest';
 import { isBrickpostError, type ErrorCode } from '../src/errors.js';
 import {
   decodeArmor,

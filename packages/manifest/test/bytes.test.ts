@@ -1,6 +1,6 @@
 // Byte strings (FORMAT.md §byte-strings): names that need not be UTF-8 held
 // as escaped strings, and their field form in a v2 manifest.
-import { test } from 'node:test';
+import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import * as fc from 'fast-check';
 import { displayName, fromBytes, fromField, hasEscapes, isEscapedString, toBytes, toField } from '../src/records/bytes.js';

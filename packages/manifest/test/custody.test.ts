@@ -3,7 +3,7 @@
  * formatCustodyEvent read back, and each MUST-reject rule of §19.2 and
  * §19.3 refused with its code.
  */
-import { test } from 'node:test';
+import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import {
   checkCustodyChain,

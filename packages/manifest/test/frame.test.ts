@@ -1,4 +1,4 @@
-import { test } from 'node:test';
+import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -33,7 +33,7 @@ function throwsCode(fn: () => unknown, code: string, pattern?: RegExp): void {
 // Sizes around every boundary of the FCS field and of the 128 KiB raw block limit.
 const SIZES = [0, 1, 255, 256, 65791, 65792, 131071, 131072, 131073, 300_000, 9 * 1024 * 1024];
 
-test('rawFrame: zstd -d decodes it for every size class', { skip: noZstd }, () => {
+test.skipIf(noZstd)(`rawFrame: zstd -d decodes it for every size class${noZstd ? ` [skipped: ${noZstd}]` : ''}`, () => {
   for (const n of SIZES) {
     const data = randomBytes(n);
     const frame = rawFrame(data);
@@ -63,7 +63,7 @@ test('rawFrameParts: views of the input, same bytes as rawFrame', () => {
   assert.equal(parts[2]!.buffer, data.buffer, 'blocks are views, not copies');
 });
 
-test('skippable frame then raw frames: zstd -d yields the raw bytes only', { skip: noZstd }, () => {
+test.skipIf(noZstd)(`skippable frame then raw frames: zstd -d yields the raw bytes only${noZstd ? ` [skipped: ${noZstd}]` : ''}`, () => {
   const a = randomBytes(200_000);
   const b = Buffer.from('second chunk '.repeat(50));
   const stream = Buffer.concat([skippableFrame(0xe, Buffer.from('{"pack":1}')), rawFrame(a), rawFrame(b), skippableFrame(0, Buffer.alloc(0))]);
@@ -94,7 +94,7 @@ test('skippable frames: bad nibble, wrong magic, truncation', () => {
   throwsCode(() => readSkippableFrame(Buffer.from([0x50, 0x2a, 0x4d])), 'TRUNCATED');
 });
 
-test('parseFrameHeader: frames written by the zstd tool', { skip: noZstd }, () => {
+test.skipIf(noZstd)(`parseFrameHeader: frames written by the zstd tool${noZstd ? ` [skipped: ${noZstd}]` : ''}`, () => {
   const text = Buffer.from('the quick brown fox jumps over the lazy dog\n'.repeat(20000));
   const withCheck = parseFrameHeader(zstdEncode(text, ['-3']));
   assert.equal(withCheck.kind, 'zstd');

@@ -4,7 +4,7 @@
  * fuzz.test.ts (see fuzz-util.ts); `npm run fuzz` runs them longer.
  */
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { test } from 'vitest';
 import {
   checkCustodyChain,
   custodyActor,

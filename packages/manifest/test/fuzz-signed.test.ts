@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { test } from 'node:test';
+import { test } from 'vitest';
 import * as age from '../src/age/index.js';
 import { encodeHeaderWithoutMac } from '../src/age/header.js';
 import { encodeBase64 } from '../src/age/base64.js';

@@ -10,7 +10,7 @@
  * `npm run fuzz` runs the same targets for much longer with a random seed.
  */
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { test } from 'vitest';
 import * as bagit from '../src/bag/index.js';
 import type { BrickpostError } from '../src/errors.js';
 import { packPath } from '../src/records/index.js';

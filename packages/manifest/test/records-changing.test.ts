@@ -1,4 +1,4 @@
-import { test } from 'node:test';
+import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import { checkRecord, recordToJson } from '../src/records/schema.js';
 import type { FileRecord } from '../src/records/types.js';

@@ -1,4 +1,4 @@
-import { test } from 'node:test';
+import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createReadStream } from 'node:fs';
@@ -40,7 +40,7 @@ async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
   }
 }
 
-test('minisign -V accepts our signatures (-P, -p, -x, legacy)', { skip }, () =>
+test.skipIf(skip)(`minisign -V accepts our signatures (-P, -p, -x, legacy)${skip ? ` [skipped: ${skip}]` : ''}`, () =>
   withDir(async (dir) => {
     const key = generateSigningKey();
     const file = join(dir, 'data.bin');
@@ -70,7 +70,7 @@ test('minisign -V accepts our signatures (-P, -p, -x, legacy)', { skip }, () =>
   }),
 );
 
-test('minisign -V rejects our signatures after tampering or with another key', { skip }, () =>
+test.skipIf(skip)(`minisign -V rejects our signatures after tampering or with another key${skip ? ` [skipped: ${skip}]` : ''}`, () =>
   withDir(async (dir) => {
     const key = generateSigningKey();
     const file = join(dir, 'f');
@@ -85,7 +85,7 @@ test('minisign -V rejects our signatures after tampering or with another key', {
   }),
 );
 
-test('we verify what minisign -S signs with a minisign -G -W key', { skip }, () =>
+test.skipIf(skip)(`we verify what minisign -S signs with a minisign -G -W key${skip ? ` [skipped: ${skip}]` : ''}`, () =>
   withDir(async (dir) => {
     let r = minisign(['-G', '-W', '-p', 'ms.pub', '-s', 'ms.key'], dir);
     assert.equal(r.status, 0, r.out);
@@ -133,7 +133,7 @@ test('we verify what minisign -S signs with a minisign -G -W key', { skip }, () 
   }),
 );
 
-test('minisign -S accepts our secret key file', { skip }, () =>
+test.skipIf(skip)(`minisign -S accepts our secret key file${skip ? ` [skipped: ${skip}]` : ''}`, () =>
   withDir(async (dir) => {
     const key = generateSigningKey();
     await writeFile(join(dir, 'our.key'), formatSecretKeyFile(key), { mode: 0o600 });

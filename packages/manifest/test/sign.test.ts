@@ -1,4 +1,4 @@
-import { test } from 'node:test';
+import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import { createHash, createPublicKey, verify as cryptoVerify } from 'node:crypto';
 import { blake2b as noble } from '@noble/hashes/blake2.js';

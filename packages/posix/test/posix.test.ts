@@ -1,4 +1,4 @@
-import { after, test } from 'node:test';
+import { afterAll, test } from 'vitest';
 import assert from 'node:assert/strict';
 import {
   closeSync,
@@ -45,7 +45,7 @@ import {
 } from '../src/index.js';
 
 const root = mkdtempSync(join(tmpdir(), 'brickpost-posix-'));
-after(() => rmSync(root, { recursive: true, force: true }));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -129,7 +129,7 @@ test(
       writeSync(fd, block, 0, block.length, 1 * MiB);
       writeSync(fd, block, 0, block.length, 5 * MiB);
       const extents = dataExtents(fd, size);
-      t.diagnostic(`file system: ${fsType}; holes tracked: ${holesTracked}; extents: ${JSON.stringify(extents)}`);
+      void t.annotate(`file system: ${fsType}; holes tracked: ${holesTracked}; extents: ${JSON.stringify(extents)}`);
       if (!holesTracked) {
         assert.deepEqual(extents, [[0, size]]);
         return;
@@ -153,7 +153,7 @@ test(
   },
 );
 
-test('dataExtents clips to size, keeps data at the end and merges past maxExtents', { skip: noHoles }, () => {
+test.skipIf(noHoles)(`dataExtents clips to size, keeps data at the end and merges past maxExtents${noHoles ? ` [skipped: ${noHoles}]` : ''}`, () => {
   const block = Buffer.alloc(4 * KiB, 1);
   withFile('three', (fd) => {
     ftruncateSync(fd, 3 * MiB);
@@ -221,11 +221,11 @@ test('xattr values up to 64 KiB come back whole', (t) => {
           throw e;
         }
         assert.deepEqual(getXattr(path, `user.brickpost.${size}`), value);
-        t.diagnostic(`${size}-byte value read back on ${fileSystemOf(dir)} (${dir})`);
+        void t.annotate(`${size}-byte value read back on ${fileSystemOf(dir)} (${dir})`);
         return true;
       });
       assert.ok(stored !== undefined || size > 4 * KiB, `no ${size}-byte value stored`);
-      if (stored === undefined) t.diagnostic(`no file system here holds a ${size}-byte value`);
+      if (stored === undefined) void t.annotate(`no file system here holds a ${size}-byte value`);
     }
   } finally {
     for (const dir of places.slice(1)) rmSync(dir, { recursive: true, force: true });
@@ -255,7 +255,7 @@ test('xattr calls on a symbolic link see the link, not its target', () => {
   assert.throws(() => setXattr(link, 'user.brickpost.link', Buffer.from('x')), sysError('EPERM', 'lsetxattr', link));
 });
 
-test('a trusted.* attribute set on a symbolic link stays on the link', { skip: hasCapability(21) ? false : 'trusted.* attributes need CAP_SYS_ADMIN' }, () => {
+test.skipIf(!hasCapability(21))(`a trusted.* attribute set on a symbolic link stays on the link${!hasCapability(21) ? ` [skipped: trusted.* attributes need CAP_SYS_ADMIN]` : ''}`, () => {
   const target = join(root, 'trusted-target');
   const link = join(root, 'trusted-link');
   writeFileSync(target, 't');
@@ -279,7 +279,7 @@ test('mknod creates character and block devices with CAP_MKNOD, EPERM without', 
   const chr = join(root, 'null-device');
   const blk = join(root, 'loop-device');
   if (!hasCapability(27)) {
-    t.diagnostic('no CAP_MKNOD (not root): mknod must fail with EPERM');
+    void t.annotate('no CAP_MKNOD (not root): mknod must fail with EPERM');
     assert.throws(() => mknod(chr, constants.S_IFCHR | 0o600, 1, 3), sysError('EPERM', 'mknod', chr));
     return;
   }
