@@ -11,8 +11,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The repository root (this file compiles to test/dist/support.js). */
-export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+/** The repository root. */
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const CLI = join(ROOT, 'apps', 'cli', 'bin', 'brickpost.js');
 /** The repository's dataset generator (deterministic; see its --help). */
 export const MAKE_DATASET = join(ROOT, 'bench', 'make_dataset.py');

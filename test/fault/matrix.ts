@@ -288,10 +288,23 @@ export interface CommandMatrix {
   run(p: Point): void;
 }
 
-/** Records `m`'s calls, picks its faults and runs each as a subtest of `t`. */
+/**
+ * Records `m`'s calls, picks its faults and runs each case; every case runs
+ * even after one fails, and the test then fails naming each failed case.
+ */
 export async function runMatrix(t: TestContext, m: CommandMatrix, coverage: Coverage = 'fast'): Promise<void> {
   const calls = m.record();
   const points = pickPoints(calls, { coverage, ...(m.only && coverage === 'fast' ? { only: m.only } : {}) });
   assert.ok(points.length > 0, `${m.name}: no calls recorded`);
-  for (const p of points) await t.test(`${p.phase}: ${p.errno} at call ${p.fault.nth} on ${basename(p.path)}`, () => m.run(p));
+  const failed: string[] = [];
+  for (const p of points) {
+    try {
+      m.run(p);
+    } catch (e) {
+      const why = e instanceof Error ? e.message : String(e);
+      failed.push(`${p.phase}: ${p.errno} at call ${p.fault.nth} on ${basename(p.path)}\n  ${why.replace(/\n/g, '\n  ')}`);
+    }
+  }
+  await t.annotate(`${m.name}: ${points.length} cases, ${failed.length} failed`);
+  assert.equal(failed.length, 0, `${m.name}: ${failed.length} of ${points.length} cases failed:\n${failed.join('\n')}`);
 }

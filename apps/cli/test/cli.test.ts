@@ -8,7 +8,7 @@ import { EXIT_TABLE } from '../src/exit-codes.js';
 import { brickpost, show } from './transcript.js';
 
 test('every command module has its entry in the command table, and every entry a module', () => {
-  const dir = resolve(dirname(fileURLToPath(import.meta.url)), '../src/commands');
+  const dir = resolve(dirname(fileURLToPath(import.meta.url)), '../dist/src/commands');
   const modules = readdirSync(dir)
     .filter((f) => f.endsWith('.js') && f !== 'index.js')
     .map((f) => `./${f}`)
@@ -93,7 +93,7 @@ function staticImports(file: string): string[] {
 }
 
 test('the entry point does not load the engine or native modules (commands load lazily)', () => {
-  const root = fileURLToPath(new URL('../src/main.js', import.meta.url));
+  const root = fileURLToPath(new URL('../dist/src/main.js', import.meta.url));
   const seen = new Set<string>();
   const bare = new Set<string>();
   const walk = (file: string): void => {

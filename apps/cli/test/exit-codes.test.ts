@@ -37,8 +37,8 @@ test('most serious problem: authenticity > unsafe > integrity', () => {
   assert.equal(exitCodeOf('LOCKED'), 7);
 });
 
-// The repository's README, from apps/cli/dist/test: a missing README fails the test.
-const readme = new URL('../../../../README.md', import.meta.url);
+// The repository's README, from apps/cli/test: a missing README fails the test.
+const readme = new URL('../../../README.md', import.meta.url);
 
 test('README exit-code table matches', () => {
   const text = readFileSync(readme, 'utf8');

@@ -1,4 +1,4 @@
-import { test } from 'vitest';
+import { test, type TestContext } from 'vitest';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -8,9 +8,9 @@ import { brickpost, json, show } from './transcript.js';
 
 const minisignInstalled = spawnSync('minisign', ['-v']).status === 0;
 
-async function tempHome(t: { after: (fn: () => Promise<void>) => void }): Promise<string> {
+async function tempHome(t: TestContext): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'brickpost-cli-home-'));
-  t.after(() => rm(dir, { recursive: true, force: true }));
+  t.onTestFinished(() => rm(dir, { recursive: true, force: true }));
   return dir;
 }
 

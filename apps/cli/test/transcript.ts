@@ -5,8 +5,8 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-/** The launcher, bin/brickpost.js, relative to the compiled test. */
-export const BIN = fileURLToPath(new URL('../../bin/brickpost.js', import.meta.url));
+/** The launcher, bin/brickpost.js, relative to this file. */
+export const BIN = fileURLToPath(new URL('../bin/brickpost.js', import.meta.url));
 
 /** One finished run. */
 export interface Transcript {

@@ -6,9 +6,8 @@
  * and settings as packages/manifest/test/fuzz.test.ts: a value or a
  * BrickpostError, in time, in bounded memory.
  *
- * The harness and mutators are packages/manifest/test/fuzz-util.ts, loaded
- * from its compiled output at run time: this project's rootDir keeps the
- * engine's tests from importing another package's test sources.
+ * The harness and mutators are packages/manifest/test/fuzz-util.ts, imported
+ * from its source (Vitest runs the tests from TypeScript).
  */
 import assert from 'node:assert/strict';
 import { isUtf8 } from 'node:buffer';
@@ -17,7 +16,7 @@ import { test } from 'vitest';
 import * as fc from 'fast-check';
 import { Compressor } from 'zstd-napi';
 import { BrickpostError, packPath, parseStrictJson, RECORD_LIMITS } from '@brickpost/manifest';
-import type * as FuzzUtil from '../../manifest/dist/test/fuzz-util.js';
+import { arbitraryBytes, bytesInput, fuzz, mutatedBytes, mutatedSeed, pieces, withSplits } from '../../manifest/test/fuzz-util.js';
 import type { Receipt } from '../src/api/index.js';
 import { CHUNK_PARAMS_V1, chunkId, chunkKey, decodeChunk, decodeFrame, encodeChunk } from '../src/chunk/index.js';
 import {
@@ -37,8 +36,6 @@ import { recoveryParams, rowsFor, windowBlocks, type RecoveryParams } from '../s
 import { checkHeader, checkSigRecord, SIG_LIMITS, SIGNATURE_FORMAT, SigRecordOrder, type SigRecord } from '../src/sigfile/records.js';
 import { bombFrame, handmadeFrame, lyingFrame } from '../src/testing/frames.js';
 
-const util = (await import(new URL('../../../manifest/dist/test/fuzz-util.js', import.meta.url).href)) as typeof FuzzUtil;
-const { arbitraryBytes, bytesInput, fuzz, mutatedBytes, mutatedSeed, pieces, withSplits } = util;
 
 const utf8 = (s: string): Buffer => Buffer.from(s, 'utf8');
 const hex64 = (n: number): string => n.toString(16).padStart(2, '0').repeat(32);

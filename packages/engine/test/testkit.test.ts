@@ -14,7 +14,7 @@ import { describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { buildVector, loadVectors, newParty, type ExpectedEntry, type Parties, type Vector } from '../src/testing.js';
 
-const PKG = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const PKG = join(dirname(fileURLToPath(import.meta.url)), '..');
 const ROOT = join(PKG, '..', '..');
 const CLI = join(ROOT, 'apps', 'cli', 'bin', 'brickpost.js');
 
