@@ -21,15 +21,10 @@ const MiB = 1 << 20;
 const root = mkdtempSync(join(tmpdir(), 'bp-sigfile-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-let me: Identity;
-let stranger: Identity;
-let verifiers: Verifier[];
-
-beforeAll(() => {
-  me = createIdentity(join(root, 'home'), 'subscriber', false);
-  stranger = createIdentity(join(root, 'stranger'), 'stranger', false);
-  verifiers = [verifierOf(me, 'subscriber')];
-});
+// Made while the tests are collected: the malformed cases below are built from the header.
+const me: Identity = createIdentity(join(root, 'home'), 'subscriber', false);
+const stranger: Identity = createIdentity(join(root, 'stranger'), 'stranger', false);
+const verifiers: Verifier[] = [verifierOf(me, 'subscriber')];
 
 function verifierOf(id: Identity, name: string): Verifier {
   const pk = minisign.parsePublicKey(id.minisignPublicKey);
