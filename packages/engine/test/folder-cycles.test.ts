@@ -13,7 +13,7 @@ import { test } from 'vitest';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
-const SRC = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'src');
+const SRC = join(dirname(fileURLToPath(import.meta.url)), '..', 'src');
 
 /** The folder of a file under src, or null for a file at its top or of the api contract. */
 function folderOf(file: string): string | null {
