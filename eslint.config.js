@@ -137,7 +137,7 @@ export default defineConfig(
   },
   {
     // The renderer and its browser bridge build with their own tsconfig (DOM, no Node).
-    files: ['apps/desktop/src/renderer/**/*.ts', 'apps/desktop/src/bridge/**/*.ts'],
+    files: ['apps/desktop/renderer/**/*.ts'],
     languageOptions: {
       parserOptions: { projectService: false, project: ['apps/desktop/tsconfig.renderer.json'], tsconfigRootDir: import.meta.dirname },
     },
@@ -181,7 +181,7 @@ export default defineConfig(
     // No Node in the renderer: it runs in a browser page with no module
     // resolution; the engine's api is imported for its types only
     // (test/desktop/renderer-imports.test.ts checks the compiled files).
-    files: ['apps/desktop/src/renderer/**/*.ts', 'apps/desktop/src/bridge/**/*.ts'],
+    files: ['apps/desktop/renderer/**/*.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
