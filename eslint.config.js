@@ -136,6 +136,13 @@ export default defineConfig(
     },
   },
   {
+    // The tests are no package's sources: tsconfig.test.json type-checks them (Vitest runs them from source).
+    files: ['packages/*/test/**/*.ts', 'apps/*/test/**/*.ts', 'test/**/*.ts'],
+    languageOptions: {
+      parserOptions: { projectService: false, project: ['tsconfig.test.json'], tsconfigRootDir: import.meta.dirname },
+    },
+  },
+  {
     // The renderer and its browser bridge build with their own tsconfig (DOM, no Node).
     files: ['apps/desktop/renderer/**/*.ts'],
     languageOptions: {

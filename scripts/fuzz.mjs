@@ -37,7 +37,12 @@ if (values.help) {
   process.exit(0);
 }
 const seed = values.seed ?? String(randomInt(2 ** 31 - 1));
-const files = ['packages/manifest/test/fuzz.test.ts', 'packages/manifest/test/fuzz-signed.test.ts', 'packages/manifest/test/fuzz-custody.test.ts', 'packages/engine/test/fuzz.test.ts'].map((f) => join(root, f));
+const files = [
+  'packages/manifest/test/fuzz.test.ts',
+  'packages/manifest/test/fuzz-signed.test.ts',
+  'packages/manifest/test/fuzz-custody.test.ts',
+  'packages/engine/test/fuzz.test.ts',
+].map((f) => join(root, f));
 if (!existsSync(join(root, 'packages', 'engine', 'dist', 'src', 'index.js'))) {
   process.stderr.write('brickpost: error: the workspace is not built; run npx tsc -b first\n');
   process.exit(2);

@@ -20,11 +20,15 @@ console.error(`brickpost soak: seed ${seed}, ${kills} kills per command (to repe
 const started = Date.now();
 const sweep = process.env.BRICKPOST_FAULT_SWEEP || 'calls';
 const vitest = join(dirname(createRequire(import.meta.url).resolve('vitest/package.json')), 'vitest.mjs');
-const r = spawnSync(process.execPath, [vitest, 'run', ...process.argv.slice(2), join(root, 'test', 'kill-anywhere'), join(root, 'test', 'fault', 'errno-sweep.test.ts')], {
-  stdio: 'inherit',
-  cwd: root,
-  env: { ...process.env, BRICKPOST_KILL_SEED: seed, BRICKPOST_KILLS: kills, BRICKPOST_FAULT_SWEEP: sweep },
-});
+const r = spawnSync(
+  process.execPath,
+  [vitest, 'run', ...process.argv.slice(2), join(root, 'test', 'kill-anywhere'), join(root, 'test', 'fault', 'errno-sweep.test.ts')],
+  {
+    stdio: 'inherit',
+    cwd: root,
+    env: { ...process.env, BRICKPOST_KILL_SEED: seed, BRICKPOST_KILLS: kills, BRICKPOST_FAULT_SWEEP: sweep },
+  },
+);
 const minutes = ((Date.now() - started) / 60_000).toFixed(1);
 if (r.status === 0) console.error(`brickpost soak: passed in ${minutes} min (seed ${seed})`);
 else console.error(`brickpost soak: error: failed after ${minutes} min with seed ${seed}; to repeat: ${again}`);

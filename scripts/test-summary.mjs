@@ -19,8 +19,7 @@ export default class TestSummary {
         else if (state === 'failed') {
           n.fail++;
           failed++;
-        }
-        else n.skipped++;
+        } else n.skipped++;
       }
       // A file that did not load, or a failed hook whose tests did not run.
       if (m.state() === 'failed' && failed === 0) {

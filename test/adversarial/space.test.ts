@@ -49,32 +49,38 @@ describe('free space for gathered drives and rebuilt packs', () => {
     for (const m of mounted) spawnSync('umount', [m]);
   });
 
-  test.skipIf(typeof small !== 'string')(`ingest --gather onto a small file system: refused before copying, with the shortfall (exit 5)${typeof small === 'string' ? '' : ` [skipped: ${small.skip}]`}`, () => {
-    const slot = join(root, 'slot-a', 'd1');
-    cpSync(set[0]!, slot, { recursive: true });
-    const dest = join(small as string, 'dest');
-    const o = run(sub, ['ingest', slot, dest, '--gather']);
-    assertRefused(o, {
-      code: 'NO_SPACE',
-      exit: 5,
-      names: /destination folder ".*" has [0-9]+ bytes free, gathering drive 1 of the set needs [0-9]+ \(short by [0-9]+\)/,
-    });
-    const gathered = join(dest, '.brickpost', 'gather');
-    assert.deepEqual(existsSync(gathered) ? readdirSync(gathered, { recursive: true }) : [], [], 'nothing was copied');
-  });
+  test.skipIf(typeof small !== 'string')(
+    `ingest --gather onto a small file system: refused before copying, with the shortfall (exit 5)${typeof small === 'string' ? '' : ` [skipped: ${small.skip}]`}`,
+    () => {
+      const slot = join(root, 'slot-a', 'd1');
+      cpSync(set[0]!, slot, { recursive: true });
+      const dest = join(small as string, 'dest');
+      const o = run(sub, ['ingest', slot, dest, '--gather']);
+      assertRefused(o, {
+        code: 'NO_SPACE',
+        exit: 5,
+        names: /destination folder ".*" has [0-9]+ bytes free, gathering drive 1 of the set needs [0-9]+ \(short by [0-9]+\)/,
+      });
+      const gathered = join(dest, '.brickpost', 'gather');
+      assert.deepEqual(existsSync(gathered) ? readdirSync(gathered, { recursive: true }) : [], [], 'nothing was copied');
+    },
+  );
 
-  test.skipIf(typeof tmp !== 'string')(`verify --deep rebuilding a missing data drive into a small TMPDIR: refused before rebuilding (exit 5)${typeof tmp === 'string' ? '' : ` [skipped: ${tmp.skip}]`}`, () => {
-    const kept = [1, 2].map((i) => {
-      const to = join(root, 'slot-b', `d${i + 1}`);
-      cpSync(set[i]!, to, { recursive: true });
-      return to;
-    });
-    const o = run(sub, ['verify', '--deep', kept[0]!, '--drive', kept[1]!], { env: { ...process.env, TMPDIR: tmp as string } });
-    assertRefused(o, {
-      code: 'NO_SPACE',
-      exit: 5,
-      names: /temporary folder ".*" has [0-9]+ bytes free, rebuilding data drive 1 from parity needs [0-9]+ \(short by [0-9]+\)/,
-    });
-    assert.deepEqual(readdirSync(tmp as string), [], 'the temporary folder is left empty');
-  });
+  test.skipIf(typeof tmp !== 'string')(
+    `verify --deep rebuilding a missing data drive into a small TMPDIR: refused before rebuilding (exit 5)${typeof tmp === 'string' ? '' : ` [skipped: ${tmp.skip}]`}`,
+    () => {
+      const kept = [1, 2].map((i) => {
+        const to = join(root, 'slot-b', `d${i + 1}`);
+        cpSync(set[i]!, to, { recursive: true });
+        return to;
+      });
+      const o = run(sub, ['verify', '--deep', kept[0]!, '--drive', kept[1]!], { env: { ...process.env, TMPDIR: tmp as string } });
+      assertRefused(o, {
+        code: 'NO_SPACE',
+        exit: 5,
+        names: /temporary folder ".*" has [0-9]+ bytes free, rebuilding data drive 1 from parity needs [0-9]+ \(short by [0-9]+\)/,
+      });
+      assert.deepEqual(readdirSync(tmp as string), [], 'the temporary folder is left empty');
+    },
+  );
 });

@@ -71,58 +71,61 @@ describe(`kill anywhere (seed ${SEED}, ${KILLS} kills per command)`, () => {
     const per = Math.ceil(KILLS / names.length);
     for (const name of names) {
       const skip = ONLY && !ONLY.includes(name) ? 'not in BRICKPOST_KILL_ONLY' : false;
-      test.skipIf(skip)(`${name}: ${AT ? `kills at ${AT.join(', ')} ms` : `${per} kills at random points`}${skip ? ` [skipped: ${skip}]` : ''}`, async (ctx) => {
-        // eslint-disable-next-line prefer-const -- assigned once, in the loop below
-        let reference: string[] | undefined;
-        const trial = (i: number, delays: number[]): Promise<Trial> =>
-          command === 'pack'
-            ? packTrial(
-                w,
-                w.pack.find((s) => s.name === name)!,
-                i,
-                delays,
-                reference,
-              )
-            : ingestTrial(
-                w,
-                w.ingest.find((s) => s.name === name)!,
-                i,
-                delays,
-              );
-        // The run time T: the quicker of two uninterrupted runs (one alone may be slowed down by a busy machine).
-        const refs = [await trial(0, [])];
-        reference = refs[0]!.tree;
-        refs.push(await trial(0, []));
-        for (const ref of refs) assert.deepEqual([...ref.problems, ...ref.known], [], `the uninterrupted run fails its own checks:\n${report(ref)}`);
-        const T = Math.min(...refs.map((r) => r.ms));
-        const rand = stream(SEED, name);
-        const failed: Trial[] = [];
-        const known: Trial[] = [];
-        let kills = 0;
-        let first = 0;
-        let trials = 0;
-        const started = performance.now();
-        // Until enough runs were actually killed (a delay past the end of a run kills nothing); bounded, should runs be too quick to hit.
-        while (AT ? trials < 1 : kills < per && trials < per * 3) {
-          trials++;
-          const delays = AT ?? [Math.floor(rand() * T), ...(rand() < AGAIN ? [Math.floor(rand() * T)] : [])];
-          const t = await trial(trials, delays);
-          kills += t.kills;
-          if (t.kills > 0) first++;
-          if (t.problems.length > 0) failed.push(t);
-          if (t.known.length > 0) known.push(t);
-        }
-        void ctx.annotate(
-          `${name}: T = ${Math.round(T)} ms; ${kills} kills (${first} of the command, ${kills - first} of the run recovering from a kill) in ${trials} trials, ${Math.round((performance.now() - started) / 1000)} s`,
-        );
-        // The two engine bugs this harness found (fixed): each has a check of its own.
-        const what = command === 'pack' ? `no orphan .part after a kill (${KNOWN.orphanPart})` : `nothing left over in DEST/.brickpost (${KNOWN.stateTmp})`;
-        const shown = failed.slice(0, 5).map((t) => `${report(t)}\n  ${reproduce(name, t)}`);
-        const shownKnown = known.slice(0, 3).map((t) => `${report(t)}\n  ${reproduce(name, t)}`);
-        assert.equal(known.length, 0, `${what}: seed ${SEED}: ${known.length} of ${trials} trials:\n${shownKnown.join('\n')}`);
-        assert.equal(failed.length, 0, `seed ${SEED}: ${failed.length} of ${trials} trials failed:\n${shown.join('\n')}`);
-        if (!AT) assert.ok(kills >= per, `only ${kills} of ${trials} runs were still running at their kill (T = ${Math.round(T)} ms)`);
-      });
+      test.skipIf(skip)(
+        `${name}: ${AT ? `kills at ${AT.join(', ')} ms` : `${per} kills at random points`}${skip ? ` [skipped: ${skip}]` : ''}`,
+        async (ctx) => {
+          // eslint-disable-next-line prefer-const -- assigned once, in the loop below
+          let reference: string[] | undefined;
+          const trial = (i: number, delays: number[]): Promise<Trial> =>
+            command === 'pack'
+              ? packTrial(
+                  w,
+                  w.pack.find((s) => s.name === name)!,
+                  i,
+                  delays,
+                  reference,
+                )
+              : ingestTrial(
+                  w,
+                  w.ingest.find((s) => s.name === name)!,
+                  i,
+                  delays,
+                );
+          // The run time T: the quicker of two uninterrupted runs (one alone may be slowed down by a busy machine).
+          const refs = [await trial(0, [])];
+          reference = refs[0]!.tree;
+          refs.push(await trial(0, []));
+          for (const ref of refs) assert.deepEqual([...ref.problems, ...ref.known], [], `the uninterrupted run fails its own checks:\n${report(ref)}`);
+          const T = Math.min(...refs.map((r) => r.ms));
+          const rand = stream(SEED, name);
+          const failed: Trial[] = [];
+          const known: Trial[] = [];
+          let kills = 0;
+          let first = 0;
+          let trials = 0;
+          const started = performance.now();
+          // Until enough runs were actually killed (a delay past the end of a run kills nothing); bounded, should runs be too quick to hit.
+          while (AT ? trials < 1 : kills < per && trials < per * 3) {
+            trials++;
+            const delays = AT ?? [Math.floor(rand() * T), ...(rand() < AGAIN ? [Math.floor(rand() * T)] : [])];
+            const t = await trial(trials, delays);
+            kills += t.kills;
+            if (t.kills > 0) first++;
+            if (t.problems.length > 0) failed.push(t);
+            if (t.known.length > 0) known.push(t);
+          }
+          void ctx.annotate(
+            `${name}: T = ${Math.round(T)} ms; ${kills} kills (${first} of the command, ${kills - first} of the run recovering from a kill) in ${trials} trials, ${Math.round((performance.now() - started) / 1000)} s`,
+          );
+          // The two engine bugs this harness found (fixed): each has a check of its own.
+          const what = command === 'pack' ? `no orphan .part after a kill (${KNOWN.orphanPart})` : `nothing left over in DEST/.brickpost (${KNOWN.stateTmp})`;
+          const shown = failed.slice(0, 5).map((t) => `${report(t)}\n  ${reproduce(name, t)}`);
+          const shownKnown = known.slice(0, 3).map((t) => `${report(t)}\n  ${reproduce(name, t)}`);
+          assert.equal(known.length, 0, `${what}: seed ${SEED}: ${known.length} of ${trials} trials:\n${shownKnown.join('\n')}`);
+          assert.equal(failed.length, 0, `seed ${SEED}: ${failed.length} of ${trials} trials failed:\n${shown.join('\n')}`);
+          if (!AT) assert.ok(kills >= per, `only ${kills} of ${trials} runs were still running at their kill (T = ${Math.round(T)} ms)`);
+        },
+      );
     }
   }
 });

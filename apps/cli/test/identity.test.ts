@@ -126,17 +126,20 @@ test('trust: unknown key, malformed key and missing file are usage errors (exit 
   assert.match(missing.stderr, /^brickpost: error: no such key file/m);
 });
 
-test.skipIf(!minisignInstalled)(`trust add reads a minisign .pub file made by the minisign tool${!minisignInstalled ? ` [skipped: minisign is not installed]` : ''}`, async (t) => {
-  const home = await tempHome(t);
-  assert.equal(brickpost(['keygen', '--home', home]).code, 0);
-  const pub = join(home, 'tool.pub');
-  const sec = join(home, 'tool.key');
-  const g = spawnSync('minisign', ['-G', '-W', '-p', pub, '-s', sec], { encoding: 'utf8' });
-  assert.equal(g.status, 0, g.stderr);
-  const r = brickpost(['trust', 'add', pub, '--name', 'tool', '--home', home, '--json']);
-  assert.equal(r.code, 0, show(r));
-  assert.equal(json(r).name, 'tool');
-  await writeFile(join(home, 'note.txt'), 'not a key\n');
-  const notKey = brickpost(['trust', 'add', join(home, 'note.txt'), '--home', home]);
-  assert.equal(notKey.code, 2, show(notKey));
-});
+test.skipIf(!minisignInstalled)(
+  `trust add reads a minisign .pub file made by the minisign tool${!minisignInstalled ? ` [skipped: minisign is not installed]` : ''}`,
+  async (t) => {
+    const home = await tempHome(t);
+    assert.equal(brickpost(['keygen', '--home', home]).code, 0);
+    const pub = join(home, 'tool.pub');
+    const sec = join(home, 'tool.key');
+    const g = spawnSync('minisign', ['-G', '-W', '-p', pub, '-s', sec], { encoding: 'utf8' });
+    assert.equal(g.status, 0, g.stderr);
+    const r = brickpost(['trust', 'add', pub, '--name', 'tool', '--home', home, '--json']);
+    assert.equal(r.code, 0, show(r));
+    assert.equal(json(r).name, 'tool');
+    await writeFile(join(home, 'note.txt'), 'not a key\n');
+    const notKey = brickpost(['trust', 'add', join(home, 'note.txt'), '--home', home]);
+    assert.equal(notKey.code, 2, show(notKey));
+  },
+);

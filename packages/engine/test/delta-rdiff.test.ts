@@ -68,40 +68,43 @@ function rdiff(dir: string, old: Buffer, neu: Buffer): { delta: number; sig: num
   return { delta: statSync(d).size, sig: statSync(s).size };
 }
 
-test.skipIf(rdiffMissing)(`delta sizes against rdiff (librsync) on a 20 MiB file${rdiffMissing ? ` [skipped: rdiff (librsync) not installed]` : ''}`, async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'brickpost-delta-rdiff-'));
-  try {
-    const old = baseFile();
-    const n = old.length;
-    let scattered = old;
-    for (let i = 0; i < 20; i++) scattered = overwrite(scattered, Math.floor((n / 20) * i + 777), stream(10, 100 + i));
-    const cases: [string, Buffer][] = [
-      ['insert 100 B (random part)', Buffer.concat([old.subarray(0, 5_000_001), stream(100, 2), old.subarray(5_000_001)])],
-      ['insert 100 B (text part)', Buffer.concat([old.subarray(0, 15_000_001), stream(100, 3), old.subarray(15_000_001)])],
-      ['overwrite 3 × 4 KiB', overwrite(overwrite(overwrite(old, 1_234_567, stream(4096, 4)), 9_999_999, stream(4096, 5)), 17_000_000, stream(4096, 6))],
-      ['delete 10 KiB', Buffer.concat([old.subarray(0, 12_000_000), old.subarray(12_010_240)])],
-      ['insert 1 MiB', Buffer.concat([old.subarray(0, 3_000_000), stream(MiB, 7), old.subarray(3_000_000)])],
-      ['append 50 KiB', Buffer.concat([old, stream(50 * KiB, 8)])],
-      ['prepend 1 B', Buffer.concat([Buffer.from('x'), old])],
-      ['truncate by 1 MiB', old.subarray(0, n - MiB)],
-      ['20 scattered 10 B edits', scattered],
-    ];
-    console.log(`  ${'case'.padEnd(28)} ${'ours'.padStart(10)} ${'rdiff'.padStart(10)}  ratio`);
-    let sigs = '';
-    for (const [name, neu] of cases) {
-      const a = await ours(old, neu);
-      assert.ok(a.rebuilt.equals(neu), `${name}: rebuilt file differs`);
-      const r = rdiff(dir, old, neu);
-      sigs = `signature of the 20 MiB file: ours ${a.sig} bytes, rdiff's ${r.sig} bytes`;
-      console.log(`  ${name.padEnd(28)} ${String(a.delta).padStart(10)} ${String(r.delta).padStart(10)}  ${(a.delta / r.delta).toFixed(2)}`);
-      // Deltas of a few dozen bytes are all header; the 2× bound is about the bytes an edit costs.
-      assert.ok(a.delta <= 2 * r.delta + 64, `${name}: our delta ${a.delta} bytes, rdiff's ${r.delta}`);
+test.skipIf(rdiffMissing)(
+  `delta sizes against rdiff (librsync) on a 20 MiB file${rdiffMissing ? ` [skipped: rdiff (librsync) not installed]` : ''}`,
+  async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'brickpost-delta-rdiff-'));
+    try {
+      const old = baseFile();
+      const n = old.length;
+      let scattered = old;
+      for (let i = 0; i < 20; i++) scattered = overwrite(scattered, Math.floor((n / 20) * i + 777), stream(10, 100 + i));
+      const cases: [string, Buffer][] = [
+        ['insert 100 B (random part)', Buffer.concat([old.subarray(0, 5_000_001), stream(100, 2), old.subarray(5_000_001)])],
+        ['insert 100 B (text part)', Buffer.concat([old.subarray(0, 15_000_001), stream(100, 3), old.subarray(15_000_001)])],
+        ['overwrite 3 × 4 KiB', overwrite(overwrite(overwrite(old, 1_234_567, stream(4096, 4)), 9_999_999, stream(4096, 5)), 17_000_000, stream(4096, 6))],
+        ['delete 10 KiB', Buffer.concat([old.subarray(0, 12_000_000), old.subarray(12_010_240)])],
+        ['insert 1 MiB', Buffer.concat([old.subarray(0, 3_000_000), stream(MiB, 7), old.subarray(3_000_000)])],
+        ['append 50 KiB', Buffer.concat([old, stream(50 * KiB, 8)])],
+        ['prepend 1 B', Buffer.concat([Buffer.from('x'), old])],
+        ['truncate by 1 MiB', old.subarray(0, n - MiB)],
+        ['20 scattered 10 B edits', scattered],
+      ];
+      console.log(`  ${'case'.padEnd(28)} ${'ours'.padStart(10)} ${'rdiff'.padStart(10)}  ratio`);
+      let sigs = '';
+      for (const [name, neu] of cases) {
+        const a = await ours(old, neu);
+        assert.ok(a.rebuilt.equals(neu), `${name}: rebuilt file differs`);
+        const r = rdiff(dir, old, neu);
+        sigs = `signature of the 20 MiB file: ours ${a.sig} bytes, rdiff's ${r.sig} bytes`;
+        console.log(`  ${name.padEnd(28)} ${String(a.delta).padStart(10)} ${String(r.delta).padStart(10)}  ${(a.delta / r.delta).toFixed(2)}`);
+        // Deltas of a few dozen bytes are all header; the 2× bound is about the bytes an edit costs.
+        assert.ok(a.delta <= 2 * r.delta + 64, `${name}: our delta ${a.delta} bytes, rdiff's ${r.delta}`);
+      }
+      console.log(`  ${sigs}`);
+      // rdiff's delta of our rebuilt file proves nothing new; rdiff patch of its own delta shows the tool works here.
+      execFileSync('rdiff', ['patch', join(dir, 'old'), join(dir, 'delta'), join(dir, 'out')]);
+      assert.ok(readFileSync(join(dir, 'out')).equals(cases.at(-1)![1]));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
-    console.log(`  ${sigs}`);
-    // rdiff's delta of our rebuilt file proves nothing new; rdiff patch of its own delta shows the tool works here.
-    execFileSync('rdiff', ['patch', join(dir, 'old'), join(dir, 'delta'), join(dir, 'out')]);
-    assert.ok(readFileSync(join(dir, 'out')).equals(cases.at(-1)![1]));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+  },
+);

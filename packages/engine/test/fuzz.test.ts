@@ -36,7 +36,6 @@ import { recoveryParams, rowsFor, windowBlocks, type RecoveryParams } from '../s
 import { checkHeader, checkSigRecord, SIG_LIMITS, SIGNATURE_FORMAT, SigRecordOrder, type SigRecord } from '../src/sigfile/records.js';
 import { bombFrame, handmadeFrame, lyingFrame } from '../src/testing/frames.js';
 
-
 const utf8 = (s: string): Buffer => Buffer.from(s, 'utf8');
 const hex64 = (n: number): string => n.toString(16).padStart(2, '0').repeat(32);
 

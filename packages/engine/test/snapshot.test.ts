@@ -40,8 +40,8 @@ test('the btrfs commands: a read-only snapshot of the subvolume into it, then it
   });
 });
 
-test.skipIf((here?.fsType === 'btrfs'))(
-  `elsewhere --snapshot is refused, naming the file system found${(here?.fsType === 'btrfs') ? ` [skipped: ${root} is on btrfs here: the refusal needs another file system]` : ''}`,
+test.skipIf(here?.fsType === 'btrfs')(
+  `elsewhere --snapshot is refused, naming the file system found${here?.fsType === 'btrfs' ? ` [skipped: ${root} is on btrfs here: the refusal needs another file system]` : ''}`,
   async () => {
     let ran = false;
     await assert.rejects(

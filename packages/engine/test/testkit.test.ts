@@ -187,31 +187,34 @@ function hasTool(name: string): boolean {
 const TOOLS = ['bagit.py', 'minisign', 'age', 'zstd'];
 const missing = TOOLS.filter((t) => !hasTool(t));
 
-test.skipIf(missing.length)(`a crafted shipment is what the standard tools expect${missing.length ? ` [skipped: ${missing.join(', ')} not installed]` : ''}`, async () => {
-  const work = mkdtempSync(join(root, 'tools-'));
-  const drive = join(work, 'drive');
-  mkdirSync(drive);
-  const v = vectors.find((x) => x.name === 'ok_basic')!;
-  const { shipment } = await buildVector(v.body, parties, drive, work);
-  const run = (cmd: string, argv: string[]): Buffer => {
-    const r = spawnSync(cmd, argv, { cwd: shipment.dir, maxBuffer: 64 << 20 });
-    assert.equal(r.status, 0, `${cmd} ${argv.join(' ')}: ${String(r.stderr)}`);
-    return r.stdout;
-  };
-  run('bagit.py', ['--validate', '.']);
-  run('minisign', ['-V', '-P', parties.self.minisignPublicKey, '-m', 'tagmanifest-sha256.txt']);
-  const identity = join(selfHome, 'age-identity.txt');
-  run('age', ['-d', '-i', identity, '-o', join(work, 'manifest.zst'), 'data/manifest.age']);
-  const lines = run('zstd', ['-d', '-c', join(work, 'manifest.zst')])
-    .toString('utf8')
-    .trim()
-    .split('\n');
-  assert.equal(JSON.parse(lines[0]!).shipment, shipment.id);
-  assert.equal(JSON.parse(lines[lines.length - 1]!).t, 'end');
-  run('age', ['-d', '-i', identity, '-o', join(work, 'pack.zst'), 'data/packs/000/000001.age']);
-  const plain = run('zstd', ['-d', '-c', join(work, 'pack.zst')]);
-  assert.ok(plain.subarray(plain.length - 8).equals(Buffer.from('the end\n')), 'pack 1 decodes to its chunks');
-});
+test.skipIf(missing.length)(
+  `a crafted shipment is what the standard tools expect${missing.length ? ` [skipped: ${missing.join(', ')} not installed]` : ''}`,
+  async () => {
+    const work = mkdtempSync(join(root, 'tools-'));
+    const drive = join(work, 'drive');
+    mkdirSync(drive);
+    const v = vectors.find((x) => x.name === 'ok_basic')!;
+    const { shipment } = await buildVector(v.body, parties, drive, work);
+    const run = (cmd: string, argv: string[]): Buffer => {
+      const r = spawnSync(cmd, argv, { cwd: shipment.dir, maxBuffer: 64 << 20 });
+      assert.equal(r.status, 0, `${cmd} ${argv.join(' ')}: ${String(r.stderr)}`);
+      return r.stdout;
+    };
+    run('bagit.py', ['--validate', '.']);
+    run('minisign', ['-V', '-P', parties.self.minisignPublicKey, '-m', 'tagmanifest-sha256.txt']);
+    const identity = join(selfHome, 'age-identity.txt');
+    run('age', ['-d', '-i', identity, '-o', join(work, 'manifest.zst'), 'data/manifest.age']);
+    const lines = run('zstd', ['-d', '-c', join(work, 'manifest.zst')])
+      .toString('utf8')
+      .trim()
+      .split('\n');
+    assert.equal(JSON.parse(lines[0]!).shipment, shipment.id);
+    assert.equal(JSON.parse(lines[lines.length - 1]!).t, 'end');
+    run('age', ['-d', '-i', identity, '-o', join(work, 'pack.zst'), 'data/packs/000/000001.age']);
+    const plain = run('zstd', ['-d', '-c', join(work, 'pack.zst')]);
+    assert.ok(plain.subarray(plain.length - 8).equals(Buffer.from('the end\n')), 'pack 1 decodes to its chunks');
+  },
+);
 
 describe('testkit vectors', { concurrent: true }, () => {
   for (const v of vectors) {

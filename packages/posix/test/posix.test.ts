@@ -255,16 +255,19 @@ test('xattr calls on a symbolic link see the link, not its target', () => {
   assert.throws(() => setXattr(link, 'user.brickpost.link', Buffer.from('x')), sysError('EPERM', 'lsetxattr', link));
 });
 
-test.skipIf(!hasCapability(21))(`a trusted.* attribute set on a symbolic link stays on the link${!hasCapability(21) ? ` [skipped: trusted.* attributes need CAP_SYS_ADMIN]` : ''}`, () => {
-  const target = join(root, 'trusted-target');
-  const link = join(root, 'trusted-link');
-  writeFileSync(target, 't');
-  symlinkSync(target, link);
-  setXattr(link, 'trusted.brickpost', Buffer.from('on link'));
-  assert.deepEqual(getXattr(link, 'trusted.brickpost'), Buffer.from('on link'));
-  assert.ok(listXattrs(link).some((n) => n.toString() === 'trusted.brickpost'));
-  assert.equal(getXattr(target, 'trusted.brickpost'), null);
-});
+test.skipIf(!hasCapability(21))(
+  `a trusted.* attribute set on a symbolic link stays on the link${!hasCapability(21) ? ` [skipped: trusted.* attributes need CAP_SYS_ADMIN]` : ''}`,
+  () => {
+    const target = join(root, 'trusted-target');
+    const link = join(root, 'trusted-link');
+    writeFileSync(target, 't');
+    symlinkSync(target, link);
+    setXattr(link, 'trusted.brickpost', Buffer.from('on link'));
+    assert.deepEqual(getXattr(link, 'trusted.brickpost'), Buffer.from('on link'));
+    assert.ok(listXattrs(link).some((n) => n.toString() === 'trusted.brickpost'));
+    assert.equal(getXattr(target, 'trusted.brickpost'), null);
+  },
+);
 
 test('mkfifo creates a FIFO and reports EEXIST with its path', () => {
   const path = join(root, 'fifo');
