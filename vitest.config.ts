@@ -5,13 +5,22 @@
 // `src/` from a test loads its build in `dist/src/`, the same module the
 // package's name gives. Files run in forked processes (native addons,
 // process-wide state), two at a time.
+import { existsSync, readdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type Plugin } from 'vitest/config';
 
 const ROOT = dirname(fileURLToPath(import.meta.url));
-const PACKAGES = ['packages/manifest', 'packages/posix', 'packages/engine', 'apps/cli'];
-const FOLDERS = ['e2e', 'adversarial', 'fault', 'kill-anywhere', 'interop', 'desktop', 'ui'];
+/** The sub-folders of `dir` (relative to the root), so that no suite added later is left out by accident. */
+const folders = (dir: string): string[] =>
+  readdirSync(join(ROOT, dir), { withFileTypes: true })
+    .filter((d) => d.isDirectory() && !['dist', 'fixtures', 'node_modules'].includes(d.name))
+    .map((d) => d.name)
+    .sort();
+/** Every workspace package with a test folder. */
+const PACKAGES = ['packages', 'apps'].flatMap((top) => folders(top).map((p) => `${top}/${p}`)).filter((p) => existsSync(join(ROOT, p, 'test')));
+/** Every folder of test/: e2e, adversarial, fault, kill-anywhere, interop, desktop, ui, s3… */
+const FOLDERS = folders('test');
 /** A guard against hangs only: the longest test takes minutes on an idle machine, several times that on a loaded one. */
 const GUARD_MS = 30 * 60_000;
 
