@@ -9,27 +9,22 @@ import { newShipmentId } from '../drive/layout.js';
 import { toEnvironmentError } from '../io/errors.js';
 import { takeLock } from '../io/lock.js';
 import { Progress } from '../io/progress.js';
-import type { Identity } from '../keys/index.js';
 import { recordDriveRate } from '../plan/drive-rates.js';
-import { measure, walk, type Excluder } from '../scan/index.js';
-import { loadAgainst, type Against } from './against.js';
-import { openDataset, ShipmentRows, type Dataset } from './catalog-rows.js';
-import { planChain, type ChainPlan } from './chain.js';
+import { measure } from '../scan/index.js';
+import { ShipmentRows } from './catalog-rows.js';
 import { bytesPerDrive, CapacityError, checkCapacity } from './drives.js';
 import { EntryPacker } from './entries.js';
-import { heldInTrees, type HeldSet } from './held.js';
 import { checkInputs, type Inputs } from './inputs.js';
 import type { PackInfo } from './pack-writer.js';
-import { checkLayout, discard, findInterrupted, keepPacks, type Interrupted } from './resume.js';
+import { keepPacks } from './resume.js';
 import { sealShipment } from './seal-shipment.js';
-import { finishSealing } from './sealing.js';
 import { ShipmentWriter } from './set-writer.js';
-import { count, Portability } from './source-rules.js';
 import { ChunkStore } from './store.js';
-import { TreeLookup } from './tree.js';
 import { KEEP_UNSETTLED, sourceChanging, type Unsettled } from './settle.js';
 import { S3Source } from '../s3/source.js';
 import { isS3Url } from '../s3/url.js';
+import { placeInChain, type Placed } from './place.js';
+import { writeEntries } from './write-entries.js';
 
 /**
  * Target plaintext size of one pack (FAT32 allows 4 GiB - 1; stay far
@@ -283,66 +278,6 @@ async function packFrom(
   }
 }
 
-/** What step 2 decided. */
-interface Placed {
-  dataset: Dataset;
-  against: Against | null;
-  plan: ChainPlan;
-  /** The interrupted shipment `--resume` continues. */
-  resuming: Interrupted | null;
-  held: HeldSet;
-  lookup: TreeLookup;
-}
-
-/**
- * Step 2: places the shipment in its dataset's chain: finishes a shipment
- * left sealing, continues (--resume) or drops an interrupted one, and
- * plans the bases, or takes the file given with --against; then what is
- * held and the trees that serve as stat cache and bases of deltas.
- * @throws BrickpostError USAGE (nothing to resume, different options), and what loadAgainst and finishSealing throw
- */
-async function placeInChain(ctx: Context, opts: PackOptions, me: Identity, input: Inputs, warn: (code: string, message: string) => void): Promise<Placed> {
-  const { drives, datasetName, recipientStrings } = input;
-  const dataset = openDataset(ctx, datasetName, me.keyId);
-  // Relative to the recipients' trees (bases), or to what a signature file lists (against), or to nothing.
-  const against = opts.against !== undefined ? await loadAgainst(ctx, opts.against, dataset.id) : null;
-  await finishSealing(ctx.catalog, dataset.id, drives.roots, me.recipient, warn);
-  const interrupted = findInterrupted(ctx.catalog, dataset.id);
-  let plan: ChainPlan;
-  try {
-    if (opts.resume) {
-      if (!interrupted)
-        throw new BrickpostError('USAGE', `dataset ${quote(datasetName)} has no interrupted shipment to resume`, {
-          hint: 'drop --resume to pack a new shipment',
-        });
-      checkLayout(interrupted, drives.roots.length, drives.parity);
-      if (interrupted.against !== (against?.sha256 ?? null))
-        throw new BrickpostError(
-          'USAGE',
-          `shipment ${quote(interrupted.id)} was packed ${interrupted.against ? 'against a signature file' : 'without --against'}; give the same options to resume it`,
-        );
-      if (opts.recovery === undefined) drives.recovery = interrupted.layout.recovery;
-      plan = interrupted.plan;
-    } else {
-      if (interrupted) await discard(ctx, interrupted.id, drives.roots, warn);
-      plan = planChain(
-        ctx.catalog,
-        dataset.id,
-        recipientStrings.filter((r) => r !== me.recipient),
-        opts.full === true || against !== null,
-      );
-    }
-  } catch (e) {
-    against?.held.close();
-    throw e;
-  }
-  if (against) plan.notes = [`built against ${quote(opts.against!)}: held chunks are those it lists`];
-  const baseIds = plan.bases.map((b) => b.shipmentId);
-  const held: HeldSet = against?.held ?? heldInTrees(ctx.catalog, baseIds);
-  const reference = opts.rehash || baseIds.length === 0 ? null : TreeLookup.referenceTree(ctx.catalog, dataset.id);
-  return { dataset, against, plan, resuming: opts.resume ? interrupted : null, held, lookup: new TreeLookup(ctx.catalog, reference, baseIds) };
-}
-
 /** The shipment step 3 opened. */
 interface Opened {
   shipmentId: string;
@@ -404,59 +339,4 @@ async function openShipment(ctx: Context, opts: PackOptions, input: Inputs, chai
     throw toEnvironmentError(e, 'cannot create the shipment folder');
   }
   return { shipmentId, label, kept, rows, out };
-}
-
-/**
- * Step 4: walks the source in dataset order, chunking, deduplicating,
- * compressing and encrypting each file into packs, and writing its record
- * into the manifest. Returns the names --portable collected.
- * @throws BrickpostError CANCELLED, SOURCE_INCOMPLETE (--strict), and what reading and the drives throw
- */
-async function writeEntries(
-  opts: PackOptions,
-  source: string,
-  s3: S3Source | null,
-  exclude: Excluder | undefined,
-  entries: EntryPacker,
-  counts: PackEntryCounts,
-  notShipped: (path: string, reason: string) => void,
-  warn: (code: string, message: string, path?: string) => void,
-  measured: () => Error | null,
-  measuring: Promise<void>,
-  signal: AbortSignal | undefined,
-): Promise<Portability> {
-  const portability = new Portability(opts.portable === true);
-  const skipped = (sk: { path: string; reason: string; kind: string }): void => {
-    if (sk.kind === 'excluded' || sk.kind === 'cache') counts.excluded++;
-    else notShipped(sk.path, sk.reason);
-  };
-  const walkWarn = (message: string, path: string): void => warn('ATTRIBUTES', message, path);
-  const entriesOf = s3
-    ? s3.walk(skipped, { exclude, warn: walkWarn })
-    : walk(source, skipped, { exclude, excludeCaches: opts.excludeCaches === true, warn: walkWarn });
-  for await (const entry of entriesOf) {
-    if (signal?.aborted) throw new BrickpostError('CANCELLED', 'pack cancelled');
-    const failed = measured();
-    if (failed) throw failed;
-    count(counts, entry);
-    portability.check(entry.path);
-    await entries.add(entry);
-  }
-  await entries.finish();
-  await measuring;
-  const failed = measured();
-  if (failed) throw failed;
-  counts.sparseFiles = entries.sparseFiles;
-  counts.holeBytes = entries.holeBytes;
-  const missed = Object.entries(counts.notShipped);
-  if (opts.strict && missed.length > 0) {
-    throw new BrickpostError(
-      'SOURCE_INCOMPLETE',
-      `pack --strict: ${missed.map(([why, n]) => `${n} ${n === 1 ? 'entry' : 'entries'} ${why}`).join(', ')}; nothing was shipped`,
-      {
-        hint: 'the warnings above name each entry; fix their permissions (or exclude them with --exclude), or pack without --strict to ship the rest',
-      },
-    );
-  }
-  return portability;
 }
