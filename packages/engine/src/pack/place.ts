@@ -7,7 +7,7 @@ import { loadAgainst, type Against } from './against.js';
 import { openDataset, type Dataset } from './catalog-rows.js';
 import { planChain, type ChainPlan } from './chain.js';
 import { heldInTrees, type HeldSet } from './held.js';
-import { type Inputs } from './inputs.js';
+import type { Inputs } from './inputs.js';
 import { checkLayout, discard, findInterrupted, type Interrupted } from './resume.js';
 import { finishSealing } from './sealing.js';
 import { TreeLookup } from './tree.js';
