@@ -4,7 +4,8 @@
  * port over a fresh folder and stopped when the process exits.
  * `scripts/install-versitygw.sh` builds it (`.ci/run` does so); the tests
  * find it at BRICKPOST_VERSITYGW, else where that script puts it, else on
- * PATH. Without it they fail and say how to install it, unless
+ * PATH, else build it with that script where Go is on PATH. Without it
+ * they fail and say how to install it, unless
  * BRICKPOST_S3_OPTIONAL=1 is set, when they skip and say why.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -13,7 +14,7 @@ import { createServer } from 'node:net';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { CreateBucketCommand, ListBucketsCommand, S3Client } from '@aws-sdk/client-s3';
-import { tempDir } from '../support.js';
+import { ROOT, tempDir } from '../support.js';
 
 export const VERSITYGW_VERSION = 'v1.8.0';
 
@@ -32,12 +33,24 @@ export function findVersitygw(): string | null {
 }
 
 /**
+ * Builds versitygw with scripts/install-versitygw.sh where Go is on PATH (a
+ * newcomer's `npm test`, as the age vectors are fetched with Go), once;
+ * null when Go is missing or the build fails (its output says why).
+ */
+function buildVersitygw(): string | null {
+  if (spawnSync('sh', ['-c', 'command -v go'], { encoding: 'utf8' }).status !== 0) return null;
+  const script = join(ROOT, 'scripts', 'install-versitygw.sh');
+  const r = spawnSync('bash', [script], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  return r.status === 0 ? findVersitygw() : null;
+}
+
+/**
  * The skip option of a test that needs the server: false when it is there;
  * a reason when it is not and BRICKPOST_S3_OPTIONAL=1 allows skipping.
  * Otherwise throws, so the run fails and says how to install it.
  */
 export function s3Skip(): false | string {
-  if (findVersitygw()) return false;
+  if (findVersitygw() ?? buildVersitygw()) return false;
   const why = `versitygw ${VERSITYGW_VERSION} (the S3 server these tests run against) is not installed`;
   if (process.env.BRICKPOST_S3_OPTIONAL === '1') return `${why}; BRICKPOST_S3_OPTIONAL=1 allows skipping`;
   throw new Error(
