@@ -40,8 +40,8 @@ import {
  * then the whole file is removed. A file that changes a little between
  * shipments costs the chunks that changed; equal files, and equal parts of
  * files, cost nothing more. Files with extended attributes or ACLs, another
- * owner or more than one link stay whole in undo/ID/N, as do links and
- * special files: rollback reads both forms, and so undo areas written
+ * owner, more than one link or holes (sparse) stay whole in undo/ID/N, as
+ * do links and special files: rollback reads both forms, and so undo areas written
  * before the store existed roll back as they are (the next commit turns
  * their files into chunks).
  *
@@ -97,7 +97,9 @@ async function compactEntry(folder: DestFolder, db: DestDb, id: string, n: numbe
     for (const e of names(path)) count += await compactEntry(folder, db, id, n, join(path, e), rel === '' ? e : `${rel}/${e}`);
     return count;
   }
-  if (!st.isFile() || st.nlink !== 1n || (process.geteuid && st.uid !== BigInt(process.geteuid())) || hasXattrs(path)) return 0;
+  // A sparse file stays whole: its holes are its own, and a file rebuilt from chunks would fill them.
+  const sparse = st.blocks * 512n < st.size;
+  if (!st.isFile() || st.nlink !== 1n || (process.geteuid && st.uid !== BigInt(process.geteuid())) || sparse || hasXattrs(path)) return 0;
   const key = dbPath(rel);
   if (!undoFileRecorded(db, id, n, key)) {
     const row: UndoFileRow = { shipment: id, n, rel: key, size: Number(st.size), mode: Number(st.mode) & 0o7777, mtime: String(st.mtimeNs) };
