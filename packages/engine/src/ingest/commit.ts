@@ -57,6 +57,7 @@ export async function runApply(
   dirs: () => AsyncIterable<ManifestRecord>,
   keep: number,
   applier: AttrApplier,
+  leftOver: LeftOver = () => undefined,
 ): Promise<void> {
   const staged = folder.staging(j.shipment);
   const undo = folder.undo(j.shipment);
@@ -90,7 +91,7 @@ export async function runApply(
     failpoint('apply-dirs');
     await applyDirMeta(db, folder.dest, dirs(), { policy, applier });
     failpoint('apply-state');
-    await finish(folder, db, j, keep);
+    await finish(folder, db, j, keep, leftOver);
   } catch (e) {
     throw toEnvironmentError(e, 'commit failed', { on: 'destination', then: 'run the same ingest again to finish the commit' });
   }
@@ -115,6 +116,7 @@ export async function runRollback(
   dirs: () => AsyncIterable<ManifestRecord>,
   keep: number,
   applier: AttrApplier,
+  leftOver: LeftOver = () => undefined,
 ): Promise<void> {
   const undo = folder.undo(j.shipment);
   const out = join(undo, 'out');
@@ -157,7 +159,7 @@ export async function runRollback(
     await rm(undo, { recursive: true, force: true });
     db.dropOps(j.shipment);
     dropUndoFiles(db, j.shipment);
-    await finish(folder, db, j, keep);
+    await finish(folder, db, j, keep, leftOver);
   } catch (e) {
     throw toEnvironmentError(e, 'rollback failed', { on: 'destination', then: 'run the same rollback again to finish it' });
   }
@@ -171,7 +173,10 @@ async function advance(folder: DestFolder, db: DestDb, j: JournalRow, phase: str
   return next;
 }
 
-async function finish(folder: DestFolder, db: DestDb, j: JournalRow, keep: number): Promise<void> {
+/** Told what a finished commit could not tidy (the undo data left as whole files), for a warning. */
+export type LeftOver = (message: string) => void;
+
+async function finish(folder: DestFolder, db: DestDb, j: JournalRow, keep: number, leftOver: LeftOver): Promise<void> {
   const state = JSON.parse(j.state) as DestState;
   await folder.writeState(state);
   db.setJournal(null);
@@ -179,7 +184,11 @@ async function finish(folder: DestFolder, db: DestDb, j: JournalRow, keep: numbe
   await rm(folder.staging(j.shipment), { recursive: true, force: true }).catch(() => undefined);
   await pruneUndo(folder, db, state, keep);
   // Done after the commit is recorded: a kill leaves whole files, which the next commit turns into chunks.
-  await compactUndo(folder, db).catch(() => undefined);
+  await compactUndo(folder, db).catch((e: unknown) => {
+    leftOver(
+      `the undo data of shipment ${j.shipment} stays as whole files for now (${e instanceof Error ? e.message : String(e)}); the next ingest turns it into chunks`,
+    );
+  });
 }
 
 /** Renames from → to when from exists; false when it was already moved. */

@@ -416,7 +416,15 @@ async function commitStaged(run: Run, planned: Planned, staged: Staged, incoming
   recordBeforeCommit(ctx, { ...recordOf(s, h), dest, files: s.info.files, bytes: writer.bytes });
   await writeMarker(folder, { kind: 'ingest', shipment: s.id, seq: s.info.seq, from: current ? { shipment: current.shipment, seq: current.seq } : null });
   db.setJournal(j);
-  await runApply(folder, db, j, () => readManifestFile(folder.manifest(s.id), identities), keep, staged.applier);
+  await runApply(
+    folder,
+    db,
+    j,
+    () => readManifestFile(folder.manifest(s.id), identities),
+    keep,
+    staged.applier,
+    (message) => onEvent({ type: 'warning', code: 'LEFT_OVER', message }),
+  );
   await removeMarker(folder);
   await pausepoint('ingest-committed');
   noteSeen(ctx, s.info);

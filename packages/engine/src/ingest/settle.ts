@@ -91,12 +91,28 @@ export async function resumePending(folder: DestFolder, db: DestDb, identities: 
   const applier = new AttrApplier(j.policy, (message, path) => onEvent({ type: 'warning', code: 'NOT_APPLIED', message, path }));
   if (j.kind === 'apply') {
     onEvent({ type: 'warning', code: 'RESUMED', message: `finishing the interrupted commit of shipment ${j.shipment}` });
-    await runApply(folder, db, j, () => readManifestFile(folder.manifest(j.shipment), identities), keep, applier);
+    await runApply(
+      folder,
+      db,
+      j,
+      () => readManifestFile(folder.manifest(j.shipment), identities),
+      keep,
+      applier,
+      (message) => onEvent({ type: 'warning', code: 'LEFT_OVER', message }),
+    );
     return `the commit of shipment ${j.shipment}`;
   }
   onEvent({ type: 'warning', code: 'RESUMED', message: `finishing the interrupted rollback of shipment ${j.shipment}` });
   const to = state.applied[state.applied.length - 1]!;
-  await runRollback(folder, db, j, () => readManifestFile(folder.manifest(to.shipment), identities), keep, applier);
+  await runRollback(
+    folder,
+    db,
+    j,
+    () => readManifestFile(folder.manifest(to.shipment), identities),
+    keep,
+    applier,
+    (message) => onEvent({ type: 'warning', code: 'LEFT_OVER', message }),
+  );
   return `the rollback of shipment ${j.shipment}`;
 }
 

@@ -50,7 +50,15 @@ export async function undoTo(
     const j = { shipment: a.shipment, kind: 'rollback' as const, phase: 'unstage', state: JSON.stringify(next), policy: now.policy ?? policyOf({}) };
     db.setJournal(j);
     const applier = new AttrApplier(j.policy, (message, path) => onEvent({ type: 'warning', code: 'NOT_APPLIED', message, path }));
-    await runRollback(folder, db, j, () => readManifestFile(folder.manifest(prev.shipment), identities), keep, applier);
+    await runRollback(
+      folder,
+      db,
+      j,
+      () => readManifestFile(folder.manifest(prev.shipment), identities),
+      keep,
+      applier,
+      (message) => onEvent({ type: 'warning', code: 'LEFT_OVER', message }),
+    );
     now = next;
     failpoint('rollback-step');
   }
