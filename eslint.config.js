@@ -137,7 +137,7 @@ export default defineConfig(
   },
   {
     // The tests are no package's sources: tsconfig.test.json type-checks them (Vitest runs them from source).
-    files: ['packages/*/test/**/*.ts', 'apps/*/test/**/*.ts', 'test/**/*.ts'],
+    files: ['packages/*/test/**/*.ts', 'apps/*/test/**/*.ts', 'test/**/*.ts', 'vitest.config.ts'],
     languageOptions: {
       parserOptions: { projectService: false, project: ['tsconfig.test.json'], tsconfigRootDir: import.meta.dirname },
     },

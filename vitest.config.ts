@@ -50,8 +50,8 @@ export default defineConfig({
     // The build is loaded by Node itself, as the CLI loads it.
     server: { deps: { external: [/\/dist\//] } },
     projects: [
-      ...PACKAGES.map((p) => ({ extends: true, test: { name: p, include: [`${p}/test/**/*.test.ts`] } })),
-      ...FOLDERS.map((f) => ({ extends: true, test: { name: `test/${f}`, include: [`test/${f}/**/*.test.ts`] } })),
+      ...PACKAGES.map((p) => ({ extends: true as const, test: { name: p, include: [`${p}/test/**/*.test.ts`] } })),
+      ...FOLDERS.map((f) => ({ extends: true as const, test: { name: `test/${f}`, include: [`test/${f}/**/*.test.ts`] } })),
     ],
   },
 });
