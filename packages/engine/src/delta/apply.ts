@@ -1,5 +1,6 @@
 import { BrickpostError } from '@brickpost/manifest/errors';
 import { blockCount, checkBlockSize } from './block-size.js';
+import { decodeDelta } from './encode.js';
 import type { DeltaOp } from './op.js';
 
 /** Most bytes of the old file read per call, so a long copy run does not need its whole length in memory. */
@@ -67,4 +68,30 @@ export async function applyDelta(
     index++;
   }
   return written;
+}
+
+/**
+ * One chunk of a shipment rebuilt from its delta frame (bpdelta1) and the
+ * old file: at most `length` bytes (the chunk's length in its ref), in one
+ * buffer. `what` names the file in the refusal of a delta that rebuilds
+ * more. The caller checks the result's length and chunk id.
+ * @throws BrickpostError CHUNK_MISMATCH (more than `length` bytes), and what applyDelta throws
+ */
+export async function deltaChunk(
+  readOld: (offset: number, length: number) => Promise<Uint8Array>,
+  oldLength: number,
+  blockSize: number,
+  delta: Buffer,
+  length: number,
+  what: string,
+): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  let got = 0;
+  await applyDelta(readOld, oldLength, blockSize, decodeDelta(delta), async (buf) => {
+    got += buf.length;
+    if (got > length) throw new BrickpostError('CHUNK_MISMATCH', `a delta of ${what} rebuilds more than the chunk's ${length} bytes`);
+    parts.push(Buffer.from(buf));
+    return Promise.resolve();
+  });
+  return Buffer.concat(parts);
 }

@@ -32,5 +32,5 @@ export { computeDelta } from './compute.js';
 export type { ComputeDeltaOptions } from './compute.js';
 export type { DeltaOp, CopyOp, LiteralOp } from './op.js';
 export { encodeDelta, decodeDelta, DELTA_MAGIC } from './encode.js';
-export { applyDelta } from './apply.js';
+export { applyDelta, deltaChunk } from './apply.js';
 export { weakSum, rollWeak, strongSum } from './sums.js';

@@ -2,7 +2,7 @@ import { closeSync, constants, copyFileSync, lstatSync, openSync, readSync, rmSy
 import { join } from 'node:path';
 import { BrickpostError, quote, type DeltaRef, type FileRecord, type HeldRef } from '@brickpost/manifest';
 import { chunkId } from '../chunk/index.js';
-import { applyDelta, decodeDelta } from '../delta/index.js';
+import { deltaChunk } from '../delta/index.js';
 import { toEnvironmentError } from '../io/errors.js';
 import { failpoint } from '../io/failpoint.js';
 import type { ChunkBytes } from '../verify/native-readers.js';
@@ -101,20 +101,7 @@ export class Stager implements ShipmentVisitor {
   async delta(ref: DeltaRef, delta: Buffer): Promise<void> {
     const f = this.file!;
     const [basis, size, blockSize] = f.b!;
-    const parts: Buffer[] = [];
-    let got = 0;
-    await applyDelta(
-      async (offset, length) => this.read(basis, offset, length),
-      size,
-      blockSize,
-      decodeDelta(delta),
-      async (buf) => {
-        got += buf.length;
-        if (got > ref[4]) throw new BrickpostError('CHUNK_MISMATCH', `a delta of ${quote(f.p)} rebuilds more than the chunk's ${ref[4]} bytes`);
-        parts.push(Buffer.from(buf));
-      },
-    );
-    const data = Buffer.concat(parts);
+    const data = await deltaChunk(async (offset, length) => this.read(basis, offset, length), size, blockSize, delta, ref[4], quote(f.p));
     if (data.length !== ref[4] || !chunkId(this.key, data).equals(Buffer.from(ref[0], 'hex'))) {
       throw this.basisMissing(
         basis,

@@ -14,7 +14,7 @@ import {
   type SpecialRecord,
 } from '@brickpost/manifest';
 import { chunkId } from '../chunk/id.js';
-import { applyDelta, decodeDelta } from '../delta/index.js';
+import { deltaChunk } from '../delta/index.js';
 import { failpoint } from '../io/failpoint.js';
 import { chunkBuffer, type ChunkBytes } from '../verify/native-readers.js';
 import type { ShipmentVisitor } from '../verify/walk-shipment.js';
@@ -115,20 +115,7 @@ export class Stager implements ShipmentVisitor {
   async delta(ref: DeltaRef, delta: Buffer): Promise<void> {
     const f = this.cur!.rec;
     const [basis, size, blockSize] = f.b!;
-    const parts: Buffer[] = [];
-    let got = 0;
-    await applyDelta(
-      (offset, length) => this.o.range(basis, offset, length),
-      size,
-      blockSize,
-      decodeDelta(delta),
-      async (buf) => {
-        got += buf.length;
-        if (got > ref[4]) throw new BrickpostError('CHUNK_MISMATCH', `a delta of ${quote(f.p)} rebuilds more than the chunk's ${ref[4]} bytes`);
-        parts.push(Buffer.from(buf));
-      },
-    );
-    const data = Buffer.concat(parts);
+    const data = await deltaChunk((offset, length) => this.o.range(basis, offset, length), size, blockSize, delta, ref[4], quote(f.p));
     if (data.length !== ref[4] || !chunkId(this.key, data).equals(Buffer.from(ref[0], 'hex'))) {
       throw new BrickpostError(
         'BASIS_MISSING',
