@@ -38,8 +38,6 @@ import { extractAt } from './ingest/extract-at.js';
 import { pin, prune, unpin } from './ingest/undo-points.js';
 import type { ExtractAtOptions, ExtractAtSummary, PinOptions, PinSummary, PruneOptions, PruneSummary, UnpinOptions } from './api/index.js';
 import { ingest } from './ingest/ingest.js';
-import { s3History } from './s3/history.js';
-import { s3Ingest } from './s3/ingest.js';
 import { isS3Url } from './s3/url.js';
 import { reconcileAll, reconcileDest } from './ingest/record.js';
 import { rollback } from './ingest/rollback.js';
@@ -223,7 +221,8 @@ export class Engine {
    */
   ingest(opts: IngestOptions, onEvent: EventSink, signal?: AbortSignal): Promise<IngestSummary> {
     // An object storage destination (s3/ingest.ts) keeps its state beside its objects.
-    if (isS3Url(opts.dest)) return s3Ingest(this.ctx, opts, onEvent, signal);
+    // The S3 client is loaded only for a bucket: it is most of a command's start-up time otherwise.
+    if (isS3Url(opts.dest)) return import('./s3/ingest.js').then((m) => m.s3Ingest(this.ctx, opts, onEvent, signal));
     return ingest(this.ctx, opts, onEvent, signal);
   }
 
@@ -347,7 +346,7 @@ export class Engine {
    * record of them is brought up to date on the way). @throws NOT_FOUND
    */
   async history(dest: string, s3?: S3Options): Promise<DestHistory> {
-    if (isS3Url(dest)) return s3History(dest, s3);
+    if (isS3Url(dest)) return (await import('./s3/history.js')).s3History(dest, s3);
     await reconcileDest(this.ctx, dest);
     return history(dest, this.ctx.catalog);
   }

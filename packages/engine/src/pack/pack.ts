@@ -21,7 +21,7 @@ import { sealShipment } from './seal-shipment.js';
 import { ShipmentWriter } from './set-writer.js';
 import { ChunkStore } from './store.js';
 import { KEEP_UNSETTLED, sourceChanging, type Unsettled } from './settle.js';
-import { S3Source } from '../s3/source.js';
+import type { S3Source } from '../s3/source.js';
 import { isS3Url } from '../s3/url.js';
 import { placeInChain, type Placed } from './place.js';
 import { writeEntries } from './write-entries.js';
@@ -76,7 +76,8 @@ export async function pack(ctx: Context, opts: PackOptions & { packTarget?: numb
 
 /** A source in object storage (`s3://…`) is listed and fetched through one client, closed after the pack. */
 async function packLocked(ctx: Context, opts: PackOptions & { packTarget?: number }, onEvent: EventSink, signal?: AbortSignal): Promise<PackSummary> {
-  const s3 = isS3Url(opts.source) ? new S3Source(opts.source, opts.s3) : null;
+  // Loaded only for a bucket source: the S3 client is most of a command's start-up time otherwise.
+  const s3 = isS3Url(opts.source) ? new (await import('../s3/source.js')).S3Source(opts.source, opts.s3) : null;
   try {
     return await packFrom(ctx, opts, s3, onEvent, signal);
   } finally {
