@@ -19,7 +19,7 @@ export class ManifestWriter {
   line(record: ManifestRecord): string {
     if (record.t === 'shipment') this.version = manifestVersion(record.format) ?? 1;
     const text = JSON.stringify(recordToJson(record, this.version));
-    this.check.push(text);
+    this.check.pushWritten(text);
     return text + '\n';
   }
 
