@@ -4,6 +4,7 @@
  * #/plan, #/rebuild, and the start page. Everything it knows comes from `window.brickpost`
  * (apps/desktop/src/shared/api.ts); values from drives are shown as text only.
  */
+import type { S3Options } from '@brickpost/engine/api';
 import { ready } from './api.js';
 import { publishView } from './publish/index.js';
 import { receiveView } from './receive/index.js';
@@ -19,6 +20,14 @@ const NAV: Array<[string, string]> = [
   ['#/trust', 'Trust'],
   ['#/plan', 'Plan'],
 ];
+
+/** How to reach a bucket named in #/history's address (endpoint=…, profile=…), when given. */
+function historyS3(params: URLSearchParams): S3Options | undefined {
+  const endpointUrl = params.get('endpoint');
+  const profile = params.get('profile');
+  if (!endpointUrl && !profile) return undefined;
+  return { ...(endpointUrl ? { endpointUrl } : {}), ...(profile ? { profile } : {}) };
+}
 
 function route(main: HTMLElement, nav: HTMLElement): void {
   const [path, query] = (location.hash || '#/').split('?') as [string, string | undefined];
@@ -37,7 +46,7 @@ function route(main: HTMLElement, nav: HTMLElement): void {
         view = receiveView();
         break;
       case '#/history':
-        view = historyView(params.get('dest') ?? '');
+        view = historyView(params.get('dest') ?? '', historyS3(params));
         break;
       case '#/subscribers':
         view = subscribersView();

@@ -3,6 +3,7 @@ import type { PackOptions } from '@brickpost/engine/api';
 import { api } from '../api.js';
 import { facts, h } from '../ui/dom.js';
 import { jobView } from '../ui/job.js';
+import { isBucket, s3Facts } from '../ui/s3.js';
 import type { Step } from '../ui/wizard.js';
 import type { PublishState } from './state.js';
 
@@ -10,6 +11,7 @@ import type { PublishState } from './state.js';
 export function packOptions(s: PublishState): PackOptions {
   return {
     source: s.source,
+    ...(s.s3 ? { s3: s.s3 } : {}),
     drives: s.drives,
     recipients: s.recipients,
     recovery: s.recovery,
@@ -42,7 +44,7 @@ export const runStep: Step<PublishState> = {
       'div',
       {},
       facts([
-        ['From', h('code', {}, state.source)],
+        ...(isBucket(state.source) ? s3Facts(state.source, state.s3, 'From bucket') : [['From', h('code', {}, state.source)] as [string, HTMLElement]]),
         ['To', h('span', {}, ...state.drives.flatMap((d, i) => [i ? ', ' : '', h('code', {}, d)]))],
       ]),
       ...job,

@@ -1,23 +1,25 @@
-/** Publisher steps 1–2: the source folder, then its size and the planner's estimate. */
+/** Publisher steps 1–2: the source (a folder or a bucket), then its size and the planner's estimate. */
 import type { PlanResult } from '@brickpost/engine/api';
 import { api } from '../api.js';
 import { facts, h } from '../ui/dom.js';
 import { errorBanner, note } from '../ui/errors.js';
-import { folderField } from '../ui/folder-field.js';
 import { bytes, count, duration, rate } from '../ui/format.js';
+import { placeField } from '../ui/place-field.js';
+import { s3Facts } from '../ui/s3.js';
 import { actions, busy, primary, type Step } from '../ui/wizard.js';
 import type { PublishState } from './state.js';
 
 export const sourceStep: Step<PublishState> = {
   id: 'source',
-  title: 'Choose the folder to send',
+  title: 'Choose what to send',
   render({ state, next }) {
-    const field = folderField({
-      label: 'Source folder',
+    const field = placeField({
+      legend: 'Send from',
       name: 'source',
-      title: 'Folder to send',
+      folder: { label: 'Source folder', title: 'Folder to send', help: 'Everything inside it is packed. Nothing in it is changed.' },
+      bucketHelp: 'The objects under the prefix are packed as files (s3://BUCKET alone: the whole bucket). Nothing in the bucket is changed.',
       value: state.source,
-      help: 'Everything inside it is packed. Nothing in it is changed.',
+      s3: state.s3,
     });
     const slot = h('div', {});
     const go = primary(
@@ -27,9 +29,17 @@ export const sourceStep: Step<PublishState> = {
           go,
           slot,
           async () => {
-            const info = await api().sourceInfo({ path: field.value() });
+            const place = field.value();
+            if (!place) return;
+            if (field.kind() === 'bucket') {
+              if (state.source !== place.where) state.dataset = '';
+              Object.assign(state, { source: place.where, s3: place.s3, info: null });
+              next();
+              return;
+            }
+            const info = await api().sourceInfo({ path: place.where });
             if (state.source !== info.path) state.dataset = '';
-            Object.assign(state, { source: info.path, info });
+            Object.assign(state, { source: info.path, s3: undefined, info });
             next();
           },
           'Cannot read that folder',
@@ -39,11 +49,24 @@ export const sourceStep: Step<PublishState> = {
   },
 };
 
+/** The estimate step of a bucket: what will be read, and the planner for a size the user knows. */
+function bucketEstimate(state: PublishState, next: () => void, back: () => void): HTMLElement {
+  return h(
+    'div',
+    {},
+    facts(s3Facts(state.source, state.s3)),
+    note('The objects of a bucket are listed and counted while packing, so their size and the estimate are not known yet.'),
+    h('p', {}, h('a', { href: '#/plan' }, 'Open the planner'), ' to compare drives with the network for a size you know.'),
+    actions(h('button', { type: 'button', class: 'secondary', onclick: back }, 'Back'), primary('Next', next)),
+  );
+}
+
 export const estimateStep: Step<PublishState> = {
   id: 'estimate',
   title: 'Size and estimate',
   async render({ state, next, back }) {
-    const info = state.info!;
+    if (state.info === null) return bucketEstimate(state, next, back);
+    const info = state.info;
     let plan: PlanResult | null = null;
     let planError: unknown = null;
     try {

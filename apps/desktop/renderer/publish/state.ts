@@ -1,9 +1,13 @@
 /** What the publisher wizard collects, step by step. */
-import type { PackSummary } from '@brickpost/engine/api';
+import type { PackSummary, S3Options } from '@brickpost/engine/api';
 import type { SourceInfo } from '../../src/shared/api.js';
 
 export interface PublishState {
+  /** A folder, or `s3://BUCKET/PREFIX`. */
   source: string;
+  /** How to reach a bucket source (endpoint, profile), when given. */
+  s3: S3Options | undefined;
+  /** What the source folder holds; null for a bucket (listed while packing). */
   info: SourceInfo | null;
   /** Drive roots chosen, in set order. */
   drives: string[];
@@ -28,6 +32,7 @@ export interface PublishState {
 export function newPublishState(): PublishState {
   return {
     source: '',
+    s3: undefined,
     info: null,
     drives: [],
     recipients: [],

@@ -1,23 +1,25 @@
-/** Subscriber step 3: the destination folder, and whether the shipment applies to it. */
+/** Subscriber step 3: the destination (a folder or a bucket), and whether the shipment applies to it. */
 import type { DestHistory, VerifyReport } from '@brickpost/engine/api';
 import { api } from '../api.js';
 import { h, replace } from '../ui/dom.js';
 import { note } from '../ui/errors.js';
-import { folderField } from '../ui/folder-field.js';
+import { placeField } from '../ui/place-field.js';
 import { actions, primary, secondary, type Step } from '../ui/wizard.js';
 import type { ReceiveState } from './state.js';
 
-/** One sentence: how this shipment relates to what the destination holds. */
-export function applies(r: VerifyReport, hist: DestHistory | null): { text: string; kind: 'info' | 'warn' } {
+/** One sentence: how this shipment relates to what the destination (a folder or a bucket) holds. */
+export function applies(r: VerifyReport, hist: DestHistory | null, where: 'folder' | 'bucket' = 'folder'): { text: string; kind: 'info' | 'warn' } {
+  const place = where === 'folder' ? 'folder' : 'prefix';
   if (!hist || hist.shipments.length === 0) {
     return r.seq <= 1
       ? { text: 'A new destination: the whole dataset will be written here.', kind: 'info' }
       : {
-          text: `This is shipment ${r.seq} of "${r.dataset}", which carries only changes. A new destination needs the earlier shipments first, unless the folder already holds a copy of the data.`,
+          text: `This is shipment ${r.seq} of "${r.dataset}", which carries only changes. A new destination needs the earlier shipments first${where === 'folder' ? ', unless the folder already holds a copy of the data' : ''}.`,
           kind: 'warn',
         };
   }
-  if (hist.dataset !== r.dataset) return { text: `This folder holds the dataset "${hist.dataset}", not "${r.dataset}". Choose another folder.`, kind: 'warn' };
+  if (hist.dataset !== r.dataset)
+    return { text: `This ${place} holds the dataset "${hist.dataset}", not "${r.dataset}". Choose another ${place}.`, kind: 'warn' };
   const last = hist.shipments[hist.shipments.length - 1]!;
   if (hist.shipments.some((s) => s.shipmentId === r.shipmentId))
     return { text: `Shipment ${r.seq} is already applied here; ingesting again changes nothing.`, kind: 'info' };
@@ -26,9 +28,9 @@ export function applies(r: VerifyReport, hist: DestHistory | null): { text: stri
       text: `Applies as an incremental update: shipment ${r.seq} on top of shipment ${last.seq}. Unchanged files stay; only changes are written.`,
       kind: 'info',
     };
-  if (r.seq <= last.seq) return { text: `This folder is already at shipment ${last.seq}; shipment ${r.seq} is older and will be refused.`, kind: 'warn' };
+  if (r.seq <= last.seq) return { text: `This ${place} is already at shipment ${last.seq}; shipment ${r.seq} is older and will be refused.`, kind: 'warn' };
   return {
-    text: `This folder is at shipment ${last.seq}; shipments ${last.seq + 1} to ${r.seq - 1} must be ingested first, unless this one was packed against it.`,
+    text: `This ${place} is at shipment ${last.seq}; shipments ${last.seq + 1} to ${r.seq - 1} must be ingested first, unless this one was packed against it.`,
     kind: 'warn',
   };
 }
@@ -37,37 +39,51 @@ export const destStep: Step<ReceiveState> = {
   id: 'dest',
   title: 'Choose the destination',
   render({ state, next, back }) {
-    const field = folderField({
-      label: 'Destination folder',
+    const field = placeField({
+      legend: 'Ingest into',
       name: 'dest',
-      title: 'Where the files go',
+      folder: {
+        label: 'Destination folder',
+        title: 'Where the files go',
+        help: 'The files of the dataset are written here. Files this shipment replaces are kept for rollback.',
+      },
+      bucketHelp:
+        'The files are written as objects under the prefix; what the destination holds of brickpost is kept under PREFIX/.brickpost/. A bucket keeps no undo data: rollback works on folders only.',
       value: state.dest,
-      help: 'The files of the dataset are written here. Files this shipment replaces are kept for rollback.',
+      s3: state.s3,
     });
     const info = h('div', { 'aria-live': 'polite', 'data-testid': 'applies' });
     const slot = h('div', {});
     let seen = '';
     const look = async (): Promise<void> => {
-      const dest = field.value();
-      if (!dest || dest === seen) return;
-      seen = dest;
+      const kind = field.kind();
+      const place = field.peek();
+      if (!place?.where) {
+        seen = '';
+        replace(info);
+        return;
+      }
+      const key = JSON.stringify([kind, place]);
+      if (key === seen) return;
+      seen = key;
       state.history = await api()
-        .history({ dest })
+        .history({ dest: place.where, ...(place.s3 ? { s3: place.s3 } : {}) })
         .catch(() => null);
-      if (field.value() !== dest) return;
-      const a = applies(state.report!, state.history);
+      if (JSON.stringify([field.kind(), field.peek()]) !== key) return;
+      const a = applies(state.report!, state.history, kind);
       replace(info, note(a.text, a.kind));
     };
-    field.input.addEventListener('change', () => void look());
-    field.input.addEventListener('blur', () => void look());
+    field.onChange(() => void look());
+    field.folder.input.addEventListener('blur', () => void look());
     if (state.dest) void look();
     const go = primary('Ingest', () => {
-      const dest = field.value();
-      if (!dest) {
+      const place = field.value();
+      if (!place) return;
+      if (!place.where) {
         replace(slot, note('Choose a destination folder.', 'warn'));
         return;
       }
-      state.dest = dest;
+      Object.assign(state, { dest: place.where, s3: place.s3 });
       next();
     });
     return h(

@@ -4,6 +4,8 @@ import { facts, h, replace } from '../ui/dom.js';
 import { bytes, count, duration } from '../ui/format.js';
 import { documentFrame } from '../ui/frame.js';
 import { notAppliedNote } from '../ui/not-applied.js';
+import { note } from '../ui/errors.js';
+import { historyHref, isBucket } from '../ui/s3.js';
 import { actions, busy, primary, secondary, type Step } from '../ui/wizard.js';
 import type { ReceiveState } from './state.js';
 
@@ -12,6 +14,7 @@ export const receivedStep: Step<ReceiveState> = {
   title: 'Done',
   render({ state }) {
     const s = state.summary!;
+    const bucket = isBucket(s.dest);
     const receiptSlot = h('div', { 'data-testid': 'receipt' });
     const reportSlot = h('div', { class: 'doc-slot', 'data-testid': 'report' });
     const receiptBtn = primary(
@@ -56,7 +59,9 @@ export const receivedStep: Step<ReceiveState> = {
       h(
         'p',
         { class: 'banner ok', role: 'status' },
-        s.alreadyApplied ? `Shipment ${s.seq} was already applied to this folder; nothing changed.` : `Shipment ${s.seq} of "${s.dataset}" is in ${s.dest}.`,
+        s.alreadyApplied
+          ? `Shipment ${s.seq} was already applied to this ${bucket ? 'bucket prefix' : 'folder'}; nothing changed.`
+          : `Shipment ${s.seq} of "${s.dataset}" is in ${s.dest}.`,
       ),
       facts([
         ['Files', `${count(s.files, 'file')}: ${s.filesWritten} written, ${s.filesUnchanged} unchanged${s.filesLinked ? `, ${s.filesLinked} moved` : ''}`],
@@ -70,7 +75,15 @@ export const receivedStep: Step<ReceiveState> = {
         ? h('p', { class: 'banner warn' }, `${s.skipped} damaged file(s) were left out; their list is in ${s.skippedList ?? 'the destination'}.`)
         : null,
       notAppliedNote(s.notApplied, s.notAppliedList),
-      actions(receiptBtn, reportBtn, h('a', { href: `#/history?dest=${encodeURIComponent(s.dest)}`, class: 'button secondary' }, 'History of this folder')),
+      bucket
+        ? note(
+            'Receipts and destination reports are made of folder destinations. The history of the bucket lists the shipments applied to it; any machine with the credentials can ingest the next one.',
+          )
+        : null,
+      actions(
+        ...(bucket ? [] : [receiptBtn, reportBtn]),
+        h('a', { href: historyHref(s.dest, state.s3), class: 'button secondary' }, bucket ? 'History of this bucket' : 'History of this folder'),
+      ),
       receiptSlot,
       reportSlot,
     );

@@ -2,6 +2,7 @@
 import { api } from '../api.js';
 import { facts, h } from '../ui/dom.js';
 import { jobView } from '../ui/job.js';
+import { isBucket, s3Facts } from '../ui/s3.js';
 import type { Step } from '../ui/wizard.js';
 import type { ReceiveState } from './state.js';
 
@@ -14,7 +15,17 @@ export const ingestStep: Step<ReceiveState> = {
     const job = jobView({
       title: 'Ingest progress',
       start: (id, onEvent) =>
-        api().ingest(id, { drive: state.drive, dest: state.dest, shipment: state.report!.shipmentId, ...(others.length ? { drives: others } : {}) }, onEvent),
+        api().ingest(
+          id,
+          {
+            drive: state.drive,
+            dest: state.dest,
+            ...(state.s3 ? { s3: state.s3 } : {}),
+            shipment: state.report!.shipmentId,
+            ...(others.length ? { drives: others } : {}),
+          },
+          onEvent,
+        ),
       done: (s) => {
         state.summary = s;
         next();
@@ -28,7 +39,7 @@ export const ingestStep: Step<ReceiveState> = {
       {},
       facts([
         ['From', h('code', {}, state.drive)],
-        ['Into', h('code', {}, state.dest)],
+        ...(isBucket(state.dest) ? s3Facts(state.dest, state.s3, 'Into bucket') : [['Into', h('code', {}, state.dest)] as [string, HTMLElement]]),
       ]),
       ...job,
     );

@@ -1,5 +1,5 @@
 /** What the subscriber wizard collects, step by step. */
-import type { DestHistory, ExtractSummary, IngestSummary, ListEntry, VerifyReport } from '@brickpost/engine/api';
+import type { DestHistory, ExtractSummary, IngestSummary, ListEntry, S3Options, VerifyReport } from '@brickpost/engine/api';
 import type { Verdict } from './verdict.js';
 
 /** After the check: ingest the whole shipment, or take some entries off it. */
@@ -13,7 +13,10 @@ export interface ReceiveState {
   error: unknown;
   deep: VerifyReport | null;
   mode: ReceiveMode;
+  /** A folder, or `s3://BUCKET/PREFIX`. */
   dest: string;
+  /** How to reach a bucket destination (endpoint, profile), when given. */
+  s3: S3Options | undefined;
   history: DestHistory | null;
   summary: IngestSummary | null;
   /** The folder of the shipment the browse step shows ('' for its root). */
@@ -34,6 +37,7 @@ export function newReceiveState(): ReceiveState {
     deep: null,
     mode: 'ingest',
     dest: '',
+    s3: undefined,
     history: null,
     summary: null,
     folder: '',

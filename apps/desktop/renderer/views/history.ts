@@ -1,9 +1,10 @@
-/** History of a destination: the shipments applied, rollback to any kept one, and pins. */
-import type { DestHistory } from '@brickpost/engine/api';
+/** History of a destination (a folder or a bucket): the shipments applied; for a folder, rollback to any kept one, and pins. */
+import type { DestHistory, S3Options } from '@brickpost/engine/api';
 import { api } from '../api.js';
 import { dataTable, facts, h, replace } from '../ui/dom.js';
-import { folderField } from '../ui/folder-field.js';
 import { bytes, fingerprint, when } from '../ui/format.js';
+import { placeField } from '../ui/place-field.js';
+import { isBucket } from '../ui/s3.js';
 import { actions, busy, primary, secondary } from '../ui/wizard.js';
 
 /** What a row can ask for: rollback to it, pinning it, removing one of its pins. */
@@ -13,9 +14,21 @@ interface RowActions {
   unpin: (name: string) => void;
 }
 
-function table(hist: DestHistory, on: RowActions): HTMLElement {
+function table(hist: DestHistory, on: RowActions, bucket: boolean): HTMLElement {
   const rows = hist.shipments.map((s, i) => {
     const current = i === hist.shipments.length - 1;
+    if (bucket)
+      return {
+        props: { 'data-shipment': s.shipmentId, 'data-kept': 'false' },
+        cells: [
+          String(s.seq),
+          h('code', {}, s.shipmentId),
+          s.label || '—',
+          when(s.appliedAt),
+          `${s.files.toLocaleString()} files, ${bytes(s.bytes)}`,
+          current ? 'current' : '—',
+        ],
+      };
     const pins = s.pins.map((name) =>
       h(
         'span',
@@ -49,7 +62,10 @@ function table(hist: DestHistory, on: RowActions): HTMLElement {
       ],
     };
   });
-  return dataTable('Shipments applied, oldest first', ['#', 'Shipment', 'Label', 'Applied', 'Size', 'Undo data', 'Pins', 'Rollback'], rows);
+  const headers = bucket
+    ? ['#', 'Shipment', 'Label', 'Applied', 'Size', 'State']
+    : ['#', 'Shipment', 'Label', 'Applied', 'Size', 'Undo data', 'Pins', 'Rollback'];
+  return dataTable('Shipments applied, oldest first', headers, rows);
 }
 
 /** What DEST keeps for rollback, in words. */
@@ -68,45 +84,61 @@ function behind(n: NonNullable<DestHistory['newestSeen']>): string {
 }
 
 /** An ingest or rollback under way or interrupted: what DEST may hold meanwhile, and a button that finishes it. */
-function unfinished(hist: DestHistory, onFinish: () => Promise<void>): HTMLElement {
+function unfinished(hist: DestHistory, onFinish: (() => Promise<void>) | null): HTMLElement {
   const p = hist.inProgress!;
   const slot = h('div', {});
-  const finish = primary('Finish it now', () => void busy(finish, slot, onFinish, 'Could not finish it'));
+  const finish = primary('Finish it now', () => void (onFinish && busy(finish, slot, onFinish, 'Could not finish it')));
   return h(
     'div',
     { class: 'banner warn', role: 'alert', 'data-in-progress': p.kind },
     ...p.lines.map((l) => h('p', {}, l)),
-    ...(p.running ? [] : [actions(finish)]),
+    ...(p.running || !onFinish ? [] : [actions(finish)]),
     slot,
   );
 }
 
-/** The history view; `dest` prefills the folder (from #/history?dest=…). */
-export function historyView(dest = ''): HTMLElement {
-  const field = folderField({ label: 'Destination folder', name: 'history-dest', title: 'A destination folder', value: dest });
+/** The history view; `dest` prefills the folder or bucket, `s3` how to reach a bucket (from #/history?dest=…&endpoint=…&profile=…). */
+export function historyView(dest = '', s3?: S3Options): HTMLElement {
+  const place = placeField({
+    legend: 'Destination',
+    name: 'history-dest',
+    folder: { label: 'Destination folder', title: 'A destination folder' },
+    bucketHelp: 'The prefix ingested into (s3://BUCKET/PREFIX): its history is read from PREFIX/.brickpost/.',
+    value: dest,
+    s3,
+  });
+  const field = place.folder;
   const out = h('div', { 'aria-live': 'polite' });
   const confirmSlot = h('div', {});
   const load = async (): Promise<void> => {
-    const hist = await api().history({ dest: field.value() });
+    const where = place.value();
+    if (!where) return;
+    const hist = await api().history({ dest: where.where, ...(where.s3 ? { s3: where.s3 } : {}) });
+    const bucket = isBucket(where.where);
     replace(confirmSlot);
     replace(
       out,
       ...(hist.inProgress
         ? [
-            unfinished(hist, async () => {
-              const r = await api().resume({ dest: field.value() });
-              await load();
-              confirmSlot.appendChild(h('p', { class: 'banner ok', role: 'status' }, `Finished ${r.finished ?? 'the interrupted job'}.`));
-            }),
+            unfinished(
+              hist,
+              bucket
+                ? null
+                : async () => {
+                    const r = await api().resume({ dest: field.value() });
+                    await load();
+                    confirmSlot.appendChild(h('p', { class: 'banner ok', role: 'status' }, `Finished ${r.finished ?? 'the interrupted job'}.`));
+                  },
+            ),
           ]
         : []),
       facts([
         ['Dataset', hist.dataset],
         ['Publisher key id', h('code', {}, fingerprint(hist.publisherKeyId))],
-        ['Rollback reach', reach(hist)],
+        ['Rollback reach', bucket ? 'none: a bucket keeps no undo data (rollback works on folder destinations)' : reach(hist)],
         ...(hist.newestSeen ? [['Newest seen', behind(hist.newestSeen)] as [string, string]] : []),
       ]),
-      table(hist, { rollback: (to, seq) => confirm(to, seq), pin: (to, seq) => askPin(to, seq), unpin: (name) => void unpin(name) }),
+      table(hist, { rollback: (to, seq) => confirm(to, seq), pin: (to, seq) => askPin(to, seq), unpin: (name) => void unpin(name) }, bucket),
     );
   };
   const confirm = (to: string, seq: number): void => {
@@ -188,7 +220,7 @@ export function historyView(dest = ''): HTMLElement {
     'div',
     { class: 'view', 'data-view': 'history' },
     h('h1', {}, 'History and rollback'),
-    h('form', { class: 'step-form', onsubmit: (e: Event) => (e.preventDefault(), show.click()) }, field.el, actions(show)),
+    h('form', { class: 'step-form', onsubmit: (e: Event) => (e.preventDefault(), show.click()) }, place.el, actions(show)),
     confirmSlot,
     out,
   );

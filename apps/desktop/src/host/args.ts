@@ -3,7 +3,7 @@
  * page, over IPC or HTTP), so each method takes only a plain object with the
  * fields it names, of the types it names; anything else is a USAGE error.
  */
-import { BrickpostError, quote } from '@brickpost/engine/api';
+import { BrickpostError, quote, type S3Options } from '@brickpost/engine/api';
 import { JOB_ID_PATTERN } from '../shared/methods.js';
 
 /** A plain object argument. */
@@ -60,4 +60,25 @@ export function jobIdArg(jobId: unknown): string {
   if (typeof jobId !== 'string' || !JOB_ID_PATTERN.test(jobId))
     throw new BrickpostError('USAGE', `job id ${quote(String(jobId))} is not valid`, { hint: 'use 1 to 64 letters, digits, - or _' });
   return jobId;
+}
+
+/**
+ * The `s3` field (how to reach a bucket: endpointUrl, profile; each a
+ * string, nothing else), or undefined when absent. Credentials never travel
+ * here: the engine takes them from the environment and AWS's shared files.
+ * @throws BrickpostError USAGE
+ */
+export function s3Field(method: string, o: Opts): S3Options | undefined {
+  const v = o['s3'];
+  if (v === undefined) return undefined;
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new BrickpostError('USAGE', `${method}: s3 must be an object`);
+  const s3 = v as Opts;
+  const other = Object.keys(s3).find((k) => k !== 'endpointUrl' && k !== 'profile');
+  if (other !== undefined)
+    throw new BrickpostError('USAGE', `${method}: s3 takes endpointUrl and profile only, not ${quote(other)}`, {
+      hint: 'credentials come from the environment or ~/.aws files, never from the app',
+    });
+  const endpointUrl = stringField(method, s3, 'endpointUrl', true);
+  const profile = stringField(method, s3, 'profile', true);
+  return { ...(endpointUrl !== undefined ? { endpointUrl } : {}), ...(profile !== undefined ? { profile } : {}) };
 }

@@ -11,7 +11,7 @@ import { BrickpostError, isBrickpostError, parseMaxLag, quote, type ExtractOptio
 import { renderReportHtml } from '@brickpost/engine/report-html';
 import type { DesktopApi, JobListener } from '../shared/api.js';
 import { isJobMethod, isQuickMethod, type JobMethod, type Method, type QuickMethod } from '../shared/methods.js';
-import { boolField, jobIdArg, objectArg, stringField, stringListField, type Opts } from './args.js';
+import { boolField, jobIdArg, objectArg, s3Field, stringField, stringListField, type Opts } from './args.js';
 import { detectDrives } from './drives.js';
 import { listFolder, sourceInfo } from './folders.js';
 import { shipmentFolder } from './shipment-folder.js';
@@ -140,7 +140,10 @@ const QUICK: { [M in QuickMethod]: (e: Engine, args: unknown[]) => Answer<M> | P
     return shipmentFolder(e, { drive: stringField(m, o, 'drive'), folder, ...(shipment !== undefined ? { shipment } : {}) });
   },
   receipt: (e, args) => receipt(e, objectArg('receipt', args)),
-  history: (e, args) => e.history(stringField('history', objectArg('history', args), 'dest')),
+  history: (e, args) => {
+    const o = objectArg('history', args);
+    return e.history(stringField('history', o, 'dest'), s3Field('history', o));
+  },
   rollback: (e, args) => {
     const o = objectArg('rollback', args);
     return e.rollback({ dest: stringField('rollback', o, 'dest'), to: stringField('rollback', o, 'to') }, () => undefined);
@@ -183,9 +186,9 @@ const QUICK: { [M in QuickMethod]: (e: Engine, args: unknown[]) => Answer<M> | P
 
 /** The job methods of the table, each run over an Engine with an event sink and an abort signal. */
 const JOBS: { [M in JobMethod]: (e: Engine, opts: Opts, sink: JobListener, signal: AbortSignal) => Promise<Answer<M>> } = {
-  pack: (e, o, sink, signal) => e.pack(o as never, sink, signal),
+  pack: (e, o, sink, signal) => e.pack(withS3('pack', o) as never, sink, signal),
   verify: (e, o, sink, signal) => e.verify(o as never, sink, signal),
-  ingest: (e, o, sink, signal) => e.ingest(o as never, sink, signal),
+  ingest: (e, o, sink, signal) => e.ingest(withS3('ingest', o) as never, sink, signal),
   extract: (e, o, sink, signal) => e.extract(extractOptions(o), sink, signal),
   rebuildDrive: (e, o, sink, signal) => e.rebuildDrive(rebuildOptions(o), sink, signal),
 };
@@ -202,6 +205,14 @@ async function receipt(engine: Engine, o: Opts): Promise<Answer<'receipt'>> {
   }
   const summary = await engine.receipt({ dest, out: resolve(out), deep: boolField('receipt', o, 'deep') });
   return { ...summary, text: await readFile(summary.out, 'utf8') };
+}
+
+/** The options with their `s3` field checked (a bucket source or destination's endpoint and profile). @throws BrickpostError USAGE */
+function withS3(method: string, o: Opts): Opts {
+  const s3 = s3Field(method, o);
+  const rest = { ...o };
+  delete rest['s3'];
+  return s3 !== undefined ? { ...rest, s3 } : rest;
 }
 
 const APPLY_FLAGS = ['samePermissions', 'setid', 'owners', 'acls', 'noXattrs', 'specials', 'outsideLinks'] as const;

@@ -28,6 +28,7 @@ import type {
   ReceiptSummary,
   ResumeSummary,
   PinSummary,
+  S3Options,
   RollbackSummary,
   ShipmentReport,
   SubscribersReport,
@@ -145,7 +146,8 @@ export interface DesktopApi {
 
   /** Writes a signed receipt of DEST to `out` (default: the home's receipts folder) and returns it with its text. */
   receipt(opts: { dest: string; out?: string; deep?: boolean }): Promise<ReceiptSummary & { text: string }>;
-  history(opts: { dest: string }): Promise<DestHistory>;
+  /** The shipments applied to DEST, a folder or `s3://BUCKET/PREFIX` (reached as `s3` says). */
+  history(opts: { dest: string; s3?: S3Options }): Promise<DestHistory>;
   rollback(opts: { dest: string; to: string }): Promise<RollbackSummary>;
   /** Names a point of DEST's history (a shipment id or seq) so pruning keeps rollback to it. */
   pin(opts: { dest: string; shipment: string; name: string }): Promise<PinSummary>;
