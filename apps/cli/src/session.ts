@@ -3,7 +3,7 @@
  * and always close it. Only command modules import this file, so the engine
  * (and its native modules) load only when a command runs.
  */
-import { Engine } from '@brickpost/engine';
+import { Engine, tuneProcess } from '@brickpost/engine';
 import type { Context } from './context.js';
 
 /**
@@ -15,6 +15,7 @@ import type { Context } from './context.js';
  * (a failed sync of the catalog) when `fn` succeeded.
  */
 export async function withEngine<T>(ctx: Context, fn: (engine: Engine) => Promise<T> | T, opts: { create?: boolean } = {}): Promise<T> {
+  tuneProcess();
   const engine = Engine.open({ ...(ctx.home !== undefined ? { home: ctx.home } : {}), ...(opts.create === false ? { create: false } : {}) });
   let result: T;
   try {

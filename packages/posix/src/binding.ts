@@ -32,6 +32,7 @@ export interface Addon {
   groupId(name: string): number | null;
   lutimesNs(path: Path, atimeNs: bigint, mtimeNs: bigint): void;
   futimesNs(fd: number, atimeNs: bigint, mtimeNs: bigint): void;
+  limitArenas(arenas: number): boolean;
 }
 
 const addonFile = fileURLToPath(new URL('../../build/Release/posix.node', import.meta.url));

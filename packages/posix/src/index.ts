@@ -8,7 +8,8 @@
  * - special files: {@link mknod}, {@link mkfifo}, {@link major}, {@link minor}, {@link makedev};
  * - owners by name: {@link userName}, {@link groupName}, {@link userId}, {@link groupId};
  * - timestamps to the nanosecond: {@link lutimesNs}, {@link futimesNs};
- * - locks the kernel drops when their holder dies: {@link tryLock}.
+ * - locks the kernel drops when their holder dies: {@link tryLock};
+ * - the C allocator's arenas: {@link limitArenas}.
  *
  * A small N-API addon in C (src/*.c) built by node-gyp at install. Paths are
  * strings or Buffers; Buffers go to the system byte for byte, since names need
@@ -24,3 +25,4 @@ export { mknod, mkfifo, major, minor, makedev } from './nodes.js';
 export { userName, groupName, userId, groupId } from './owners.js';
 export { lutimesNs, futimesNs } from './times.js';
 export { tryLock } from './lock.js';
+export { limitArenas } from './memory.js';

@@ -29,6 +29,7 @@ import {
   groupName,
   listXattrs,
   lutimesNs,
+  limitArenas,
   major,
   makedev,
   minor,
@@ -366,4 +367,11 @@ test('errors are shaped like Node’s fs errors', () => {
   assert.throws(() => getXattr(42 as unknown as string, 'user.x'), { name: 'TypeError', code: 'ERR_INVALID_ARG_TYPE' });
   assert.throws(() => getXattr(`${root}/a\0b`, 'user.x'), { name: 'TypeError', code: 'ERR_INVALID_ARG_VALUE' });
   assert.throws(() => setXattr(missing, 'user.x', 'text' as unknown as Buffer), { name: 'TypeError' });
+});
+
+test('limitArenas caps the allocator where glibc is the C library, and refuses a bad count', () => {
+  const glibc = (process.report.getReport() as { header?: { glibcVersionRuntime?: string } }).header?.glibcVersionRuntime !== undefined;
+  assert.equal(limitArenas(2), glibc, 'mallopt(M_ARENA_MAX) is set exactly where glibc runs');
+  assert.throws(() => limitArenas(0), { code: 'ERR_OUT_OF_RANGE' });
+  assert.throws(() => limitArenas(1.5), { code: 'ERR_OUT_OF_RANGE' });
 });

@@ -4,6 +4,7 @@
  * engine's native modules (better-sqlite3, zstd-napi) are built for Node's
  * ABI, not Electron's. Exits when its parent goes away.
  */
+import { tuneProcess } from '@brickpost/engine';
 import { toWireError } from './errors.js';
 import { DesktopHost } from './host.js';
 import type { FromChild, ToChild } from './wire.js';
@@ -17,6 +18,7 @@ function main(): void {
     process.stderr.write('brickpost: error: the engine host must be started by the desktop app (no IPC channel)\n');
     process.exit(2);
   }
+  tuneProcess();
   let host: DesktopHost;
   try {
     host = new DesktopHost({});
