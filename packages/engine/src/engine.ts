@@ -40,6 +40,7 @@ import type { ExtractAtOptions, ExtractAtSummary, PinOptions, PinSummary, PruneO
 import { ingest } from './ingest/ingest.js';
 import { s3History } from './s3/history.js';
 import { s3Ingest } from './s3/ingest.js';
+import { s3Resume, s3Rollback, s3Status } from './s3/rollback.js';
 import { isS3Url } from './s3/url.js';
 import { reconcileAll, reconcileDest } from './ingest/record.js';
 import { rollback } from './ingest/rollback.js';
@@ -303,12 +304,14 @@ export class Engine {
    * working on it, an ingest or rollback under way or interrupted. Reads
    * only. @throws NOT_FOUND, UNSAFE_ENTRY, PERMISSION, IO
    */
-  status(dest: string): Promise<DestStatus> {
+  status(dest: string, s3?: S3Options): Promise<DestStatus> {
+    if (isS3Url(dest)) return s3Status(dest, s3);
     return destStatus(dest);
   }
 
   /** Finishes an interrupted ingest or rollback of a destination. @throws NOT_FOUND, LOCKED, UNFINISHED, PERMISSION, IO */
-  resume(dest: string, onEvent: EventSink): Promise<ResumeSummary> {
+  resume(dest: string, onEvent: EventSink, s3?: S3Options): Promise<ResumeSummary> {
+    if (isS3Url(dest)) return s3Resume(this.ctx, dest, s3, onEvent);
     return resume(this.ctx.identity().ageIdentities, dest, onEvent);
   }
 
@@ -318,6 +321,7 @@ export class Engine {
    * @throws BrickpostError NOT_FOUND, USAGE, LOCKED, UNFINISHED, PERMISSION, IO
    */
   async rollback(opts: RollbackOptions, onEvent: EventSink): Promise<RollbackSummary> {
+    if (isS3Url(opts.dest)) return s3Rollback(this.ctx, opts, onEvent);
     await reconcileDest(this.ctx, opts.dest);
     return rollback(this.ctx, opts, onEvent);
   }
