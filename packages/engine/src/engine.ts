@@ -39,6 +39,7 @@ import { pin, prune, unpin } from './ingest/undo-points.js';
 import type { ExtractAtOptions, ExtractAtSummary, PinOptions, PinSummary, PruneOptions, PruneSummary, UnpinOptions } from './api/index.js';
 import { ingest } from './ingest/ingest.js';
 import { s3History } from './s3/history.js';
+import { noS3At, s3Extract } from './s3/extract.js';
 import { s3Ingest } from './s3/ingest.js';
 import { s3Resume, s3Rollback, s3Status } from './s3/rollback.js';
 import { isS3Url } from './s3/url.js';
@@ -254,6 +255,7 @@ export class Engine {
    * @throws BrickpostError NOT_FOUND, USAGE, BASIS_MISSING, NO_SPACE, and what verifying the drive throws
    */
   extract(opts: ExtractOptions, onEvent: EventSink, signal?: AbortSignal): Promise<ExtractSummary> {
+    if (isS3Url(opts.to)) return s3Extract(this.ctx, opts, onEvent, signal);
     return extract(this.ctx, opts, onEvent, signal);
   }
 
@@ -343,6 +345,7 @@ export class Engine {
 
   /** Takes files out of a destination as they were after an applied shipment (ingest/extract-at.ts). @throws NOT_FOUND, USAGE, UNSAFE_ENTRY, LOCKED, CHUNK_MISMATCH, PERMISSION, IO */
   async extractAt(opts: ExtractAtOptions, onEvent: EventSink = () => undefined): Promise<ExtractAtSummary> {
+    if (isS3Url(opts.dest) || isS3Url(opts.to)) throw noS3At(opts.at);
     return extractAt(this.ctx, opts, onEvent);
   }
 
