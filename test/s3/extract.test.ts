@@ -102,6 +102,10 @@ describe.skipIf(skip)(`object storage: extract into a bucket${skip ? ` [skipped:
     assert.equal(missing.code, 2);
     assert.equal(errorEvent(missing).code, 'NOT_FOUND');
     assert.deepEqual(await keys(s3.client, 'dest', 'missing/'), []);
+    // extract --at reads a destination folder's undo data into a folder: no bucket either way.
+    const at = run(['extract', '--at', '1', 's3://dest/some', 'take/big.bin', '--to', tempDir('bp-s3x-at-')]);
+    assert.equal(at.code, 2, at.stdout + at.stderr);
+    assert.match(errorEvent(at).message, /extract --at takes files from a destination folder into a folder/);
   });
 
   test('a damaged pack stops the extract; no object is left behind', async () => {

@@ -206,6 +206,11 @@ describe.skipIf(skip)(`object storage: rollback of a bucket prefix${skip ? ` [sk
     assert.equal(run(sub, ['rollback', 's3://dest/one', '--to', '1']).code, 2);
     ok(run(sub, ['rollback', 's3://dest/one', '--to', '2']));
     assert.deepEqual(diffObjects(after2, await dest('one')), []);
+    // A bucket keeps undo by count only: --keep-days is refused before anything is written.
+    const days = run(sub, ['ingest', drives[0]!, 's3://dest/days', '--keep-days', '7']);
+    assert.equal(days.code, 2, days.stdout + days.stderr);
+    assert.match(errorEvent(days).message, /keeps the undo of its last shipments by count/);
+    assert.deepEqual(await keys(s3.client, 'dest', 'days/'), []);
     // Unknown shipment: not found (exit 2).
     const missing = run(sub, ['rollback', 's3://dest/one', '--to', '9']);
     assert.equal(missing.code, 2);
