@@ -38,7 +38,7 @@ import { extractAt } from './ingest/extract-at.js';
 import { pin, prune, unpin } from './ingest/undo-points.js';
 import type { ExtractAtOptions, ExtractAtSummary, PinOptions, PinSummary, PruneOptions, PruneSummary, UnpinOptions } from './api/index.js';
 import { ingest } from './ingest/ingest.js';
-import { isS3Url } from './s3/url.js';
+import { isS3Url, noS3At } from './s3/url.js';
 import { reconcileAll, reconcileDest } from './ingest/record.js';
 import { rollback } from './ingest/rollback.js';
 import { resume } from './ingest/settle.js';
@@ -252,6 +252,7 @@ export class Engine {
    * @throws BrickpostError NOT_FOUND, USAGE, BASIS_MISSING, NO_SPACE, and what verifying the drive throws
    */
   extract(opts: ExtractOptions, onEvent: EventSink, signal?: AbortSignal): Promise<ExtractSummary> {
+    if (isS3Url(opts.to)) return import('./s3/extract.js').then((m) => m.s3Extract(this.ctx, opts, onEvent, signal));
     return extract(this.ctx, opts, onEvent, signal);
   }
 
@@ -302,12 +303,14 @@ export class Engine {
    * working on it, an ingest or rollback under way or interrupted. Reads
    * only. @throws NOT_FOUND, UNSAFE_ENTRY, PERMISSION, IO
    */
-  status(dest: string): Promise<DestStatus> {
+  status(dest: string, s3?: S3Options): Promise<DestStatus> {
+    if (isS3Url(dest)) return import('./s3/rollback.js').then((m) => m.s3Status(dest, s3));
     return destStatus(dest);
   }
 
   /** Finishes an interrupted ingest or rollback of a destination. @throws NOT_FOUND, LOCKED, UNFINISHED, PERMISSION, IO */
-  resume(dest: string, onEvent: EventSink): Promise<ResumeSummary> {
+  resume(dest: string, onEvent: EventSink, s3?: S3Options): Promise<ResumeSummary> {
+    if (isS3Url(dest)) return import('./s3/rollback.js').then((m) => m.s3Resume(this.ctx, dest, s3, onEvent));
     return resume(this.ctx.identity().ageIdentities, dest, onEvent);
   }
 
@@ -317,6 +320,7 @@ export class Engine {
    * @throws BrickpostError NOT_FOUND, USAGE, LOCKED, UNFINISHED, PERMISSION, IO
    */
   async rollback(opts: RollbackOptions, onEvent: EventSink): Promise<RollbackSummary> {
+    if (isS3Url(opts.dest)) return (await import('./s3/rollback.js')).s3Rollback(this.ctx, opts, onEvent);
     await reconcileDest(this.ctx, opts.dest);
     return rollback(this.ctx, opts, onEvent);
   }
@@ -338,6 +342,7 @@ export class Engine {
 
   /** Takes files out of a destination as they were after an applied shipment (ingest/extract-at.ts). @throws NOT_FOUND, USAGE, UNSAFE_ENTRY, LOCKED, CHUNK_MISMATCH, PERMISSION, IO */
   async extractAt(opts: ExtractAtOptions, onEvent: EventSink = () => undefined): Promise<ExtractAtSummary> {
+    if (isS3Url(opts.dest) || isS3Url(opts.to)) throw noS3At(opts.at);
     return extractAt(this.ctx, opts, onEvent);
   }
 

@@ -3,7 +3,7 @@ import { BrickpostError } from '@brickpost/engine/api';
 import type { CommandRun } from '../context.js';
 import { list, str } from '../context.js';
 import { formatBytes, formatCount, plural } from '../format.js';
-import { applyOptions, expansionOption } from '../apply-options.js';
+import { applyOptions, expansionOption, s3Option } from '../apply-options.js';
 import { printSummary, runJob } from '../job.js';
 import { withEngine } from '../session.js';
 
@@ -21,6 +21,7 @@ export const run: CommandRun = async (ctx, inv) => {
     ...(shipment !== undefined ? { shipment } : {}),
     ...applyOptions(inv),
     ...expansionOption(inv),
+    ...s3Option(inv),
   };
   const { result: s } = await runJob(ctx, (sink, signal) => withEngine(ctx, (engine) => engine.extract(opts, sink, signal)));
   await printSummary(ctx, 'extract', s, () => [

@@ -4,10 +4,11 @@ import { EXIT_CODES, inProgressLines } from '@brickpost/engine/api';
 import type { CommandRun } from '../context.js';
 import { printable } from '../format.js';
 import { withEngine } from '../session.js';
+import { s3Option } from '../apply-options.js';
 
 /** Prints the status; exit 0 when DEST is settled, 7 (busy) while a job is under way or interrupted. */
 export const run: CommandRun = async (ctx, inv) => {
-  const s = await withEngine(ctx, (engine) => engine.status(inv.positionals[0]!), { create: false });
+  const s = await withEngine(ctx, (engine) => engine.status(inv.positionals[0]!, s3Option(inv).s3), { create: false });
   if (ctx.json) await ctx.out.document(s);
   else for (const line of describeStatus(s)) await ctx.out.line(line);
   return s.inProgress ? EXIT_CODES.busy : EXIT_CODES.ok;

@@ -24,10 +24,10 @@ export const DEST_COMMANDS: CommandSpec[] = [
     summary: 'say what a destination holds and whether an ingest or rollback is under way or interrupted',
     args: ['DEST-DIR'],
     min: 1,
-    options: [json('print {dest, brickpost, dataset, datasetId, publisherKeyId, current, shipments, lock, inProgress, next}')],
+    options: [...S3, json('print {dest, brickpost, dataset, datasetId, publisherKeyId, current, shipments, lock, inProgress, next}')],
     json: 'document',
     details:
-      "Reads only: needs no key, takes no lock, and answers while another brickpost\nworks on DEST. While an ingest or rollback changes DEST, the file\nDEST/.brickpost/IN-PROGRESS exists and DEST may hold some entries of the old\ntree and some of the new one. If no brickpost is running, 'brickpost resume\nDEST' finishes it (so does any other brickpost command on DEST). Exit 0 when\nDEST is settled, 7 when a job is under way or interrupted.",
+      "Reads only: needs no key, takes no lock, and answers while another brickpost\nworks on DEST. While an ingest or rollback changes DEST, the file\nDEST/.brickpost/IN-PROGRESS exists and DEST may hold some entries of the old\ntree and some of the new one. If no brickpost is running, 'brickpost resume\nDEST' finishes it (so does any other brickpost command on DEST). Exit 0 when\nDEST is settled, 7 when a job is under way or interrupted. For s3://BUCKET/PREFIX\nthe marker is PREFIX/.brickpost/commit.json or rollback.json, and lock is null.",
     load: () => import('../commands/status.js'),
   },
   {
@@ -35,10 +35,10 @@ export const DEST_COMMANDS: CommandSpec[] = [
     summary: 'finish an ingest or rollback of a destination that was interrupted',
     args: ['DEST-DIR'],
     min: 1,
-    options: [json('print NDJSON events')],
+    options: [...S3, json('print NDJSON events')],
     json: 'events',
     details:
-      'Finishes what a crash, a kill or a full disk interrupted: the commit of an\ningest (DEST gets the new tree) or a rollback (down to the shipment it was\nasked for). Needs no drive; needs the key that ingested DEST. Nothing to do\nis not an error.',
+      'Finishes what a crash, a kill or a full disk interrupted: the commit of an\ningest (DEST gets the new tree) or a rollback (down to the shipment it was\nasked for). Needs no drive; needs the key that ingested DEST (for\ns3://BUCKET/PREFIX, only the credentials). Nothing to do is not an error.',
     load: () => import('../commands/resume.js'),
   },
   {
@@ -84,16 +84,17 @@ export const DEST_COMMANDS: CommandSpec[] = [
   },
   {
     name: 'rollback',
-    summary: 'return a destination folder to the tree of an earlier shipment',
+    summary: 'return a destination folder or bucket prefix to the tree of an earlier shipment',
     args: ['DEST-DIR'],
     min: 1,
     options: [
       { name: 'to', type: 'string', required: true, value: 'SHIPMENT-ID-or-SEQ', help: 'the applied shipment to return to' },
+      ...S3,
       json('print NDJSON events'),
     ],
     json: 'events',
     details:
-      'Undoes the shipments applied after the given one, newest first, from the undo\ndata in DEST/.brickpost (the last 3 shipments by default; see ingest\n--keep-undo and --keep-days, brickpost pin and prune). Any shipment history\nmarks "kept" can be returned to. Journaled like ingest: if interrupted,\n\'brickpost resume DEST\' (or any brickpost command on DEST) finishes it.',
+      'Undoes the shipments applied after the given one, newest first, from the undo\ndata in DEST/.brickpost (the last 3 shipments by default; see ingest\n--keep-undo and --keep-days, brickpost pin and prune). Any shipment history\nmarks "kept" can be returned to. Journaled like ingest: if interrupted,\n\'brickpost resume DEST\' (or any brickpost command on DEST) finishes it.\nDEST may be s3://BUCKET/PREFIX: the objects a shipment replaced or deleted\nare kept under PREFIX/.brickpost/undo/SEQ/ (ingest --keep-undo N; no pins,\nprune or --keep-days there) and copied back on the server.',
     load: () => import('../commands/rollback.js'),
   },
   {

@@ -162,7 +162,13 @@ export const SHIPPING_COMMANDS: CommandSpec[] = [
     min: 1,
     max: 100000,
     options: [
-      { name: 'to', type: 'string', required: true, value: 'DIR', help: 'the folder to write into (created when absent; nothing in it is replaced)' },
+      {
+        name: 'to',
+        type: 'string',
+        required: true,
+        value: 'DIR',
+        help: 'the folder to write into (created when absent), or s3://BUCKET/PREFIX; nothing in it is replaced',
+      },
       shipment,
       {
         name: 'drive',
@@ -179,11 +185,12 @@ export const SHIPPING_COMMANDS: CommandSpec[] = [
       },
       maxExpansion,
       ...APPLY,
+      ...S3,
       json('print NDJSON events'),
     ],
     json: 'events',
     details:
-      "PATH is relative to the shipment's root, as 'brickpost ls' prints it (\\xNN for a\nbyte of a name that is not UTF-8); a folder takes everything below it; no PATH\ntakes the whole shipment. Entries keep their paths under DIR. Only the chunks of\nthe files taken are read, each checked against its id. Nothing is written until\nevery PATH is found and nothing is in the way in DIR. A file of an incremental\nshipment that reuses data the drive does not carry cannot be extracted (exit 6).\n\nWith --at SEQ the first argument is a destination folder, and each PATH a file of\nit as it was after shipment SEQ ('brickpost history DEST' lists the shipments\nkept), read from DEST's undo data; no drive is needed.",
+      "PATH is relative to the shipment's root, as 'brickpost ls' prints it (\\xNN for a\nbyte of a name that is not UTF-8); a folder takes everything below it; no PATH\ntakes the whole shipment. Entries keep their paths under DIR. Only the chunks of\nthe files taken are read, each checked against its id. Nothing is written until\nevery PATH is found and nothing is in the way in DIR. A file of an incremental\nshipment that reuses data the drive does not carry cannot be extracted (exit 6).\n\nWith --at SEQ the first argument is a destination folder, and each PATH a file of\nit as it was after shipment SEQ ('brickpost history DEST' lists the shipments\nkept), read from DEST's undo data; no drive is needed.\n\nWith --to s3://BUCKET/PREFIX the files become objects (their Content-Type and\nuser metadata with them; a hard link a server-side copy); nothing is written if\nan object is at a key to write. Links and special files are not applied.",
     load: () => import('../commands/extract.js'),
   },
   {

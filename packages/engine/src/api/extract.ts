@@ -3,6 +3,7 @@
  * listing (ListEntry), extract and cat. Types only.
  */
 import type { IngestOptions } from './ingest.js';
+import type { S3Options } from './s3.js';
 
 /** What to take off a drive with Engine.extract; the apply options are ingest's. */
 export interface ExtractOptions extends Pick<
@@ -15,8 +16,10 @@ export interface ExtractOptions extends Pick<
   shipment?: string;
   /** Paths relative to the shipment's root (a folder takes what is below it; `\xNN` for a byte of a name that is not UTF-8); none takes everything. */
   paths: string[];
-  /** The folder to write into (created when absent); nothing in it is replaced. */
+  /** The folder to write into (created when absent), or s3://BUCKET/PREFIX; nothing in it is replaced. */
   to: string;
+  /** Credentials and endpoint when `to` is s3://BUCKET/PREFIX. */
+  s3?: S3Options;
 }
 
 export interface ExtractSummary {

@@ -99,6 +99,8 @@ export interface RollbackOptions {
   dest: string;
   /** Shipment id or sequence number of an applied shipment to return to. */
   to: string;
+  /** Credentials and endpoint when `dest` is s3://BUCKET/PREFIX. */
+  s3?: S3Options;
 }
 
 export interface RollbackSummary {

@@ -2,14 +2,17 @@ import type { DestHistory, S3Options } from '../api/index.js';
 import { BrickpostError } from '@brickpost/manifest';
 import { s3Client } from './client.js';
 import { Objects } from './objects.js';
-import { COMMIT, STATE, type S3Commit, type S3State } from './state.js';
+import { s3InProgress } from './rollback.js';
+import { keptUndo, STATE, type S3State } from './state.js';
+import { reachable } from './undo.js';
 import { parseS3Url } from './url.js';
 
 /**
  * The shipments applied to an object storage destination, oldest first,
- * from PREFIX/.brickpost/state.json (no key needed; nothing changes). None
- * is undoable: rollback works on folder destinations only. A commit under
- * way or interrupted (commit.json) is reported as an ingest in progress.
+ * from PREFIX/.brickpost/state.json (no key needed; nothing changes): which
+ * keep their undo objects (undoable), which rollback can return to (kept),
+ * and what their undo objects take. A commit or rollback under way or
+ * interrupted (commit.json, rollback.json) is reported in progress.
  * @throws BrickpostError NOT_FOUND (no bucket, or no brickpost state under the prefix), PERMISSION, IO
  */
 export async function s3History(dest: string, opts: S3Options = {}): Promise<DestHistory> {
@@ -21,18 +24,18 @@ export async function s3History(dest: string, opts: S3Options = {}): Promise<Des
       throw new BrickpostError('NOT_FOUND', `${place.url} is not a brickpost destination: it has no .brickpost/state.json`, {
         hint: `ingest a shipment into it first: brickpost ingest DRIVE ${place.url}`,
       });
-    const commit = await o.getJson<S3Commit>(COMMIT);
-    const from = { shipmentId: state.shipment, seq: state.seq };
+    const kept = new Set(reachable(state).map((h) => h.shipment));
+    const keep = keptUndo(state);
     return {
       dest: place.url,
       dataset: state.dataset,
       datasetId: state.datasetId,
       publisherKeyId: state.publisher,
-      keepUndo: 0,
-      keepAll: false,
+      keepUndo: Number.isFinite(keep) ? keep : (state.keepUndo ?? 0),
+      keepAll: state.keepAll === true,
       keepDays: null,
       pins: [],
-      undoBytes: 0,
+      undoBytes: state.history.reduce((n, h) => n + (h.undo?.bytes ?? 0), 0),
       shipments: state.history.map((h, i) => ({
         shipmentId: h.shipment,
         seq: h.seq,
@@ -42,27 +45,12 @@ export async function s3History(dest: string, opts: S3Options = {}): Promise<Des
         files: h.files ?? 0,
         bytes: h.bytes ?? 0,
         bytesFromDrive: h.bytesFromDrive ?? null,
-        undoable: false,
-        // Rollback works on folder destinations only: no point of a bucket's history is kept for it.
-        kept: i === state.history.length - 1,
+        undoable: h.undo !== undefined && i > 0,
+        kept: i === state.history.length - 1 || kept.has(h.shipment),
         pins: [],
-        undoBytes: 0,
+        undoBytes: h.undo?.bytes ?? 0,
       })),
-      inProgress: commit
-        ? {
-            kind: 'ingest',
-            shipmentId: commit.shipment,
-            seq: commit.state.seq,
-            from,
-            started: null,
-            phase: 'install',
-            running: false,
-            lines: [
-              `an ingest of shipment ${commit.shipment} into ${place.url} passed its commit point and is not finished: objects under the prefix may be old or new`,
-              `the next ingest into ${place.url} finishes it first: brickpost ingest DRIVE ${place.url}`,
-            ],
-          }
-        : null,
+      inProgress: await s3InProgress(o, state),
       newestSeen: null,
     };
   } finally {

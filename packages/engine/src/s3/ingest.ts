@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,15 +8,19 @@ import { chunkKey } from '../chunk/index.js';
 import type { Context } from '../context.js';
 import { openReadable } from '../extract/open.js';
 import { failpoint } from '../io/failpoint.js';
-import { takeLock } from '../io/lock.js';
 import { checkNotExpired } from '../ingest/expiry.js';
+import { UNDO_KEEP } from '../ingest/retention.js';
 import { Progress } from '../io/progress.js';
 import { readManifest } from '../verify/manifest-stream.js';
 import { walkShipment } from '../verify/walk-shipment.js';
 import { s3Client, s3Error } from './client.js';
 import { eachLimited, Objects } from './objects.js';
 import { Stager } from './stager.js';
-import { COMMIT, finishCommit, openTree, PARALLEL, STAGING, STATE, treeKey, type S3Commit, type S3State } from './state.js';
+import { finishCommit } from './commit.js';
+import { COMMIT, openTree, PARALLEL, STAGING, STATE, treeKey, undoKey, type S3Commit, type S3State } from './state.js';
+import { keysOf } from './undo.js';
+import { lockPrefix } from './lock.js';
+import { settleS3 } from './rollback.js';
 import { survey } from './survey.js';
 import { parseS3Url } from './url.js';
 
@@ -39,14 +42,7 @@ export async function s3Ingest(ctx: Context, opts: IngestOptions, onEvent: Event
   const started = performance.now();
   const place = parseS3Url(opts.dest);
   const o = new Objects(s3Client(opts.s3), place);
-  const lockName = createHash('sha256')
-    .update(`${opts.s3?.endpointUrl ?? ''} ${place.url}`)
-    .digest('hex')
-    .slice(0, 16);
-  const unlock = await takeLock(join(ctx.home, `s3-${lockName}.lock`), {
-    what: `${place.url} is being ingested into from home ${quote(ctx.home)}`,
-    command: 'ingest',
-  });
+  const unlock = await lockPrefix(ctx, place, opts.s3, 'ingest');
   const scratch = await mkdtemp(join(tmpdir(), 'brickpost-s3-'));
   let warnings = 0;
   const warn = (code: string, message: string): void => {
@@ -54,11 +50,7 @@ export async function s3Ingest(ctx: Context, opts: IngestOptions, onEvent: Event
     onEvent({ type: 'warning', code, message });
   };
   try {
-    const pending = await o.getJson<S3Commit>(COMMIT);
-    if (pending) {
-      warn('RESUMED', `${place.url}: finishing the interrupted ingest of shipment ${pending.shipment}`);
-      await finishCommit(o, pending, scratch);
-    }
+    await settleS3(o, scratch, warn);
     const state = await o.getJson<S3State>(STATE);
     const r = await openReadable(ctx, opts.drive, opts.drives ?? [], opts.shipment, onEvent, signal, opts.maxExpansion);
     try {
@@ -71,6 +63,10 @@ export async function s3Ingest(ctx: Context, opts: IngestOptions, onEvent: Event
       const base = { shipmentId: h.shipment, dataset: h.dataset, seq: h.seq, created: h.created, dest: place.url };
       if (state?.shipment === h.shipment) return { ...empty(base, true), seconds: (performance.now() - started) / 1000, warnings };
       checkNotExpired(r.shipment, opts.allowExpired === true);
+      if (opts.keepDays !== undefined)
+        throw new BrickpostError('USAGE', `${place.url}: a bucket keeps the undo of its last shipments by count, not by days`, {
+          hint: `give --keep-undo N instead: brickpost ingest ${opts.drive} ${place.url} --keep-undo 3`,
+        });
       checkChain(state, h, place.url);
 
       // The old tree (empty for a first shipment) and the new one, side by side.
@@ -154,6 +150,8 @@ export async function s3Ingest(ctx: Context, opts: IngestOptions, onEvent: Event
         await o.putFile(treeKey(h.shipment), treeFile);
 
         const applied = new Date().toISOString();
+        const keepUndo = opts.keepUndo ?? state?.keepUndo ?? UNDO_KEEP;
+        const keepAll = opts.keepAll ?? state?.keepAll ?? false;
         const next: S3State = {
           format: 'brickpost-s3-dest-1',
           dataset: h.dataset,
@@ -162,6 +160,8 @@ export async function s3Ingest(ctx: Context, opts: IngestOptions, onEvent: Event
           shipment: h.shipment,
           seq: h.seq,
           tree: treeKey(h.shipment),
+          keepUndo,
+          keepAll,
           history: [
             ...(state?.history ?? []),
             {
@@ -176,6 +176,8 @@ export async function s3Ingest(ctx: Context, opts: IngestOptions, onEvent: Event
             },
           ].slice(-1000),
         };
+        // Undo objects under this sequence number are a rolled-back shipment's that a crash left: the commit writes its own.
+        await o.deleteMany(keysOf(o.list(undoKey(h.seq))));
         await o.putJson(COMMIT, { shipment: h.shipment, state: next, oldTree: state?.tree ?? null } satisfies S3Commit);
         failpoint('s3-commit');
         const done = await finishCommit(o, { shipment: h.shipment, state: next, oldTree: state?.tree ?? null }, scratch);

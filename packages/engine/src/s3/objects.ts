@@ -206,6 +206,23 @@ export class Objects {
     } while (token);
   }
 
+  /** The folders directly below `rel` (ListObjectsV2 with a delimiter): each as a path below the prefix, ending in `/`. */
+  async *folders(rel: string): AsyncGenerator<string> {
+    let token: string | undefined;
+    do {
+      let page;
+      try {
+        page = await this.client.send(
+          new ListObjectsV2Command({ Bucket: this.place.bucket, Prefix: this.key(rel), Delimiter: '/', ...(token ? { ContinuationToken: token } : {}) }),
+        );
+      } catch (e) {
+        throw s3Error(e, 'cannot list', this.place, this.key(rel));
+      }
+      for (const p of page.CommonPrefixes ?? []) yield p.Prefix!.slice(this.place.prefix.length);
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+  }
+
   private async send(call: () => Promise<unknown>, what: string, rel: string): Promise<void> {
     try {
       await call();

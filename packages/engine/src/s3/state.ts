@@ -1,7 +1,6 @@
 import Database from 'better-sqlite3';
-import { join } from 'node:path';
-import { failpoint } from '../io/failpoint.js';
-import { eachLimited, STATE_DIR, type Objects } from './objects.js';
+import { UNDO_KEEP } from '../ingest/retention.js';
+import { STATE_DIR } from './objects.js';
 
 /**
  * What an object storage destination holds, in PREFIX/.brickpost/ beside
@@ -15,8 +14,11 @@ import { eachLimited, STATE_DIR, type Objects } from './objects.js';
  *   its chunks is (id, offset), so an incremental shipment's held chunks
  *   and delta bases are read back from the objects;
  * - `staging/SHIPMENT/PATH`: objects of a shipment being ingested;
+ * - `undo/SEQ/PATH`: the objects shipment SEQ replaced or deleted, as they
+ *   were (server-side copies, for rollback; undo.ts);
  * - `commit.json`: present from the commit point of an ingest until it is
- *   finished (the marker that the prefix is changing).
+ *   finished (the marker that the prefix is changing); `rollback.json`
+ *   likewise for a rollback.
  */
 export interface S3State {
   format: 'brickpost-s3-dest-1';
@@ -27,7 +29,23 @@ export interface S3State {
   seq: number;
   /** The tree file of `shipment`, below the prefix. */
   tree: string;
-  history: Array<{ shipment: string; seq: number; label: string; created: string; applied: string; files?: number; bytes?: number; bytesFromDrive?: number }>;
+  /** How many of the last shipments keep their undo objects (absent: UNDO_KEEP), or every one. */
+  keepUndo?: number;
+  keepAll?: boolean;
+  history: S3Applied[];
+}
+
+/** One applied shipment. `undo` is present while its undo objects are kept (rollback can undo it). */
+export interface S3Applied {
+  shipment: string;
+  seq: number;
+  label: string;
+  created: string;
+  applied: string;
+  files?: number;
+  bytes?: number;
+  bytesFromDrive?: number;
+  undo?: { objects: number; bytes: number };
 }
 
 /** The commit journal: the new state, and the tree of the state it replaces (whose objects not in the new tree retire). */
@@ -35,12 +53,18 @@ export interface S3Commit {
   shipment: string;
   state: S3State;
   oldTree: string | null;
+  /** The undo objects of the old tree are all copied (and `state` says what they take): nothing is copied to undo again. */
+  undoSaved?: boolean;
 }
 
 export const STATE = STATE_DIR + 'state.json';
 export const COMMIT = STATE_DIR + 'commit.json';
+export const ROLLBACK = STATE_DIR + 'rollback.json';
 export const STAGING = STATE_DIR + 'staging/';
-export const treeKey = (shipment: string): string => `${STATE_DIR}trees/${shipment}.sqlite`;
+export const UNDO = STATE_DIR + 'undo/';
+export const TREES = STATE_DIR + 'trees/';
+export const treeKey = (shipment: string): string => `${TREES}${shipment}.sqlite`;
+export const undoKey = (seq: number): string => `${UNDO}${seq}/`;
 
 /** Objects copied, deleted and fetched at once. */
 export const PARALLEL = 8;
@@ -56,46 +80,22 @@ CREATE TABLE IF NOT EXISTS chunks (id BLOB PRIMARY KEY, path TEXT NOT NULL, offs
   return db;
 }
 
-/**
- * Finishes a committed ingest, from the start or from wherever a crash
- * stopped it (each step can be done again): every staged object is copied
- * to its key, the objects of the old tree that the new one lacks are
- * deleted, the new state is written, and the staging objects, the old tree
- * and the journal go.
- */
-export async function finishCommit(o: Objects, c: S3Commit, scratch: string): Promise<{ installed: number; retired: number }> {
-  const staged = `${STAGING}${c.shipment}/`;
-  let installed = 0;
-  await eachLimited(o.list(staged), PARALLEL, async ({ rel, size }) => {
-    await o.copy(rel, rel.slice(staged.length), size);
-    installed++;
-    failpoint('s3-apply');
-  });
-  let retired = 0;
-  if (c.oldTree) {
-    const oldFile = join(scratch, 'old-tree.sqlite');
-    const newFile = join(scratch, 'new-tree.sqlite');
-    if ((await o.getFile(c.oldTree, oldFile)) && (await o.getFile(c.state.tree, newFile))) {
-      const db = openTree(newFile);
-      try {
-        db.prepare('ATTACH DATABASE ? AS old').run(oldFile);
-        retired = db.prepare('SELECT count(*) FROM old.files WHERE path NOT IN (SELECT path FROM main.files)').pluck().get() as number;
-        await o.deleteMany(
-          db.prepare('SELECT path FROM old.files WHERE path NOT IN (SELECT path FROM main.files)').pluck().iterate() as IterableIterator<string>,
-        );
-      } finally {
-        db.close();
-      }
-    }
-  }
-  await o.putJson(STATE, c.state);
-  failpoint('s3-state');
-  await o.deleteMany(keysOf(o.list(staged)));
-  if (c.oldTree && c.oldTree !== c.state.tree) await o.delete(c.oldTree);
-  await o.delete(COMMIT);
-  return { installed, retired };
+/** How many of the last shipments keep their undo objects. */
+export function keptUndo(s: S3State): number {
+  return s.keepAll ? Infinity : (s.keepUndo ?? UNDO_KEEP);
 }
 
-async function* keysOf(list: AsyncIterable<{ rel: string }>): AsyncGenerator<string> {
-  for await (const { rel } of list) yield rel;
+/** The state with the undo of shipments beyond the kept ones dropped (their objects are removed by pruneUndo). */
+export function limitUndo(s: S3State): S3State {
+  const keep = keptUndo(s);
+  const n = s.history.length;
+  return {
+    ...s,
+    history: s.history.map((h, i) => {
+      if (n - i <= keep || !h.undo) return h;
+      const without = { ...h };
+      delete without.undo;
+      return without;
+    }),
+  };
 }

@@ -35,3 +35,10 @@ export function parseS3Url(where: string): S3Place {
   const prefix = parts.length === 0 ? '' : parts.join('/') + '/';
   return { bucket, prefix, url: `s3://${bucket}${prefix ? '/' + prefix.slice(0, -1) : ''}` };
 }
+
+/** extract --at reads a destination folder's undo data and writes into a folder: object storage is neither. */
+export function noS3At(at: string): BrickpostError {
+  return new BrickpostError('USAGE', 'extract --at takes files from a destination folder into a folder, not from or into object storage', {
+    hint: `give folders: brickpost extract --at ${at} DEST-DIR PATH --to DIR`,
+  });
+}
