@@ -10,13 +10,13 @@
  */
 import { test } from 'vitest';
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, readdirSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { copyFileSync, linkSync, mkdirSync, readdirSync, statSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Engine } from '@brickpost/engine';
 import type { FolderListing, ListEntry } from '@brickpost/engine/api';
 import { craftShipment, newParty, type PartyKeys } from '@brickpost/engine/testing';
 import { FOLDER_LIMIT, shipmentFolder } from '@brickpost/desktop/host';
-import { snapshot, diffSnapshots, tempDir } from '../support.js';
+import { brickpost, diffSnapshots, publisherAndSubscriber, snapshot, tempDir } from '../support.js';
 
 const names = (entries: ListEntry[]): string[] => entries.map((e) => e.path);
 const cacheOf = (home: string): string => join(home, 'cache', 'browse');
@@ -162,17 +162,17 @@ test('two manifests under one shipment id never share an index', async () => {
 test('every look checks the signature; old indexes are pruned', async () => {
   const root = tempDir('bp-browse-trust-');
   const p = parties(root);
-  const drives = Array.from({ length: 10 }, (_, i) => join(root, `d${i}`));
+  const drives = Array.from({ length: 6 }, (_, i) => join(root, `d${i}`));
   for (const [i, d] of drives.entries()) await drive(d, p, [`f${i}.txt`]);
   const engine = Engine.open({ home: p.home });
   try {
     for (const d of drives) assert.equal((await look(engine, d, '')).indexBuilt, true);
-    assert.equal(indexes(p.home).length, 8, 'the 8 most recently used are kept');
-    assert.equal((await look(engine, drives[9]!, '')).indexBuilt, false);
+    assert.equal(indexes(p.home).length, 4, 'the 4 most recently used are kept');
+    assert.equal((await look(engine, drives[5]!, '')).indexBuilt, false);
     assert.equal((await look(engine, drives[0]!, '')).indexBuilt, true, 'the least recently used was pruned');
 
     engine.trustRemove('pub');
-    const refused = await look(engine, drives[9]!, '').then(
+    const refused = await look(engine, drives[5]!, '').then(
       () => null,
       (e: { code?: string }) => e.code,
     );
@@ -196,6 +196,40 @@ test('two looks at once build one index', async () => {
     );
     assert.deepEqual(both.map((r) => r.indexBuilt).sort(), [false, true]);
     assert.equal(readdirSync(cacheOf(p.home)).length, 1, 'one index, no temporary file left');
+  } finally {
+    engine.close();
+  }
+});
+
+test('every folder lists as Engine.list lists its entries: odd names, links, owners', async () => {
+  const root = tempDir('bp-browse-same-');
+  const [pub, sub, src, d] = ['pub', 'sub', 'src', 'drive'].map((n) => join(root, n)) as [string, string, string, string];
+  mkdirSync(join(src, 'a', 'b'), { recursive: true });
+  mkdirSync(d);
+  writeFileSync(join(src, 'a', 'one.txt'), 'one\n');
+  writeFileSync(Buffer.from(`${join(src, 'a', 'b')}/caf\xe9.txt`, 'latin1'), 'latin-1 name\n');
+  writeFileSync(join(src, 'a', 'b', 'bell\u0007 \u202e.txt'), 'ding\n');
+  linkSync(join(src, 'a', 'one.txt'), join(src, 'a', 'b', 'again.txt'));
+  symlinkSync('../one.txt', join(src, 'a', 'b', 'to-one'));
+  for (let i = 0; i < 40; i++) writeFileSync(join(src, `top${i}`), `${i}\n`);
+  const recipient = publisherAndSubscriber(pub, sub);
+  const r = brickpost(pub, ['pack', src, '--to', d, '--recipient', recipient, '--dataset', 'same']);
+  assert.equal(r.code, 0, r.stderr);
+
+  const engine = Engine.open({ home: sub });
+  try {
+    const all: ListEntry[] = [];
+    for await (const e of engine.list({ drive: d })) all.push(e);
+    assert.ok(all.some((e) => e.type === 'hard') && all.some((e) => e.type === 'link') && all.some((e) => !e.path.isWellFormed()) && all.some((e) => e.owner));
+    for (const folder of ['', ...all.filter((e) => e.type === 'dir').map((e) => e.path)]) {
+      const prefix = folder === '' ? '' : `${folder}/`;
+      const want = all.filter((e) => e.path.startsWith(prefix) && !e.path.slice(prefix.length).includes('/'));
+      const got = await look(engine, d, folder, 1000);
+      assert.deepEqual(got.entries, want, `folder ${JSON.stringify(folder)}`);
+      assert.equal(got.total, want.length);
+    }
+    const odd = all.find((e) => !e.path.isWellFormed())!;
+    assert.equal((await look(engine, d, odd.path).catch((e: { code?: string }) => e)).code, 'USAGE', 'a file with a byte name is found by its name');
   } finally {
     engine.close();
   }

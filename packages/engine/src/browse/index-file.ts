@@ -24,7 +24,7 @@ import { syncDir } from '../io/sync.js';
 import { listOpened } from '../verify/list.js';
 
 /** How many indexes a home keeps (the most recently used). */
-export const KEEP = 8;
+export const KEEP = 4;
 /** A temporary file this old is a killed builder's, removed when the folder is pruned. */
 const STALE_TEMP_MS = 24 * 3600 * 1000;
 const SUFFIX = '.sqlite';
@@ -102,7 +102,7 @@ async function build(home: string, file: string, s: OpenedShipment, key: BrowseI
       const top = stack[stack.length - 1]!;
       const name = e.path.slice(top.prefix.length);
       if (name.includes('/')) throw new BrickpostError('MALFORMED', `the manifest lists ${quote(e.path)} before its folder`, { path: s.dir });
-      const n = writer.add(top.n, toBytes(name), { ...e, path: name });
+      const n = writer.add(top.n, toBytes(name), e);
       if (e.type === 'dir') stack.push({ prefix: `${e.path}/`, n });
     }
     writer.finish({ shipment: key.shipment, digest: key.digest });

@@ -5,8 +5,10 @@
  *
  * - `entry`: one row per manifest entry, `n` in manifest order, `parent`
  *   the `n` of the folder holding it (0 for the shipment's root), `name`
- *   its last path part as bytes, `entry` its ListEntry as JSON with `path`
- *   holding that name (JSON keeps the escapes of names that are not UTF-8).
+ *   its last path part as bytes, `entry` the rest of its ListEntry as JSON
+ *   (no path, no owner), `owner` the row of its owner in `owner`.
+ * - `owner`: each distinct owner (uid, gid and names) as JSON, the first
+ *   MAX_OWNERS of them; an entry with another keeps its owner in its JSON.
  * - `folder`: each folder's number of children.
  * - `meta`: the shipment id, the signed SHA-256 of the manifest it was
  *   built from, and its entry count: an index that does not name the
@@ -16,17 +18,27 @@
  * found under an index's name is not read as one.
  */
 import Database from 'better-sqlite3';
+import { fromBytes } from '@brickpost/manifest';
 import type { ListEntry } from '../api/index.js';
 import { APPLICATION_IDS } from '../io/sqlite-open.js';
 
 /** The schema version of browse indexes. */
 const VERSION = 1;
+/** Distinct owners kept in their own table (and in memory while building); past them, an entry's JSON holds its owner. */
+const MAX_OWNERS = 4096;
 
 /** What an index was built from. */
 export interface BrowseIndexKey {
   shipment: string;
   digest: string;
   entries: number;
+}
+
+/** A row of `entry` as the reader selects it. */
+interface Row {
+  name: Buffer;
+  entry: string;
+  owner: number | null;
 }
 
 /** An entry of an index found by path: its number and its listing (path as the name). */
@@ -44,6 +56,8 @@ export interface IndexedEntry {
 export class BrowseIndexWriter {
   private readonly db: Database.Database;
   private readonly insert;
+  private readonly insertOwner;
+  private readonly owners = new Map<string, number>();
   private rows = 0;
   private inBatch = 0;
 
@@ -58,21 +72,36 @@ export class BrowseIndexWriter {
       this.db.pragma('locking_mode = EXCLUSIVE');
       this.db.exec(`
         CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-        CREATE TABLE entry (n INTEGER PRIMARY KEY, parent INTEGER NOT NULL, name BLOB NOT NULL, entry TEXT NOT NULL);
+        CREATE TABLE entry (n INTEGER PRIMARY KEY, parent INTEGER NOT NULL, name BLOB NOT NULL, entry TEXT NOT NULL, owner INTEGER);
+        CREATE TABLE owner (id INTEGER PRIMARY KEY, owner TEXT NOT NULL);
         CREATE TABLE folder (n INTEGER PRIMARY KEY, children INTEGER NOT NULL);
       `);
-      this.insert = this.db.prepare<[number, number, Buffer, string]>('INSERT INTO entry (n, parent, name, entry) VALUES (?, ?, ?, ?)');
+      this.insert = this.db.prepare<[number, number, Buffer, string, number | null]>(
+        'INSERT INTO entry (n, parent, name, entry, owner) VALUES (?, ?, ?, ?, ?)',
+      );
+      this.insertOwner = this.db.prepare<[number, string]>('INSERT INTO owner (id, owner) VALUES (?, ?)');
     } catch (e) {
       this.db.close();
       throw e;
     }
   }
 
-  /** Adds the next entry in manifest order; returns its number. */
+  /** Adds the next entry in manifest order (its path is its name's bytes); returns its number. */
   add(parent: number, name: Buffer, entry: ListEntry): number {
     if (this.inBatch === 0) this.db.exec('BEGIN');
     const n = ++this.rows;
-    this.insert.run(n, parent, name, JSON.stringify(entry));
+    const { path: _path, owner, ...rest } = entry;
+    let ownerId: number | null = null;
+    if (owner !== undefined) {
+      const json = JSON.stringify(owner);
+      ownerId = this.owners.get(json) ?? null;
+      if (ownerId === null && this.owners.size < MAX_OWNERS) {
+        ownerId = this.owners.size + 1;
+        this.owners.set(json, ownerId);
+        this.insertOwner.run(ownerId, json);
+      }
+    }
+    this.insert.run(n, parent, name, JSON.stringify(ownerId === null && owner !== undefined ? { ...rest, owner } : rest), ownerId);
     if (++this.inBatch === this.batch) {
       this.db.exec('COMMIT');
       this.inBatch = 0;
@@ -113,6 +142,7 @@ export class BrowseIndexWriter {
  */
 export class BrowseIndexReader {
   private readonly db: Database.Database;
+  private readonly owners = new Map<number, NonNullable<ListEntry['owner']>>();
 
   /** @throws Error when `file` is not a complete index of `key`, and what SQLite throws */
   constructor(file: string, key: BrowseIndexKey) {
@@ -138,31 +168,41 @@ export class BrowseIndexReader {
 
   /** The entry named `name` in folder `parent` (0: the root), or undefined. */
   child(parent: number, name: Buffer): IndexedEntry | undefined {
-    const row = this.db.prepare<[number, Buffer], { n: number; entry: string }>('SELECT n, entry FROM entry WHERE parent = ? AND name = ?').get(parent, name);
-    return row && { n: row.n, entry: parseEntry(row.entry) };
+    const row = this.db
+      .prepare<[number, Buffer], Row & { n: number }>('SELECT n, name, entry, owner FROM entry WHERE parent = ? AND name = ?')
+      .get(parent, name);
+    return row && { n: row.n, entry: this.entryOf(row) };
   }
 
   /** The first `limit` children of folder `parent` in manifest order (paths as names), and how many it has in all. */
   children(parent: number, limit: number): { entries: ListEntry[]; total: number } {
     const entries = this.db
-      .prepare<[number, number], string>('SELECT entry FROM entry WHERE parent = ? ORDER BY n LIMIT ?')
-      .pluck()
+      .prepare<[number, number], Row>('SELECT name, entry, owner FROM entry WHERE parent = ? ORDER BY n LIMIT ?')
       .all(parent, limit)
-      .map(parseEntry);
+      .map((r) => this.entryOf(r));
     const total = this.db.prepare<[number], number>('SELECT children FROM folder WHERE n = ?').pluck().get(parent) ?? 0;
     return { entries, total };
+  }
+
+  /** A row as a ListEntry (path: its name). @throws Error for a row BrowseIndexWriter did not write */
+  private entryOf(r: Row): ListEntry {
+    const e = JSON.parse(r.entry) as unknown;
+    if (typeof e !== 'object' || e === null || typeof (e as { type?: unknown }).type !== 'string') throw new Error('not an entry of a browse index');
+    const entry = { ...(e as Omit<ListEntry, 'path'>), path: fromBytes(r.name) };
+    if (r.owner !== null) {
+      let owner = this.owners.get(r.owner);
+      if (owner === undefined) {
+        const json = this.db.prepare<[number], string>('SELECT owner FROM owner WHERE id = ?').pluck().get(r.owner);
+        if (json === undefined) throw new Error('an entry of a browse index names no owner');
+        owner = JSON.parse(json) as NonNullable<ListEntry['owner']>;
+        this.owners.set(r.owner, owner);
+      }
+      entry.owner = owner;
+    }
+    return entry;
   }
 
   close(): void {
     if (this.db.open) this.db.close();
   }
-}
-
-/** An entry's JSON as written by BrowseIndexWriter.add. @throws Error for anything else */
-function parseEntry(json: string): ListEntry {
-  const e = JSON.parse(json) as unknown;
-  if (typeof e !== 'object' || e === null || typeof (e as { path?: unknown }).path !== 'string' || typeof (e as { type?: unknown }).type !== 'string') {
-    throw new Error('not an entry of a browse index');
-  }
-  return e as ListEntry;
 }
