@@ -4,19 +4,21 @@
  * look reuses that file; a damaged, foreign or other-manifest file under its
  * name is built again; two manifests under one shipment id never share one;
  * a folder past the limit is capped and counted; the shipment's signature
- * is still checked on every look; old indexes are pruned. Shipments are
+ * is still checked on every look; old indexes are pruned; builders in
+ * one process or in two leave one complete file. Shipments are
  * written by the crafting writer of `@brickpost/engine/testing`, signed by a
  * publisher the subscriber's home trusts.
  */
 import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import { copyFileSync, linkSync, mkdirSync, readdirSync, statSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { Engine } from '@brickpost/engine';
 import type { FolderListing, ListEntry } from '@brickpost/engine/api';
 import { craftShipment, newParty, type PartyKeys } from '@brickpost/engine/testing';
 import { FOLDER_LIMIT, shipmentFolder } from '@brickpost/desktop/host';
-import { brickpost, diffSnapshots, publisherAndSubscriber, snapshot, tempDir } from '../support.js';
+import { brickpost, diffSnapshots, publisherAndSubscriber, ROOT, snapshot, tempDir } from '../support.js';
 
 const names = (entries: ListEntry[]): string[] => entries.map((e) => e.path);
 const cacheOf = (home: string): string => join(home, 'cache', 'browse');
@@ -201,6 +203,33 @@ test('two looks at once build one index', async () => {
   }
 });
 
+test('two processes building at once leave one complete index', async () => {
+  const root = tempDir('bp-browse-procs-');
+  const p = parties(root);
+  const d = join(root, 'drive');
+  await drive(d, p, ['x/', ...Array.from({ length: 2000 }, (_, i) => `x/f${String(i).padStart(4, '0')}`)]);
+  const script = `import { Engine } from '@brickpost/engine';
+const e = Engine.open({ home: process.argv[1] });
+const f = await e.listFolder({ drive: process.argv[2], folder: 'x', limit: 3 });
+e.close();
+process.stdout.write(JSON.stringify([f.total, f.entries.length]));`;
+  const run = (): Promise<string> =>
+    new Promise((resolve, reject) => {
+      execFile(process.execPath, ['--input-type=module', '-e', script, p.home, d], { cwd: ROOT }, (err, out, errOut) => {
+        if (err) reject(new Error(`${err.message}\n${errOut}`));
+        else resolve(out);
+      });
+    });
+  assert.deepEqual(await Promise.all([run(), run()]), ['[2000,3]', '[2000,3]']);
+  assert.deepEqual(readdirSync(cacheOf(p.home)).length, 1, 'one index, no temporary file left');
+  const engine = Engine.open({ home: p.home });
+  try {
+    assert.equal((await look(engine, d, 'x')).indexBuilt, false);
+  } finally {
+    engine.close();
+  }
+});
+
 test('every folder lists as Engine.list lists its entries: odd names, links, owners', async () => {
   const root = tempDir('bp-browse-same-');
   const [pub, sub, src, d] = ['pub', 'sub', 'src', 'drive'].map((n) => join(root, n)) as [string, string, string, string];
@@ -228,6 +257,7 @@ test('every folder lists as Engine.list lists its entries: odd names, links, own
       assert.deepEqual(got.entries, want, `folder ${JSON.stringify(folder)}`);
       assert.equal(got.total, want.length);
     }
+    assert.equal((await look(engine, d, '')).indexBuilt, false, 'the entry count the index keeps matches the signed one');
     const odd = all.find((e) => !e.path.isWellFormed())!;
     assert.equal((await look(engine, d, odd.path).catch((e: { code?: string }) => e)).code, 'USAGE', 'a file with a byte name is found by its name');
   } finally {
