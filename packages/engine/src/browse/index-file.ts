@@ -75,7 +75,7 @@ function tryOpen(file: string, key: BrowseIndexKey): BrowseIndexReader | null {
   try {
     reader = new BrowseIndexReader(file, key);
   } catch (e) {
-    if (sqliteCode(e) !== 'SQLITE_CANTOPEN') rmSync(file, { force: true });
+    if (sqliteCode(e) !== 'SQLITE_CANTOPEN') discard(file);
     return null;
   }
   try {
@@ -85,6 +85,18 @@ function tryOpen(file: string, key: BrowseIndexKey): BrowseIndexReader | null {
     // The time only orders pruning; a read-only cache still serves.
   }
   return reader;
+}
+
+/**
+ * Deletes an index file that cannot be used.
+ * @throws BrickpostError PERMISSION, READ_ONLY, IO
+ */
+export function discard(file: string): void {
+  try {
+    rmSync(file, { force: true });
+  } catch (e) {
+    throw toEnvironmentError(e, `cannot delete the unusable browse index ${quote(file)}`, { on: 'home', path: file });
+  }
 }
 
 async function build(home: string, file: string, s: OpenedShipment, key: BrowseIndexKey, ids: age.Identity[]): Promise<void> {

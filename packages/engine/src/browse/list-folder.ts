@@ -13,8 +13,9 @@ import type { Context } from '../context.js';
 import { findShipment } from '../drive/layout.js';
 import { openShipment } from '../drive/open.js';
 import { trustedVerifiers } from '../keys/index.js';
-import { browseIndex, indexFile } from './index-file.js';
-import { rmSync } from 'node:fs';
+import { fromSqliteError } from '../io/sqlite-errors.js';
+import { shellArg } from '../io/command.js';
+import { browseIndex, discard, indexFile } from './index-file.js';
 
 /**
  * The folder's path as ListEntry paths are written: no leading, trailing or
@@ -28,7 +29,7 @@ export function folderPath(folder: string): string {
 }
 
 /**
- * Lists folder `opts.folder` of a shipment (README "Browsing a shipment").
+ * Lists folder `opts.folder` of a shipment (README "The wizards": taking files off a drive).
  * @throws BrickpostError USAGE (a '..' part, a limit that is not a positive whole number, not a folder), NOT_FOUND (no such folder), what Engine.list throws
  */
 export async function listFolder(ctx: Context, opts: FolderOptions): Promise<FolderListing> {
@@ -48,12 +49,14 @@ export async function listFolder(ctx: Context, opts: FolderOptions): Promise<Fol
       listing = query(index, folder, opts.limit);
     } catch (e) {
       // An index damaged after it was checked: it is a cache, so it is built again, once.
-      if (e instanceof BrickpostError || attempt > 1) throw e;
+      if (e instanceof BrickpostError) throw e;
+      const file = indexFile(ctx.home, key);
+      if (attempt > 1) throw fromSqliteError(e, { file, what: 'browse index', recover: `rm ${shellArg(file)}` });
     } finally {
       index.close();
     }
     if (listing !== null) return { ...listing, indexBuilt: built };
-    rmSync(indexFile(ctx.home, key), { force: true });
+    discard(indexFile(ctx.home, key));
   }
 }
 
