@@ -126,6 +126,28 @@ async function atCount(n, opts) {
   });
   if (!ls.rec.error && countLines(lsOut) < n) ls.rec.error = `ls listed ${countLines(lsOut)} entries, the tree has ${n} files`;
   await rm(lsOut, { force: true });
+  // The desktop's drive view: the first look builds the browse index (one pass over the manifest), later looks are queries.
+  const view = (mode, check) => ({
+    label: `listFolder ${mode}`,
+    argv: [process.execPath, join(repoRoot, 'bench/lib/drive-view.mjs'), bp.sub, bp.drive, mode, ...(mode === 'again' ? [DEEP_FOLDER] : [])],
+    stdout: true,
+    check: (r) => {
+      try {
+        return check(JSON.parse(readFileSync(r.stdoutFile, 'utf8')).calls);
+      } catch (e) {
+        return `no listing printed (${e.message})`;
+      }
+    },
+  });
+  const built = await run(
+    'view-build',
+    view('build', ([root]) => (root?.built && root.entries > 0 ? null : `the first look: ${JSON.stringify(root)}`)),
+  );
+  const again = await run(
+    'view-again',
+    view('again', (c) => (c.length === 2 && c.every((x) => !x.built && x.entries > 0) ? null : `later looks: ${JSON.stringify(c)}`)),
+  );
+  for (const v of [built, again]) if (!v.rec.error) v.rec.calls = JSON.parse(readFileSync(v.stdoutFile, 'utf8')).calls;
   await run('history', {
     label: 'history --json',
     argv: [process.execPath, join(repoRoot, 'apps/cli/bin/brickpost.js'), '--home', bp.sub, 'history', bp.dest, '--json'],
@@ -135,6 +157,7 @@ async function atCount(n, opts) {
     publisherCatalog: bytesOf(join(bp.pub, 'catalog.sqlite')) + bytesOf(join(bp.pub, 'catalog.sqlite-wal')),
     subscriberCatalog: bytesOf(join(bp.sub, 'catalog.sqlite')) + bytesOf(join(bp.sub, 'catalog.sqlite-wal')),
     destState: bytesOf(join(bp.dest, '.brickpost')),
+    browseIndex: bytesOf(join(bp.sub, 'cache', 'browse')),
     drive: bytesOf(bp.drive),
     tree: summary.bytes,
   };
@@ -158,6 +181,9 @@ async function atCount(n, opts) {
 
 const mb = (b) => (b / 1e6).toFixed(1);
 
+/** A folder of make_dataset.py's small-files tree, three levels down (the drive view's deep look). */
+const DEEP_FOLDER = 's00/t00/u0';
+
 function printRuns(runs) {
   const print = (s = '') => process.stdout.write(s + '\n');
   print('\nbrickpost bench: scenario scale (small files, 0-4 KiB, 100 a folder)');
@@ -174,12 +200,21 @@ function printRuns(runs) {
       );
     }
   }
+  print('\ndrive view (Engine.listFolder, in the process; the first look builds the browse index):');
+  for (const run of runs) {
+    const calls = ['view-build', 'view-again'].flatMap((op) => run.steps.find((x) => x.op === op)?.calls ?? []);
+    if (calls.length < 3) continue;
+    const [first, root, deep] = calls;
+    print(
+      `  ${String(run.files).padStart(9)} files: first look ${first.ms} ms (${((first.ms * 1e3) / run.files).toFixed(1)} µs/file), then the root ${root.ms} ms, ${DEEP_FOLDER} ${deep.ms} ms (${deep.entries} entries)`,
+    );
+  }
   print('\nsizes per million files (MB):');
   for (const run of runs) {
     const per = (b) => mb((b * 1e6) / run.files);
     const z = run.sizes;
     print(
-      `  ${String(run.files).padStart(9)} files: publisher catalog ${per(z.publisherCatalog)}, destination state ${per(z.destState)} (after 2 shipments ${per(z.destStateAfterTwo)}), drive ${per(z.drive)}${z.resticRepo ? `, restic repository ${per(z.resticRepo)}` : ''}, tree ${per(z.tree)}`,
+      `  ${String(run.files).padStart(9)} files: publisher catalog ${per(z.publisherCatalog)}, browse index ${per(z.browseIndex ?? 0)}, destination state ${per(z.destState)} (after 2 shipments ${per(z.destStateAfterTwo)}), drive ${per(z.drive)}${z.resticRepo ? `, restic repository ${per(z.resticRepo)}` : ''}, tree ${per(z.tree)}`,
     );
   }
   if (runs.length > 1) {

@@ -57,6 +57,8 @@ import { writeSignature } from './ingest/describe.js';
 import type { CustodyOptions, CustodyReport, WipeOptions, WipeSummary } from './api/index.js';
 import { custodyReport, wipe } from './custody/index.js';
 import { list } from './verify/list.js';
+import { listFolder } from './browse/list-folder.js';
+import type { FolderListing, FolderOptions } from './api/index.js';
 import type { PlanOptions, PlanResult } from './api/index.js';
 import { computePlan, measuredDriveSpeed } from './plan/index.js';
 import { verify } from './verify/verify.js';
@@ -276,6 +278,17 @@ export class Engine {
    */
   list(opts: { drive: string; shipment?: string }): AsyncIterable<ListEntry> {
     return list(this.ctx, opts);
+  }
+
+  /**
+   * One folder of a shipment: its first `limit` children in manifest order
+   * and their count, from the shipment's browse index in this home's cache
+   * (built by the first call for that manifest: one pass as list makes).
+   * The shipment is checked as list checks it, every call.
+   * @throws BrickpostError USAGE (not a folder, '..'), NOT_FOUND, and what list throws; NO_SPACE, PERMISSION, IO for the cache
+   */
+  listFolder(opts: FolderOptions): Promise<FolderListing> {
+    return listFolder(this.ctx, opts);
   }
 
   /**

@@ -65,7 +65,9 @@ export const browseStep: Step<ReceiveState> = {
       state.folder = folder;
       drawCrumbs();
       listing.setAttribute('aria-busy', 'true');
-      replace(listing, h('p', { class: 'muted' }, 'Reading the folder from the drive…'));
+      // The first folder opened reads the whole manifest into the shipment's browse index; later ones are quick.
+      const first = gen === 1 ? ' The first folder of a shipment takes longest: its list of files is indexed once (about 30 s a million files).' : '';
+      replace(listing, h('p', { class: 'muted' }, `Reading the folder from the drive…${first}`));
       let f: ShipmentFolder;
       try {
         f = await api().shipmentFolder({ drive: state.drive, shipment: r.shipmentId, folder });

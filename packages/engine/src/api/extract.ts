@@ -69,3 +69,25 @@ export interface ListEntry {
   /** The file kept changing while it was packed and was shipped as last read (pack --allow-changing). */
   changing?: boolean;
 }
+
+/** What Engine.listFolder lists: one folder of a shipment. */
+export interface FolderOptions {
+  drive: string;
+  shipment?: string;
+  /** The folder, as ListEntry paths are written ('' or '.' for the shipment's root; extra '/' are ignored). */
+  folder: string;
+  /** At most this many children are listed; the rest are counted. */
+  limit: number;
+}
+
+/** One folder of a shipment (Engine.listFolder). */
+export interface FolderListing {
+  /** The folder listed: '' for the root, else its path as ListEntry paths are written. */
+  folder: string;
+  /** Its direct children in manifest order, at most the limit asked for. */
+  entries: ListEntry[];
+  /** How many direct children it has in all. */
+  total: number;
+  /** Whether this call built the shipment's browse index (its first look at this manifest), rather than finding it built. */
+  indexBuilt: boolean;
+}

@@ -16,7 +16,8 @@
  * recipients, packs, receipts), trees.ts and shipment-tables.ts (the rows
  * of the shipment being packed). Operations call these; they never
  * prepare SQL themselves. A destination's journal has its own: DestDb
- * (ingest/dest-db.ts).
+ * (ingest/dest-db.ts). A shipment's browse index, a cache file of its own
+ * beside the catalog, is written and read by browse-index.ts.
  */
 export { Catalog } from './catalog.js';
 export { migrate } from './migrate.js';

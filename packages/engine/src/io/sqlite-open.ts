@@ -180,13 +180,14 @@ function checkHeader(spec: OwnDatabase): void {
 }
 
 /**
- * The application_id of each kind of brickpost database ('BPct', 'BPjn'
- * in ASCII), and what each is called in a message.
+ * The application_id of each kind of brickpost database ('BPct', 'BPjn',
+ * 'BPbx' in ASCII), and what each is called in a message.
  */
-export const APPLICATION_IDS = { catalog: 0x42504374, journal: 0x42506a6e } as const;
+export const APPLICATION_IDS = { catalog: 0x42504374, journal: 0x42506a6e, browse: 0x42506278 } as const;
 export const KIND_NAMES: Readonly<Record<number, string>> = {
   [APPLICATION_IDS.catalog]: "a brickpost home's catalog",
   [APPLICATION_IDS.journal]: "a brickpost destination's journal",
+  [APPLICATION_IDS.browse]: "a brickpost shipment's browse index",
 };
 
 /**

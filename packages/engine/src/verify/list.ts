@@ -1,8 +1,8 @@
-import type { ManifestRecord } from '@brickpost/manifest';
+import type { age, ManifestRecord } from '@brickpost/manifest';
 import type { ListEntry } from '../api/index.js';
 import type { Context } from '../context.js';
 import { findShipment } from '../drive/layout.js';
-import { openShipment } from '../drive/open.js';
+import { openShipment, type OpenedShipment } from '../drive/open.js';
 import { trustedVerifiers } from '../keys/index.js';
 import { readManifest } from './manifest-stream.js';
 
@@ -14,7 +14,14 @@ import { readManifest } from './manifest-stream.js';
 export async function* list(ctx: Context, opts: { drive: string; shipment?: string }): AsyncGenerator<ListEntry> {
   const ids = ctx.identity().ageIdentities;
   const found = await findShipment(opts.drive, opts.shipment);
-  const s = await openShipment(found.id, found.dir, trustedVerifiers(ctx.catalog));
+  yield* listOpened(await openShipment(found.id, found.dir, trustedVerifiers(ctx.catalog)), ids);
+}
+
+/**
+ * Lists an opened shipment's entries in manifest order, streaming.
+ * @throws BrickpostError as readManifest does.
+ */
+export async function* listOpened(s: OpenedShipment, ids: age.Identity[]): AsyncGenerator<ListEntry> {
   // A file is yielded once its `more` records are read: the last may carry its `changing` mark.
   let file: ListEntry | null = null;
   for await (const r of readManifest(s, ids)) {
