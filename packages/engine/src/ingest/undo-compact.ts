@@ -1,5 +1,5 @@
-import { closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, writeSync, type BigIntStats } from 'node:fs';
-import { readdir, rm } from 'node:fs/promises';
+import { closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, renameSync, writeSync, type BigIntStats } from 'node:fs';
+import { readdir, rm, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as posix from '@brickpost/posix';
 import { fromBytes } from '@brickpost/manifest';
@@ -96,7 +96,7 @@ class Compactor {
     const key = dbPath(rel);
     if (undoFileRecorded(this.db, id, n, key)) {
       // Recorded by a run killed before it removed the whole file.
-      removeWhole(path);
+      await removeAll([path]);
       this.count++;
       return;
     }
@@ -127,7 +127,7 @@ class Compactor {
       }
     });
     failpoint('undo-record');
-    for (const f of files) removeWhole(f.path);
+    await removeAll(files.map((f) => f.path));
     this.count += files.length;
   }
 
@@ -201,12 +201,19 @@ class Compactor {
   }
 }
 
-function removeWhole(path: string): void {
-  try {
-    rmSync(fsPath(path));
-  } catch {
-    // Removed by the next compaction (its row exists); rollback then uses the whole file.
-  }
+/** Removals at once: one after another, each waits on the disk (a large file's blocks are freed as it goes). */
+const REMOVALS = 8;
+
+/** Removes whole files whose rows are written, several at a time on the thread pool. */
+async function removeAll(paths: string[]): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < paths.length) {
+      // A file not removed now is removed by the next compaction (its row exists); rollback then uses the whole file.
+      await unlink(fsPath(paths[next++]!)).catch(() => undefined);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(REMOVALS, paths.length) }, worker));
 }
 
 /** The names in a folder, as escaped strings (a name that is not UTF-8 survives); none when it cannot be read. */
