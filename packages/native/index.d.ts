@@ -20,6 +20,8 @@ export interface NativeChunk {
   length: number;
   sha?: Buffer | null;
   raw?: Buffer | null;
+  /** Its id was among the `known` ones asked for: `frame` is empty, and `raw` absent. */
+  known: boolean;
 }
 
 /** The chunks of a small file read whole. */
@@ -46,9 +48,10 @@ export declare class LargeFile {
 /** Cuts, names and compresses with one chunk key and zstd level (on the CPU pool). */
 export declare class Chunker {
   constructor(key: Buffer, level: number);
-  encodeFile(path: Buffer, size: number, sha: boolean, signature: number, raw: boolean): Promise<NativeFileResult>;
+  /** A chunk whose id is in `known` (32-byte ids, one after another) gets an empty frame and no bytes, and `known` set. */
+  encodeFile(path: Buffer, size: number, sha: boolean, signature: number, raw: boolean, known?: Buffer | null): Promise<NativeFileResult>;
   encode(raw: Buffer, sha: boolean): Promise<NativeChunk>;
-  open(path: Buffer, size: number, sha: boolean, signature: number, raw: boolean): LargeFile;
+  open(path: Buffer, size: number, sha: boolean, signature: number, raw: boolean, known?: Buffer | null): LargeFile;
 }
 
 /** age STREAM encryption of one payload, and the SHA-256 of its file. */

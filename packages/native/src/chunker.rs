@@ -22,6 +22,7 @@ use std::fs::File;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::os::unix::fs::FileExt;
+use std::collections::HashSet;
 use std::sync::{Arc, Condvar, Mutex};
 
 /// Bytes read per batch of a large file (two buffers of BLOCK + MAX each).
@@ -41,6 +42,8 @@ pub struct NativeChunk {
     pub sha: Option<Buffer>,
     /// The bytes themselves, when asked for.
     pub raw: Option<Buffer>,
+    /// The id was among the `known` ones the caller gave: no frame (empty) and no bytes were made.
+    pub known: bool,
 }
 
 /// The chunks of a small file read whole.
@@ -68,10 +71,29 @@ struct Opts {
     level: i32,
     sha: bool,
     raw: bool,
+    /// Ids whose frames the caller does not need (chunks the recipients hold).
+    known: Option<Arc<HashSet<[u8; 32]>>>,
+}
+
+/// A list of 32-byte ids, as a set.
+fn id_set(ids: Option<Buffer>) -> Option<Arc<HashSet<[u8; 32]>>> {
+    let ids = ids?;
+    Some(Arc::new(ids.chunks_exact(32).map(|c| <[u8; 32]>::try_from(c).expect("32 bytes")).collect()))
 }
 
 fn encode_one(o: &Opts, raw: &[u8]) -> NativeChunk {
     let id = chunk_id(&o.mac, raw);
+    if o.known.as_ref().is_some_and(|k| k.contains(&id)) {
+        return NativeChunk {
+            id: id.to_vec().into(),
+            frame: NativeBytes::new(Vec::new()),
+            zstd: false,
+            length: raw.len() as u32,
+            sha: o.sha.then(|| Sha256::digest(raw).to_vec().into()),
+            raw: None,
+            known: true,
+        };
+    }
     let (frame, zstd) = encode_chunk(raw, o.level);
     NativeChunk {
         id: id.to_vec().into(),
@@ -80,6 +102,7 @@ fn encode_one(o: &Opts, raw: &[u8]) -> NativeChunk {
         length: raw.len() as u32,
         sha: o.sha.then(|| Sha256::digest(raw).to_vec().into()),
         raw: o.raw.then(|| raw.to_vec().into()),
+        known: false,
     }
 }
 
@@ -165,14 +188,15 @@ impl Chunker {
         Chunker { mac: id_mac(&key), level }
     }
 
-    fn opts(&self, sha: bool, raw: bool) -> Opts {
-        Opts { mac: self.mac.clone(), level: self.level, sha, raw }
+    fn opts(&self, sha: bool, raw: bool, known: Option<Buffer>) -> Opts {
+        Opts { mac: self.mac.clone(), level: self.level, sha, raw, known: id_set(known) }
     }
 
     /// Reads a file of at most 8 MiB whole (cut to `size` bytes) and encodes its chunks. `path` holds the name's bytes.
+    /// A chunk whose id is in `known` (32-byte ids, one after another) gets no frame and no bytes.
     #[napi(ts_return_type = "Promise<NativeFileResult>")]
-    pub fn encode_file(&self, env: Env, path: Buffer, size: f64, sha: bool, signature: u32, raw: bool) -> napi::Result<JsObject> {
-        let o = self.opts(sha, raw);
+    pub fn encode_file(&self, env: Env, path: Buffer, size: f64, sha: bool, signature: u32, raw: bool, known: Option<Buffer>) -> napi::Result<JsObject> {
+        let o = self.opts(sha, raw, known);
         let path = path_of(&path);
         let (settle, p) = promise::<NativeFileResult>(&env)?;
         rayon::spawn(move || settle.settle(whole_file(&o, &path, size as usize, signature as usize)));
@@ -182,7 +206,7 @@ impl Chunker {
     /// Encodes one chunk's bytes (copied).
     #[napi(ts_return_type = "Promise<NativeChunk>")]
     pub fn encode(&self, env: Env, raw: Buffer, sha: bool) -> napi::Result<JsObject> {
-        let o = self.opts(sha, false);
+        let o = self.opts(sha, false, None);
         let data = raw.to_vec();
         let (settle, p) = promise::<NativeChunk>(&env)?;
         rayon::spawn(move || settle.settle(Ok(encode_one(&o, &data))));
@@ -190,9 +214,10 @@ impl Chunker {
     }
 
     /// Starts a large file, cut to `size` bytes; `next` yields its chunks. `path` holds the name's bytes.
+    /// A chunk whose id is in `known` (32-byte ids, one after another) gets no frame and no bytes.
     #[napi]
-    pub fn open(&self, path: Buffer, size: f64, sha: bool, signature: u32, raw: bool) -> LargeFile {
-        let o = self.opts(sha, raw);
+    pub fn open(&self, path: Buffer, size: f64, sha: bool, signature: u32, raw: bool, known: Option<Buffer>) -> LargeFile {
+        let o = self.opts(sha, raw, known);
         let state = LargeState {
             path: path_of(&path),
             size: size as u64,

@@ -21,7 +21,7 @@ export { chunkKey, chunkId } from './id.js';
 export { encodeChunk, decodeChunk, decodeFrame, RAW_THRESHOLD } from './codec.js';
 export type { EncodedFrame, DecodeLimits, Stored } from './codec.js';
 export { createChunkPipeline, releaseFrame } from './pool.js';
-export type { ChunkPipeline, ChunkPipelineOptions, EncodedChunk, FileChunk, Frame } from './pool.js';
+export type { ChunkPipeline, ChunkPipelineOptions, EncodedChunk, EncodeFileOptions, FileChunk, Frame } from './pool.js';
 export { chunkPipeline, nativePipeline } from './native-pipeline.js';
 export { WHOLE_FILE_MAX } from './whole-file.js';
 export { Cutter } from './cutter.js';

@@ -23,6 +23,7 @@ function toChunk(c: NativeChunk): FileChunk {
   const out: FileChunk = { id: c.id, frame: c.frame, stored: c.zstd ? 'zstd' : 'raw', length: c.length };
   if (c.sha) out.sha = c.sha;
   if (c.raw) out.raw = c.raw;
+  if (c.known) out.known = true;
   return out;
 }
 
@@ -77,7 +78,7 @@ export function nativePipeline(n: NativeBinding, opts: ChunkPipelineOptions): Ch
     encodeFile(path, size, o = {}) {
       return run(async () => {
         const r = await chunker
-          .encodeFile(pathBytes(path), size, o.sha === true, o.signature ?? 0, o.raw === true)
+          .encodeFile(pathBytes(path), size, o.sha === true, o.signature ?? 0, o.raw === true, o.known ?? null)
           .catch((e: unknown) => Promise.reject(fileError(e, path)));
         return { chunks: r.chunks.map(toChunk), ...(r.changed ? { changed: r.changed } : {}), ...(r.signature ? { signature: r.signature } : {}) };
       });
@@ -85,7 +86,7 @@ export function nativePipeline(n: NativeBinding, opts: ChunkPipelineOptions): Ch
     async *encodeLarge(path, size, o, changed, signature) {
       if (closed) throw new BrickpostError('USAGE', 'chunk pipeline is closed');
       if (!levelOk) throw new BrickpostError('USAGE', `zstd level ${opts.level} is outside ${zstd.minCLevel()}..${zstd.maxCLevel()}`);
-      const f = chunker.open(pathBytes(path), size, o.sha === true, o.signature ?? 0, o.raw === true);
+      const f = chunker.open(pathBytes(path), size, o.sha === true, o.signature ?? 0, o.raw === true, o.known ?? null);
       const next = () => {
         const p = f.next().catch((e: unknown) => Promise.reject(fileError(e, path)));
         p.catch(() => undefined);

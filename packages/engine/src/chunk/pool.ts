@@ -34,6 +34,8 @@ export function releaseFrame(f: Frame): void {
 export interface FileChunk extends Omit<EncodedChunk, 'frame'> {
   frame: Frame;
   raw?: Buffer;
+  /** Its id was among EncodeFileOptions.known: its frame is empty and its bytes are not given. */
+  known?: boolean;
 }
 
 /** Options of ChunkPipeline.encode. */
@@ -52,6 +54,12 @@ export interface EncodeFileOptions {
   signature?: number;
   /** Also return each chunk's bytes. */
   raw?: boolean;
+  /**
+   * Ids (32 bytes each, one after another) of chunks whose frames the
+   * caller will not store: such a chunk may come without them (`known`),
+   * which spares its compression. A pipeline may ignore it.
+   */
+  known?: Buffer;
 }
 
 /**

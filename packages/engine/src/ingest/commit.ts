@@ -17,7 +17,8 @@ import { modeUnder, type ApplyPolicy } from './policy.js';
 import { keptShipments, retentionOf } from './retention.js';
 import type { DestFolder, DestState } from './state.js';
 import { dropUndoFiles, chunkedShipments } from './undo-db.js';
-import { compactUndo, rebuildEntry, restored, sweepStore } from './undo-store.js';
+import { compactUndo } from './undo-compact.js';
+import { rebuildEntry, restored, sweepStore } from './undo-store.js';
 
 export { UNDO_KEEP } from './retention.js';
 

@@ -1,30 +1,16 @@
 import { createHash } from 'node:crypto';
-import { chmodSync, closeSync, fsyncSync, lstatSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync, type BigIntStats } from 'node:fs';
-import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
+import { chmodSync, closeSync, fsyncSync, lstatSync, openSync, readdirSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import * as posix from '@brickpost/posix';
 import { BrickpostError, fromBytes, quote } from '@brickpost/manifest';
-import { chunkFile } from '../chunk/file.js';
-import { decodeFrame, encodeChunk } from '../chunk/codec.js';
+import { decodeFrame } from '../chunk/codec.js';
 import { toEnvironmentError } from '../io/errors.js';
 import { failpoint } from '../io/failpoint.js';
 import { fsPath } from '../io/fs-path.js';
-import { syncDir } from '../io/sync.js';
 import { setTimesPath } from '../io/times.js';
-import { dbPath, pathFromDb, type DestDb } from './dest-db.js';
+import { pathFromDb, type DestDb } from './dest-db.js';
 import type { DestFolder } from './state.js';
-import {
-  addRef,
-  chunkStored,
-  dropUndoFiles,
-  forgetUnreferenced,
-  recordChunks,
-  recordUndoFile,
-  refsOf,
-  undoFileRecorded,
-  undoFilesOf,
-  type UndoFileRow,
-} from './undo-db.js';
+import { dropUndoFiles, forgetUnreferenced, refsOf, undoFilesOf, type UndoFileRow } from './undo-db.js';
 
 /**
  * The chunk undo store. A shipment's commit moves what it replaces or
@@ -45,77 +31,27 @@ import {
  * before the store existed roll back as they are (the next commit turns
  * their files into chunks).
  *
- * Crash safety: a chunk file is written under undo-chunks/tmp, synced and
- * renamed into place, its row written after; a file's row is written
- * after all its chunks' rows; the whole file is removed after its row. A
+ * Turning files into chunks is undo-compact.ts. Crash safety: a chunk file
+ * is written under undo-chunks/tmp and renamed into place, and its row
+ * written once it is synced; a file's row is written with or after all its
+ * chunks' rows; the whole file is removed after its row. A
  * kill leaves either the whole file (kept, done again next time), or both
  * (the row wins: the file is removed), and at worst chunks no row names,
  * which the sweep removes. Pruning forgets rows first, files after.
  */
 
 const STORE = 'undo-chunks';
-const LEVEL = 3;
+/** The zstd level of the store's chunk files. */
+export const UNDO_LEVEL = 3;
 
-function storeDir(folder: DestFolder): string {
+/** DEST/.brickpost/undo-chunks. */
+export function storeDir(folder: DestFolder): string {
   return join(folder.state, STORE);
 }
 
-function chunkPath(folder: DestFolder, hex: string): string {
+/** The file of chunk `hex` in the store. */
+export function chunkPath(folder: DestFolder, hex: string): string {
   return join(storeDir(folder), hex.slice(0, 2), hex);
-}
-
-/**
- * Turns every whole regular file left in the undo areas into chunks (see
- * above). What cannot be (unreadable, a folder without write permission)
- * stays whole. Returns how many files were turned.
- * @throws BrickpostError IO, NO_SPACE, PERMISSION (the store cannot be written)
- */
-export async function compactUndo(folder: DestFolder, db: DestDb): Promise<number> {
-  const root = join(folder.state, 'undo');
-  const areas = await readdir(root).catch(() => [] as string[]);
-  if (areas.length === 0) return 0;
-  await rm(join(storeDir(folder), 'tmp'), { recursive: true, force: true });
-  let count = 0;
-  for (const id of areas) {
-    for (const name of await readdir(join(root, id)).catch(() => [] as string[])) {
-      if (!/^[0-9]+$/.test(name)) continue;
-      count += await compactEntry(folder, db, id, Number(name), join(root, id, name), '');
-    }
-  }
-  return count;
-}
-
-async function compactEntry(folder: DestFolder, db: DestDb, id: string, n: number, path: string, rel: string): Promise<number> {
-  let st: BigIntStats;
-  try {
-    st = lstatSync(fsPath(path), { bigint: true });
-  } catch {
-    return 0;
-  }
-  if (st.isDirectory()) {
-    let count = 0;
-    for (const e of names(path)) count += await compactEntry(folder, db, id, n, join(path, e), rel === '' ? e : `${rel}/${e}`);
-    return count;
-  }
-  // A sparse file stays whole: its holes are its own, and a file rebuilt from chunks would fill them.
-  const sparse = st.blocks * 512n < st.size;
-  if (!st.isFile() || st.nlink !== 1n || (process.geteuid && st.uid !== BigInt(process.geteuid())) || sparse || hasXattrs(path)) return 0;
-  const key = dbPath(rel);
-  if (!undoFileRecorded(db, id, n, key)) {
-    const row: UndoFileRow = { shipment: id, n, rel: key, size: Number(st.size), mode: Number(st.mode) & 0o7777, mtime: String(st.mtimeNs) };
-    const hashes = await storeChunks(folder, db, path);
-    db.tx(() => {
-      recordUndoFile(db, row);
-      hashes.forEach((h, i) => addRef(db, row, i, h));
-    });
-    failpoint('undo-record');
-  }
-  try {
-    rmSync(fsPath(path));
-  } catch {
-    // Removed by the next compaction (its row exists); rollback then uses the whole file.
-  }
-  return 1;
 }
 
 /** The names in a folder, as escaped strings (a name that is not UTF-8 survives); none when it cannot be read. */
@@ -125,55 +61,6 @@ function names(dir: string): string[] {
   } catch {
     return [];
   }
-}
-
-function hasXattrs(path: string): boolean {
-  try {
-    return posix.listXattrs(fsPath(path)).length > 0;
-  } catch {
-    return false;
-  }
-}
-
-/** Stores the chunks of the file at `path` the store lacks, durably, and returns all its chunks' hashes in order. */
-async function storeChunks(folder: DestFolder, db: DestDb, path: string): Promise<Buffer[]> {
-  const hashes: Buffer[] = [];
-  const fresh: Array<{ hash: Buffer; len: number; stored: number }> = [];
-  const dirs = new Set<string>();
-  const tmpDir = join(storeDir(folder), 'tmp');
-  for await (const raw of chunkFile(path)) {
-    const hash = createHash('sha256').update(raw).digest();
-    hashes.push(hash);
-    if (chunkStored(db, hash) || fresh.some((f) => f.hash.equals(hash))) continue;
-    const hex = hash.toString('hex');
-    const { frame } = encodeChunk(raw, LEVEL);
-    await mkdir(tmpDir, { recursive: true, mode: 0o700 });
-    const dir = join(storeDir(folder), hex.slice(0, 2));
-    await mkdir(dir, { recursive: true, mode: 0o700 });
-    const tmp = join(tmpDir, hex);
-    const fh = await open(tmp, 'w', 0o600);
-    try {
-      await fh.writeFile(frame);
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
-    await rename(tmp, join(dir, hex));
-    dirs.add(dir);
-    fresh.push({ hash, len: raw.length, stored: frame.length });
-    failpoint('undo-chunk');
-    // Recorded in batches, so a file of many chunks does not hold them all before its row.
-    if (fresh.length >= 64) await flush(db, fresh, dirs);
-  }
-  await flush(db, fresh, dirs);
-  return hashes;
-}
-
-async function flush(db: DestDb, fresh: Array<{ hash: Buffer; len: number; stored: number }>, dirs: Set<string>): Promise<void> {
-  for (const d of dirs) await syncDir(d);
-  dirs.clear();
-  recordChunks(db, fresh);
-  fresh.length = 0;
 }
 
 /**

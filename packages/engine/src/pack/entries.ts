@@ -1,7 +1,7 @@
 import type { Catalog } from '../catalog/catalog.js';
 import { TreeQueries } from '../catalog/trees.js';
 import { BrickpostError, CHUNKS_PER_RECORD, isBrickpostError, quote, type ChunkRef } from '@brickpost/manifest';
-import { WHOLE_FILE_MAX, type ChunkPipeline, type FileChunk } from '../chunk/index.js';
+import { WHOLE_FILE_MAX, type ChunkPipeline, type EncodeFileOptions, type FileChunk } from '../chunk/index.js';
 import { blockSizeFor } from '../delta/block-size.js';
 import type { Progress } from '../io/progress.js';
 import type { SourceEntry } from '../scan/index.js';
@@ -37,6 +37,8 @@ interface FileState {
   readChange?: string | undefined;
   /** It did not settle (settle.ts) and is shipped as last read: its record says `changing`. */
   changing?: boolean;
+  /** Ids of its basis's chunks every recipient holds: read again, they need no frame (EncodeFileOptions.known). */
+  known?: Buffer;
 }
 
 type Item =
@@ -162,6 +164,8 @@ export class EntryPacker {
     const regions = entry.sparse ? dataRegions(entry.abs, entry.size) : null;
     if (regions) return this.addSparse(file, regions);
     file.basis = p.lookup.basis(entry.path);
+    const known = file.basis && p.store.held.any ? this.heldOf(file.basis.chunks) : undefined;
+    if (known) file.known = known;
     if (entry.size <= WHOLE_FILE_MAX) {
       const job = this.readWhole(file);
       job.catch(() => undefined);
@@ -180,8 +184,24 @@ export class EntryPacker {
     return this.drain(MAX_QUEUE);
   }
 
-  private readOptions(file: FileState): { sha: boolean; signature: number; raw: boolean } {
-    return { sha: this.p.sha, signature: file.entry.size >= SIGNATURE_MIN ? blockSizeFor(file.entry.size) : 0, raw: file.basis !== null };
+  private readOptions(file: FileState): EncodeFileOptions {
+    return {
+      sha: this.p.sha,
+      signature: file.entry.size >= SIGNATURE_MIN ? blockSizeFor(file.entry.size) : 0,
+      raw: file.basis !== null,
+      ...(file.known ? { known: file.known } : {}),
+    };
+  }
+
+  /**
+   * The ids of a chunk list that every recipient holds (by keyed id): the
+   * unchanged chunks of a changed file, which become held refs and so need
+   * neither a frame nor a delta.
+   */
+  private heldOf(list: Buffer): Buffer | undefined {
+    const held: Buffer[] = [];
+    for (const id of chunkIds(list)) if (this.p.store.held.has(id)) held.push(id);
+    return held.length > 0 ? Buffer.concat(held) : undefined;
   }
 
   /**
@@ -308,9 +328,9 @@ export class EntryPacker {
    * moot (the store then refers to that frame); the work is only wasted.
    */
   private speculate(file: FileState, c: FileChunk, raw: Buffer | undefined): Promise<ReadChunk> | ReadChunk {
-    const out: ReadChunk = { id: c.id, frame: c.frame, length: c.length, ...(c.sha ? { sha: c.sha } : {}) };
+    const out: ReadChunk = { id: c.id, frame: c.frame, length: c.length, ...(c.sha ? { sha: c.sha } : {}), ...(c.known ? { known: true } : {}) };
     const b = file.basis;
-    if (!b || !raw || !this.p.store.isNew(c.id, c.sha)) return out;
+    if (c.known || !b || !raw || !this.p.store.isNew(c.id, c.sha)) return out;
     const basis = { id: b.sigId, bytes: () => this.trees.sigBytes(b.sigId)! };
     return this.p.pipeline.delta(raw, basis, c.frame.length).then((delta) => ({ ...out, delta }));
   }

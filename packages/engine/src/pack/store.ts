@@ -17,6 +17,8 @@ export interface ReadChunk {
   sha?: Buffer;
   /** The delta frame, when one was tried and beat `frame`. */
   delta?: { frame: Buffer; deltaLength: number } | null;
+  /** Read without a frame (`frame` is empty): its id was known to be held. */
+  known?: boolean;
 }
 
 /** What the store did, for the pack summary. */
@@ -87,6 +89,8 @@ export class ChunkStore {
       releaseFrame(c.frame);
       return this.heldRef(hex, c.length);
     }
+    // Only chunks every recipient holds are read without a frame (EntryPacker.heldOf).
+    if (c.known) throw new Error(`chunk ${hex} was read without its frame, but the recipients do not hold it`);
     const hit = this.rows.findChunk(c.id);
     if (hit) {
       releaseFrame(c.frame);

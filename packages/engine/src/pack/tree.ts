@@ -31,12 +31,13 @@ export interface TreeRow {
   sigId: number | null;
 }
 
-/** The basis of a changed file: its path, size and signature (id and block size). */
+/** The basis of a changed file: its path, size and signature (id and block size), and its chunk list in the first base tree. */
 export interface Basis {
   path: string;
   size: number;
   sigId: number;
   blockSize: number;
+  chunks: Buffer;
 }
 
 /** One chunk list entry. */
@@ -112,11 +113,11 @@ export class TreeLookup {
   /** The basis for a new version of the file at `path`: the same file, with a signature, in every base tree; else null. */
   basis(path: string): Basis | null {
     if (this.bases.length === 0) return null;
-    let found: { size: number; sigId: number } | null = null;
+    let found: { size: number; sigId: number; chunks: Buffer } | null = null;
     for (const b of this.bases) {
       const r = this.q.fileOf(b, toField(path));
       if (!r || r.sigId === null || (found && found.sigId !== r.sigId)) return null;
-      found = { size: r.size, sigId: r.sigId };
+      found ??= { size: r.size, sigId: r.sigId, chunks: r.chunks };
     }
     const blockSize = this.q.sigBlockSize(found!.sigId);
     return blockSize === undefined ? null : { path, ...found!, blockSize };

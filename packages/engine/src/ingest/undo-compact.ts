@@ -1,0 +1,234 @@
+import { closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, renameSync, writeSync, type BigIntStats } from 'node:fs';
+import { readdir, rm, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import * as posix from '@brickpost/posix';
+import { fromBytes } from '@brickpost/manifest';
+import { chunkPipeline, releaseFrame, WHOLE_FILE_MAX, type ChunkPipeline, type FileChunk, type Frame } from '../chunk/index.js';
+import { toEnvironmentError } from '../io/errors.js';
+import { failpoint } from '../io/failpoint.js';
+import { fromNative } from '../io/native.js';
+import { fsPath } from '../io/fs-path.js';
+import { CAN_SYNC_FS, syncDir, syncFilesystem } from '../io/sync.js';
+import { dbPath, type DestDb } from './dest-db.js';
+import type { DestFolder } from './state.js';
+import { addRef, chunkStored, recordChunks, recordUndoFile, undoFileRecorded, type UndoFileRow } from './undo-db.js';
+import { chunkPath, storeDir, UNDO_LEVEL } from './undo-store.js';
+
+/**
+ * Files turned into chunks per batch, and bytes of new chunk files per
+ * batch: a batch costs one file-system sync and one transaction, where a
+ * sync per chunk and a transaction per file made a shipment that retires
+ * many files pay a disk flush for each.
+ */
+const BATCH_FILES = 512;
+const BATCH_BYTES = 64 << 20;
+
+/** A file whose chunks are written, waiting for its batch's sync and row. */
+interface Turned {
+  row: UndoFileRow;
+  path: string;
+  hashes: Buffer[];
+}
+
+/**
+ * Turns every whole regular file left in the undo areas into chunks of the
+ * chunk undo store (undo-store.ts). What cannot be (unreadable, changed
+ * while read, a folder without write permission) stays whole. Returns how
+ * many files were turned.
+ *
+ * The files are read, cut, hashed and compressed by the engine's chunk
+ * pipeline (the native core's threads where it is built), and go in
+ * batches: each new chunk file is written under undo-chunks/tmp and
+ * renamed into place; then one sync makes the batch's chunk files
+ * durable, one transaction records its chunks and files, and only then
+ * are the whole files removed. A kill leaves whole files (done again next
+ * time) and at worst chunk files no row names (swept).
+ * @throws BrickpostError IO, NO_SPACE, PERMISSION (the store cannot be written)
+ */
+export async function compactUndo(folder: DestFolder, db: DestDb): Promise<number> {
+  const root = join(folder.state, 'undo');
+  const areas = await readdir(root).catch(() => [] as string[]);
+  if (areas.length === 0) return 0;
+  await rm(join(storeDir(folder), 'tmp'), { recursive: true, force: true });
+  const c = new Compactor(folder, db);
+  try {
+    for (const id of areas) {
+      for (const name of await readdir(join(root, id)).catch(() => [] as string[])) {
+        if (!/^[0-9]+$/.test(name)) continue;
+        await c.entry(id, Number(name), join(root, id, name), '');
+      }
+    }
+    await c.flush();
+  } finally {
+    await c.close();
+  }
+  return c.count;
+}
+
+class Compactor {
+  count = 0;
+  private pipeline: ChunkPipeline | null = null;
+  private readonly batch: Turned[] = [];
+  /** Chunks written in this batch, not yet recorded: by hex hash. */
+  private readonly fresh = new Map<string, { hash: Buffer; len: number; stored: number }>();
+  private freshBytes = 0;
+  private readonly dirs = new Set<string>();
+
+  constructor(
+    private readonly folder: DestFolder,
+    private readonly db: DestDb,
+  ) {}
+
+  async entry(id: string, n: number, path: string, rel: string): Promise<void> {
+    let st: BigIntStats;
+    try {
+      st = lstatSync(fsPath(path), { bigint: true });
+    } catch {
+      return;
+    }
+    if (st.isDirectory()) {
+      for (const e of names(path)) await this.entry(id, n, join(path, e), rel === '' ? e : `${rel}/${e}`);
+      return;
+    }
+    // A sparse file stays whole: its holes are its own, and a file rebuilt from chunks would fill them.
+    const sparse = st.blocks * 512n < st.size;
+    if (!st.isFile() || st.nlink !== 1n || (process.geteuid && st.uid !== BigInt(process.geteuid())) || sparse || hasXattrs(path)) return;
+    const key = dbPath(rel);
+    if (undoFileRecorded(this.db, id, n, key)) {
+      // Recorded by a run killed before it removed the whole file.
+      await removeAll([path]);
+      this.count++;
+      return;
+    }
+    const row: UndoFileRow = { shipment: id, n, rel: key, size: Number(st.size), mode: Number(st.mode) & 0o7777, mtime: String(st.mtimeNs) };
+    const hashes = await this.store(path, row.size);
+    if (hashes === null) return;
+    this.batch.push({ row, path, hashes });
+    if (this.batch.length >= BATCH_FILES || this.freshBytes >= BATCH_BYTES) await this.flush();
+  }
+
+  /** Makes the batch's chunk files durable, records them and its files, then removes the whole files. */
+  async flush(): Promise<void> {
+    if (this.batch.length === 0 && this.fresh.size === 0) return;
+    if (this.fresh.size > 0) {
+      if (CAN_SYNC_FS) await syncFilesystem(storeDir(this.folder));
+      else for (const d of this.dirs) await syncDir(d);
+    }
+    this.dirs.clear();
+    const files = this.batch.splice(0);
+    const chunks = [...this.fresh.values()];
+    this.fresh.clear();
+    this.freshBytes = 0;
+    this.db.tx(() => {
+      recordChunks(this.db, chunks);
+      for (const f of files) {
+        recordUndoFile(this.db, f.row);
+        f.hashes.forEach((h, i) => addRef(this.db, f.row, i, h));
+      }
+    });
+    failpoint('undo-record');
+    await removeAll(files.map((f) => f.path));
+    this.count += files.length;
+  }
+
+  async close(): Promise<void> {
+    await this.pipeline?.close();
+    this.pipeline = null;
+  }
+
+  /**
+   * Writes the chunks of the file at `path` the store lacks (not yet
+   * durable: flush syncs them) and returns all its chunks' hashes in
+   * order; null when the file is not `size` bytes any more (it stays whole).
+   */
+  private async store(path: string, size: number): Promise<Buffer[] | null> {
+    const hashes: Buffer[] = [];
+    let changed = false;
+    const put = (c: FileChunk): void => {
+      const hash = c.sha!;
+      hashes.push(hash);
+      const hex = hash.toString('hex');
+      if (changed || this.fresh.has(hex) || chunkStored(this.db, hash)) return releaseFrame(c.frame);
+      const stored = c.frame.length;
+      this.writeChunk(hex, c.frame);
+      this.fresh.set(hex, { hash, len: c.length, stored });
+      this.freshBytes += stored;
+      failpoint('undo-chunk');
+    };
+    const p = (this.pipeline ??= chunkPipeline({ key: Buffer.alloc(32), level: UNDO_LEVEL }));
+    if (size <= WHOLE_FILE_MAX) {
+      const r = await p.encodeFile(path, size, { sha: true });
+      changed = r.changed !== undefined;
+      for (const c of r.chunks) put(c);
+    } else {
+      for await (const { job } of p.encodeLarge(
+        path,
+        size,
+        { sha: true },
+        () => (changed = true),
+        () => undefined,
+      ))
+        put(await job);
+    }
+    return changed ? null : hashes;
+  }
+
+  /** A chunk's frame into undo-chunks/HH/HASH, through tmp/ (synced here only where one file-system sync is not available). */
+  private writeChunk(hex: string, frame: Frame): void {
+    const tmpDir = join(storeDir(this.folder), 'tmp');
+    const to = chunkPath(this.folder, hex);
+    const dir = join(to, '..');
+    if (!this.dirs.has(dir)) {
+      mkdirSync(tmpDir, { recursive: true, mode: 0o700 });
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      this.dirs.add(dir);
+    }
+    const tmp = join(tmpDir, hex);
+    const fd = openSync(tmp, 'w', 0o600);
+    try {
+      if (Buffer.isBuffer(frame)) for (let at = 0; at < frame.length;) at += writeSync(fd, frame, at, frame.length - at);
+      else
+        try {
+          frame.writeTo(fd, 0);
+        } catch (e) {
+          throw fromNative(e, (errno) => toEnvironmentError(errno, 'cannot write the undo store', { path: tmp }));
+        }
+      if (!CAN_SYNC_FS) fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, to);
+  }
+}
+
+/** Removals at once: one after another, each waits on the disk (a large file's blocks are freed as it goes). */
+const REMOVALS = 8;
+
+/** Removes whole files whose rows are written, several at a time on the thread pool. */
+async function removeAll(paths: string[]): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < paths.length) {
+      // A file not removed now is removed by the next compaction (its row exists); rollback then uses the whole file.
+      await unlink(fsPath(paths[next++]!)).catch(() => undefined);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(REMOVALS, paths.length) }, worker));
+}
+
+/** The names in a folder, as escaped strings (a name that is not UTF-8 survives); none when it cannot be read. */
+function names(dir: string): string[] {
+  try {
+    return readdirSync(fsPath(dir), { encoding: 'buffer' }).map(fromBytes);
+  } catch {
+    return [];
+  }
+}
+
+function hasXattrs(path: string): boolean {
+  try {
+    return posix.listXattrs(fsPath(path)).length > 0;
+  } catch {
+    return false;
+  }
+}
