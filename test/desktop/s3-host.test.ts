@@ -2,7 +2,8 @@
  * Buckets through the desktop host, as the renderer calls it, against a
  * real S3 server (versitygw, test/s3/server.ts): a drive ingested into a
  * prefix with the endpoint given in the call's `s3` field, its history,
- * that prefix packed back onto a drive; an `s3` field that is not
+ * that prefix packed back onto a drive, a second shipment rolled back
+ * and an interrupted ingest resumed; an `s3` field that is not
  * `{ endpointUrl?, profile? }` of strings is refused before the engine runs.
  */
 import { afterAll, beforeAll, describe, test } from 'vitest';
@@ -10,10 +11,11 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { DestHistory, IngestSummary, PackSummary } from '@brickpost/engine/api';
+import { spawnSync } from 'node:child_process';
+import type { DestHistory, IngestSummary, PackSummary, ResumeSummary, RollbackSummary } from '@brickpost/engine/api';
 import { DesktopHost } from '@brickpost/desktop/host';
-import { brickpost, publisherAndSubscriber, tempDir } from '../support.js';
-import { objects } from '../s3/helpers.js';
+import { brickpost, CLI, publisherAndSubscriber, tempDir } from '../support.js';
+import { diffObjects, objects } from '../s3/helpers.js';
 import { s3Skip, startS3, type S3Server } from '../s3/server.js';
 
 const skip = s3Skip();
@@ -38,7 +40,7 @@ describe.skipIf(skip)(`desktop host with a bucket${skip ? ` [skipped: ${skip}]` 
   });
   afterAll(() => s3?.stop());
 
-  test('ingest into a bucket prefix, its history, and a pack from it, with the endpoint of the call', async () => {
+  test('ingest into a bucket prefix, its history, a pack from it, rollback and resume, with the endpoint of the call', async () => {
     const root = tempDir('bp-host-s3-');
     const [pub, sub, src, drive, drive2] = ['pub', 'sub', 'src', 'drive', 'drive2'].map((n) => join(root, n)) as [string, string, string, string, string];
     mkdirSync(join(src, 'docs'), { recursive: true });
@@ -82,8 +84,38 @@ describe.skipIf(skip)(`desktop host with a bucket${skip ? ` [skipped: ${skip}]` 
       assert.equal(packed.files, 3);
       assert.equal(packed.dataset, 'from-host');
 
+      // Shipment 2 changes the prefix; rollback with the endpoint of the call returns it to shipment 1, resume finishes a killed ingest.
+      const v1 = await objects(s3.client, 'archive', 'from-host/');
+      writeFileSync(join(src, 'readme.txt'), 'changed by shipment 2\n');
+      writeFileSync(join(src, 'docs/c.txt'), 'added by shipment 2\n');
+      const drive3 = join(root, 'drive3');
+      mkdirSync(drive3);
+      const p2 = brickpost(pub, ['pack', src, '--to', drive3, '--recipient', recipient, '--dataset', 'host-s3']);
+      assert.equal(p2.code, 0, p2.stderr);
+      const second = (await host.job('i3', 'ingest', [{ drive: drive3, dest, s3: s3opts }], () => undefined)) as IngestSummary;
+      const v2 = await objects(s3.client, 'archive', 'from-host/');
+      assert.ok(diffObjects(v1, v2).length >= 2, 'shipment 2 changed the prefix');
+      const back = (await host.call('rollback', [{ dest, to: '1', s3: s3opts }])) as RollbackSummary;
+      assert.deepEqual([back.from.seq, back.to.seq], [2, 1]);
+      assert.deepEqual(diffObjects(v1, await objects(s3.client, 'archive', 'from-host/')), []);
+      const killed = spawnSync(process.execPath, [CLI, '--home', sub, '--quiet', 'ingest', drive3, dest], {
+        env: { ...s3.env, BRICKPOST_FAILPOINT: 's3-apply@1' },
+      });
+      assert.equal(killed.signal, 'SIGKILL', String(killed.stderr));
+      assert.ok(((await host.call('history', [{ dest, s3: s3opts }])) as DestHistory).inProgress, 'the killed ingest is reported');
+      const resumed = (await host.call('resume', [{ dest, s3: s3opts }])) as ResumeSummary;
+      assert.ok(resumed.finished, 'resume finished the ingest');
+      assert.equal(resumed.current?.shipmentId, second.shipmentId);
+      assert.deepEqual(diffObjects(v2, await objects(s3.client, 'archive', 'from-host/')), []);
+
       // The page sends only the endpoint and the profile, each a string.
       for (const [call, bad] of [
+        [
+          () => host.call('rollback', [{ dest, to: '1', s3: { ...s3opts, accessKeyId: 'x' } }]),
+          /rollback: s3 takes endpointUrl and profile only, not "accessKeyId"/,
+        ],
+        [() => host.call('rollback', [{ dest, to: '1', s3: [s3.endpoint] }]), /rollback: s3 must be an object/],
+        [() => host.call('resume', [{ dest, s3: { profile: 7 } }]), /resume: profile must be a non-empty string/],
         [() => host.call('history', [{ dest, s3: { ...s3opts, secretAccessKey: 'x' } }]), /endpointUrl and profile only, not "secretAccessKey"/],
         [() => host.call('history', [{ dest, s3: s3.endpoint }]), /s3 must be an object/],
         [() => host.job('i2', 'ingest', [{ drive, dest, s3: { endpointUrl: 7 } }], () => undefined), /endpointUrl must be a non-empty string/],

@@ -2,7 +2,10 @@
  * Both wizards with a bucket, in Chromium against the real `brickpost ui`,
  * engine and S3 server (versitygw, test/s3/server.ts): the publisher packs
  * a bucket prefix onto a folder-drive, the subscriber ingests it into
- * another prefix, and the history view lists it. Bad bucket URLs and
+ * another prefix, and the history view lists it; after a second shipment
+ * (packed and ingested by the CLI) the history view rolls the prefix back
+ * to the first, byte for byte, and finishes an ingest killed half way.
+ * Bad bucket URLs and
  * endpoints are refused inline before any call; the calls the page makes
  * (seen on the wire) carry the s3:// URL, the endpoint and the profile.
  * Credentials reach the server only through a profile of an AWS
@@ -10,10 +13,12 @@
  */
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { brickpost, tempDir } from '../support.js';
+import { DeleteObjectCommand } from '@aws-sdk/client-s3';
+import { brickpost, CLI, lastEvent, tempDir } from '../support.js';
 import { diffObjects, objects, put } from '../s3/helpers.js';
 import { s3Skip, startS3, type S3Server } from '../s3/server.js';
 import { atStep, launch, openApp, shot, skipReason, startUi, unlabelled, type Ui } from './harness.js';
@@ -200,10 +205,73 @@ describe.skipIf(skip)(`desktop wizards with a bucket${skip ? ` [skipped: ${skip}
     await page.waitForSelector(`tr[data-shipment="${shipmentId}"]`);
     assert.ok(await page.isChecked('input[name=history-dest-kind][value=bucket]'));
     assert.equal(await page.inputValue('input[name=history-dest-url]'), 's3://archive/survey');
-    assert.equal(await page.locator('[data-rollback], [data-pin-shipment], [data-unpin]').count(), 0, 'a bucket offers no rollback or pins');
+    assert.equal(await page.locator('[data-rollback], [data-pin-shipment], [data-unpin]').count(), 0, 'one shipment: nothing to roll back to, and no pins');
     const last = calls[calls.length - 1]!;
     assert.deepEqual(last, { method: 'history', args: [{ dest: 's3://archive/survey', s3: { endpointUrl: s3.endpoint, profile: 'lab' } }] });
     await shot(page, 'bucket-history');
+    assert.deepEqual(errors, []);
+  });
+  test('history rolls a bucket prefix back to its first shipment, byte for byte, and finishes an interrupted ingest', async () => {
+    assert.ok(shipmentId, 'the publisher test packed nothing');
+    const dest = 's3://archive/survey';
+    const s3opts = { endpointUrl: s3.endpoint, profile: 'lab' };
+    const v1 = await objects(s3.client, 'archive', 'survey/');
+    // Shipment 2, packed and ingested by the CLI: an object changed with new metadata, one deleted, one added.
+    await put(s3.client, 'survey-raw', '2026/readme.txt', 'hello again, changed\n', { contentType: 'text/markdown', metadata: { owner: 'lab-8' } });
+    await s3.client.send(new DeleteObjectCommand({ Bucket: 'survey-raw', Key: '2026/data/b.bin' }));
+    await put(s3.client, 'survey-raw', '2026/data/c.txt', 'added by shipment 2\n');
+    const disk2 = join(root, 'disk2');
+    mkdirSync(disk2);
+    const me = JSON.parse(brickpost(home, ['whoami', '--json']).stdout) as { recipient: string };
+    const packed = brickpost(home, ['pack', 's3://survey-raw/2026', '--to', disk2, '-r', me.recipient, '--dataset', 'survey-raw', '--json'], { env: s3.env });
+    assert.equal(packed.code, 0, packed.stderr);
+    const second = lastEvent(packed).result as { shipmentId: string; seq: number };
+    assert.equal(second.seq, 2);
+    const ingested = brickpost(home, ['ingest', disk2, dest, '--json'], { env: s3.env });
+    assert.equal(ingested.code, 0, ingested.stderr);
+    const v2 = await objects(s3.client, 'archive', 'survey/');
+    assert.deepEqual(diffObjects(await objects(s3.client, 'survey-raw', '2026/'), v2), []);
+    assert.ok(diffObjects(v1, v2).length >= 3, 'shipment 2 changed the prefix');
+
+    const { page, errors } = await openApp(browser, ui, `#/history?dest=${encodeURIComponent(dest)}&endpoint=${encodeURIComponent(s3.endpoint)}&profile=lab`);
+    const calls = recordCalls(page);
+    await page.waitForSelector('tr[data-shipment] >> nth=1');
+    const headers = await page.locator('thead th').allTextContents();
+    assert.ok(headers.includes('Undo data') && headers.includes('Rollback'), `columns: ${headers.join(', ')}`);
+    assert.ok(!headers.includes('Pins'), 'pins are for folders');
+    assert.equal(await page.locator('[data-pin-shipment], [data-unpin]').count(), 0);
+    const view = (await page.textContent('.view')) ?? '';
+    assert.match(view, /Rollback reach\s*the last 3 shipment\(s\); [\d.]+ \S*B of undo objects in the bucket \(pins are for folder destinations\)/);
+    assert.doesNotMatch(view, /keeps no undo data/);
+    assert.notEqual((await page.textContent(`tr[data-shipment="${second.shipmentId}"] td:nth-child(6)`))?.trim(), '—', 'shipment 2 has undo data');
+    await page.click(`tr[data-shipment="${shipmentId}"] button[data-rollback]`);
+    await page.waitForSelector('[role=alertdialog]');
+    assert.match((await page.textContent('[role=alertdialog]')) ?? '', /Return s3:\/\/archive\/survey to the objects it held after shipment 1\?/);
+    await shot(page, 'bucket-history-rollback');
+    await page.click('[role=alertdialog] [data-primary]');
+    await page.waitForSelector('text=Rolled back from shipment 2 to 1');
+    assert.deepEqual(diffObjects(v1, await objects(s3.client, 'archive', 'survey/')), []);
+    assert.equal(await page.locator('tr[data-shipment]').count(), 1);
+    const rollback = calls.filter((c) => c.method === 'rollback');
+    assert.equal(rollback.length, 1);
+    assert.deepEqual(rollback[0]!.args[0], { dest, s3: s3opts, to: shipmentId });
+
+    // Shipment 2 applied again and killed in its commit: the page says so and finishes it, with the endpoint and profile.
+    const killed = spawnSync(process.execPath, [CLI, '--home', home, '--quiet', 'ingest', disk2, dest], {
+      env: { ...s3.env, BRICKPOST_FAILPOINT: 's3-apply@1' },
+    });
+    assert.equal(killed.signal, 'SIGKILL', String(killed.stderr));
+    await page.click('button:has-text("Show history")');
+    await page.waitForSelector('[data-in-progress=ingest]');
+    assert.match((await page.textContent('[data-in-progress=ingest]')) ?? '', /the ingest of shipment #2 \S+ was interrupted/);
+    await shot(page, 'bucket-history-interrupted');
+    await page.click('button:has-text("Finish it now")');
+    await page.waitForSelector('text=Finished ');
+    assert.equal(await page.locator('[data-in-progress]').count(), 0);
+    assert.deepEqual(diffObjects(v2, await objects(s3.client, 'archive', 'survey/')), []);
+    const resume = calls.filter((c) => c.method === 'resume');
+    assert.equal(resume.length, 1);
+    assert.deepEqual(resume[0]!.args[0], { dest, s3: s3opts });
     assert.deepEqual(errors, []);
   });
 });

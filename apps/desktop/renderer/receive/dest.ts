@@ -48,7 +48,7 @@ export const destStep: Step<ReceiveState> = {
         help: 'The files of the dataset are written here. Files this shipment replaces are kept for rollback.',
       },
       bucketHelp:
-        'The files are written as objects under the prefix; what the destination holds of brickpost is kept under PREFIX/.brickpost/. A bucket keeps no undo data: rollback works on folders only.',
+        'The files are written as objects under the prefix; what the destination holds of brickpost is kept under PREFIX/.brickpost/. Objects this shipment replaces or deletes are copied there for rollback.',
       value: state.dest,
       s3: state.s3,
     });

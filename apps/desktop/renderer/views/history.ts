@@ -1,9 +1,9 @@
-/** History of a destination (a folder or a bucket): the shipments applied; for a folder, rollback to any kept one, and pins. */
+/** History of a destination (a folder or a bucket): the shipments applied, rollback to any kept one, and (for a folder) pins. */
 import type { DestHistory, S3Options } from '@brickpost/engine/api';
 import { api } from '../api.js';
 import { dataTable, facts, h, replace } from '../ui/dom.js';
 import { bytes, fingerprint, when } from '../ui/format.js';
-import { placeField } from '../ui/place-field.js';
+import { placeField, type Place } from '../ui/place-field.js';
 import { isBucket } from '../ui/s3.js';
 import { actions, busy, primary, secondary } from '../ui/wizard.js';
 
@@ -14,21 +14,10 @@ interface RowActions {
   unpin: (name: string) => void;
 }
 
+/** A table of the shipments; a bucket's has no pins column (pins are for folders). */
 function table(hist: DestHistory, on: RowActions, bucket: boolean): HTMLElement {
   const rows = hist.shipments.map((s, i) => {
     const current = i === hist.shipments.length - 1;
-    if (bucket)
-      return {
-        props: { 'data-shipment': s.shipmentId, 'data-kept': 'false' },
-        cells: [
-          String(s.seq),
-          h('code', {}, s.shipmentId),
-          s.label || '—',
-          when(s.appliedAt),
-          `${s.files.toLocaleString()} files, ${bytes(s.bytes)}`,
-          current ? 'current' : '—',
-        ],
-      };
     const pins = s.pins.map((name) =>
       h(
         'span',
@@ -49,7 +38,7 @@ function table(hist: DestHistory, on: RowActions, bucket: boolean): HTMLElement 
         when(s.appliedAt),
         `${s.files.toLocaleString()} files, ${bytes(s.bytes)}`,
         s.undoable ? bytes(s.undoBytes) : '—',
-        h('span', {}, ...pins, ...pin),
+        ...(bucket ? [] : [h('span', {}, ...pins, ...pin)]),
         current
           ? 'current'
           : s.kept
@@ -63,16 +52,17 @@ function table(hist: DestHistory, on: RowActions, bucket: boolean): HTMLElement 
     };
   });
   const headers = bucket
-    ? ['#', 'Shipment', 'Label', 'Applied', 'Size', 'State']
+    ? ['#', 'Shipment', 'Label', 'Applied', 'Size', 'Undo data', 'Rollback']
     : ['#', 'Shipment', 'Label', 'Applied', 'Size', 'Undo data', 'Pins', 'Rollback'];
   return dataTable('Shipments applied, oldest first', headers, rows);
 }
 
-/** What DEST keeps for rollback, in words. */
-function reach(hist: DestHistory): string {
+/** What DEST keeps for rollback, in words (a bucket keeps the last N or all; pins and days are for folders). */
+function reach(hist: DestHistory, bucket: boolean): string {
   const rule = hist.keepAll
     ? 'every shipment'
     : `the last ${hist.keepUndo} shipment(s)${hist.keepDays !== null ? ` and those of the last ${hist.keepDays} days` : ''}`;
+  if (bucket) return `${rule}; ${bytes(hist.undoBytes)} of undo objects in the bucket (pins are for folder destinations)`;
   const pins = hist.pins.length ? `, and everything after ${hist.pins.length === 1 ? 'the pin' : `${hist.pins.length} pins`}` : '';
   return `${rule}${pins}; ${bytes(hist.undoBytes)} of undo data on disk`;
 }
@@ -84,15 +74,15 @@ function behind(n: NonNullable<DestHistory['newestSeen']>): string {
 }
 
 /** An ingest or rollback under way or interrupted: what DEST may hold meanwhile, and a button that finishes it. */
-function unfinished(hist: DestHistory, onFinish: (() => Promise<void>) | null): HTMLElement {
+function unfinished(hist: DestHistory, onFinish: () => Promise<void>): HTMLElement {
   const p = hist.inProgress!;
   const slot = h('div', {});
-  const finish = primary('Finish it now', () => void (onFinish && busy(finish, slot, onFinish, 'Could not finish it')));
+  const finish = primary('Finish it now', () => void busy(finish, slot, onFinish, 'Could not finish it'));
   return h(
     'div',
     { class: 'banner warn', role: 'alert', 'data-in-progress': p.kind },
     ...p.lines.map((l) => h('p', {}, l)),
-    ...(p.running || !onFinish ? [] : [actions(finish)]),
+    ...(p.running ? [] : [actions(finish)]),
     slot,
   );
 }
@@ -107,35 +97,34 @@ export function historyView(dest = '', s3?: S3Options): HTMLElement {
     value: dest,
     s3,
   });
-  const field = place.folder;
   const out = h('div', { 'aria-live': 'polite' });
   const confirmSlot = h('div', {});
+  // The place whose history is shown: rollback, resume and pins act on it, not on fields edited since.
+  let shown: Place = { where: '' };
+  /** DEST and, for a bucket, how to reach it, as the engine's calls take them. */
+  const at = (): { dest: string; s3?: S3Options } => ({ dest: shown.where, ...(shown.s3 ? { s3: shown.s3 } : {}) });
   const load = async (): Promise<void> => {
     const where = place.value();
     if (!where) return;
     const hist = await api().history({ dest: where.where, ...(where.s3 ? { s3: where.s3 } : {}) });
+    shown = where;
     const bucket = isBucket(where.where);
     replace(confirmSlot);
     replace(
       out,
       ...(hist.inProgress
         ? [
-            unfinished(
-              hist,
-              bucket
-                ? null
-                : async () => {
-                    const r = await api().resume({ dest: field.value() });
-                    await load();
-                    confirmSlot.appendChild(h('p', { class: 'banner ok', role: 'status' }, `Finished ${r.finished ?? 'the interrupted job'}.`));
-                  },
-            ),
+            unfinished(hist, async () => {
+              const r = await api().resume(at());
+              await load();
+              confirmSlot.appendChild(h('p', { class: 'banner ok', role: 'status' }, `Finished ${r.finished ?? 'the interrupted job'}.`));
+            }),
           ]
         : []),
       facts([
         ['Dataset', hist.dataset],
         ['Publisher key id', h('code', {}, fingerprint(hist.publisherKeyId))],
-        ['Rollback reach', bucket ? 'none: a bucket keeps no undo data (rollback works on folder destinations)' : reach(hist)],
+        ['Rollback reach', reach(hist, bucket)],
         ...(hist.newestSeen ? [['Newest seen', behind(hist.newestSeen)] as [string, string]] : []),
       ]),
       table(hist, { rollback: (to, seq) => confirm(to, seq), pin: (to, seq) => askPin(to, seq), unpin: (name) => void unpin(name) }, bucket),
@@ -149,7 +138,7 @@ export function historyView(dest = '', s3?: S3Options): HTMLElement {
           yes,
           confirmSlot,
           async () => {
-            const r = await api().rollback({ dest: field.value(), to });
+            const r = await api().rollback({ ...at(), to });
             await load();
             confirmSlot.appendChild(h('p', { class: 'banner ok', role: 'status' }, `Rolled back from shipment ${r.from.seq} to ${r.to.seq}.`));
           },
@@ -164,7 +153,9 @@ export function historyView(dest = '', s3?: S3Options): HTMLElement {
         h(
           'p',
           {},
-          `Return ${field.value()} to how it was after shipment ${seq}? Later shipments are undone; files they changed are put back from the undo area.`,
+          isBucket(shown.where)
+            ? `Return ${shown.where} to the objects it held after shipment ${seq}? Later shipments are undone; objects they changed are put back from the undo objects.`
+            : `Return ${shown.where} to how it was after shipment ${seq}? Later shipments are undone; files they changed are put back from the undo area.`,
         ),
         actions(
           secondary('Keep as it is', () => replace(confirmSlot)),
@@ -183,7 +174,7 @@ export function historyView(dest = '', s3?: S3Options): HTMLElement {
           yes,
           confirmSlot,
           async () => {
-            await api().pin({ dest: field.value(), shipment: to, name: name.value });
+            await api().pin({ dest: shown.where, shipment: to, name: name.value });
             await load();
             confirmSlot.appendChild(
               h('p', { class: 'banner ok', role: 'status' }, `Pinned shipment ${seq} as “${name.value.trim()}”: rollback to it is kept.`),
@@ -197,7 +188,7 @@ export function historyView(dest = '', s3?: S3Options): HTMLElement {
       h(
         'form',
         { class: 'banner', role: 'dialog', 'aria-label': 'Pin a point', onsubmit: (e: Event) => (e.preventDefault(), yes.click()) },
-        h('p', {}, `Name the tree ${field.value()} had after shipment ${seq}. The undo data needed to return to it is kept until you unpin it.`),
+        h('p', {}, `Name the tree ${shown.where} had after shipment ${seq}. The undo data needed to return to it is kept until you unpin it.`),
         name,
         actions(
           secondary('Cancel', () => replace(confirmSlot)),
@@ -208,7 +199,7 @@ export function historyView(dest = '', s3?: S3Options): HTMLElement {
     name.focus();
   };
   const unpin = async (name: string): Promise<void> => {
-    const r = await api().unpin({ dest: field.value(), pin: name });
+    const r = await api().unpin({ dest: shown.where, pin: name });
     await load();
     confirmSlot.appendChild(
       h('p', { class: 'banner ok', role: 'status' }, `Unpinned “${name}”${r.freedBytes > 0 ? `; ${bytes(r.freedBytes)} of undo data freed` : ''}.`),

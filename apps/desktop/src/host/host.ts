@@ -146,7 +146,8 @@ const QUICK: { [M in QuickMethod]: (e: Engine, args: unknown[]) => Answer<M> | P
   },
   rollback: (e, args) => {
     const o = objectArg('rollback', args);
-    return e.rollback({ dest: stringField('rollback', o, 'dest'), to: stringField('rollback', o, 'to') }, () => undefined);
+    const s3 = s3Field('rollback', o);
+    return e.rollback({ dest: stringField('rollback', o, 'dest'), to: stringField('rollback', o, 'to'), ...(s3 !== undefined ? { s3 } : {}) }, () => undefined);
   },
   pin: (e, args) => {
     const o = objectArg('pin', args);
@@ -156,7 +157,10 @@ const QUICK: { [M in QuickMethod]: (e: Engine, args: unknown[]) => Answer<M> | P
     const o = objectArg('unpin', args);
     return e.unpin({ dest: stringField('unpin', o, 'dest'), pin: stringField('unpin', o, 'pin') });
   },
-  resume: (e, args) => e.resume(stringField('resume', objectArg('resume', args), 'dest'), () => undefined),
+  resume: (e, args) => {
+    const o = objectArg('resume', args);
+    return e.resume(stringField('resume', o, 'dest'), () => undefined, s3Field('resume', o));
+  },
   report: async (e, args) => {
     const m = 'report';
     const o = objectArg(m, args);

@@ -148,13 +148,14 @@ export interface DesktopApi {
   receipt(opts: { dest: string; out?: string; deep?: boolean }): Promise<ReceiptSummary & { text: string }>;
   /** The shipments applied to DEST, a folder or `s3://BUCKET/PREFIX` (reached as `s3` says). */
   history(opts: { dest: string; s3?: S3Options }): Promise<DestHistory>;
-  rollback(opts: { dest: string; to: string }): Promise<RollbackSummary>;
+  /** Returns DEST, a folder or `s3://BUCKET/PREFIX` (reached as `s3` says), to how it was after an earlier shipment (`to`: id or seq). */
+  rollback(opts: { dest: string; to: string; s3?: S3Options }): Promise<RollbackSummary>;
   /** Names a point of DEST's history (a shipment id or seq) so pruning keeps rollback to it. */
   pin(opts: { dest: string; shipment: string; name: string }): Promise<PinSummary>;
   /** Removes a pin (its name, or a seq), then prunes what is no longer kept. */
   unpin(opts: { dest: string; pin: string }): Promise<PinSummary>;
-  /** Finishes an interrupted ingest or rollback of DEST (DestHistory.inProgress). */
-  resume(opts: { dest: string }): Promise<ResumeSummary>;
+  /** Finishes an interrupted ingest or rollback of DEST, a folder or a bucket prefix (DestHistory.inProgress). */
+  resume(opts: { dest: string; s3?: S3Options }): Promise<ResumeSummary>;
 
   /** The verification report of a drive or destination: its data and its standalone HTML. */
   report(opts: { target: string; shipment?: string; deep?: boolean }): Promise<{ report: ShipmentReport; html: string }>;
