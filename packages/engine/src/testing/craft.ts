@@ -178,7 +178,6 @@ export async function craftShipment(opts: CraftOptions): Promise<CraftedShipment
   const layout: CraftLayout = { shipment: id, datasetId, secret, key, header, refs, data, packs };
   const lines = opts.manifest(layout);
   const bytes = Buffer.isBuffer(lines) ? lines : Buffer.from(typeof lines === 'string' ? lines : lines.map((l) => l + '\n').join(''), 'utf8');
-  const text = bytes.toString('utf8');
   const format = opts.manifestFormat ?? `${header.format}\n`;
   const compress =
     opts.manifestFrames ??
@@ -200,7 +199,7 @@ export async function craftShipment(opts: CraftOptions): Promise<CraftedShipment
     payload.push({ path: p, digest: await sha256File(join(dir, p)) });
     payloadBytes += st.size;
   }
-  const counted = countEntries(text);
+  const counted = countEntries(bytes);
   const info: ShipmentInfo = {
     format: FORMAT_VERSION,
     shipment: id,
@@ -232,10 +231,18 @@ export async function craftShipment(opts: CraftOptions): Promise<CraftedShipment
   return { id, dir, layout, info };
 }
 
-/** Entries, files and bytes of a manifest text, counted leniently (lines that do not parse are skipped). */
-function countEntries(text: string): { entries: number; files: number; bytes: number } {
+/**
+ * Entries, files and bytes of a manifest's text, counted leniently (lines
+ * that do not parse are skipped), a line at a time: a manifest of millions
+ * of records is longer than a JavaScript string may be.
+ */
+function countEntries(bytes: Buffer): { entries: number; files: number; bytes: number } {
   const out = { entries: 0, files: 0, bytes: 0 };
-  for (const line of text.split('\n')) {
+  for (let at = 0; at < bytes.length;) {
+    const nl = bytes.indexOf(10, at);
+    const end = nl < 0 ? bytes.length : nl;
+    const line = bytes.toString('utf8', at, end);
+    at = end + 1;
     let r: { t?: unknown; size?: unknown };
     try {
       r = JSON.parse(line) as typeof r;
