@@ -22,7 +22,7 @@ import { keysOf } from './undo.js';
 import { lockPrefix } from './lock.js';
 import { settleS3 } from './rollback.js';
 import { survey } from './survey.js';
-import { parseS3Url } from './url.js';
+import { commandPlace, parseS3Url } from './url.js';
 
 /**
  * Ingests a shipment into `s3://BUCKET/PREFIX` (README "Object storage").
@@ -65,7 +65,7 @@ export async function s3Ingest(ctx: Context, opts: IngestOptions, onEvent: Event
       checkNotExpired(r.shipment, opts.allowExpired === true);
       if (opts.keepDays !== undefined)
         throw new BrickpostError('USAGE', `${place.url}: a bucket keeps the undo of its last shipments by count, not by days`, {
-          hint: `give --keep-undo N instead: brickpost ingest ${opts.drive} ${place.url} --keep-undo 3`,
+          hint: `give --keep-undo N instead: brickpost ingest ${opts.drive} ${commandPlace(place.url, opts.s3)} --keep-undo 3`,
         });
       checkChain(state, h, place.url);
 

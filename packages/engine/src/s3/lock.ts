@@ -4,7 +4,7 @@ import { quote } from '@brickpost/manifest';
 import type { S3Options } from '../api/index.js';
 import type { Context } from '../context.js';
 import { takeLock } from '../io/lock.js';
-import type { S3Place } from './url.js';
+import { commandPlace, type S3Place } from './url.js';
 
 /**
  * Takes the lock that serialises the jobs of one home on one prefix
@@ -20,6 +20,6 @@ export function lockPrefix(ctx: Context, place: S3Place, s3: S3Options | undefin
   return takeLock(join(ctx.home, `s3-${name}.lock`), {
     what: `${place.url} is in use from home ${quote(ctx.home)} by`,
     command,
-    inspect: `brickpost status ${place.url}`,
+    inspect: `brickpost status ${commandPlace(place.url, s3)}`,
   });
 }

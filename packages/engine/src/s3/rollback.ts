@@ -12,7 +12,7 @@ import { lockPrefix } from './lock.js';
 import { Objects } from './objects.js';
 import { COMMIT, keptUndo, ROLLBACK, STATE, type S3Commit, type S3State } from './state.js';
 import { reachable, runRollback, type S3RollbackJournal } from './undo.js';
-import { parseS3Url } from './url.js';
+import { commandPlace, parseS3Url } from './url.js';
 
 /**
  * Finishes what a crash left under the prefix: an ingest past its commit
@@ -85,7 +85,7 @@ export async function s3Rollback(ctx: Context, opts: RollbackOptions, onEvent: E
     const target = state.history.find((h) => h.shipment === opts.to) ?? state.history.find((h) => String(h.seq) === opts.to);
     if (!target)
       throw new BrickpostError('NOT_FOUND', `no shipment ${quote(opts.to)} was applied to ${url}`, {
-        hint: `'brickpost history ${url}' lists them (give an id or a sequence number)`,
+        hint: `'brickpost history ${commandPlace(url, opts.s3)}' lists them (give an id or a sequence number)`,
       });
     const from = state.history[state.history.length - 1]!;
     const summary = (undone: S3State['history']): RollbackSummary => ({
@@ -102,7 +102,9 @@ export async function s3Rollback(ctx: Context, opts: RollbackOptions, onEvent: E
       throw new BrickpostError(
         'USAGE',
         `cannot roll ${url} back to seq ${target.seq}: the undo objects of shipment ${quote(missing.shipment)} (seq ${missing.seq}) were not kept (${keep === 0 ? 'ingest kept none' : `the last ${keep} shipments keep theirs`})`,
-        { hint: `roll back to a later point ('brickpost history ${url}' marks them kept), or ingest with a larger --keep-undo next time` },
+        {
+          hint: `roll back to a later point ('brickpost history ${commandPlace(url, opts.s3)}' marks them kept), or ingest with a larger --keep-undo next time`,
+        },
       );
     }
     const journal: S3RollbackJournal = { to: { shipment: target.shipment, seq: target.seq }, from: { shipment: from.shipment, seq: from.seq } };
@@ -153,7 +155,7 @@ export async function s3Status(dest: string, s3?: S3Options): Promise<DestStatus
       shipments: state?.history.length ?? 0,
       lock: null,
       inProgress,
-      next: inProgress ? `brickpost resume ${place.url}` : null,
+      next: inProgress ? `brickpost resume ${commandPlace(place.url, s3)}` : null,
     };
   } finally {
     o.client.destroy();

@@ -1,4 +1,5 @@
 import { BrickpostError, quote } from '@brickpost/manifest';
+import type { S3Options } from '../api/index.js';
 
 /** A place in object storage: a bucket and a key prefix ('' or ending in '/'). */
 export interface S3Place {
@@ -41,4 +42,10 @@ export function noS3At(at: string): BrickpostError {
   return new BrickpostError('USAGE', 'extract --at takes files from a destination folder into a folder, not from or into object storage', {
     hint: `give folders: brickpost extract --at ${at} DEST-DIR PATH --to DIR`,
   });
+}
+
+/** A place as a printed command names it: the URL, and the --endpoint-url and --profile it was reached with, so a hint works as printed. */
+export function commandPlace(url: string, s3?: S3Options): string {
+  const q = (v: string): string => (/^[\w@%+=:,./-]+$/.test(v) ? v : `'${v.replace(/'/g, `'\\''`)}'`);
+  return [q(url), ...(s3?.endpointUrl ? ['--endpoint-url', q(s3.endpointUrl)] : []), ...(s3?.profile ? ['--profile', q(s3.profile)] : [])].join(' ');
 }
