@@ -21,6 +21,7 @@ import { parseArgs } from 'node:util';
 import { Compressor } from 'zstd-napi';
 import { craftShipment, newParty } from '@brickpost/engine/testing';
 import { measure, sh } from './lib/measure.mjs';
+import { cliArgv } from './lib/cli.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const cli = join(here, '..', 'apps', 'cli', 'bin', 'brickpost.js');
@@ -102,9 +103,9 @@ async function main() {
     log(`shipment ${s.id}: ${(made / 1e6).toFixed(0)} MB of manifest text in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
     const out = join(work, 'ls.ndjson');
     const steps = [
-      ['ls --json', ['bash', '-c', `${sh(process.execPath)} ${sh(cli)} --home ${sh(home)} ls ${sh(drive)} --json > ${sh(out)}`]],
-      ['verify (no key)', [process.execPath, cli, '--home', home, 'verify', drive, '--json']],
-      ['verify --deep', [process.execPath, cli, '--home', home, 'verify', drive, '--deep', '--json']],
+      ['ls --json', ['bash', '-c', `${cliArgv(cli).map(sh).join(' ')} --home ${sh(home)} ls ${sh(drive)} --json > ${sh(out)}`]],
+      ['verify (no key)', [...cliArgv(cli), '--home', home, 'verify', drive, '--json']],
+      ['verify --deep', [...cliArgv(cli), '--home', home, 'verify', drive, '--deep', '--json']],
     ];
     const rows = [];
     for (const [label, argv] of steps) {

@@ -28,6 +28,7 @@ import { generateDataset, findMakeDataset } from './lib/dataset.mjs';
 import { dropCaches, measure } from './lib/measure.mjs';
 import brickpost from './tools/brickpost.mjs';
 import restic from './tools/restic.mjs';
+import { cliArgv, nodeFlags } from './lib/cli.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(here, '..');
@@ -122,14 +123,14 @@ async function atCount(n, opts) {
   const lsOut = join(work, 'ls.ndjson');
   const ls = await run('ls', {
     label: 'ls --json',
-    argv: ['bash', '-c', `${process.execPath} ${join(repoRoot, 'apps/cli/bin/brickpost.js')} --home ${bp.sub} ls ${bp.drive} --json > ${lsOut}`],
+    argv: ['bash', '-c', `${cliArgv().join(' ')} --home ${bp.sub} ls ${bp.drive} --json > ${lsOut}`],
   });
   if (!ls.rec.error && countLines(lsOut) < n) ls.rec.error = `ls listed ${countLines(lsOut)} entries, the tree has ${n} files`;
   await rm(lsOut, { force: true });
   // The desktop's drive view: the first look builds the browse index (one pass over the manifest), later looks are queries.
   const view = (mode, check) => ({
     label: `listFolder ${mode}`,
-    argv: [process.execPath, join(repoRoot, 'bench/lib/drive-view.mjs'), bp.sub, bp.drive, mode, ...(mode === 'again' ? [DEEP_FOLDER] : [])],
+    argv: [process.execPath, ...nodeFlags(), join(repoRoot, 'bench/lib/drive-view.mjs'), bp.sub, bp.drive, mode, ...(mode === 'again' ? [DEEP_FOLDER] : [])],
     stdout: true,
     check: (r) => {
       try {
@@ -150,7 +151,7 @@ async function atCount(n, opts) {
   for (const v of [built, again]) if (!v.rec.error) v.rec.calls = JSON.parse(readFileSync(v.stdoutFile, 'utf8')).calls;
   await run('history', {
     label: 'history --json',
-    argv: [process.execPath, join(repoRoot, 'apps/cli/bin/brickpost.js'), '--home', bp.sub, 'history', bp.dest, '--json'],
+    argv: [...cliArgv(), '--home', bp.sub, 'history', bp.dest, '--json'],
     stdout: true,
   });
   const sizes = {

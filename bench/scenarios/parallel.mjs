@@ -21,6 +21,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { dropCaches, measure } from '../lib/measure.mjs';
+import { cliArgv } from '../lib/cli.mjs';
 
 const RATE = Number(process.env.BENCH_DRIVE_RATE || 50e6);
 const SETS = [
@@ -86,7 +87,8 @@ export default {
     const home = join(work, 'home');
     const sub = join(work, 'sub');
     const run = (h, ...args) => {
-      const r = spawnSync(process.execPath, [cli, '--home', h, ...args], { encoding: 'utf8' });
+      const [node, ...rest] = cliArgv(cli);
+      const r = spawnSync(node, [...rest, '--home', h, ...args], { encoding: 'utf8' });
       if (r.status !== 0) throw new Error(`brickpost ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
       return r.stdout;
     };
@@ -99,8 +101,7 @@ export default {
       const drives = Array.from({ length: s.drives }, (_, i) => join(work, s.op, `d${i + 1}`));
       for (const d of drives) mkdirSync(d, { recursive: true });
       const argv = [
-        process.execPath,
-        cli,
+        ...cliArgv(cli),
         '--home',
         home,
         'pack',

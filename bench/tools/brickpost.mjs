@@ -38,13 +38,14 @@ import { join } from 'node:path';
 const INGEST_AS_IS = ['--outside-links'];
 import { sh } from '../lib/measure.mjs';
 import { sameTree } from '../scenarios/s3.mjs';
+import { cliArgv } from '../lib/cli.mjs';
 
 function cliPath(ctx) {
   return join(ctx.repoRoot, 'apps', 'cli', 'bin', 'brickpost.js');
 }
 
 function cli(ctx, home, ...args) {
-  return [process.execPath, cliPath(ctx), '--home', home, ...args];
+  return [...cliArgv(cliPath(ctx)), '--home', home, ...args];
 }
 
 /** Last `summary` event of an NDJSON file, or the `error` event, or null. */
@@ -84,7 +85,8 @@ export default {
     return null;
   },
   describe(ctx) {
-    const r = spawnSync(process.execPath, [cliPath(ctx), '--version'], { encoding: 'utf8' });
+    const [node, ...rest] = cliArgv(cliPath(ctx));
+    const r = spawnSync(node, [...rest, '--version'], { encoding: 'utf8' });
     return `${(r.stdout || '?').trim()} (node ${process.version}), zstd -3 default`;
   },
   async setup(ctx) {

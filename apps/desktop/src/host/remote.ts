@@ -15,6 +15,9 @@ import { fromWireError } from './errors.js';
 import type { HostPort } from './host.js';
 import type { FromChild, ToChild } from './wire.js';
 
+/** Node flags of the engine process, as the CLI's launcher gives them (apps/cli/bin/brickpost.js): a new space of two 4 MB semi-spaces. */
+const ENGINE_NODE_FLAGS = ['--max-semi-space-size=4'];
+
 /** How to start the engine child process. */
 export interface RemoteHostOptions {
   /** The home to open (default: the child's $BRICKPOST_HOME, else the per-user home). */
@@ -61,7 +64,7 @@ export class RemoteHost implements HostPort {
     // Inherited from an Electron parent, this would change how some Node builds start.
     delete env.ELECTRON_RUN_AS_NODE;
     if (opts.home !== undefined) env.BRICKPOST_HOME = opts.home;
-    const child = fork(CHILD, [], { execPath, env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'json' });
+    const child = fork(CHILD, [], { execPath, execArgv: ENGINE_NODE_FLAGS, env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'json' });
     return new Promise((resolve, reject) => {
       const fail = (e: unknown): void => {
         child.kill();
