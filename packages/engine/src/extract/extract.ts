@@ -48,7 +48,7 @@ import { readManifest } from '../verify/manifest-stream.js';
 import { chunkBuffer, type ChunkBytes } from '../verify/native-readers.js';
 import { walkShipment, type ShipmentVisitor } from '../verify/walk-shipment.js';
 import { openReadable, type Readable } from './open.js';
-import { Selection } from './selection.js';
+import { baseMissing, Selection } from './selection.js';
 
 const CREATE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
 
@@ -163,18 +163,7 @@ async function surveySelection(
     }
   }
   sel.checkAllFound();
-  if (needsBase.length > 0) {
-    throw new BrickpostError(
-      'BASIS_MISSING',
-      `${needsBase.length} of the files to extract reuse data this incremental shipment does not carry (it applies on top of an earlier one): ${needsBase
-        .slice(0, 5)
-        .map((p) => quote(displayName(p)))
-        .join(', ')}${needsBase.length > 5 ? ', …' : ''}; nothing was written`,
-      {
-        hint: 'take them from the destination that ingested it, or from a self-contained shipment (the publisher packs one with --full)',
-      },
-    );
-  }
+  if (needsBase.length > 0) throw baseMissing(needsBase);
   if (inTheWay.length > 0) {
     throw new BrickpostError(
       'USAGE',

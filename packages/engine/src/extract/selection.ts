@@ -57,3 +57,13 @@ function normalize(p: string): string {
   if (parts.includes('..')) throw new BrickpostError('USAGE', `${quote(p)}: a path with '..' names nothing in a shipment`);
   return parts.join('/');
 }
+
+/** The files taken that reuse data an incremental shipment does not carry (delta or held refs): BASIS_MISSING naming the first five; nothing was written. */
+export function baseMissing(paths: readonly string[]): BrickpostError {
+  const named = paths.slice(0, 5).map((p) => quote(displayName(p)));
+  return new BrickpostError(
+    'BASIS_MISSING',
+    `${paths.length} of the files to extract reuse data this incremental shipment does not carry (it applies on top of an earlier one): ${named.join(', ')}${paths.length > 5 ? ', …' : ''}; nothing was written`,
+    { hint: 'take them from the destination that ingested it, or from a self-contained shipment (the publisher packs one with --full)' },
+  );
+}

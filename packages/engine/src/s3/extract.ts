@@ -7,7 +7,7 @@ import type { EventSink, ExtractOptions, ExtractSummary } from '../api/index.js'
 import { chunkKey } from '../chunk/index.js';
 import type { Context } from '../context.js';
 import { openReadable, type Readable } from '../extract/open.js';
-import { Selection } from '../extract/selection.js';
+import { baseMissing, Selection } from '../extract/selection.js';
 import { Progress } from '../io/progress.js';
 import { readManifest } from '../verify/manifest-stream.js';
 import { walkShipment } from '../verify/walk-shipment.js';
@@ -221,15 +221,7 @@ async function surveyTaken(r: Readable, sel: Selection, tree: Database.Database,
   endDir(null);
   tree.exec('COMMIT');
   sel.checkAllFound();
-  if (needsBase.length > 0)
-    throw new BrickpostError(
-      'BASIS_MISSING',
-      `${needsBase.length} of the files to extract reuse data this incremental shipment does not carry (it applies on top of an earlier one): ${needsBase
-        .slice(0, 5)
-        .map((p) => quote(displayName(p)))
-        .join(', ')}${needsBase.length > 5 ? ', …' : ''}; nothing was written`,
-      { hint: 'take them from the destination that ingested it, or from a self-contained shipment (the publisher packs one with --full)' },
-    );
+  if (needsBase.length > 0) throw baseMissing(needsBase);
   if (cannot.length > 0)
     throw new BrickpostError(
       'USAGE',
