@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, lstatSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, readlinkSync, lstatSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -142,4 +142,21 @@ export function shipmentDir(drive: string): string {
   const ids = readdirSync(join(drive, 'brickpost')).filter((n) => /^[0-9]{8}T[0-9]{6}Z-[0-9a-f]{8}$/.test(n));
   if (ids.length !== 1) throw new Error(`expected one shipment on ${drive}, found ${ids.join(', ')}`);
   return join(drive, 'brickpost', ids[0]!);
+}
+
+/** Deterministic pseudo-random bytes (SHA-256 in counter mode). */
+export function bytes(seed: string, n: number): Buffer {
+  const out = Buffer.alloc(n);
+  for (let o = 0, i = 0; o < n; o += 32, i++) createHash('sha256').update(`${seed}/${i}`).digest().copy(out, o);
+  return out;
+}
+
+/** Writes `data` over a file at `position`, in place. */
+export function overwriteAt(path: string, position: number, data: Buffer): void {
+  const fd = openSync(path, 'r+');
+  try {
+    writeSync(fd, data, 0, data.length, position);
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -12,30 +12,23 @@
  */
 import { beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
-import {
-  chmodSync,
-  closeSync,
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  utimesSync,
-  writeFileSync,
-  writeSync,
-} from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { brickpost, diffSnapshots, errorEvent, lastEvent, MAKE_DATASET, makeDataset, sh, snapshot, tempDir, type Node, type Run } from '../support.js';
-
-/** Deterministic pseudo-random bytes (SHA-256 in counter mode). */
-function bytes(seed: string, n: number): Buffer {
-  const out = Buffer.alloc(n);
-  for (let o = 0, i = 0; o < n; o += 32, i++) createHash('sha256').update(`${seed}/${i}`).digest().copy(out, o);
-  return out;
-}
+import {
+  brickpost,
+  diffSnapshots,
+  errorEvent,
+  lastEvent,
+  MAKE_DATASET,
+  makeDataset,
+  sh,
+  snapshot,
+  tempDir,
+  type Node,
+  type Run,
+  bytes,
+  overwriteAt,
+} from '../support.js';
 
 /** Text lines, compressible like a log. */
 function text(seed: string, n: number): Buffer {
@@ -50,15 +43,6 @@ function text(seed: string, n: number): Buffer {
 }
 
 /** Writes DATA at POSITION of an existing file, without changing its size otherwise. */
-function overwriteAt(path: string, position: number, data: Buffer): void {
-  const fd = openSync(path, 'r+');
-  try {
-    writeSync(fd, data, 0, data.length, position);
-  } finally {
-    closeSync(fd);
-  }
-}
-
 /** Inserts DATA at POSITION of a file, shifting the rest. */
 function insertAt(path: string, position: number, data: Buffer): void {
   const old = readFileSync(path);

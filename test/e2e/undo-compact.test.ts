@@ -11,30 +11,14 @@
 import { beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, readdirSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { brickpost, diffSnapshots, hasTool, publisherAndSubscriber, sh, snapshot, tempDir, type Run } from '../support.js';
+import { brickpost, diffSnapshots, hasTool, publisherAndSubscriber, sh, snapshot, tempDir, type Run, bytes, overwriteAt } from '../support.js';
 
 const JS = { ...process.env, BRICKPOST_NATIVE: '0' };
 const NATIVE = { ...process.env, BRICKPOST_NATIVE: '1' };
 const why = hasTool('zstd') ? null : 'the zstd tool is not installed';
-
-/** Deterministic pseudo-random bytes (SHA-256 in counter mode). */
-function bytes(seed: string, n: number): Buffer {
-  const out = Buffer.alloc(n);
-  for (let o = 0, i = 0; o < n; o += 32, i++) createHash('sha256').update(`${seed}/${i}`).digest().copy(out, o);
-  return out;
-}
-
-function overwriteAt(path: string, position: number, data: Buffer): void {
-  const fd = openSync(path, 'r+');
-  try {
-    writeSync(fd, data, 0, data.length, position);
-  } finally {
-    closeSync(fd);
-  }
-}
 
 describe.skipIf(why)(`undo files turned into chunks, on both pipelines${why ? ` [skipped: ${why}]` : ''}`, () => {
   const root = tempDir('bp-undo-compact-');

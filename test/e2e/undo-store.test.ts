@@ -12,27 +12,11 @@
 import { beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { brickpost, diffSnapshots, errorEvent, lastEvent, publisherAndSubscriber, sh, snapshot, tempDir, type Run } from '../support.js';
+import { brickpost, diffSnapshots, errorEvent, lastEvent, publisherAndSubscriber, sh, snapshot, tempDir, type Run, bytes, overwriteAt } from '../support.js';
 
 const BIG = 64 << 20;
-
-/** Deterministic pseudo-random bytes (SHA-256 in counter mode). */
-function bytes(seed: string, n: number): Buffer {
-  const out = Buffer.alloc(n);
-  for (let o = 0, i = 0; o < n; o += 32, i++) createHash('sha256').update(`${seed}/${i}`).digest().copy(out, o);
-  return out;
-}
-
-function overwriteAt(path: string, position: number, data: Buffer): void {
-  const fd = openSync(path, 'r+');
-  try {
-    writeSync(fd, data, 0, data.length, position);
-  } finally {
-    closeSync(fd);
-  }
-}
 
 const sha = (p: string): string => createHash('sha256').update(readFileSync(p)).digest('hex');
 
