@@ -47,6 +47,8 @@ export default defineConfig({
     hookTimeout: GUARD_MS,
     teardownTimeout: 60_000,
     reporters: ['default', join(ROOT, 'scripts', 'test-summary.mjs')],
+    // Removes the temp folders each file made (test/support.ts tempDir).
+    setupFiles: [join(ROOT, 'test', 'setup.ts')],
     // The build is loaded by Node itself, as the CLI loads it.
     server: { deps: { external: [/\/dist\//] } },
     projects: [

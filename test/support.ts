@@ -17,11 +17,24 @@ export const CLI = join(ROOT, 'apps', 'cli', 'bin', 'brickpost.js');
 /** The repository's dataset generator (deterministic; see its --help). */
 export const MAKE_DATASET = join(ROOT, 'bench', 'make_dataset.py');
 
-/** A fresh temp folder, removed when the process exits unless BRICKPOST_KEEP_TMP is set. */
+/** The folders tempDir made in this process and has not removed yet. */
+const made = new Set<string>();
+
+/**
+ * A fresh temp folder, removed after the test file that made it (test/setup.ts)
+ * unless BRICKPOST_KEEP_TMP is set. Vitest ends a file's process without
+ * running its `exit` listeners, so cleanup cannot wait for the process's end.
+ */
 export function tempDir(prefix = 'bp-test-'): string {
   const d = mkdtempSync(join(tmpdir(), prefix));
-  if (!process.env.BRICKPOST_KEEP_TMP) process.on('exit', () => rmSync(d, { recursive: true, force: true }));
+  if (!process.env.BRICKPOST_KEEP_TMP) made.add(d);
   return d;
+}
+
+/** Removes every folder tempDir made in this process. */
+export function removeTempDirs(): void {
+  for (const d of made) rmSync(d, { recursive: true, force: true });
+  made.clear();
 }
 
 /** No single command of a test may take longer (a hang fails the test instead of the run). */

@@ -1,7 +1,7 @@
 // writeAtomic (io/sync.ts), the one way the engine replaces a small file:
 // the new content or the old, never a torn file, no temporary file left
 // behind, and no file handle left open when a step fails.
-import { test } from 'vitest';
+import { afterAll, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,7 +10,7 @@ import { isBrickpostError } from '@brickpost/manifest';
 import { writeAtomic } from '../src/io/sync.js';
 
 const root = mkdtempSync(join(tmpdir(), 'bp-atomic-'));
-process.on('exit', () => rmSync(root, { recursive: true, force: true }));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 const openFds = (): number => readdirSync('/proc/self/fd').length;
 const noProc = existsSync('/proc/self/fd') ? false : 'no /proc/self/fd to count open files on this system';

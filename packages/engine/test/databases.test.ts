@@ -3,7 +3,7 @@
 // brickpost's) and which they refuse untouched (another program's, the
 // other kind, not SQLite); SQLite's errors as environment errors naming
 // the file; salvaging what a damaged file still holds.
-import { test } from 'vitest';
+import { afterAll, test } from 'vitest';
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
@@ -28,7 +28,7 @@ import { guardDatabase } from '../src/io/sqlite-guard.js';
 import { APPLICATION_IDS } from '../src/io/sqlite-open.js';
 
 const root = mkdtempSync(join(tmpdir(), 'bp-db-'));
-process.on('exit', () => rmSync(root, { recursive: true, force: true }));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
 let n = 0;
 const dir = (): string => {
   const d = join(root, String(++n));

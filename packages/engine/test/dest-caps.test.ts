@@ -4,7 +4,7 @@
 // the capabilities a case-insensitive or normalising file system reports,
 // since mounting one (exFAT through FUSE, a casefold folder) is refused on
 // the machines these tests run on.
-import { test } from 'vitest';
+import { afterAll, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,7 +16,7 @@ import { leavesDest, planApply } from '../src/ingest/apply-plan.js';
 import { DEFAULT_POLICY } from '../src/ingest/policy.js';
 
 const root = mkdtempSync(join(tmpdir(), 'bp-caps-'));
-process.on('exit', () => rmSync(root, { recursive: true, force: true }));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 async function* records(names: string[]): AsyncGenerator<ManifestRecord> {
   yield {

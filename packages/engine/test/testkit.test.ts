@@ -10,7 +10,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, test } from 'vitest';
+import { afterAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { buildVector, loadVectors, newParty, type ExpectedEntry, type Parties, type Vector } from '../src/testing.js';
 
@@ -22,7 +22,7 @@ const CLI = join(ROOT, 'apps', 'cli', 'bin', 'brickpost.js');
 const KNOWN_BUGS: Record<string, string> = {};
 
 const root = mkdtempSync(join(tmpdir(), 'bp-testkit-'));
-if (!process.env.BRICKPOST_KEEP_TMP) process.on('exit', () => rmSync(root, { recursive: true, force: true }));
+if (!process.env.BRICKPOST_KEEP_TMP) afterAll(() => rmSync(root, { recursive: true, force: true }));
 const selfHome = join(root, 'homes', 'self');
 const parties: Parties = { self: newParty(selfHome), stranger: newParty(join(root, 'homes', 'stranger')) };
 
