@@ -13,6 +13,8 @@ use std::os::unix::fs::FileExt;
 use std::os::unix::io::FromRawFd;
 
 const BLOCK: usize = 4 << 20;
+/// Blocks asked of the disk ahead of the one being hashed.
+const AHEAD: usize = 2;
 
 /// A file's SHA-256 and the bytes it read.
 #[napi(object)]
@@ -24,11 +26,16 @@ pub struct FileDigest {
 fn digest(file: &File, limit: u64) -> BpResult<FileDigest> {
     // SAFETY: advice only; an error is harmless.
     unsafe { libc::posix_fadvise(std::os::unix::io::AsRawFd::as_raw_fd(file), 0, 0, libc::POSIX_FADV_SEQUENTIAL) };
+    let fd = std::os::unix::io::AsRawFd::as_raw_fd(file);
     let mut h = Sha256::new();
     let mut buf = vec![0u8; BLOCK];
     let mut pos = 0u64;
     while pos < limit {
         let want = ((limit - pos) as usize).min(BLOCK);
+        // The disk reads the next blocks while this one is hashed, so a cold
+        // file is read and hashed at once rather than by turns.
+        // SAFETY: advice only; an error is harmless.
+        unsafe { libc::posix_fadvise(fd, (pos + want as u64) as libc::off_t, (AHEAD * BLOCK) as libc::off_t, libc::POSIX_FADV_WILLNEED) };
         let n = match file.read_at(&mut buf[..want], pos) {
             Ok(0) => break,
             Ok(n) => n,
