@@ -84,6 +84,17 @@ describe('repairing a drive and resuming a pack', () => {
     );
     const human = brickpost(sub, ['verify', drive]);
     assert.match(human.stdout + human.stderr, /all repairable in place: run 'brickpost repair'/);
+    // Deep verify checks the packs' SHA-256 while it decrypts them; stopped by the damage,
+    // it still reports the pack as keyless verify does, ahead of what the decryption found.
+    const damaged = brickpost(sub, ['verify', '--deep', drive, '--json']);
+    assert.equal(damaged.code, 1, damaged.stdout + damaged.stderr);
+    const dr = summaryOf(damaged);
+    assert.equal(dr.fixity, 'failed');
+    assert.equal(dr.deep, 'failed');
+    assert.deepEqual(dr.repair, rep.repair);
+    assert.deepEqual(dr.problems.slice(0, rep.problems.length), rep.problems);
+    assert.ok(dr.problems.length > rep.problems.length, 'the deep problem follows the fixity ones');
+    assert.deepEqual([dr.filesChecked, dr.bytesChecked], [rep.filesChecked, rep.bytesChecked]);
 
     const fix = brickpost(sub, ['repair', drive, '--json']);
     assert.equal(fix.code, 0, fix.stdout + fix.stderr);
@@ -96,6 +107,13 @@ describe('repairing a drive and resuming a pack', () => {
     assert.equal(s.repairedBlocks, 3);
     const deep = brickpost(sub, ['verify', '--deep', drive, '--json']);
     assert.equal(deep.code, 0, deep.stdout + deep.stderr);
+    const keyless = summaryOf(brickpost(sub, ['verify', drive, '--json']));
+    const whole = summaryOf(deep);
+    assert.deepEqual(
+      [whole.fixity, whole.filesChecked, whole.bytesChecked],
+      ['ok', keyless.filesChecked, keyless.bytesChecked],
+      'deep verify counts every payload file',
+    );
     const again = lastEvent(brickpost(sub, ['repair', drive, '--dry-run', '--json'])).result;
     assert.equal(again.damagedBlocks, 0);
   });

@@ -21,7 +21,9 @@ export async function checkFixity(
   s: OpenedShipment,
   progress: Progress,
   signal?: AbortSignal,
-): Promise<{ problems: VerifyProblem[]; files: number; bytes: number }> {
+  /** Payload files (relative paths) to leave unread: listed, bounded and returned as `deferred` for a reader that checks them anyway. */
+  defer?: (rel: string) => boolean,
+): Promise<{ problems: VerifyProblem[]; files: number; bytes: number; deferred: DeferredFixity }> {
   const problems: VerifyProblem[] = [];
   const present = new Map<string, number>();
   let extra = 0;
@@ -34,31 +36,74 @@ export async function checkFixity(
     } else present.set(rel, f.size);
   }
   const total = s.info.payloadBytes;
-  progress.bytesTotal = [...present.entries()].reduce((a, [rel, size]) => a + Math.min(size, payloadBound(s, rel).max), 0);
-  progress.filesTotal = s.payload.size;
+  const read = [...present.entries()].filter(([rel]) => !defer?.(rel));
+  progress.bytesTotal = read.reduce((a, [rel, size]) => a + Math.min(size, payloadBound(s, rel).max), 0);
+  progress.filesTotal = s.payload.size - (present.size - read.length);
   let files = 0;
   let bytes = 0;
   // What is read in all stays within Payload-Oxum: a file larger than signed data allows is refused unread.
   let left = total;
   const jobs: HashJob[] = [];
+  const deferred: DeferredFixity = { jobs: [], bytes: 0 };
   for (const [rel, digest] of s.payload) {
     const path = join(s.dir, rel);
     const bound = withinTotal(payloadBound(s, rel), left, total);
     // Problems found before reading keep their place in payload order.
     if (!present.has(rel)) {
-      jobs.push({ rel, path, digest, bound, early: { code: 'FILE_MISSING', message: `${quote(rel)} is missing`, path } });
+      jobs.push({ rel, path, digest, bound, size: 0, early: { code: 'FILE_MISSING', message: `${quote(rel)} is missing`, path } });
       continue;
     }
     try {
       checkBound(present.get(rel)!, bound, quote(rel), path);
     } catch (e) {
       if (!isBrickpostError(e) || e.code !== 'FIXITY_MISMATCH') throw e;
-      jobs.push({ rel, path, digest, bound, early: { code: e.code, message: e.message, path } });
+      jobs.push({ rel, path, digest, bound, size: 0, early: { code: e.code, message: e.message, path } });
       continue;
     }
     left -= present.get(rel)!;
-    jobs.push({ rel, path, digest, bound });
+    if (defer?.(rel)) {
+      deferred.jobs.push({ rel, path, digest, bound, size: present.get(rel)! });
+      deferred.bytes += present.get(rel)!;
+    } else jobs.push({ rel, path, digest, bound, size: present.get(rel)! });
   }
+  const hashed = await hashJobs(jobs, progress, signal);
+  problems.push(...hashed.problems);
+  files += hashed.files;
+  bytes += hashed.bytes;
+  const found = [...present.values()].reduce((a, b) => a + b, 0);
+  if (problems.length === 0 && (found !== s.info.payloadBytes || present.size !== s.info.payloadFiles)) {
+    problems.push({
+      code: 'FIXITY_MISMATCH',
+      message: `Payload-Oxum says ${s.info.payloadBytes}.${s.info.payloadFiles}, the payload is ${found}.${present.size}`,
+    });
+  }
+  return { problems, files, bytes, deferred };
+}
+
+/** Payload files checkFixity left unread, each present and within its bound. */
+export interface DeferredFixity {
+  jobs: HashJob[];
+  bytes: number;
+}
+
+/**
+ * Reads and hashes the files checkFixity deferred, for when the reader that
+ * was to check them stopped early: their problems as checkFixity words them.
+ */
+export function checkDeferred(
+  d: DeferredFixity,
+  progress: Progress,
+  signal?: AbortSignal,
+): Promise<{ problems: VerifyProblem[]; files: number; bytes: number }> {
+  progress.bytesTotal = d.jobs.reduce((a, j) => a + Math.min(j.size, j.bound.max), 0);
+  progress.filesTotal = d.jobs.length;
+  return hashJobs(d.jobs, progress, signal);
+}
+
+async function hashJobs(jobs: HashJob[], progress: Progress, signal?: AbortSignal): Promise<{ problems: VerifyProblem[]; files: number; bytes: number }> {
+  const problems: VerifyProblem[] = [];
+  let files = 0;
+  let bytes = 0;
   for await (const { job, actual } of hashAll(jobs, progress, signal)) {
     if (job.early) {
       problems.push(job.early);
@@ -69,17 +114,10 @@ export async function checkFixity(
       continue;
     }
     files++;
-    bytes += present.get(job.rel)!;
+    bytes += job.size;
     progress.add(0, 1);
     if (actual !== job.digest)
       problems.push({ code: 'FIXITY_MISMATCH', message: `${quote(job.rel)} does not match its SHA-256 in the signed payload manifest`, path: job.path });
-  }
-  const found = [...present.values()].reduce((a, b) => a + b, 0);
-  if (problems.length === 0 && (found !== s.info.payloadBytes || present.size !== s.info.payloadFiles)) {
-    problems.push({
-      code: 'FIXITY_MISMATCH',
-      message: `Payload-Oxum says ${s.info.payloadBytes}.${s.info.payloadFiles}, the payload is ${found}.${present.size}`,
-    });
   }
   return { problems, files, bytes };
 }
@@ -90,6 +128,8 @@ interface HashJob {
   path: string;
   digest: string;
   bound: SizeBound;
+  /** Its size as listed (0 when it is missing). */
+  size: number;
   /** A problem found without reading the file (missing, too large): it is not read. */
   early?: VerifyProblem;
 }

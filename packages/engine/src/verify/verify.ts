@@ -17,7 +17,7 @@ import { requireSpace } from '../io/space.js';
 import { trustedVerifiers } from '../keys/index.js';
 import { describeCreated } from './created.js';
 import { expansionLimit } from './expansion.js';
-import { checkFixity } from './fixity.js';
+import { checkDeferred, checkFixity } from './fixity.js';
 import { walkShipment } from './walk-shipment.js';
 
 /**
@@ -25,7 +25,8 @@ import { walkShipment } from './walk-shipment.js';
  * publisher's signature against the trust store, the tag files, and every
  * payload file's SHA-256. Level 2 (`deep`, needs this home's age identity):
  * the manifest and every chunk decrypted, decompressed and checked against
- * its keyed id. Findings are collected into the report rather than thrown,
+ * its keyed id; on one drive (not a set) the packs' SHA-256 is then checked
+ * as they are decrypted, not in a pass of its own. Findings are collected into the report rather than thrown,
  * so one run says everything that is wrong.
  * A drive or a temporary folder that fails to read or write (an errno) stops
  * verify: that is not a finding about the shipment, and the error says what
@@ -58,8 +59,10 @@ async function verifyFound(
   const maxExpansion = expansionLimit(opts.maxExpansion);
   const progress = new Progress(onEvent, 'verify');
   const problems: VerifyProblem[] = [];
+  /** Not a finding about the shipment: stops verify. */
+  const stops = (e: unknown): boolean => !isBrickpostError(e) || e.code === 'CANCELLED' || e.category === 'environment';
   const asProblem = (e: unknown): void => {
-    if (!isBrickpostError(e) || e.code === 'CANCELLED' || e.category === 'environment') throw e;
+    if (stops(e) || !isBrickpostError(e)) throw e;
     problems.push({ code: e.code, message: e.message, ...(e.path ? { path: e.path } : {}), ...(e.hint ? { hint: e.hint } : {}) });
   };
   const report: VerifyReport = {
@@ -108,20 +111,30 @@ async function verifyFound(
     const packed = describeCreated(opened.info.created);
     report.packed = packed;
     if (packed.warning) onEvent({ type: 'warning', code: 'CREATED_IN_FUTURE', message: `shipment ${opened.id}: ${packed.warning}` });
-    const fx = await checkFixity(opened, progress, signal);
-    problems.push(...fx.problems);
-    report.fixity = fx.problems.length === 0 ? 'ok' : 'failed';
+    // A deep verify of one drive reads every pack anyway, checking each against its signed
+    // SHA-256 as ingest does: the packs are then hashed there, not read twice. Should the
+    // walk stop early, they are hashed here after all, so the report names a damaged pack
+    // as keyless verify does.
+    const walkChecksPacks = opts.deep === true && opened.signature === 'valid' && opened.signer.trusted && !opened.set;
+    const fx = await checkFixity(opened, progress, signal, walkChecksPacks ? (rel) => rel.startsWith('data/packs/') : undefined);
+    const fixityProblems = [...fx.problems];
     report.filesChecked = fx.files;
     report.bytesChecked = fx.bytes;
-    if (fx.problems.length > 0 && opened.info.recovery > 0) {
-      try {
-        const dir = opened.dir;
-        const failing = fx.problems.flatMap((p) => (p.path !== undefined && p.path.startsWith(dir + '/') ? [p.path.slice(dir.length + 1)] : []));
-        report.repair = await repairStatus(opened, failing, signal);
-      } catch (e) {
-        asProblem(e);
+    const shipment = opened;
+    const settleFixity = async (): Promise<void> => {
+      problems.push(...fixityProblems);
+      report.fixity = fixityProblems.length === 0 ? 'ok' : 'failed';
+      if (fixityProblems.length > 0 && shipment.info.recovery > 0) {
+        try {
+          const dir = shipment.dir;
+          const failing = fixityProblems.flatMap((p) => (p.path !== undefined && p.path.startsWith(dir + '/') ? [p.path.slice(dir.length + 1)] : []));
+          report.repair = await repairStatus(shipment, failing, signal);
+        } catch (e) {
+          asProblem(e);
+        }
       }
-    }
+    };
+    if (!walkChecksPacks) await settleFixity();
     const others = opened.set ? await setDrives(opened, opts.drives ?? [], trustedVerifiers(ctx.catalog)) : new Map<number, string>();
     if (opened.set) {
       const st = setStatus(opened.set, [opened.info.bagIndex - 1, ...others.keys()]);
@@ -168,13 +181,28 @@ async function verifyFound(
         report.refsCovered = t.chunks - t.held;
         report.chunksHeld = t.held;
         report.deep = 'ok';
+        if (walkChecksPacks) {
+          report.filesChecked += fx.deferred.jobs.length;
+          report.bytesChecked += fx.deferred.bytes;
+        }
       } catch (e) {
-        asProblem(e);
         report.deep = 'failed';
+        if (walkChecksPacks && !stops(e)) {
+          progress.phase = 'verify';
+          progress.bytesDone = 0;
+          progress.filesDone = 0;
+          const packs = await checkDeferred(fx.deferred, progress, signal);
+          fixityProblems.push(...packs.problems);
+          report.filesChecked += packs.files;
+          report.bytesChecked += packs.bytes;
+          await settleFixity();
+        }
+        asProblem(e);
       } finally {
         if (scratch) await rm(scratch, { recursive: true, force: true });
       }
     }
+    if (walkChecksPacks && report.fixity === 'skipped') await settleFixity();
   }
   progress.emit();
   report.ok = problems.length === 0;
