@@ -54,6 +54,15 @@ export declare class Chunker {
   open(path: Buffer, size: number, sha: boolean, signature: number, raw: boolean, known?: Buffer | null): LargeFile;
 }
 
+/** Recovery rows of one window (acc[slot] ^= c · block in GF(2^8)), worked on a thread of their own in call order. */
+export declare class RecoveryRows {
+  constructor(count: number, size: number);
+  /** Adds the blocks back to back in `data` (lengths[i] bytes each) into slots[i·r + j] with coefs[i·r + j]; resolves to their CRC-32s, little-endian. `data` must not change until then. */
+  add(data: Buffer, lengths: Uint32Array, slots: Uint32Array, coefs: Uint8Array): Promise<Buffer>;
+  /** The rows `slots` back to back, after every add before; with `clear` all rows are zero again. */
+  take(slots: Uint32Array, clear: boolean): Promise<Buffer>;
+}
+
 /** age STREAM encryption of one payload, and the SHA-256 of its file. */
 export declare class PayloadSealer {
   constructor(payloadKey: Buffer, prefix: Buffer);
@@ -106,6 +115,7 @@ export interface NativeBinding {
   Chunker: typeof Chunker;
   PayloadSealer: typeof PayloadSealer;
   PackReader: typeof PackReader;
+  RecoveryRows: typeof RecoveryRows;
 }
 
 /** The native binding, or null and why. */

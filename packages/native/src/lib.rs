@@ -16,6 +16,7 @@ mod digest;
 mod error;
 mod promise;
 mod reader;
+mod rows;
 mod seal;
 mod serial;
 mod sig;

@@ -10,11 +10,11 @@
  */
 import { open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { crc32 } from 'node:zlib';
-import { Accumulators, cauchy } from '../parity/index.js';
+import { cauchy } from '../parity/index.js';
 import { readAt } from './bag-io.js';
 import type { Segment } from './header.js';
 import { rowsFor, type RecoveryParams } from './params.js';
+import { rowCoder } from './rows.js';
 
 /** A window's blocks as its header describes them, indexed by position. */
 export interface WindowBlocks {
@@ -97,7 +97,8 @@ export async function encodeWindow(
     firstRow[q] = total;
     total += r;
   });
-  const acc = new Accumulators(total, B);
+  const acc = rowCoder(total, B);
+  let crcsMatch = true;
   const members = new Uint32Array(rows.length);
   const buf = Buffer.allocUnsafe(B);
   const lastSegment = new Map(win.segments.map((s, i) => [s.path, i]));
@@ -113,14 +114,18 @@ export async function encodeWindow(
       }
       for (let b = 0; b < s.count; b++, p++) {
         const data = buf.subarray(0, win.lengths[p]);
-        if ((await readAt(fh, data, (s.first + b) * B)) !== data.length || crc32(data) !== win.crcs[p]) return undefined;
+        if ((await readAt(fh, data, (s.first + b) * B)) !== data.length) return undefined;
         const q = groups[p]!;
         const m = members[q]!++;
         const js = Array.from({ length: rows[q]! }, (_, j) => j);
-        acc.mulAdd(
-          js.map((j) => firstRow[q]! + j),
+        const want = win.crcs[p];
+        await acc.add(
           data,
+          js.map((j) => firstRow[q]! + j),
           js.map((j) => cauchy(g, j, m)),
+          (crc) => {
+            if (crc !== want) crcsMatch = false;
+          },
         );
       }
       if (lastSegment.get(s.path) === i) {
@@ -131,5 +136,6 @@ export async function encodeWindow(
   } finally {
     for (const fh of handles.values()) await fh.close().catch(() => undefined);
   }
-  return Array.from({ length: total }, (_, slot) => acc.view(slot));
+  const blocks = await acc.take(Array.from({ length: total }, (_, slot) => slot));
+  return crcsMatch ? blocks : undefined;
 }

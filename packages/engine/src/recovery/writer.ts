@@ -12,11 +12,12 @@ import { crc32 } from 'node:zlib';
 import { bagit, BrickpostError, quote } from '@brickpost/manifest';
 import { toEnvironmentError } from '../io/errors.js';
 import { syncDir } from '../io/sync.js';
-import { Accumulators, cauchy } from '../parity/index.js';
+import { cauchy } from '../parity/index.js';
 import type { Segment } from './header.js';
 import { recodeLastWindow, type WindowCoding } from './last-window.js';
 import { MAX_PROTECTED_FILE, RECOVERY_DIR, recoveryParams, rowsFor, windowBlocks, type RecoveryParams } from './params.js';
 import { writeWindowFile, type RecoveryFileInfo } from './rec-file.js';
+import { rowCoder, type RowCoder } from './rows.js';
 
 /** Options of RecoveryWriter.create. */
 export interface RecoveryWriterOptions {
@@ -51,8 +52,8 @@ const READ_BYTES = 1 << 20;
 export class RecoveryWriter {
   private readonly rowsPerGroup: number;
   private readonly perWindow: number;
-  /** The I × r accumulators of the window (see accumulators()). */
-  private acc: Accumulators | undefined;
+  /** The I × r rows of the window (see coder()). */
+  private rows: RowCoder | undefined;
   /** The slots and coefficients of a block's r rows, reused from block to block. */
   private readonly slots: number[] = [];
   private readonly coefs: number[] = [];
@@ -244,8 +245,9 @@ export class RecoveryWriter {
       this.slots[j] = q * r + j;
       this.coefs[j] = cauchy(g, j, m);
     }
-    this.accumulators().mulAdd(this.slots, data, this.coefs);
-    this.crcs[p] = crc32(data);
+    await this.coder().add(data, this.slots, this.coefs, (crc) => {
+      this.crcs[p] = crc;
+    });
     this.lengths[p] = f.fill;
     this.last[p] = last ? 1 : 0;
     this.groups[p] = q;
@@ -265,8 +267,9 @@ export class RecoveryWriter {
    */
   private async flush(lastWindow = false): Promise<void> {
     const n = this.members;
+    // Every block's rows and CRC-32 are in once the streamed rows are taken.
+    const streamed = await this.streamedCoding(n);
     const win = { segments: this.segments, crcs: this.crcs.slice(0, n), lengths: this.lengths.slice(0, n) };
-    const streamed = this.streamedCoding(n);
     const coding = (lastWindow ? await recodeLastWindow(this.bagDir, this.params, win, streamed.blocks.length) : undefined) ?? streamed;
     const info = await writeWindowFile(
       this.bagDir,
@@ -282,26 +285,26 @@ export class RecoveryWriter {
       coding.blocks.map((b) => Buffer.from(b.buffer, b.byteOffset, b.byteLength)),
     );
     this.written.push(info);
-    this.accumulators().clear();
+    await this.coder().clear();
     this.groupCounts.fill(0);
     this.members = 0;
     this.segments = [];
     this.window++;
   }
 
-  /** The window's accumulators, row j of group q in slot q × r + j; made with the first block, as B may be large. */
-  private accumulators(): Accumulators {
-    return (this.acc ??= new Accumulators(this.params.interleave * this.rowsPerGroup, this.params.blockSize));
+  /** The window's rows, row j of group q in slot q × r + j. */
+  private coder(): RowCoder {
+    return (this.rows ??= rowCoder(this.params.interleave * this.rowsPerGroup, this.params.blockSize));
   }
 
-  /** The current window as streamed: I groups, the accumulators' first r_q rows of each (views, valid until they are cleared). */
-  private streamedCoding(n: number): WindowCoding {
-    const acc = this.accumulators();
+  /** The current window as streamed: I groups, the first r_q rows of each (valid until they are cleared). */
+  private async streamedCoding(n: number): Promise<WindowCoding> {
     const rows = Uint8Array.from(this.groupCounts, (c) => rowsFor(c, this.params.basisPoints));
-    const blocks: Uint8Array[] = [];
+    const slots: number[] = [];
     rows.forEach((count, q) => {
-      for (let j = 0; j < count; j++) blocks.push(acc.view(q * this.rowsPerGroup + j));
+      for (let j = 0; j < count; j++) slots.push(q * this.rowsPerGroup + j);
     });
+    const blocks = await this.coder().take(slots);
     return { params: this.params, groups: this.groups.slice(0, n), rows, blocks };
   }
 }
