@@ -25,47 +25,23 @@ import type {
 } from './api/index.js';
 import { Catalog } from './catalog/index.js';
 import { setMeta } from './catalog/meta.js';
-import { recoverCatalog } from './recover/index.js';
 import { retireSelfKey } from './catalog/trust.js';
 import type { CatalogRecoverOptions, RecoverSummary } from './api/recover.js';
-import { recoverJournal } from './ingest/journal-recover.js';
 import { Context } from './context.js';
-import { shipmentsOn } from './drive/layout.js';
-import { cat, extract } from './extract/index.js';
-import { chooseShipment } from './ingest/choose.js';
-import { history } from './ingest/history.js';
-import { extractAt } from './ingest/extract-at.js';
-import { pin, prune, unpin } from './ingest/undo-points.js';
 import type { ExtractAtOptions, ExtractAtSummary, PinOptions, PinSummary, PruneOptions, PruneSummary, UnpinOptions } from './api/index.js';
-import { ingest } from './ingest/ingest.js';
 import { isS3Url, noS3At } from './s3/url.js';
-import { reconcileAll, reconcileDest } from './ingest/record.js';
-import { rollback } from './ingest/rollback.js';
-import { resume } from './ingest/settle.js';
-import { destStatus } from './ingest/status.js';
 import { commandLine } from './io/command-line.js';
 import { toEnvironmentError } from './io/errors.js';
 import { addTrust, createIdentity, fillRecipient, hasIdentity, listTrust, removeTrust, selfTrustName, type Identity } from './keys/index.js';
-import { pack } from './pack/pack.js';
-import { packFromSnapshot } from './pack/snapshot.js';
 import type { RebuildDriveOptions, RebuildDriveSummary, RepairOptions, RepairSummary, S3Options } from './api/index.js';
-import { repair } from './drive/repair.js';
-import { rebuildDrive } from './rebuild/rebuild-drive.js';
 import type { ReceiptImportSummary, ReceiptOptions, ReceiptSummary, SignatureOptions, SignatureSummary } from './api/index.js';
-import { importReceipt, writeReceipt } from './receipt/index.js';
-import { writeSignature } from './ingest/describe.js';
 import type { CustodyOptions, CustodyReport, WipeOptions, WipeSummary } from './api/index.js';
-import { custodyReport, wipe } from './custody/index.js';
-import { list } from './verify/list.js';
-import { listFolder } from './browse/list-folder.js';
 import type { FolderListing, FolderOptions } from './api/index.js';
 import type { PlanOptions, PlanResult } from './api/index.js';
 import { computePlan, measuredDriveSpeed } from './plan/index.js';
-import { verify } from './verify/verify.js';
 import type { LabelOptions, LabelSheet, ReportOptions, ShipmentReport } from './api/index.js';
 import type { DriveMarkOptions, DriveMarkSummary, SubscribersOptions, SubscribersReport } from './api/index.js';
 import { subscribersReport } from './catalog/lag.js';
-import { markDrive } from './custody/marks.js';
 
 /** The per-user home folder: XDG config on Linux, Application Support on macOS, APPDATA on Windows. */
 export function defaultHome(): string {
@@ -74,9 +50,15 @@ export function defaultHome(): string {
   return join(process.env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'brickpost');
 }
 
+/** Brings the catalog's record of DEST's shipments up to date (ingest/record.ts), loading that code only now. */
+async function reconcile(ctx: Context, dest: string): Promise<void> {
+  await (await import('./ingest/record.js')).reconcileDest(ctx, dest);
+}
+
 /**
  * The engine: one object per home, with one method per operation. Both the
- * CLI and the desktop app use only this.
+ * CLI and the desktop app use only this. Each operation's code is loaded when
+ * it is first called, so a command starts with the modules it uses.
  */
 export class Engine {
   private constructor(private readonly ctx: Context) {}
@@ -109,8 +91,9 @@ export class Engine {
    * was kept, rebuilt and lost (recover/recover.ts). Needs no open engine.
    * @throws BrickpostError NOT_FOUND, LOCKED, FOREIGN_DATABASE, PERMISSION, NO_SPACE, IO
    */
-  static recoverCatalog(opts: CatalogRecoverOptions = {}): Promise<RecoverSummary> {
+  static async recoverCatalog(opts: CatalogRecoverOptions = {}): Promise<RecoverSummary> {
     const home = resolve(opts.home ?? (process.env.BRICKPOST_HOME || defaultHome()));
+    const { recoverCatalog } = await import('./recover/index.js');
     return recoverCatalog(home, opts, opts.home !== undefined ? ['--home', home] : []);
   }
 
@@ -118,8 +101,8 @@ export class Engine {
    * Recovers a destination's damaged journal (ingest/journal-recover.ts).
    * @throws BrickpostError NOT_FOUND, LOCKED, FOREIGN_DATABASE, PERMISSION, NO_SPACE, IO
    */
-  static recoverJournal(dest: string, opts: { force?: boolean } = {}): Promise<RecoverSummary> {
-    return recoverJournal(dest, opts);
+  static async recoverJournal(dest: string, opts: { force?: boolean } = {}): Promise<RecoverSummary> {
+    return (await import('./ingest/journal-recover.js')).recoverJournal(dest, opts);
   }
 
   /** The home folder this engine works in, as an absolute path. */
@@ -201,8 +184,9 @@ export class Engine {
    * (pack/pack.ts).
    * @throws BrickpostError USAGE, NOT_FOUND, NO_SPACE, PERMISSION, IO, UNSAFE_ENTRY, CANCELLED, DATASET_MISMATCH, NO_IDENTITY, LOCKED (another pack in this home)
    */
-  pack(opts: PackOptions, onEvent: EventSink, signal?: AbortSignal): Promise<PackSummary> {
-    if (opts.snapshot) return packFromSnapshot(opts, onEvent, (o) => pack(this.ctx, o, onEvent, signal));
+  async pack(opts: PackOptions, onEvent: EventSink, signal?: AbortSignal): Promise<PackSummary> {
+    const { pack } = await import('./pack/pack.js');
+    if (opts.snapshot) return (await import('./pack/snapshot.js')).packFromSnapshot(opts, onEvent, (o) => pack(this.ctx, o, onEvent, signal));
     return pack(this.ctx, opts, onEvent, signal);
   }
 
@@ -212,8 +196,8 @@ export class Engine {
    * the shipment are in the report, not thrown.
    * @throws BrickpostError NOT_A_DRIVE, NOT_FOUND, AMBIGUOUS_SHIPMENT, NO_IDENTITY (deep), IO, NO_SPACE, PERMISSION, CANCELLED
    */
-  verify(opts: VerifyOptions, onEvent: EventSink, signal?: AbortSignal): Promise<VerifyReport> {
-    return verify(this.ctx, opts, onEvent, signal);
+  async verify(opts: VerifyOptions, onEvent: EventSink, signal?: AbortSignal): Promise<VerifyReport> {
+    return (await import('./verify/verify.js')).verify(this.ctx, opts, onEvent, signal);
   }
 
   /**
@@ -221,11 +205,11 @@ export class Engine {
    * anything changes and committed through a journal (ingest/ingest.ts).
    * @throws BrickpostError authenticity, integrity, UNSAFE_ENTRY, CHAIN_REPLAY, CHAIN_GAP, CHAIN_FORK, BASIS_MISSING, DATASET_MISMATCH, NO_IDENTITY, LOCKED, USAGE, CANCELLED, IO, NO_SPACE, PERMISSION
    */
-  ingest(opts: IngestOptions, onEvent: EventSink, signal?: AbortSignal): Promise<IngestSummary> {
+  async ingest(opts: IngestOptions, onEvent: EventSink, signal?: AbortSignal): Promise<IngestSummary> {
     // An object storage destination (s3/ingest.ts) keeps its state beside its objects.
     // The S3 client is loaded only for a bucket: it is most of a command's start-up time otherwise.
-    if (isS3Url(opts.dest)) return import('./s3/ingest.js').then((m) => m.s3Ingest(this.ctx, opts, onEvent, signal));
-    return ingest(this.ctx, opts, onEvent, signal);
+    if (isS3Url(opts.dest)) return (await import('./s3/ingest.js')).s3Ingest(this.ctx, opts, onEvent, signal);
+    return (await import('./ingest/ingest.js')).ingest(this.ctx, opts, onEvent, signal);
   }
 
   /**
@@ -233,8 +217,8 @@ export class Engine {
    * (not verified: for listing and choosing).
    * @throws BrickpostError NOT_FOUND, NOT_A_DRIVE
    */
-  shipments(drive: string): Promise<DriveShipment[]> {
-    return shipmentsOn(drive);
+  async shipments(drive: string): Promise<DriveShipment[]> {
+    return (await import('./drive/layout.js')).shipmentsOn(drive);
   }
 
   /**
@@ -242,10 +226,10 @@ export class Engine {
    * drive holds several (null when it holds one or none).
    * @throws BrickpostError AMBIGUOUS_SHIPMENT (no rule picks one), NOT_FOUND, NOT_A_DRIVE
    */
-  nextShipment(drive: string, dest: string): Promise<ShipmentChoice | null> {
+  async nextShipment(drive: string, dest: string): Promise<ShipmentChoice | null> {
     // Object storage: the shipment is named with --shipment when a drive holds several.
-    if (isS3Url(dest)) return Promise.resolve(null);
-    return chooseShipment(drive, dest);
+    if (isS3Url(dest)) return null;
+    return (await import('./ingest/choose.js')).chooseShipment(drive, dest);
   }
 
   /**
@@ -253,22 +237,22 @@ export class Engine {
    * folder, without a destination state; reads only their chunks.
    * @throws BrickpostError NOT_FOUND, USAGE, BASIS_MISSING, NO_SPACE, and what verifying the drive throws
    */
-  extract(opts: ExtractOptions, onEvent: EventSink, signal?: AbortSignal): Promise<ExtractSummary> {
-    if (isS3Url(opts.to)) return import('./s3/extract.js').then((m) => m.s3Extract(this.ctx, opts, onEvent, signal));
-    return extract(this.ctx, opts, onEvent, signal);
+  async extract(opts: ExtractOptions, onEvent: EventSink, signal?: AbortSignal): Promise<ExtractSummary> {
+    if (isS3Url(opts.to)) return (await import('./s3/extract.js')).s3Extract(this.ctx, opts, onEvent, signal);
+    return (await import('./extract/index.js')).extract(this.ctx, opts, onEvent, signal);
   }
 
   /**
    * Writes one file of a shipment through `write` (holes as zeros).
    * @throws BrickpostError NOT_FOUND, USAGE (not a file), BASIS_MISSING, and what verifying the drive throws
    */
-  cat(
+  async cat(
     opts: CatOptions,
     write: (b: Buffer) => Promise<void>,
     onEvent: EventSink = () => undefined,
     signal?: AbortSignal,
   ): Promise<{ shipmentId: string; path: string; bytes: number }> {
-    return cat(this.ctx, opts, write, onEvent, signal);
+    return (await import('./extract/index.js')).cat(this.ctx, opts, write, onEvent, signal);
   }
 
   /**
@@ -276,8 +260,8 @@ export class Engine {
    * identity and a shipment signed by a trusted publisher.
    * @throws BrickpostError NO_IDENTITY, NOT_A_DRIVE, NOT_FOUND, AMBIGUOUS_SHIPMENT, authenticity, integrity
    */
-  list(opts: { drive: string; shipment?: string }): AsyncIterable<ListEntry> {
-    return list(this.ctx, opts);
+  async *list(opts: { drive: string; shipment?: string }): AsyncIterable<ListEntry> {
+    yield* (await import('./verify/list.js')).list(this.ctx, opts);
   }
 
   /**
@@ -287,8 +271,8 @@ export class Engine {
    * The shipment is checked as list checks it, every call.
    * @throws BrickpostError USAGE (not a folder, '..'), NOT_FOUND, and what list throws; NO_SPACE, PERMISSION, IO for the cache
    */
-  listFolder(opts: FolderOptions): Promise<FolderListing> {
-    return listFolder(this.ctx, opts);
+  async listFolder(opts: FolderOptions): Promise<FolderListing> {
+    return (await import('./browse/list-folder.js')).listFolder(this.ctx, opts);
   }
 
   /**
@@ -297,8 +281,8 @@ export class Engine {
    * SHA-256 again (drive/repair.ts).
    * @throws BrickpostError authenticity, USAGE (no recovery data), NOT_A_DRIVE, NOT_FOUND, AMBIGUOUS_SHIPMENT, IO, NO_SPACE, PERMISSION, CANCELLED
    */
-  repair(opts: RepairOptions, onEvent: EventSink, signal?: AbortSignal): Promise<RepairSummary> {
-    return repair(this.ctx, opts, onEvent, signal);
+  async repair(opts: RepairOptions, onEvent: EventSink, signal?: AbortSignal): Promise<RepairSummary> {
+    return (await import('./drive/repair.js')).repair(this.ctx, opts, onEvent, signal);
   }
 
   /**
@@ -307,8 +291,8 @@ export class Engine {
    * before it takes its place (drive/rebuild-drive.ts).
    * @throws BrickpostError USAGE, SET_INCOMPLETE, SET_MISMATCH, FIXITY_MISMATCH, FILE_MISSING, authenticity, NO_SPACE, IO, CANCELLED
    */
-  rebuildDrive(opts: RebuildDriveOptions, onEvent: EventSink, signal?: AbortSignal): Promise<RebuildDriveSummary> {
-    return rebuildDrive(this.ctx, opts, onEvent, signal);
+  async rebuildDrive(opts: RebuildDriveOptions, onEvent: EventSink, signal?: AbortSignal): Promise<RebuildDriveSummary> {
+    return (await import('./rebuild/rebuild-drive.js')).rebuildDrive(this.ctx, opts, onEvent, signal);
   }
 
   /**
@@ -316,15 +300,16 @@ export class Engine {
    * working on it, an ingest or rollback under way or interrupted. Reads
    * only. @throws NOT_FOUND, UNSAFE_ENTRY, PERMISSION, IO
    */
-  status(dest: string, s3?: S3Options): Promise<DestStatus> {
-    if (isS3Url(dest)) return import('./s3/rollback.js').then((m) => m.s3Status(dest, s3));
-    return destStatus(dest);
+  async status(dest: string, s3?: S3Options): Promise<DestStatus> {
+    if (isS3Url(dest)) return (await import('./s3/rollback.js')).s3Status(dest, s3);
+    return (await import('./ingest/status.js')).destStatus(dest);
   }
 
   /** Finishes an interrupted ingest or rollback of a destination. @throws NOT_FOUND, LOCKED, UNFINISHED, PERMISSION, IO */
-  resume(dest: string, onEvent: EventSink, s3?: S3Options): Promise<ResumeSummary> {
-    if (isS3Url(dest)) return import('./s3/rollback.js').then((m) => m.s3Resume(this.ctx, dest, s3, onEvent));
-    return resume(this.ctx.identity().ageIdentities, dest, onEvent);
+  async resume(dest: string, onEvent: EventSink, s3?: S3Options): Promise<ResumeSummary> {
+    if (isS3Url(dest)) return (await import('./s3/rollback.js')).s3Resume(this.ctx, dest, s3, onEvent);
+    const identities = this.ctx.identity().ageIdentities;
+    return (await import('./ingest/settle.js')).resume(identities, dest, onEvent);
   }
 
   /**
@@ -334,29 +319,29 @@ export class Engine {
    */
   async rollback(opts: RollbackOptions, onEvent: EventSink): Promise<RollbackSummary> {
     if (isS3Url(opts.dest)) return (await import('./s3/rollback.js')).s3Rollback(this.ctx, opts, onEvent);
-    await reconcileDest(this.ctx, opts.dest);
-    return rollback(this.ctx, opts, onEvent);
+    await reconcile(this.ctx, opts.dest);
+    return (await import('./ingest/rollback.js')).rollback(this.ctx, opts, onEvent);
   }
 
   /** Pins an applied shipment of a destination under a name (ingest/undo-points.ts). @throws NOT_FOUND, USAGE, LOCKED, PERMISSION, IO */
   async pin(opts: PinOptions, onEvent: EventSink = () => undefined): Promise<PinSummary> {
-    return pin(this.ctx, opts, onEvent);
+    return (await import('./ingest/undo-points.js')).pin(this.ctx, opts, onEvent);
   }
 
   /** Removes a pin, then prunes what is no longer kept. @throws NOT_FOUND, LOCKED, PERMISSION, IO */
   async unpin(opts: UnpinOptions, onEvent: EventSink = () => undefined): Promise<PinSummary> {
-    return unpin(this.ctx, opts, onEvent);
+    return (await import('./ingest/undo-points.js')).unpin(this.ctx, opts, onEvent);
   }
 
   /** Sets a destination's retention and removes the undo data it no longer keeps. @throws USAGE (a pin would be lost), NOT_FOUND, LOCKED, PERMISSION, IO */
   async prune(opts: PruneOptions, onEvent: EventSink = () => undefined): Promise<PruneSummary> {
-    return prune(this.ctx, opts, onEvent);
+    return (await import('./ingest/undo-points.js')).prune(this.ctx, opts, onEvent);
   }
 
   /** Takes files out of a destination as they were after an applied shipment (ingest/extract-at.ts). @throws NOT_FOUND, USAGE, UNSAFE_ENTRY, LOCKED, CHUNK_MISMATCH, PERMISSION, IO */
   async extractAt(opts: ExtractAtOptions, onEvent: EventSink = () => undefined): Promise<ExtractAtSummary> {
     if (isS3Url(opts.dest) || isS3Url(opts.to)) throw noS3At(opts.at);
-    return extractAt(this.ctx, opts, onEvent);
+    return (await import('./ingest/extract-at.js')).extractAt(this.ctx, opts, onEvent);
   }
 
   /**
@@ -365,8 +350,8 @@ export class Engine {
    */
   async history(dest: string, s3?: S3Options): Promise<DestHistory> {
     if (isS3Url(dest)) return (await import('./s3/history.js')).s3History(dest, s3);
-    await reconcileDest(this.ctx, dest);
-    return history(dest, this.ctx.catalog);
+    await reconcile(this.ctx, dest);
+    return (await import('./ingest/history.js')).history(dest, this.ctx.catalog);
   }
 
   /**
@@ -375,8 +360,8 @@ export class Engine {
    * @throws NOT_FOUND, USAGE, NO_IDENTITY, LOCKED, PERMISSION, IO, CANCELLED
    */
   async signature(opts: SignatureOptions, onEvent: EventSink, signal?: AbortSignal): Promise<SignatureSummary> {
-    await reconcileDest(this.ctx, opts.dest);
-    return writeSignature(this.ctx, opts, onEvent, signal);
+    await reconcile(this.ctx, opts.dest);
+    return (await import('./ingest/describe.js')).writeSignature(this.ctx, opts, onEvent, signal);
   }
 
   /**
@@ -385,8 +370,8 @@ export class Engine {
    * @throws NOT_FOUND, NO_IDENTITY, LOCKED, NO_MATCHING_KEY, PERMISSION, IO, CANCELLED
    */
   async receipt(opts: ReceiptOptions, onEvent: EventSink = () => undefined, signal?: AbortSignal): Promise<ReceiptSummary> {
-    await reconcileDest(this.ctx, opts.dest);
-    return writeReceipt(this.ctx, opts, onEvent, signal);
+    await reconcile(this.ctx, opts.dest);
+    return (await import('./receipt/index.js')).writeReceipt(this.ctx, opts, onEvent, signal);
   }
 
   /**
@@ -426,8 +411,8 @@ export class Engine {
    * Records a subscriber's receipt for a dataset this home publishes.
    * @throws UNSIGNED, UNTRUSTED_PUBLISHER, SIGNATURE_INVALID, MALFORMED, DATASET_MISMATCH, NOT_FOUND
    */
-  receiptImport(file: string): Promise<ReceiptImportSummary> {
-    return importReceipt(this.ctx, file);
+  async receiptImport(file: string): Promise<ReceiptImportSummary> {
+    return (await import('./receipt/index.js')).importReceipt(this.ctx, file);
   }
 
   /**
@@ -438,8 +423,8 @@ export class Engine {
    * chain is reported (ok false, brokenAt, problems), not thrown.
    * @throws BrickpostError NOT_FOUND, NOT_A_DRIVE, AMBIGUOUS_SHIPMENT, USAGE
    */
-  custody(opts: CustodyOptions): Promise<CustodyReport> {
-    return custodyReport(this.ctx, opts);
+  async custody(opts: CustodyOptions): Promise<CustodyReport> {
+    return (await import('./custody/index.js')).custodyReport(this.ctx, opts);
   }
 
   /**
@@ -449,8 +434,8 @@ export class Engine {
    */
   async wipe(opts: WipeOptions, onEvent: EventSink = () => undefined): Promise<WipeSummary> {
     // An ingest whose last catalog write failed counts once its destination says it committed.
-    await reconcileAll(this.ctx);
-    return wipe(this.ctx, opts, onEvent);
+    await (await import('./ingest/record.js')).reconcileAll(this.ctx);
+    return (await import('./custody/index.js')).wipe(this.ctx, opts, onEvent);
   }
 
   /**
@@ -468,7 +453,7 @@ export class Engine {
    * returned; a returned drive's custody log is read into the catalog.
    * @throws BrickpostError USAGE, NOT_FOUND, NOT_A_DRIVE, AMBIGUOUS_SHIPMENT, MALFORMED (a broken custody log)
    */
-  markDrive(opts: DriveMarkOptions): Promise<DriveMarkSummary> {
-    return markDrive(this.ctx, opts);
+  async markDrive(opts: DriveMarkOptions): Promise<DriveMarkSummary> {
+    return (await import('./custody/marks.js')).markDrive(this.ctx, opts);
   }
 }

@@ -13,5 +13,5 @@ export { computePlan, PLAN_DEFAULTS } from './plan/plan.js';
 export { renderLabelsHtml, renderReportHtml } from './report-html.js';
 export { Engine, defaultHome } from './engine.js';
 export { tuneProcess } from './io/process-memory.js';
-export { worstProblem } from './verify/verify.js';
+export { worstProblem } from './verify/worst-problem.js';
 export { findBrowser, printPdf } from './report/pdf.js';

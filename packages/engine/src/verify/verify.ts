@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ERROR_CODES, isBrickpostError } from '@brickpost/manifest';
+import { isBrickpostError } from '@brickpost/manifest';
 import type { EventSink, VerifyOptions, VerifyProblem, VerifyReport } from '../api/index.js';
 import type { Context } from '../context.js';
 import { noteSeen } from '../catalog/seen.js';
@@ -210,13 +210,4 @@ async function verifyFound(
   if (opened) report.custody = await recordVerified(ctx, opened, { deep: opts.deep === true, ok: report.ok, problems: problems.length }, onEvent);
   report.seconds = (performance.now() - started) / 1000;
   return report;
-}
-
-/** A report's most serious problem: authenticity first, then unsafe content, then integrity. */
-export function worstProblem(problems: VerifyProblem[]): VerifyProblem | undefined {
-  const rank = (p: VerifyProblem): number => {
-    const cat = (ERROR_CODES as Record<string, string>)[p.code] ?? 'integrity';
-    return cat === 'authenticity' ? 0 : cat === 'unsafe' ? 1 : 2;
-  };
-  return [...problems].sort((a, b) => rank(a) - rank(b))[0];
 }
