@@ -2,6 +2,7 @@
 //! per block of B bytes, librsync's rollsum ("rrs0", character offset 31)
 //! and the first 8 bytes of SHA-256, after a 20-byte header.
 
+use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 
 const CHAR_OFFSET: u32 = 31;
@@ -22,6 +23,17 @@ pub fn weak_sum(data: &[u8]) -> u32 {
     (s2 << 16) | s1
 }
 
+/// Blocks of one update from which the sums are computed on the CPU pool.
+const PARALLEL_BLOCKS: usize = 64;
+
+/// One block's signature entry: weak sum, then the first 8 bytes of its SHA-256.
+fn entry(data: &[u8]) -> [u8; ENTRY] {
+    let mut e = [0u8; ENTRY];
+    e[..4].copy_from_slice(&weak_sum(data).to_be_bytes());
+    e[4..].copy_from_slice(&Sha256::digest(data)[..8]);
+    e
+}
+
 /// Streams a file's bytes in and produces its bpsig1 signature.
 pub struct SignatureBuilder {
     block: usize,
@@ -37,9 +49,7 @@ impl SignatureBuilder {
     }
 
     fn add_block(&mut self, data: &[u8]) {
-        self.out.extend_from_slice(&weak_sum(data).to_be_bytes());
-        let d = Sha256::digest(data);
-        self.out.extend_from_slice(&d[..8]);
+        self.out.extend_from_slice(&entry(data));
     }
 
     pub fn update(&mut self, mut buf: &[u8]) {
@@ -57,12 +67,18 @@ impl SignatureBuilder {
             self.partial = p;
             self.partial.clear();
         }
-        self.out.reserve(buf.len() / b * ENTRY);
-        while buf.len() >= b {
-            self.add_block(&buf[..b]);
-            buf = &buf[b..];
+        let whole = buf.len() / b * b;
+        if whole / b >= PARALLEL_BLOCKS {
+            // A large file's batch: its blocks are summed on the CPU pool, not on the file's own thread,
+            // which then reads and cuts the next batch the sooner.
+            let entries: Vec<[u8; ENTRY]> = buf[..whole].par_chunks_exact(b).map(entry).collect();
+            self.out.reserve(entries.len() * ENTRY);
+            entries.iter().for_each(|e| self.out.extend_from_slice(e));
+        } else {
+            self.out.reserve(whole / b * ENTRY);
+            buf[..whole].chunks_exact(b).for_each(|block| self.out.extend_from_slice(&entry(block)));
         }
-        self.partial.extend_from_slice(buf);
+        self.partial.extend_from_slice(&buf[whole..]);
     }
 
     pub fn finish(mut self) -> Vec<u8> {
