@@ -2,13 +2,16 @@
  * The native core's deltas are deltaFrame's, byte for byte: the same
  * frame (or null) for many seeded bases and edits, block sizes, levels and
  * limits; the same answer against a forged signature; the same refusals of
- * malformed signature bytes.
+ * malformed signature bytes; and through the native pipeline, no worker
+ * thread.
  */
 import { describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { createCipheriv } from 'node:crypto';
+import { existsSync, readdirSync } from 'node:fs';
 import { loadNative, nativeErrorParts, type BasisSignature } from '@brickpost/native';
 import { deltaFrame } from '../src/chunk/delta-frame.js';
+import { nativePipeline } from '../src/chunk/native-pipeline.js';
 import { SignatureBuilder, parseSignature, weakSum } from '../src/delta/index.js';
 
 const KiB = 1024;
@@ -184,6 +187,46 @@ describe.skipIf(why)(`native deltas${why ? ` [skipped: ${why}]` : ''}`, () => {
     }
     basis.release();
   });
+
+  const noProc = existsSync('/proc/self/task') ? null : 'no /proc/self/task to count threads (not Linux)';
+  test.skipIf(noProc)(
+    `the native pipeline codes deltas with no worker thread, against a basis parsed once${noProc ? ` [skipped: ${noProc}]` : ''}`,
+    async () => {
+      const threads = (): number => readdirSync('/proc/self/task').length;
+      const pipeline = nativePipeline(n, { key: Buffer.alloc(32, 1), level: 3 });
+      const B = 1024;
+      const olds = [stream(300 * KiB, 21), text(200 * KiB, 22)];
+      const sigs = olds.map((o) => signature(o, B));
+      let loads = 0;
+      const bases = sigs.map((sig, id) => ({ id, bytes: () => (loads++, sig) }));
+      // The core's pool is up before counting.
+      n.threads();
+      const before = threads();
+      try {
+        const r = rng(5);
+        const jobs = [];
+        for (let i = 0; i < 24; i++) {
+          const k = i % 2;
+          const raw = edit(olds[k]!, 3, r, 100 + i);
+          const js = await deltaFrame(parseSignature(sigs[k]!), raw, 3, 2 ** 31);
+          jobs.push(pipeline.delta(raw, bases[k]!, 2 ** 31).then((nat) => [nat, js] as const));
+        }
+        const answers = await Promise.all(jobs);
+        assert.equal(threads(), before, 'threads of the process');
+        for (const [i, [nat, js]] of answers.entries()) {
+          assert.ok(js, `edit ${i} gives a delta`);
+          assert.ok(nat?.frame.equals(js.frame) && nat.deltaLength === js.deltaLength, `edit ${i}: the reference's frame`);
+        }
+        assert.equal(loads, 2, 'each basis signature read once');
+        await assert.rejects(
+          pipeline.delta(stream(5000, 1), { id: 9, bytes: () => Buffer.from('bpsig2') }, 2 ** 31),
+          (e: unknown) => (e as { code?: string }).code === 'MALFORMED',
+        );
+      } finally {
+        await pipeline.close();
+      }
+    },
+  );
 
   test('malformed signatures are refused with the reference error codes', () => {
     const good = signature(stream(5000, 1), 1024);
