@@ -63,6 +63,26 @@ export declare class RecoveryRows {
   take(slots: Uint32Array, clear: boolean): Promise<Buffer>;
 }
 
+/** A chunk coded as a delta: its frame (one Zstandard frame of bpdelta1 bytes) and the delta's length. */
+export interface NativeDelta {
+  frame: Buffer;
+  deltaLength: number;
+}
+
+/** A basis file's bpsig1 signature, parsed once for the deltas of its next version's chunks. */
+export declare class BasisSignature {
+  /** Throws MALFORMED for bytes that are not a signature, LIMIT_EXCEEDED past `maxBlocks` (default 2^24) blocks. */
+  constructor(sig: Buffer, maxBlocks?: number);
+  /** Blocks the signature describes (0 once released). */
+  readonly blockCount: number;
+  /** Strong sums the deltas against it have computed so far: what a forged signature can cost. */
+  readonly strongSums: number;
+  /** deltaFrame of the engine, on the CPU pool; `raw` must not change until it resolves. */
+  delta(raw: Buffer, level: number, limit: number): Promise<NativeDelta | null>;
+  /** Frees the parsed signature now (deltas in flight finish first). */
+  release(): void;
+}
+
 /** age STREAM encryption of one payload, and the SHA-256 of its file. */
 export declare class PayloadSealer {
   constructor(payloadKey: Buffer, prefix: Buffer);
@@ -113,6 +133,7 @@ export interface NativeBinding {
   findCut(data: Buffer, start: number, end: number, eof: boolean): number;
   signature(data: Buffer, block: number): Buffer;
   Chunker: typeof Chunker;
+  BasisSignature: typeof BasisSignature;
   PayloadSealer: typeof PayloadSealer;
   PackReader: typeof PackReader;
   RecoveryRows: typeof RecoveryRows;

@@ -8,10 +8,12 @@
 //! sealed, a pack being read) has a thread of its own for its order and its
 //! blocking I/O. Promises are settled from those threads.
 
+mod basis;
 mod bytes;
 mod chunker;
 mod codec;
 mod cut;
+mod delta;
 mod digest;
 mod error;
 mod promise;

@@ -1,17 +1,17 @@
-import type { NativeBinding, NativeChunk } from '@brickpost/native';
+import type { BasisSignature, NativeBinding, NativeChunk } from '@brickpost/native';
 import { BrickpostError } from '@brickpost/manifest/errors';
 import { fromNative, native } from '../io/native.js';
 import { fsPath } from '../io/fs-path.js';
 import { toFileError } from './file.js';
-import { createChunkPipeline, type ChunkPipeline, type ChunkPipelineOptions, type EncodedChunk, type FileChunk } from './pool.js';
+import { createChunkPipeline, type ChunkPipeline, type ChunkPipelineOptions, type DeltaBasis, type EncodedChunk, type FileChunk } from './pool.js';
 import { zstd } from '../io/zstd.js';
 
 /**
  * The chunk pipeline pack uses: the native core's where it is built (one
  * pass over each byte on a pool of one thread per core: read, cut, id,
- * compress, digest, signature), else createChunkPipeline's worker threads.
- * Both give the same ids, frames and signatures. Deltas and decoding stay
- * on worker threads, started only when first asked for.
+ * compress, digest, signature, delta), else createChunkPipeline's worker
+ * threads. Both give the same ids, frames, signatures and delta frames.
+ * Decoding stays on worker threads, started only when first asked for.
  * @throws BrickpostError USAGE for a bad worker count (JavaScript path)
  */
 export function chunkPipeline(opts: ChunkPipelineOptions): ChunkPipeline {
@@ -32,9 +32,26 @@ function fileError(e: unknown, path: string): BrickpostError {
   return fromNative(e, (errno) => toFileError(errno, path));
 }
 
-/** The native pipeline; `opts.workers` and `opts.transfer` apply to the worker threads of deltas and decoding. */
+/** Parsed basis signatures kept for deltas: files read whole are in flight a few at a time, each with its own basis. */
+const BASES_KEPT = 8;
+
+/** The native pipeline; `opts.workers` and `opts.transfer` apply to the worker threads of decoding. */
 export function nativePipeline(n: NativeBinding, opts: ChunkPipelineOptions): ChunkPipeline {
   const chunker = new n.Chunker(opts.key, opts.level);
+  // Basis signatures by id, least recently used first; one dropped is released at once (its deltas in flight finish).
+  const bases = new Map<number, BasisSignature>();
+  const basisOf = (b: DeltaBasis): BasisSignature => {
+    let sig = bases.get(b.id);
+    if (sig) bases.delete(b.id);
+    else sig = new n.BasisSignature(b.bytes());
+    bases.set(b.id, sig);
+    for (const [id, old] of bases) {
+      if (bases.size <= BASES_KEPT) break;
+      bases.delete(id);
+      old.release();
+    }
+    return sig;
+  };
   let workers: ChunkPipeline | null = null;
   const pool = (): ChunkPipeline => (workers ??= createChunkPipeline(opts));
   let inFlight = 0;
@@ -110,7 +127,16 @@ export function nativePipeline(n: NativeBinding, opts: ChunkPipelineOptions): Ch
       }
     },
     delta(raw, basis, limit) {
-      return pool().delta(raw, basis, limit);
+      return run(async () => {
+        let sig: BasisSignature;
+        try {
+          sig = basisOf(basis);
+        } catch (e) {
+          throw fromNative(e);
+        }
+        const d = await sig.delta(raw, opts.level, limit).catch((e: unknown) => Promise.reject(fromNative(e)));
+        return d ? { frame: d.frame, deltaLength: d.deltaLength } : null;
+      });
     },
     decode(frame, expectedLength, id) {
       return pool().decode(frame, expectedLength, id);
@@ -120,6 +146,8 @@ export function nativePipeline(n: NativeBinding, opts: ChunkPipelineOptions): Ch
     },
     async close() {
       closed = true;
+      for (const sig of bases.values()) sig.release();
+      bases.clear();
       await workers?.close();
     },
   };

@@ -127,9 +127,10 @@ export interface ChunkPipeline {
     signature: (sig: Buffer) => void,
   ): AsyncGenerator<{ length: number; job: Promise<FileChunk> }>;
   /**
-   * Codes chunk `raw` as a delta against `basis` (deltaFrame) on the worker
-   * that holds that signature; the bytes are moved to it. Null when the
-   * delta's frame would not be shorter than `limit`.
+   * Codes chunk `raw` as a delta against `basis` (deltaFrame): on the worker
+   * that holds that signature, the bytes moved to it, or in the native
+   * core, which reads them in place. Null when the delta's frame would not
+   * be shorter than `limit`.
    */
   delta(raw: Buffer, basis: DeltaBasis, limit: number): Promise<{ frame: Buffer; deltaLength: number } | null>;
   /** decodeChunk on a worker; rejects with its errors. */

@@ -85,10 +85,10 @@ export interface EntryPackerParts {
  * since the reference tree (stat cache) whose chunks are all held becomes
  * held refs without being opened. Any other file is read and chunked on
  * worker threads, its signature computed as it streams; each new chunk of a
- * file with a basis is also tried as a delta, on the worker holding the
- * basis signature, as soon as its id shows it is neither held nor already
- * stored. Records, frames and tree rows are written in order by one loop
- * over a bounded queue of jobs.
+ * file with a basis is also tried as a delta, where the basis signature
+ * is held (a worker, or the native core), as soon as its id shows it is
+ * neither held nor already stored. Records, frames and tree rows are
+ * written in order by one loop over a bounded queue of jobs.
  */
 export class EntryPacker {
   filesUnchanged = 0;
