@@ -34,6 +34,7 @@ export interface Addon {
   futimesNs(fd: number, atimeNs: bigint, mtimeNs: bigint): void;
   limitArenas(arenas: number): boolean;
   scanDir(path: Path, xattrs?: boolean): { names: Buffer; stats: Float64Array; ascii: boolean };
+  lstatInto(path: Path, out: Float64Array): number;
 }
 
 const addonFile = fileURLToPath(new URL('../../build/Release/posix.node', import.meta.url));

@@ -192,9 +192,40 @@ static napi_value scan_dir(napi_env env, napi_callback_info info) {
   return result;
 }
 
+/*
+ * lstatInto(path, out): lstat of `path` into the Float64Array `out` (at
+ * least FIELDS numbers, laid out as scanDir's); returns 0, or the errno of
+ * the failed lstat (`out` then untouched). Makes no JavaScript object.
+ */
+static napi_value lstat_into(napi_env env, napi_callback_info info) {
+  napi_value argv[2], result = NULL;
+  char *path = NULL;
+  if (!get_args(env, info, 2, argv) || !arg_path(env, argv[0], "lstatInto: path", &path)) return NULL;
+  bool typed = false;
+  napi_typedarray_type type;
+  size_t length = 0;
+  void *data = NULL;
+  if (napi_is_typedarray(env, argv[1], &typed) != napi_ok || !typed ||
+      napi_get_typedarray_info(env, argv[1], &type, &length, &data, NULL, NULL) != napi_ok || type != napi_float64_array || length < FIELDS) {
+    free(path);
+    throw_arg(env, false, "ERR_INVALID_ARG_TYPE", "lstatInto: out", "a Float64Array of SCAN_FIELDS numbers");
+    return NULL;
+  }
+  struct stat st;
+  int err = lstat(path, &st) == 0 ? 0 : errno;
+  free(path);
+  if (err == 0) {
+    fill(data, &st);
+    ((double *)data)[F_XATTRS] = -1;
+  }
+  if (napi_create_int32(env, err, &result) != napi_ok) napi_failed(env);
+  return result;
+}
+
 bool define_scan(napi_env env, napi_value exports) {
   napi_property_descriptor props[] = {
       {"scanDir", NULL, scan_dir, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"lstatInto", NULL, lstat_into, NULL, NULL, NULL, napi_enumerable, NULL},
   };
   return napi_define_properties(env, exports, sizeof props / sizeof props[0], props) == napi_ok || napi_failed(env);
 }

@@ -56,3 +56,14 @@ export interface ScannedDir {
 export function scanDir(path: Path, xattrs = false): ScannedDir {
   return withPath(path, () => addon().scanDir(path, xattrs));
 }
+
+/**
+ * lstat of `path` into `out` ({@link SCAN_FIELDS} numbers, laid out as
+ * {@link ScannedDir.stats}, the xattrs field -1), making no object: for a
+ * check made once a file. Returns 0, or the errno of the failed lstat
+ * (positive; `out` is then left as it was).
+ * @throws TypeError for a bad path or `out`; Error `ERR_POSIX_UNAVAILABLE`.
+ */
+export function lstatInto(path: Path, out: Float64Array): number {
+  return addon().lstatInto(path, out);
+}

@@ -1,9 +1,9 @@
 import { afterAll, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { lstatSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { listXattrs, scanDir, ScanField, SCAN_FIELDS, setXattr, type SystemError } from '../src/index.js';
+import { listXattrs, lstatInto, scanDir, ScanField, SCAN_FIELDS, setXattr, type SystemError } from '../src/index.js';
 
 const root = mkdtempSync(join(tmpdir(), 'brickpost-scan-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -87,4 +87,17 @@ test('scanDir of an empty folder is empty; a missing one fails with ENOENT and i
     (e: SystemError) => e.code === 'ENOENT' && e.syscall === 'scandir' && e.path === gone,
   );
   assert.throws(() => scanDir(join(root, 'empty'), 'yes' as unknown as boolean), { name: 'TypeError' });
+});
+
+test('lstatInto fills the fields scanDir gives, and returns the errno of a missing path', () => {
+  const dir = join(root, 'one');
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'f'), 'abc');
+  const out = new Float64Array(SCAN_FIELDS);
+  assert.equal(lstatInto(join(dir, 'f'), out), 0);
+  assert.deepEqual(Array.from(out), Array.from(scanDir(dir).stats));
+  const before = Array.from(out);
+  assert.equal(lstatInto(join(dir, 'gone'), out), constants.errno.ENOENT);
+  assert.deepEqual(Array.from(out), before, 'left as it was');
+  assert.throws(() => lstatInto(join(dir, 'f'), new Float64Array(3)), { name: 'TypeError' });
 });
