@@ -396,14 +396,14 @@ export class EntryPacker {
     this.bytesIn += c.length;
     this.bytesRead += c.length;
     this.p.progress.add(c.length);
-    await this.flushRefs(f, false);
+    if (f.refs.length >= CHUNKS_PER_RECORD) await this.flushRefs(f, false);
   }
 
   /** A stat-cache hit: the kept chunk list as held refs, and the kept signature. */
   private async storeHeld(f: FileState, row: TreeRow): Promise<void> {
     for (const ref of heldRefs(row.chunks)) {
       f.refs.push(ref.length === 1 ? ref : this.p.store.heldRef(ref[0], ref[1]));
-      await this.flushRefs(f, false);
+      if (f.refs.length >= CHUNKS_PER_RECORD) await this.flushRefs(f, false);
     }
     for (const id of chunkIds(row.chunks)) this.p.rows.addTreeChunk(id);
     await this.flushRefs(f, true);
