@@ -33,6 +33,8 @@ export interface Addon {
   lutimesNs(path: Path, atimeNs: bigint, mtimeNs: bigint): void;
   futimesNs(fd: number, atimeNs: bigint, mtimeNs: bigint): void;
   limitArenas(arenas: number): boolean;
+  scanDir(path: Path, xattrs?: boolean): { names: Buffer; stats: Float64Array; ascii: boolean };
+  lstatInto(path: Path, out: Float64Array): number;
 }
 
 const addonFile = fileURLToPath(new URL('../../build/Release/posix.node', import.meta.url));

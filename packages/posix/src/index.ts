@@ -9,7 +9,8 @@
  * - owners by name: {@link userName}, {@link groupName}, {@link userId}, {@link groupId};
  * - timestamps to the nanosecond: {@link lutimesNs}, {@link futimesNs};
  * - locks the kernel drops when their holder dies: {@link tryLock};
- * - the C allocator's arenas: {@link limitArenas}.
+ * - the C allocator's arenas: {@link limitArenas};
+ * - a folder's entries with their lstat fields in one call: {@link scanDir}, {@link lstatInto}.
  *
  * A small N-API addon in C (src/*.c) built by node-gyp at install. Paths are
  * strings or Buffers; Buffers go to the system byte for byte, since names need
@@ -26,3 +27,4 @@ export { userName, groupName, userId, groupId } from './owners.js';
 export { lutimesNs, futimesNs } from './times.js';
 export { tryLock } from './lock.js';
 export { limitArenas } from './memory.js';
+export { scanDir, lstatInto, ScanField, SCAN_FIELDS, type ScannedDir } from './scan.js';

@@ -159,6 +159,6 @@ bool arg_u64(napi_env env, napi_value v, const char *what, uint64_t *out) {
 }
 
 NAPI_MODULE_INIT() {
-  if (!define_files(env, exports) || !define_xattr(env, exports) || !define_memory(env, exports)) return NULL;
+  if (!define_files(env, exports) || !define_xattr(env, exports) || !define_memory(env, exports) || !define_scan(env, exports)) return NULL;
   return exports;
 }

@@ -37,5 +37,6 @@ bool arg_u64(napi_env env, napi_value v, const char *what, uint64_t *out);
 bool define_xattr(napi_env env, napi_value exports);
 bool define_files(napi_env env, napi_value exports);
 bool define_memory(napi_env env, napi_value exports);
+bool define_scan(napi_env env, napi_value exports);
 
 #endif

@@ -18,6 +18,15 @@ export interface NewSignature {
   sig: Buffer;
 }
 
+/**
+ * Rows written in one catalog transaction before it is committed. Each
+ * commit syncs the WAL (synchronous = FULL) and rewrites the index pages
+ * the transaction touched, so fewer, larger transactions cost less per
+ * file; nothing depends on the rows between commits (a closed pack
+ * commits its chunks at once, and an interrupted tree is built again).
+ */
+const TX_ROWS = 32768;
+
 /** A dataset this home publishes. */
 export interface Dataset {
   id: string;
@@ -87,7 +96,7 @@ export class ShipmentRows {
   }
 
   private tick(): void {
-    if (++this.pendingInTx >= 4096) {
+    if (++this.pendingInTx >= TX_ROWS) {
       this.tables.commit(true);
       this.pendingInTx = 0;
     }

@@ -157,7 +157,8 @@ export class EntryPacker {
     const p = this.p;
     const file: FileState = { entry, refs: [], emitted: false, basis: null, list: [], signature: null };
     const row = p.store.held.any ? p.lookup.unchanged(entry) : null;
-    if (row && this.allHeld(row.chunks)) {
+    // A row of the one tree whose chunks are the held set needs no lookup of its chunks.
+    if (row && (p.store.held.tree === p.lookup.reference || this.allHeld(row.chunks))) {
       this.queue.push({ kind: 'held', file, row });
       return this.drain(MAX_QUEUE);
     }
@@ -395,19 +396,16 @@ export class EntryPacker {
     this.bytesIn += c.length;
     this.bytesRead += c.length;
     this.p.progress.add(c.length);
-    await this.flushRefs(f, false);
+    if (f.refs.length >= CHUNKS_PER_RECORD) await this.flushRefs(f, false);
   }
 
   /** A stat-cache hit: the kept chunk list as held refs, and the kept signature. */
   private async storeHeld(f: FileState, row: TreeRow): Promise<void> {
     for (const ref of heldRefs(row.chunks)) {
-      if (ref.length === 1) f.refs.push(ref);
-      else {
-        f.refs.push(this.p.store.heldRef(ref[0], ref[1]));
-        this.p.rows.addTreeChunk(Buffer.from(ref[0], 'hex'));
-      }
-      await this.flushRefs(f, false);
+      f.refs.push(ref.length === 1 ? ref : this.p.store.heldRef(ref[0], ref[1]));
+      if (f.refs.length >= CHUNKS_PER_RECORD) await this.flushRefs(f, false);
     }
+    for (const id of chunkIds(row.chunks)) this.p.rows.addTreeChunk(id);
     await this.flushRefs(f, true);
     this.p.rows.addTreeFile(f.entry, row.chunks, row.sigId);
     this.filesUnchanged++;

@@ -11,6 +11,8 @@ export interface HeldSet {
   readonly any: boolean;
   /** Whether chunk `id` is held; `sha` (the SHA-256 of its bytes) is used by sets of plain digests. */
   has(id: Buffer, sha?: Buffer): boolean;
+  /** The one tree whose chunks are exactly the held set, when there is one: every chunk of a file of that tree is held. */
+  readonly tree?: string;
 }
 
 /** Nothing is held: a self-contained shipment. */
@@ -19,7 +21,7 @@ export const NOTHING_HELD: HeldSet = { any: false, has: () => false };
 /** The chunks present in every one of the base trees (tree_chunks). */
 export function heldInTrees(catalog: Catalog, bases: string[]): HeldSet {
   if (bases.length === 0) return NOTHING_HELD;
-  return { any: true, has: inEveryTree(catalog, bases) };
+  return { any: true, has: inEveryTree(catalog, bases), ...(bases.length === 1 ? { tree: bases[0]! } : {}) };
 }
 
 /**

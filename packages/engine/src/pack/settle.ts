@@ -1,4 +1,5 @@
 import { lstatSync, type BigIntStats } from 'node:fs';
+import * as posix from '@brickpost/posix';
 import { BrickpostError, quote } from '@brickpost/manifest';
 import { pausepoint } from '../io/failpoint.js';
 import { fsPath } from '../io/fs-path.js';
@@ -43,14 +44,33 @@ export function restat(e: SourceEntry): BigIntStats | null {
 /**
  * The consistency point of a file just read: how it changed since the stat
  * the read started from (or how the read found it changed), null when it
- * did not, and its stat now. A pausepoint lets a test change the file
- * between the read and this check.
+ * did not, and its stat now (null when it is gone, or when nothing changed
+ * and the posix addon's lstat told so without Node's). A pausepoint lets a
+ * test change the file between the read and this check.
  */
 export async function afterRead(e: SourceEntry, readChange: string | undefined): Promise<{ how: string | null; now: BigIntStats | null }> {
   await pausepoint('pack-file-read');
+  if (readChange === undefined && unchanged(e)) return { how: null, now: null };
   const now = restat(e);
   return { how: changeOf(e, now) ?? readChange ?? null, now };
 }
+
+const fields = new Float64Array(posix.SCAN_FIELDS);
+const F = posix.ScanField;
+
+/** Whether the file is still the one its stat describes (changeOf finds nothing), checked with the posix addon; false where it is missing. */
+function unchanged(e: SourceEntry): boolean {
+  if (!posix.available || posix.lstatInto(fsPath(e.abs), fields) !== 0) return false;
+  return (
+    (fields[F.mode]! & 0o170000) === 0o100000 &&
+    fields[F.size] === e.size &&
+    ((BigInt(fields[F.inoHi]!) << 32n) | BigInt(fields[F.inoLo]!)) === e.ino &&
+    BigInt(fields[F.mtimeSec]!) * NS + BigInt(fields[F.mtimeNsec]!) === e.mtimeNs &&
+    BigInt(fields[F.ctimeSec]!) * NS + BigInt(fields[F.ctimeNsec]!) === e.ctimeNs
+  );
+}
+
+const NS = 1_000_000_000n;
 
 /** The entry as `now` describes it: what the next read starts from. */
 export function restarted(e: SourceEntry, now: BigIntStats): SourceEntry {

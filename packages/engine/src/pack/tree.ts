@@ -91,7 +91,8 @@ export class TreeLookup {
   /** `reference`: the reference tree, or null for no stat cache. `bases`: the base trees, none for no deltas. */
   constructor(
     catalog: Catalog,
-    private readonly reference: string | null,
+    /** The reference tree (stat cache), or null. */
+    readonly reference: string | null,
     private readonly bases: string[],
   ) {
     this.q = new TreeQueries(catalog);

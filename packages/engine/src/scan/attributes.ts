@@ -18,11 +18,15 @@ export class AttributeReader {
 
   constructor(private readonly warn: (message: string, path: string) => void) {}
 
-  /** The attributes of the entry at `abs` (an escaped string), given its owner ids. */
-  read(abs: string, path: string, uid: number, gid: number, kind: 'dir' | 'file' | 'link' | 'special'): EntryAttributes {
+  /**
+   * The attributes of the entry at `abs` (an escaped string), given its
+   * owner ids and, where the walk knows it, the byte size of its attribute
+   * name list (`listed`: 0 when it has none, -1 when not known).
+   */
+  read(abs: string, path: string, uid: number, gid: number, kind: 'dir' | 'file' | 'link' | 'special', listed = -1): EntryAttributes {
     const a: EntryAttributes = { o: this.owner(uid, gid) };
     // Linux allows no user.* attributes on symbolic links, and ACLs never: nothing to read there.
-    if (kind === 'link' || this.noXattrs) return a;
+    if (kind === 'link' || this.noXattrs || listed === 0) return a;
     let names: Buffer[];
     try {
       names = posix.listXattrs(fsPath(abs));

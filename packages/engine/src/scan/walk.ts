@@ -1,11 +1,11 @@
-import { lstatSync, readdirSync, readFileSync, readlinkSync, type BigIntStats } from 'node:fs';
+import { readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import * as posix from '@brickpost/posix';
-import { compareNames, foldKey, fromBytes, nameProblem, quote, RESERVED_ROOT_NAME, type EntryAttributes, type SpecialKind } from '@brickpost/manifest';
+import { compareFolded, foldKey, fromBytes, nameProblem, quote, RESERVED_ROOT_NAME, type EntryAttributes, type SpecialKind } from '@brickpost/manifest';
 import { toEnvironmentError } from '../io/errors.js';
 import { fsPath } from '../io/fs-path.js';
 import { AttributeReader } from './attributes.js';
+import { listDir, type EntryStat, type Listing } from './listing.js';
 import type { Excluder } from './exclude.js';
 
 /** A source entry in manifest order. */
@@ -84,14 +84,17 @@ const STAT_BATCH = 64;
  * an asynchronous call costs a thread-pool round trip (measured ten times
  * the CPU of the walk itself: 330-680 ms against 40 ms for the 5 436
  * entries of the 300 MiB benchmark dataset), and pack walks the tree twice
- * (once to measure it). After each batch of STAT_BATCH stats the walk
- * lets the event loop turn, so a walk whose consumer awaits nothing (measure)
- * does not hold the thread for the whole tree.
+ * (once to measure it). With the posix addon one call lists a folder and
+ * stats all its entries (listing.ts): no JavaScript object per name or
+ * stat, which was most of the walk's cost on trees of small files. After
+ * each batch of STAT_BATCH entries the walk lets the event loop turn, so a
+ * walk whose consumer awaits nothing (measure) does not hold the thread for
+ * the whole tree.
  */
 class Walker {
   private readonly attrs: AttributeReader | null;
   /** Files with more hard links to come: dev:ino → the first path and the links still expected. */
-  private readonly links = new Map<string, { path: string; left: bigint }>();
+  private readonly links = new Map<string, { path: string; left: number }>();
 
   constructor(
     private readonly skip: (s: SkippedEntry) => void,
@@ -102,9 +105,9 @@ class Walker {
 
   async *dir(abs: string, rel: string, top = false): AsyncGenerator<SourceEntry> {
     await nextTurn();
-    let raw: Buffer[];
+    let listing: Listing;
     try {
-      raw = readdirSync(fsPath(abs), { encoding: 'buffer' });
+      listing = listDir(abs, this.attrs !== null);
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       if (top || (code !== 'EACCES' && code !== 'EPERM' && code !== 'ENOENT')) throw toEnvironmentError(e, `cannot read directory ${quote(abs)}`);
@@ -115,73 +118,68 @@ class Walker {
       });
       return;
     }
-    const names: string[] = [];
-    for (const b of raw) {
-      const name = fromBytes(b);
+    const order: Array<{ name: string; key: string; i: number }> = [];
+    listing.names.forEach((name, i) => {
       const relName = rel ? `${rel}/${name}` : name;
-      if (rel === '' && foldKey(name) === RESERVED_ROOT_NAME) {
+      const key = foldKey(name);
+      if (rel === '' && key === RESERVED_ROOT_NAME) {
         this.skip({ path: name, reason: 'reserved name (a brickpost destination state folder)', kind: 'reserved' });
-        continue;
+        return;
       }
       const problem = nameProblem(name);
       if (problem) {
         this.skip({ path: relName, reason: problem, kind: 'name' });
+        return;
+      }
+      order.push({ name, key, i });
+    });
+    order.sort((a, b) => compareFolded(a.key, a.name, b.key, b.name));
+    for (let k = 0; k < order.length; k++) {
+      if (k > 0 && k % STAT_BATCH === 0) await nextTurn();
+      const { name, i } = order[k]!;
+      const childAbs = join(abs, name);
+      const childRel = rel ? `${rel}/${name}` : name;
+      const st = listing.stat(i);
+      if (st instanceof Error) {
+        if (st.code === 'ENOENT') {
+          this.skip({ path: childRel, reason: 'vanished while scanning', kind: 'vanished' });
+          continue;
+        }
+        throw toEnvironmentError(st, 'cannot stat');
+      }
+      const isDir = st.kind === 'dir';
+      if (this.opts.exclude?.excludes(childRel, isDir)) {
+        this.skip({ path: childRel, reason: 'excluded', kind: 'excluded' });
         continue;
       }
-      names.push(name);
-    }
-    names.sort(compareNames);
-    for (let b = 0; b < names.length; b += STAT_BATCH) {
-      const batch = names.slice(b, b + STAT_BATCH);
-      if (b > 0) await nextTurn();
-      const stats = batch.map((name) => statOrError(join(abs, name)));
-      for (let k = 0; k < batch.length; k++) {
-        const name = batch[k]!;
-        const childAbs = join(abs, name);
-        const childRel = rel ? `${rel}/${name}` : name;
-        const st = stats[k]!;
-        if (st instanceof Error) {
-          if (st.code === 'ENOENT') {
-            this.skip({ path: childRel, reason: 'vanished while scanning', kind: 'vanished' });
-            continue;
-          }
-          throw toEnvironmentError(st, 'cannot stat');
-        }
-        const isDir = st.isDirectory();
-        if (this.opts.exclude?.excludes(childRel, isDir)) {
-          this.skip({ path: childRel, reason: 'excluded', kind: 'excluded' });
-          continue;
-        }
-        if (isDir && this.opts.excludeCaches && isCache(childAbs)) {
-          this.skip({ path: childRel, reason: 'a cache folder (it holds a CACHEDIR.TAG)', kind: 'cache' });
-          continue;
-        }
-        const entry = this.entry(st, childAbs, childRel);
-        if (!entry) continue;
-        yield entry;
-        if (isDir) yield* this.dir(childAbs, childRel);
+      if (isDir && this.opts.excludeCaches && isCache(childAbs)) {
+        this.skip({ path: childRel, reason: 'a cache folder (it holds a CACHEDIR.TAG)', kind: 'cache' });
+        continue;
       }
+      const entry = this.entry(st, childAbs, childRel);
+      if (!entry) continue;
+      yield entry;
+      if (isDir) yield* this.dir(childAbs, childRel);
     }
   }
 
-  private entry(st: BigIntStats, abs: string, path: string): SourceEntry | null {
-    const base = { path, abs, size: 0, mode: Number(st.mode & 0o7777n), mtimeNs: st.mtimeNs, ino: st.ino, ctimeNs: st.ctimeNs };
-    const attrs = (kind: 'dir' | 'file' | 'link' | 'special'): EntryAttributes => this.attrs?.read(abs, path, Number(st.uid), Number(st.gid), kind) ?? {};
-    if (st.isDirectory()) return { type: 'dir', ...base, attrs: attrs('dir') };
-    if (st.isFile()) {
-      if (st.nlink > 1n) {
-        const key = `${st.dev}:${st.ino}`;
+  private entry(st: EntryStat, abs: string, path: string): SourceEntry | null {
+    const base = { path, abs, size: 0, mode: st.mode, mtimeNs: st.mtimeNs, ino: st.ino, ctimeNs: st.ctimeNs };
+    const attrs = (kind: 'dir' | 'file' | 'link' | 'special'): EntryAttributes => this.attrs?.read(abs, path, st.uid, st.gid, kind, st.xattrs) ?? {};
+    if (st.kind === 'dir') return { type: 'dir', ...base, attrs: attrs('dir') };
+    if (st.kind === 'file') {
+      if (st.nlink > 1) {
+        const key = st.identity;
         const first = this.links.get(key);
         if (first) {
-          if (--first.left <= 0n) this.links.delete(key);
+          if (--first.left <= 0) this.links.delete(key);
           return { type: 'hard', ...base, to: first.path, attrs: {} };
         }
-        this.links.set(key, { path, left: st.nlink - 1n });
+        this.links.set(key, { path, left: st.nlink - 1 });
       }
-      const size = Number(st.size);
-      return { type: 'file', ...base, size, ...(st.blocks * 512n < st.size ? { sparse: true } : {}), attrs: attrs('file') };
+      return { type: 'file', ...base, size: st.size, ...(st.sparse ? { sparse: true } : {}), attrs: attrs('file') };
     }
-    if (st.isSymbolicLink()) {
+    if (st.kind === 'link') {
       let target: string;
       try {
         target = fromBytes(readlinkSync(fsPath(abs), { encoding: 'buffer' }));
@@ -194,8 +192,8 @@ class Walker {
       }
       return { type: 'link', ...base, target, attrs: attrs('link') };
     }
-    const kind: SpecialKind = st.isFIFO() ? 'fifo' : st.isSocket() ? 'socket' : st.isCharacterDevice() ? 'char' : 'block';
-    const dev: [number, number] | undefined = kind === 'char' || kind === 'block' ? [posix.major(st.rdev), posix.minor(st.rdev)] : undefined;
+    const kind = st.kind;
+    const dev: [number, number] | undefined = kind === 'char' || kind === 'block' ? st.rdev : undefined;
     return { type: 'special', ...base, kind, ...(dev ? { dev } : {}), attrs: attrs('special') };
   }
 }
@@ -209,14 +207,6 @@ function isCache(dir: string): boolean {
     );
   } catch {
     return false;
-  }
-}
-
-function statOrError(path: string): BigIntStats | NodeJS.ErrnoException {
-  try {
-    return lstatSync(fsPath(path), { bigint: true });
-  } catch (e) {
-    return e as NodeJS.ErrnoException;
   }
 }
 

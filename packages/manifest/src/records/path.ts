@@ -164,7 +164,13 @@ export function compareNames(a: string, b: string): number {
 
 /** compareNames for names whose fold keys are known already (escaped bytes compare as the bytes they stand for). */
 export function compareFolded(aKey: string, a: string, bKey: string, b: string): number {
+  // ASCII names (and so their keys) compare as their code units do: no bytes to make.
+  if (ASCII.test(a) && ASCII.test(b)) return compareStrings(aKey, bKey) || compareStrings(a, b);
   return Buffer.compare(toBytes(aKey), toBytes(bKey)) || Buffer.compare(toBytes(a), toBytes(b));
+}
+
+function compareStrings(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /**

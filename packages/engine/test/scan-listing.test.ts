@@ -1,0 +1,95 @@
+// Listing a folder for the walk (scan/listing.ts): the posix addon's one call against Node's fs, and the walk on top.
+import { afterAll, test } from 'vitest';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { linkSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as posix from '@brickpost/posix';
+import { fromBytes } from '@brickpost/manifest';
+import { listDir } from '../src/scan/listing.js';
+import { walk, measure, type SourceEntry } from '../src/scan/index.js';
+
+const root = mkdtempSync(join(tmpdir(), 'brickpost-listing-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+/** A tree with every kind of entry the walk tells apart, and names that are not ASCII or not UTF-8. */
+function makeTree(): string {
+  const src = join(root, 'src');
+  mkdirSync(join(src, 'Sub', 'deeper'), { recursive: true });
+  writeFileSync(join(src, 'b.txt'), 'bee');
+  writeFileSync(join(src, 'A.txt'), 'ay');
+  writeFileSync(join(src, 'été.txt'), 'summer');
+  writeFileSync(Buffer.concat([Buffer.from(`${src}/`), Buffer.from([0x6e, 0xff, 0x2e, 0x62])]), 'not utf-8');
+  writeFileSync(join(src, 'Sub', 'deeper', 'x'), 'x'.repeat(5000));
+  linkSync(join(src, 'b.txt'), join(src, 'Sub', 'b-again'));
+  symlinkSync('../b.txt', join(src, 'Sub', 'to-b'));
+  execFileSync('mkfifo', [join(src, 'Sub', 'pipe')]);
+  writeFileSync(join(src, 'holes'), '');
+  truncateSync(join(src, 'holes'), 1 << 20);
+  return src;
+}
+
+const src = makeTree();
+const canTag = (() => {
+  try {
+    posix.setXattr(join(src, 'A.txt'), 'user.brickpost.tag', Buffer.from('v'));
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+test.skipIf(!posix.available)(
+  `the addon and Node fs list a folder alike: the same names, the same fields${posix.available ? '' : ' [skipped: the posix addon is not built here]'}`,
+  () => {
+    for (const dir of [src, join(src, 'Sub')]) {
+      const a = listDir(dir, true, true);
+      const b = listDir(dir, true, false);
+      assert.deepEqual([...a.names].sort(), [...b.names].sort());
+      for (const name of a.names) {
+        const sa = a.stat(a.names.indexOf(name));
+        const sb = b.stat(b.names.indexOf(name));
+        assert.ok(!(sa instanceof Error) && !(sb instanceof Error));
+        assert.deepEqual({ ...sa, xattrs: -1 }, sb, name);
+        if (sa.kind === 'link') assert.equal(sa.xattrs, -1);
+        else assert.ok(sa.xattrs >= 0, `${name}: ${sa.xattrs}`);
+      }
+    }
+    assert.ok(listDir(src, true, true).names.includes(fromBytes(Buffer.from([0x6e, 0xff, 0x2e, 0x62]))));
+  },
+);
+
+test('the walk yields every entry in manifest order with its kind, hard link, holes and attributes', async () => {
+  const skipped: string[] = [];
+  const seen: SourceEntry[] = [];
+  for await (const e of walk(src, (s) => skipped.push(s.path))) seen.push(e);
+  assert.deepEqual(skipped, []);
+  const odd = fromBytes(Buffer.from([0x6e, 0xff, 0x2e, 0x62]));
+  assert.deepEqual(
+    seen.map((e) => [e.path, e.type]),
+    [
+      ['A.txt', 'file'],
+      ['b.txt', 'file'],
+      ['holes', 'file'],
+      [odd, 'file'],
+      ['Sub', 'dir'],
+      ['Sub/b-again', 'hard'],
+      ['Sub/deeper', 'dir'],
+      ['Sub/deeper/x', 'file'],
+      ['Sub/pipe', 'special'],
+      ['Sub/to-b', 'link'],
+      ['été.txt', 'file'],
+    ],
+  );
+  const by = new Map(seen.map((e) => [e.path, e]));
+  assert.equal(by.get('Sub/b-again')!.to, 'b.txt');
+  assert.equal(by.get('Sub/to-b')!.target, '../b.txt');
+  assert.equal(by.get('Sub/pipe')!.kind, 'fifo');
+  assert.equal(by.get('Sub/deeper/x')!.size, 5000);
+  assert.equal(by.get('holes')!.sparse, true);
+  assert.equal(by.get('A.txt')!.sparse, undefined);
+  if (canTag) assert.deepEqual(by.get('A.txt')!.attrs.x, [['user.brickpost.tag', Buffer.from('v').toString('base64')]]);
+  assert.equal(by.get('b.txt')!.attrs.x, undefined);
+  assert.deepEqual(await measure(src), { files: 6, dirs: 2, bytes: 3 + 2 + 6 + 9 + 5000 + (1 << 20), others: 3 });
+});

@@ -1,0 +1,103 @@
+import { afterAll, test } from 'vitest';
+import assert from 'node:assert/strict';
+import { lstatSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { constants, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { listXattrs, lstatInto, scanDir, ScanField, SCAN_FIELDS, setXattr, type SystemError } from '../src/index.js';
+
+const root = mkdtempSync(join(tmpdir(), 'brickpost-scan-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+/** The names of a scan, as the bytes of each. */
+function namesOf(names: Buffer): Buffer[] {
+  const out: Buffer[] = [];
+  for (let at = 0; at < names.length;) {
+    const end = names.indexOf(0, at);
+    out.push(names.subarray(at, end));
+    at = end + 1;
+  }
+  return out;
+}
+
+test('scanDir lists every entry once with the fields lstat gives', () => {
+  const dir = join(root, 'fields');
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'a.txt'), 'hello');
+  mkdirSync(join(dir, 'sub'));
+  symlinkSync('a.txt', join(dir, 'link'));
+  const odd = Buffer.concat([Buffer.from(`${dir}/`), Buffer.from([0x6e, 0xff])]);
+  writeFileSync(odd, 'x'.repeat(3000));
+  const s = scanDir(dir);
+  const names = namesOf(s.names);
+  assert.equal(s.ascii, false);
+  assert.deepEqual(
+    names.map((n) => n.toString('hex')).sort(),
+    ['a.txt', 'sub', 'link', '\x6e\xff'].map((n) => Buffer.from(n, 'latin1').toString('hex')).sort(),
+  );
+  assert.equal(s.stats.length, names.length * SCAN_FIELDS);
+  names.forEach((name, i) => {
+    const f = s.stats.subarray(i * SCAN_FIELDS, (i + 1) * SCAN_FIELDS);
+    const st = lstatSync(Buffer.concat([Buffer.from(`${dir}/`), name]), { bigint: true });
+    assert.equal(f[ScanField.errno], 0);
+    assert.equal(f[ScanField.mode], Number(st.mode));
+    assert.equal(f[ScanField.nlink], Number(st.nlink));
+    assert.equal(f[ScanField.uid], Number(st.uid));
+    assert.equal(f[ScanField.gid], Number(st.gid));
+    assert.equal(f[ScanField.size], Number(st.size));
+    assert.equal(f[ScanField.blocks], Number(st.blocks));
+    assert.equal((BigInt(f[ScanField.inoHi]!) << 32n) | BigInt(f[ScanField.inoLo]!), st.ino);
+    assert.equal((BigInt(f[ScanField.devHi]!) << 32n) | BigInt(f[ScanField.devLo]!), st.dev);
+    assert.equal(BigInt(f[ScanField.mtimeSec]!) * 1_000_000_000n + BigInt(f[ScanField.mtimeNsec]!), st.mtimeNs);
+    assert.equal(BigInt(f[ScanField.ctimeSec]!) * 1_000_000_000n + BigInt(f[ScanField.ctimeNsec]!), st.ctimeNs);
+    assert.equal(f[ScanField.xattrs], -1, 'not asked for');
+  });
+});
+
+test('scanDir sizes attribute lists when asked, never for a symbolic link', (t) => {
+  const dir = join(root, 'xattrs');
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'plain'), '');
+  writeFileSync(join(dir, 'tagged'), '');
+  symlinkSync('tagged', join(dir, 'link'));
+  try {
+    setXattr(join(dir, 'tagged'), 'user.brickpost.tag', Buffer.from('v'));
+  } catch (e) {
+    if ((e as SystemError).code === 'ENOTSUP') return t.skip('the file system holding the temporary folder has no user xattrs');
+    throw e;
+  }
+  const s = scanDir(dir, true);
+  assert.equal(s.ascii, true);
+  const size = (name: string): number => s.stats[namesOf(s.names).findIndex((n) => n.toString() === name) * SCAN_FIELDS + ScanField.xattrs]!;
+  const listed = (name: string): number => listXattrs(join(dir, name)).reduce((n, b) => n + b.length + 1, 0);
+  assert.equal(size('plain'), listed('plain'));
+  assert.equal(size('tagged'), listed('tagged'));
+  assert.ok(size('tagged') > size('plain'));
+  assert.equal(size('link'), -1);
+});
+
+test('scanDir of an empty folder is empty; a missing one fails with ENOENT and its path', () => {
+  const dir = join(root, 'empty');
+  mkdirSync(dir);
+  const s = scanDir(dir);
+  assert.equal(s.names.length, 0);
+  assert.equal(s.stats.length, 0);
+  const gone = join(root, 'gone');
+  assert.throws(
+    () => scanDir(gone),
+    (e: SystemError) => e.code === 'ENOENT' && e.syscall === 'scandir' && e.path === gone,
+  );
+  assert.throws(() => scanDir(join(root, 'empty'), 'yes' as unknown as boolean), { name: 'TypeError' });
+});
+
+test('lstatInto fills the fields scanDir gives, and returns the errno of a missing path', () => {
+  const dir = join(root, 'one');
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'f'), 'abc');
+  const out = new Float64Array(SCAN_FIELDS);
+  assert.equal(lstatInto(join(dir, 'f'), out), 0);
+  assert.deepEqual(Array.from(out), Array.from(scanDir(dir).stats));
+  const before = Array.from(out);
+  assert.equal(lstatInto(join(dir, 'gone'), out), constants.errno.ENOENT);
+  assert.deepEqual(Array.from(out), before, 'left as it was');
+  assert.throws(() => lstatInto(join(dir, 'f'), new Float64Array(3)), { name: 'TypeError' });
+});
