@@ -7,12 +7,15 @@
  * exactly the recorded chunks; killed once the commit began, the next run
  * finishes it and the chunks stored ahead are recorded or swept, never
  * left; a staging that fails leaves no chunk file and DEST as it was. Each
- * then rolls back to shipment 1 byte for byte.
+ * then rolls back to shipment 1 byte for byte. The chunks of the new
+ * version taken from the old one are checked against the ids computed
+ * while storing ahead: an old file changed in DEST behind its size and
+ * mtime is still refused.
  */
 import { beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { brickpost, bytes, diffSnapshots, errorEvent, overwriteAt, publisherAndSubscriber, sh, snapshot, tempDir, type Run } from '../support.js';
@@ -126,5 +129,21 @@ describe('undo data of large replaced files stored while staging', () => {
     assert.deepEqual(storeFiles(dest), [], 'no chunk file is left in the store');
     ok(brickpost(home, ['ingest', drives[1]!, dest, '--json']));
     settled(dest, home);
+  });
+
+  test('an old version changed in DEST without its size or mtime changing: refused, DEST and the store as they were', () => {
+    const { dest, home } = fresh();
+    const big = join(dest, 'big.bin');
+    const st = lstatSync(big, { bigint: true });
+    overwriteAt(big, 2 << 20, bytes('local', 4096));
+    utimesSync(big, Number(st.atimeNs) / 1e9, Number(st.mtimeNs) / 1e9);
+    const was = snapshot(dest);
+    const r = brickpost(home, ['ingest', drives[1]!, dest, '--json']);
+    assert.equal(r.code, 6, r.stdout + r.stderr);
+    const ev = errorEvent(r);
+    assert.equal(ev.code, 'BASIS_MISSING');
+    assert.match(ev.message, /big\.bin.*without its size or mtime changing/);
+    assert.deepEqual(diffSnapshots(was, snapshot(dest)), [], 'DEST as it was');
+    assert.deepEqual(storeFiles(dest), [], 'no chunk file is left in the store');
   });
 });

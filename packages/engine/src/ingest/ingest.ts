@@ -45,7 +45,7 @@ import { refuse } from './request.js';
 import { scanOldTree } from './seed.js';
 import { StagingWriter } from './staging-writer.js';
 import { Stager } from './staged-files.js';
-import { discardPrestored, prestoreUndo } from './prestore.js';
+import { discardPrestored, prestoreFor, prestoreUndo } from './prestore.js';
 import type { Prestored } from './undo-compact.js';
 import { DestFolder, prepareDest, type AppliedShipment, type DestState } from './state.js';
 
@@ -351,10 +351,11 @@ async function stageFiles(run: Run, planned: Planned): Promise<Staged> {
   progress.bytesTotal = plan.bytesToStage;
   progress.filesTotal = plan.filesStaged;
   progress.emit();
-  const stager = new Stager(run.db, run.dest, writer, planned.key);
+  const ahead = prestoreFor(folder, run.db, s.id);
+  const stager = new Stager(run.db, run.dest, writer, planned.key, ahead.pre);
   stager.skip = skipped;
   let failed = false;
-  const prestoring = prestoreUndo(folder, run.db, s.id, () => failed || signal?.aborted === true);
+  const prestoring = prestoreUndo(folder, run.db, ahead, planned.key, () => failed || signal?.aborted === true);
   let pre: Prestored;
   try {
     await walkShipment(whole, me.ageIdentity, stager, progress, signal, new Set(damage.keys()));

@@ -38,12 +38,15 @@ export interface FreshChunk {
 }
 
 /** A file whose chunks were stored before the commit retired it: what it was when read, and its chunks' hashes. */
-interface PrestoredFile {
+export interface PrestoredFile {
   ino: bigint;
   dev: bigint;
   size: bigint;
   mtimeNs: bigint;
+  ctimeNs: bigint;
   hashes: Buffer[];
+  /** Each chunk's id under the dataset's chunk key, by its offset in the file (with its length). */
+  ids: Map<number, { len: number; id: Buffer }>;
 }
 
 /**
@@ -57,8 +60,44 @@ export class Prestored {
   readonly files = new Map<number, PrestoredFile>();
   /** Chunk files written and not recorded, by hex hash: the sweep before compactUndo spares them. */
   readonly chunks = new Map<string, FreshChunk>();
+  /** The files to store, by DEST path: settled once a file is stored (or will not be). */
+  private readonly waiting = new Map<string, { n: number; settle: () => void; done: Promise<void> }>();
 
   constructor(readonly shipment: string) {}
+
+  /** Registers the file at DEST path `path`, which op `n` retires, as one to store. */
+  expect(path: string, n: number): void {
+    let settle = (): void => undefined;
+    const done = new Promise<void>((resolve) => (settle = resolve));
+    this.waiting.set(path, { n, settle, done });
+  }
+
+  /** The file at `path` is stored, or will not be. */
+  settled(path: string): void {
+    this.waiting.get(path)?.settle();
+  }
+
+  /** Every file is settled (the work ended, done or given up). */
+  settleAll(): void {
+    for (const w of this.waiting.values()) w.settle();
+  }
+
+  /**
+   * What was stored of DEST's file at `path` (escaped, relative to DEST's
+   * root as the caller gives it), waiting for its turn when it is to be
+   * stored; null when it is not.
+   */
+  async storedAs(path: string): Promise<PrestoredFile | null> {
+    const w = this.waiting.get(path);
+    if (w === undefined) return null;
+    await w.done;
+    return this.files.get(w.n) ?? null;
+  }
+
+  /** Whether any file is to be stored. */
+  get any(): boolean {
+    return this.waiting.size > 0;
+  }
 }
 
 /**
@@ -109,12 +148,16 @@ export class Compactor {
   private freshBytes = 0;
   private readonly dirs = new Set<string>();
 
-  /** @param stop - checked between batches of a large file: true gives up storing it. */
+  /**
+   * @param stop - checked between batches of a large file: true gives up storing it.
+   * @param key - the chunk key of the ids the pipeline computes (prestore gives the dataset's).
+   */
   constructor(
     private readonly folder: DestFolder,
     private readonly db: DestDb,
     private readonly pre: Prestored | null = null,
     private readonly stop: () => boolean = () => false,
+    private readonly key: Buffer = Buffer.alloc(32),
   ) {}
 
   async entry(id: string, n: number, path: string, rel: string): Promise<void> {
@@ -180,10 +223,11 @@ export class Compactor {
   async prestore(into: Prestored, n: number, path: string): Promise<void> {
     const before = lstatOrNull(path);
     if (!before || !keepsByChunks(before, path)) return;
-    const hashes = await this.store(path, Number(before.size));
+    const ids = new Map<number, { len: number; id: Buffer }>();
+    const hashes = await this.store(path, Number(before.size), ids);
     const after = lstatOrNull(path);
     if (hashes === null || !after || !sameFile(before, after) || after.ctimeNs !== before.ctimeNs) return;
-    into.files.set(n, { ino: before.ino, dev: before.dev, size: before.size, mtimeNs: before.mtimeNs, hashes });
+    into.files.set(n, { ino: before.ino, dev: before.dev, size: before.size, mtimeNs: before.mtimeNs, ctimeNs: before.ctimeNs, hashes, ids });
   }
 
   /**
@@ -211,13 +255,17 @@ export class Compactor {
    * Writes the chunks of the file at `path` the store lacks (not yet
    * durable: flush syncs them) and returns all its chunks' hashes in
    * order; null when the file is not `size` bytes any more (it stays whole).
+   * With `ids`, each chunk's id (under the Compactor's key) goes there by its offset.
    */
-  private async store(path: string, size: number): Promise<Buffer[] | null> {
+  private async store(path: string, size: number, ids?: Map<number, { len: number; id: Buffer }>): Promise<Buffer[] | null> {
     const hashes: Buffer[] = [];
     let changed = false;
+    let at = 0;
     const put = (c: FileChunk): void => {
       const hash = c.sha!;
       hashes.push(hash);
+      ids?.set(at, { len: c.length, id: c.id });
+      at += c.length;
       const hex = hash.toString('hex');
       if (changed || this.fresh.has(hex) || chunkStored(this.db, hash)) return releaseFrame(c.frame);
       const stored = c.frame.length;
@@ -226,7 +274,7 @@ export class Compactor {
       this.freshBytes += stored;
       failpoint('undo-chunk');
     };
-    const p = (this.pipeline ??= chunkPipeline({ key: Buffer.alloc(32), level: UNDO_LEVEL }));
+    const p = (this.pipeline ??= chunkPipeline({ key: this.key, level: UNDO_LEVEL }));
     if (size <= WHOLE_FILE_MAX) {
       const r = await p.encodeFile(path, size, { sha: true });
       changed = r.changed !== undefined;
