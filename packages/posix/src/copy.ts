@@ -12,5 +12,13 @@ import { withPath } from './errors.js';
  * @throws SystemError ENOSYS where the system has no copy_file_range (not Linux); EXDEV, EINVAL, EOPNOTSUPP where it cannot copy between those files; EBADF, EIO, ENOSPC…; TypeError or RangeError for a bad argument; Error `ERR_POSIX_UNAVAILABLE`.
  */
 export function copyRange(fdIn: number, offIn: number, fdOut: number, offOut: number, length: number): number {
-  return withPath(undefined, () => addon().copyRange(fdIn, offIn, fdOut, offOut, length));
+  const a = addon();
+  // An addon built before copyRange existed has none: as a system without the call.
+  if (typeof a.copyRange !== 'function')
+    throw Object.assign(new Error('ENOSYS: the posix addon was built without copyRange, copy_file_range'), {
+      code: 'ENOSYS',
+      errno: -38,
+      syscall: 'copy_file_range',
+    });
+  return withPath(undefined, () => a.copyRange(fdIn, offIn, fdOut, offOut, length));
 }
