@@ -21,6 +21,7 @@ export interface Addon {
   fSetXattr(fd: number, name: Path, value: Buffer): void;
   fRemoveXattr(fd: number, name: Path): void;
   tryLock(fd: number): boolean;
+  copyRange(fdIn: number, offIn: number, fdOut: number, offOut: number, length: number): number;
   mknod(path: Path, mode: number, major: number, minor: number): void;
   mkfifo(path: Path, mode: number): void;
   major(rdev: number | bigint): number;

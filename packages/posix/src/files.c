@@ -386,6 +386,42 @@ static napi_value try_lock(napi_env env, napi_callback_info info) {
   return throw_sys(env, errno, "fcntl");
 }
 
+/*
+ * copyRange(fdIn, offIn, fdOut, offOut, length): copies `length` bytes of
+ * the open file fdIn from offIn into fdOut at offOut inside the kernel
+ * (copy_file_range: a reflink where the file system shares extents, else
+ * a copy in the page cache), neither file's offset moved. Returns the
+ * bytes copied, fewer only where fdIn ends. Throws ENOSYS where the system
+ * has no copy_file_range (not Linux); EXDEV, EINVAL, EOPNOTSUPP where it
+ * cannot copy between those files.
+ */
+static napi_value copy_range(napi_env env, napi_callback_info info) {
+  napi_value argv[5];
+  int64_t fd_in, off_in, fd_out, off_out, length;
+  const int64_t max = ((int64_t)1 << 53);
+  if (!get_args(env, info, 5, argv) || !arg_int(env, argv[0], "copyRange: fdIn", 0, INT_MAX, &fd_in) ||
+      !arg_int(env, argv[1], "copyRange: offIn", 0, max, &off_in) || !arg_int(env, argv[2], "copyRange: fdOut", 0, INT_MAX, &fd_out) ||
+      !arg_int(env, argv[3], "copyRange: offOut", 0, max, &off_out) || !arg_int(env, argv[4], "copyRange: length", 0, max, &length)) {
+    return NULL;
+  }
+#ifdef __linux__
+  loff_t in = (loff_t)off_in, out = (loff_t)off_out;
+  int64_t done = 0;
+  while (done < length) {
+    ssize_t n = copy_file_range((int)fd_in, &in, (int)fd_out, &out, (size_t)(length - done), 0);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return throw_sys(env, errno, "copy_file_range");
+    }
+    if (n == 0) break;
+    done += n;
+  }
+  return number(env, (double)done);
+#else
+  return throw_sys(env, ENOSYS, "copy_file_range");
+#endif
+}
+
 bool define_files(napi_env env, napi_value exports) {
   napi_property_descriptor props[] = {
       {"dataExtents", NULL, data_extents, NULL, NULL, NULL, napi_enumerable, NULL},
@@ -403,6 +439,7 @@ bool define_files(napi_env env, napi_value exports) {
       {"lutimesNs", NULL, lutimes_ns, NULL, NULL, NULL, napi_enumerable, NULL},
       {"futimesNs", NULL, futimes_ns, NULL, NULL, NULL, napi_enumerable, NULL},
       {"tryLock", NULL, try_lock, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"copyRange", NULL, copy_range, NULL, NULL, NULL, napi_enumerable, NULL},
   };
   return napi_define_properties(env, exports, sizeof props / sizeof props[0], props) == napi_ok || napi_failed(env);
 }

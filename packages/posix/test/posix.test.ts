@@ -19,6 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   available,
+  copyRange,
   dataExtents,
   fGetXattr,
   fListXattrs,
@@ -346,6 +347,38 @@ test('futimesNs sets times through an fd, before 1970 too', () => {
     assert.equal(st.atimeNs, 1_500_000_000_000_000_001n);
     assert.equal(st.mtimeNs, -1_500_000_001n);
   });
+});
+
+test('copyRange copies a range between open files inside the kernel, short only where the source ends', (t) => {
+  const from = join(root, 'copy-from');
+  const to = join(root, 'copy-to');
+  const data = Buffer.from(Array.from({ length: 3 * MiB + 17 }, (_, i) => (i * 31 + (i >> 12)) & 0xff));
+  writeFileSync(from, data);
+  writeFileSync(to, Buffer.alloc(10, 0x2e));
+  const a = openSync(from, 'r');
+  const b = openSync(to, 'r+');
+  try {
+    let n: number;
+    try {
+      n = copyRange(a, 1 * MiB + 5, b, 4, 2 * MiB);
+    } catch (e) {
+      if ((e as SystemError).code === 'ENOSYS') return t.skip('this system has no copy_file_range');
+      throw e;
+    }
+    assert.equal(n, 2 * MiB);
+    const out = readFileSync(to);
+    assert.equal(out.length, 4 + 2 * MiB);
+    assert.deepEqual(out.subarray(0, 4), Buffer.alloc(4, 0x2e), 'the bytes before the range are left');
+    assert.ok(out.subarray(4).equals(data.subarray(1 * MiB + 5, 3 * MiB + 5)), 'the range is copied');
+    assert.equal(copyRange(a, data.length - 7, b, 0, 100), 7, 'short where the source ends');
+    assert.equal(copyRange(a, data.length, b, 0, 100), 0);
+    assert.equal(copyRange(a, 0, b, 0, 0), 0);
+    assert.throws(() => copyRange(9999, 0, b, 0, 10), sysError('EBADF', 'copy_file_range'));
+    assert.throws(() => copyRange(a, -1, b, 0, 10), { name: 'RangeError' });
+  } finally {
+    closeSync(a);
+    closeSync(b);
+  }
 });
 
 test('errors are shaped like Node’s fs errors', () => {

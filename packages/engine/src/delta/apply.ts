@@ -85,13 +85,14 @@ export async function deltaChunk(
   length: number,
   what: string,
 ): Promise<Buffer> {
-  const parts: Buffer[] = [];
+  // Each piece is copied once, into the chunk's buffer (no copy per piece, then another to join them).
+  const out = Buffer.allocUnsafe(length);
   let got = 0;
   await applyDelta(readOld, oldLength, blockSize, decodeDelta(delta), async (buf) => {
+    if (got + buf.length > length) throw new BrickpostError('CHUNK_MISMATCH', `a delta of ${what} rebuilds more than the chunk's ${length} bytes`);
+    out.set(buf, got);
     got += buf.length;
-    if (got > length) throw new BrickpostError('CHUNK_MISMATCH', `a delta of ${what} rebuilds more than the chunk's ${length} bytes`);
-    parts.push(Buffer.from(buf));
     return Promise.resolve();
   });
-  return Buffer.concat(parts);
+  return got === length ? out : out.subarray(0, got);
 }

@@ -17,7 +17,7 @@ import { modeUnder, type ApplyPolicy } from './policy.js';
 import { keptShipments, retentionOf } from './retention.js';
 import type { DestFolder, DestState } from './state.js';
 import { dropUndoFiles, chunkedShipments } from './undo-db.js';
-import { compactUndo } from './undo-compact.js';
+import { compactUndo, type Prestored } from './undo-compact.js';
 import { rebuildEntry, restored, sweepStore } from './undo-store.js';
 
 export { UNDO_KEEP } from './retention.js';
@@ -59,6 +59,8 @@ export async function runApply(
   keep: number,
   applier: AttrApplier,
   leftOver: LeftOver = () => undefined,
+  /** Chunks of the files it retires, stored while it was staged (prestore.ts). */
+  pre: Prestored | null = null,
 ): Promise<void> {
   const staged = folder.staging(j.shipment);
   const undo = folder.undo(j.shipment);
@@ -92,7 +94,7 @@ export async function runApply(
     failpoint('apply-dirs');
     await applyDirMeta(db, folder.dest, dirs(), { policy, applier });
     failpoint('apply-state');
-    await finish(folder, db, j, keep, leftOver);
+    await finish(folder, db, j, keep, leftOver, pre);
   } catch (e) {
     throw toEnvironmentError(e, 'commit failed', { on: 'destination', then: 'run the same ingest again to finish the commit' });
   }
@@ -177,15 +179,15 @@ async function advance(folder: DestFolder, db: DestDb, j: JournalRow, phase: str
 /** Told what a finished commit could not tidy (the undo data left as whole files), for a warning. */
 export type LeftOver = (message: string) => void;
 
-async function finish(folder: DestFolder, db: DestDb, j: JournalRow, keep: number, leftOver: LeftOver): Promise<void> {
+async function finish(folder: DestFolder, db: DestDb, j: JournalRow, keep: number, leftOver: LeftOver, pre: Prestored | null = null): Promise<void> {
   const state = JSON.parse(j.state) as DestState;
   await folder.writeState(state);
   db.setJournal(null);
   // Done: what cannot be removed now is removed by the next ingest (it clears staging and prunes again).
   await rm(folder.staging(j.shipment), { recursive: true, force: true }).catch(() => undefined);
-  await pruneUndo(folder, db, state, keep);
+  await pruneUndo(folder, db, state, keep, undefined, pre?.chunks);
   // Done after the commit is recorded: a kill leaves whole files, which the next commit turns into chunks.
-  await compactUndo(folder, db).catch((e: unknown) => {
+  await compactUndo(folder, db, pre).catch((e: unknown) => {
     leftOver(
       `the undo data of shipment ${j.shipment} stays as whole files for now (${e instanceof Error ? e.message : String(e)}); the next ingest turns it into chunks`,
     );
@@ -344,11 +346,18 @@ export async function applyDirMeta(
 /**
  * Keeps the undo data (areas, ops, chunk lists) of the shipments the
  * retention keeps (retention.ts; `keep` overrides its count), removes the
- * rest, then the chunks no kept file names; with `floor`, also the undo
- * data of the shipments up to that sequence number. Returns the bytes of
- * chunks freed.
+ * rest, then the chunks no kept file names but those in `spare` (stored
+ * for files about to be recorded); with `floor`, also the undo data of the
+ * shipments up to that sequence number. Returns the bytes of chunks freed.
  */
-export async function pruneUndo(folder: DestFolder, db: DestDb, state: DestState, keep?: number, floor?: number): Promise<number> {
+export async function pruneUndo(
+  folder: DestFolder,
+  db: DestDb,
+  state: DestState,
+  keep?: number,
+  floor?: number,
+  spare?: ReadonlyMap<string, unknown>,
+): Promise<number> {
   const live = keptShipments(
     state.applied.filter((a) => floor === undefined || a.seq > floor),
     retentionOf(state, keep),
@@ -363,5 +372,5 @@ export async function pruneUndo(folder: DestFolder, db: DestDb, state: DestState
   for (const s of shipments) if (!live.has(s)) db.dropOps(s);
   for (const s of chunkedShipments(db)) if (!live.has(s)) dropUndoFiles(db, s);
   // A chunk left now is removed by the next prune: nothing names it.
-  return sweepStore(folder, db).catch(() => 0);
+  return sweepStore(folder, db, spare).catch(() => 0);
 }

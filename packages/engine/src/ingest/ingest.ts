@@ -45,6 +45,8 @@ import { refuse } from './request.js';
 import { scanOldTree } from './seed.js';
 import { StagingWriter } from './staging-writer.js';
 import { Stager } from './staged-files.js';
+import { discardPrestored, prestoreFor, prestoreUndo } from './prestore.js';
+import type { Prestored } from './undo-compact.js';
 import { DestFolder, prepareDest, type AppliedShipment, type DestState } from './state.js';
 
 /**
@@ -315,12 +317,16 @@ interface Staged {
   writer: StagingWriter;
   applier: AttrApplier;
   progress: Progress;
+  /** Chunks of the large files the commit retires, stored meanwhile for the undo store. */
+  pre: Prestored;
 }
 
 /**
  * Step 4: rebuilds the missing drives of a set, then builds every new or
  * changed file in the staging folder. With --skip-damaged, files with
- * chunks in damaged parts of packs are left out (and listed).
+ * chunks in damaged parts of packs are left out (and listed). Meanwhile,
+ * the large files the commit will retire go into the undo store on the
+ * chunk pipeline's threads (prestore.ts), to be recorded after the commit.
  */
 async function stageFiles(run: Run, planned: Planned): Promise<Staged> {
   const { folder, s, onEvent, signal, me, opts, policy } = run;
@@ -345,12 +351,19 @@ async function stageFiles(run: Run, planned: Planned): Promise<Staged> {
   progress.bytesTotal = plan.bytesToStage;
   progress.filesTotal = plan.filesStaged;
   progress.emit();
-  const stager = new Stager(run.db, run.dest, writer, planned.key);
+  const ahead = prestoreFor(folder, run.db, s.id);
+  const stager = new Stager(run.db, run.dest, writer, planned.key, ahead.pre);
   stager.skip = skipped;
+  let failed = false;
+  const prestoring = prestoreUndo(folder, run.db, ahead, planned.key, () => failed || signal?.aborted === true);
+  let pre: Prestored;
   try {
     await walkShipment(whole, me.ageIdentity, stager, progress, signal, new Set(damage.keys()));
+    pre = await prestoring;
     if (CAN_SYNC_FS) await syncFilesystem(staging);
   } catch (e) {
+    failed = true;
+    await discardPrestored(folder, await prestoring);
     writer.abort();
     stager.close();
     await rm(staging, { recursive: true, force: true }).catch(() => undefined);
@@ -369,7 +382,7 @@ async function stageFiles(run: Run, planned: Planned): Promise<Staged> {
   }
   stager.close();
   const skippedList = skipped.size > 0 ? await writeSkipped(folder.state, s.id, skipped, onEvent) : null;
-  return { rebuilt, skipped, skippedList, stager, writer, applier, progress };
+  return { rebuilt, skipped, skippedList, stager, writer, applier, progress, pre };
 }
 
 /**
@@ -405,16 +418,23 @@ async function commitStaged(run: Run, planned: Planned, staged: Staged, incoming
     policy,
     applied: [...(state?.applied ?? []), applied],
   };
-  // The encrypted manifest stays with the destination: it says what each file holds.
-  await makeFolders(folder.manifests, 0o700);
-  await rename(incoming, folder.manifest(s.id));
-  progress.phase = 'commit';
-  progress.emit();
-  const notAppliedList = plan.notAppliedList.length > 0 ? await writeNotApplied(folder.state, s.id, plan.notAppliedList) : null;
   const j: JournalRow = { shipment: s.id, kind: 'apply', phase: 'retire', state: JSON.stringify(next), policy };
-  // The catalog is written before DEST commits: one that cannot be (locked, read-only) stops the ingest here, DEST untouched.
-  recordBeforeCommit(ctx, { ...recordOf(s, h), dest, files: s.info.files, bytes: writer.bytes });
-  await writeMarker(folder, { kind: 'ingest', shipment: s.id, seq: s.info.seq, from: current ? { shipment: current.shipment, seq: current.seq } : null });
+  let notAppliedList: string | null;
+  try {
+    // The encrypted manifest stays with the destination: it says what each file holds.
+    await makeFolders(folder.manifests, 0o700);
+    await rename(incoming, folder.manifest(s.id));
+    progress.phase = 'commit';
+    progress.emit();
+    notAppliedList = plan.notAppliedList.length > 0 ? await writeNotApplied(folder.state, s.id, plan.notAppliedList) : null;
+    // The catalog is written before DEST commits: one that cannot be (locked, read-only) stops the ingest here, DEST untouched.
+    recordBeforeCommit(ctx, { ...recordOf(s, h), dest, files: s.info.files, bytes: writer.bytes });
+    await writeMarker(folder, { kind: 'ingest', shipment: s.id, seq: s.info.seq, from: current ? { shipment: current.shipment, seq: current.seq } : null });
+  } catch (e) {
+    // No commit: the chunks stored for its undo data name nothing.
+    await discardPrestored(folder, staged.pre);
+    throw e;
+  }
   db.setJournal(j);
   await runApply(
     folder,
@@ -424,6 +444,7 @@ async function commitStaged(run: Run, planned: Planned, staged: Staged, incoming
     keep,
     staged.applier,
     (message) => onEvent({ type: 'warning', code: 'LEFT_OVER', message }),
+    staged.pre,
   );
   await removeMarker(folder);
   await pausepoint('ingest-committed');

@@ -1,4 +1,4 @@
-import { closeSync, constants, copyFileSync, lstatSync, openSync, readSync, rmSync, type BigIntStats } from 'node:fs';
+import { closeSync, constants, copyFileSync, fstatSync, lstatSync, openSync, readSync, rmSync, type BigIntStats } from 'node:fs';
 import { join } from 'node:path';
 import { BrickpostError, quote, type DeltaRef, type FileRecord, type HeldRef } from '@brickpost/manifest';
 import { chunkId } from '../chunk/index.js';
@@ -10,6 +10,7 @@ import type { ShipmentVisitor } from '../verify/walk-shipment.js';
 import { fsPath } from '../io/fs-path.js';
 import { dbPath, pathFromDb, type DestDb } from './dest-db.js';
 import type { StagingWriter } from './staging-writer.js';
+import type { Prestored, PrestoredFile } from './undo-compact.js';
 
 /** Errors of opening a DEST file that mean it was changed locally (a basis missing), not that the disk failed. */
 const LOCALLY_CHANGED = new Set(['ENOENT', 'ELOOP', 'ENOTDIR', 'EISDIR']);
@@ -20,7 +21,12 @@ const LOCALLY_CHANGED = new Set(['ENOENT', 'ELOOP', 'ENOTDIR', 'EISDIR']);
  * file's basis in DEST. Every chunk not read from the drive is checked
  * against its keyed id before it is written; a mismatch means DEST's file
  * changed without its size or mtime changing, and refuses the shipment
- * (BASIS_MISSING naming the file).
+ * (BASIS_MISSING naming the file). A held chunk of a file the undo store
+ * takes ahead (`pre`, prestore.ts) is checked there instead: its id at that
+ * offset was computed from the bytes read then. It is copied inside the
+ * kernel (copy_file_range) when the file is still the one read then (same
+ * inode, size, mtime and ctime, before and after the copy), without
+ * passing through JavaScript or being hashed again.
  */
 export class Stager implements ShipmentVisitor {
   /** Files copied from a file being retired (moved or renamed by the publisher). */
@@ -41,6 +47,7 @@ export class Stager implements ShipmentVisitor {
     private readonly dest: string,
     private readonly writer: StagingWriter,
     private readonly key: Buffer,
+    private readonly pre: Prestored | null = null,
   ) {
     this.db = db;
     this.anyOld = db.anyIntactOld();
@@ -83,12 +90,19 @@ export class Stager implements ShipmentVisitor {
     this.writer.skip(length);
   }
 
-  held(ref: HeldRef): void {
-    const row = this.db.heldAt(Buffer.from(ref[0], 'hex'));
+  async held(ref: HeldRef): Promise<void> {
+    const id = Buffer.from(ref[0], 'hex');
+    const row = this.db.heldAt(id);
     if (!row || row.len !== ref[1]) throw this.basisMissing(this.file!.p, `a chunk it reuses is no longer in the destination`);
     row.path = pathFromDb(row.path);
+    const ahead = this.pre?.any === true ? await this.pre.storedAs(row.path) : null;
+    const known = ahead?.ids.get(row.offset);
+    if (ahead && known?.len === row.len && known.id.equals(id) && this.copyChecked(row.path, row.offset, row.len, ahead)) {
+      this.bytesReused += row.len;
+      return;
+    }
     const data = this.read(row.path, row.offset, row.len);
-    if (!chunkId(this.key, data).equals(Buffer.from(ref[0], 'hex'))) {
+    if (!chunkId(this.key, data).equals(id)) {
       throw this.basisMissing(
         row.path,
         `${quote(row.path)} no longer holds the data ${quote(this.file!.p)} reuses (changed locally without its size or mtime changing)`,
@@ -124,12 +138,59 @@ export class Stager implements ShipmentVisitor {
     this.fds.clear();
   }
 
+  /**
+   * Copies DEST's file `rel` at [offset, offset + length), a chunk whose id
+   * the undo store computed when it read the file ahead, into the staged
+   * file inside the kernel, when the file is still the one read then
+   * (before and after the copy). False when it was not copied (nothing
+   * written): the caller reads and checks it.
+   * @throws BrickpostError BASIS_MISSING when the file changed or shrank during the copy
+   */
+  private copyChecked(rel: string, offset: number, length: number, ahead: PrestoredFile): boolean {
+    const fd = this.open(rel);
+    if (!this.unchangedSince(fd, ahead)) return false;
+    const n = this.writer.copyFrom(fd, offset, length);
+    if (n === null) return false;
+    if (n !== length || !this.unchangedSince(fd, ahead))
+      throw this.basisMissing(rel, `${quote(rel)} in the destination changed while this shipment was being applied`);
+    return true;
+  }
+
+  /** Whether DEST's file open as `fd` is still the one the undo store read ahead. */
+  private unchangedSince(fd: number, f: PrestoredFile): boolean {
+    let st: BigIntStats;
+    try {
+      st = fstatSync(fd, { bigint: true });
+    } catch {
+      return false;
+    }
+    return st.ino === f.ino && st.dev === f.dev && st.size === f.size && st.mtimeNs === f.mtimeNs && st.ctimeNs === f.ctimeNs;
+  }
+
   private basisMissing(path: string, why: string): BrickpostError {
     return new BrickpostError('BASIS_MISSING', why, { path });
   }
 
   /** Reads DEST's file `rel` at [offset, offset + length), refusing anything but a regular file. */
   private read(rel: string, offset: number, length: number): Buffer {
+    const fd = this.open(rel);
+    const buf = Buffer.allocUnsafe(length);
+    let at = 0;
+    while (at < length) {
+      let n: number;
+      try {
+        n = readSync(fd, buf, at, length - at, offset + at);
+      } catch (e) {
+        throw toEnvironmentError(e, `cannot read ${quote(rel)} in the destination`, { on: 'destination', path: join(this.dest, rel) });
+      }
+      if (n === 0) throw this.basisMissing(rel, `${quote(rel)} in the destination is shorter than the shipment expects`);
+      at += n;
+    }
+    return buf;
+  }
+
+  /** DEST's file `rel` opened for reading (the last 16 stay open), not through a link. */
+  private open(rel: string): number {
     let fd = this.fds.get(rel);
     if (fd === undefined) {
       if (this.fds.size >= 16) {
@@ -147,19 +208,7 @@ export class Stager implements ShipmentVisitor {
       }
       this.fds.set(rel, fd);
     }
-    const buf = Buffer.allocUnsafe(length);
-    let at = 0;
-    while (at < length) {
-      let n: number;
-      try {
-        n = readSync(fd, buf, at, length - at, offset + at);
-      } catch (e) {
-        throw toEnvironmentError(e, `cannot read ${quote(rel)} in the destination`, { on: 'destination', path: join(this.dest, rel) });
-      }
-      if (n === 0) throw this.basisMissing(rel, `${quote(rel)} in the destination is shorter than the shipment expects`);
-      at += n;
-    }
-    return buf;
+    return fd;
   }
 }
 

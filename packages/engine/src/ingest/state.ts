@@ -5,6 +5,7 @@ import { toEnvironmentError } from '../io/errors.js';
 import { lockHolder, takeLock, type LockHolder } from '../io/lock.js';
 import { makeFolders } from '../io/folders.js';
 import { atomicTempPrefix, writeAtomic } from '../io/sync.js';
+import { MARKER_NAME } from './marker.js';
 import type { ApplyPolicy } from './policy.js';
 
 /**
@@ -143,8 +144,10 @@ export class DestFolder {
    */
   async lock(command: string): Promise<() => Promise<void>> {
     const release = await takeLock(this.lockFile, { what: `destination ${quote(this.dest)} is in use by`, command, inspect: `brickpost status ${this.dest}` });
+    // What a writer killed between writing a temporary file and its rename left: the state file's, or the in-progress marker's.
+    const leftOver = [atomicTempPrefix(basename(this.stateFile)), atomicTempPrefix(MARKER_NAME)];
     for (const n of await readdir(this.state).catch(() => [] as string[])) {
-      if (n.startsWith(atomicTempPrefix(basename(this.stateFile)))) await rm(join(this.state, n), { force: true });
+      if (leftOver.some((prefix) => n.startsWith(prefix))) await rm(join(this.state, n), { force: true });
     }
     // Chunks a killed compaction was writing (undo-store.ts): never named by the journal.
     await rm(join(this.state, 'undo-chunks', 'tmp'), { recursive: true, force: true });

@@ -30,6 +30,76 @@ interface Turned {
   hashes: Buffer[];
 }
 
+/** A chunk file written to the store and not yet recorded. */
+export interface FreshChunk {
+  hash: Buffer;
+  len: number;
+  stored: number;
+}
+
+/** A file whose chunks were stored before the commit retired it: what it was when read, and its chunks' hashes. */
+export interface PrestoredFile {
+  ino: bigint;
+  dev: bigint;
+  size: bigint;
+  mtimeNs: bigint;
+  ctimeNs: bigint;
+  hashes: Buffer[];
+  /** Each chunk's id under the dataset's chunk key, by its offset in the file (with its length). */
+  ids: Map<number, { len: number; id: Buffer }>;
+}
+
+/**
+ * The chunks of DEST files a shipment retires, stored while the shipment
+ * is staged (prestore.ts), before the commit moves the files into the
+ * undo area: compactUndo records those files from here instead of
+ * reading, hashing and compressing them again.
+ */
+export class Prestored {
+  /** By the op that retires the file. */
+  readonly files = new Map<number, PrestoredFile>();
+  /** Chunk files written and not recorded, by hex hash: the sweep before compactUndo spares them. */
+  readonly chunks = new Map<string, FreshChunk>();
+  /** The files to store, by DEST path: settled once a file is stored (or will not be). */
+  private readonly waiting = new Map<string, { n: number; settle: () => void; done: Promise<void> }>();
+
+  constructor(readonly shipment: string) {}
+
+  /** Registers the file at DEST path `path`, which op `n` retires, as one to store. */
+  expect(path: string, n: number): void {
+    let settle = (): void => undefined;
+    const done = new Promise<void>((resolve) => (settle = resolve));
+    this.waiting.set(path, { n, settle, done });
+  }
+
+  /** The file at `path` is stored, or will not be. */
+  settled(path: string): void {
+    this.waiting.get(path)?.settle();
+  }
+
+  /** Every file is settled (the work ended, done or given up). */
+  settleAll(): void {
+    for (const w of this.waiting.values()) w.settle();
+  }
+
+  /**
+   * What was stored of DEST's file at `path` (escaped, relative to DEST's
+   * root as the caller gives it), waiting for its turn when it is to be
+   * stored; null when it is not.
+   */
+  async storedAs(path: string): Promise<PrestoredFile | null> {
+    const w = this.waiting.get(path);
+    if (w === undefined) return null;
+    await w.done;
+    return this.files.get(w.n) ?? null;
+  }
+
+  /** Whether any file is to be stored. */
+  get any(): boolean {
+    return this.waiting.size > 0;
+  }
+}
+
 /**
  * Turns every whole regular file left in the undo areas into chunks of the
  * chunk undo store (undo-store.ts). What cannot be (unreadable, changed
@@ -43,14 +113,18 @@ interface Turned {
  * durable, one transaction records its chunks and files, and only then
  * are the whole files removed. A kill leaves whole files (done again next
  * time) and at worst chunk files no row names (swept).
+ *
+ * A file `pre` holds (stored before the commit, by the same op) that is
+ * still the same inode with the same size and mtime is recorded from its
+ * chunk list there; the batch's sync covers its chunk files too.
  * @throws BrickpostError IO, NO_SPACE, PERMISSION (the store cannot be written)
  */
-export async function compactUndo(folder: DestFolder, db: DestDb): Promise<number> {
+export async function compactUndo(folder: DestFolder, db: DestDb, pre: Prestored | null = null): Promise<number> {
   const root = join(folder.state, 'undo');
   const areas = await readdir(root).catch(() => [] as string[]);
   if (areas.length === 0) return 0;
   await rm(join(storeDir(folder), 'tmp'), { recursive: true, force: true });
-  const c = new Compactor(folder, db);
+  const c = new Compactor(folder, db, pre);
   try {
     for (const id of areas) {
       for (const name of await readdir(join(root, id)).catch(() => [] as string[])) {
@@ -65,18 +139,25 @@ export async function compactUndo(folder: DestFolder, db: DestDb): Promise<numbe
   return c.count;
 }
 
-class Compactor {
+export class Compactor {
   count = 0;
   private pipeline: ChunkPipeline | null = null;
   private readonly batch: Turned[] = [];
   /** Chunks written in this batch, not yet recorded: by hex hash. */
-  private readonly fresh = new Map<string, { hash: Buffer; len: number; stored: number }>();
+  readonly fresh = new Map<string, FreshChunk>();
   private freshBytes = 0;
   private readonly dirs = new Set<string>();
 
+  /**
+   * @param stop - checked between batches of a large file: true gives up storing it.
+   * @param key - the chunk key of the ids the pipeline computes (prestore gives the dataset's).
+   */
   constructor(
     private readonly folder: DestFolder,
     private readonly db: DestDb,
+    private readonly pre: Prestored | null = null,
+    private readonly stop: () => boolean = () => false,
+    private readonly key: Buffer = Buffer.alloc(32),
   ) {}
 
   async entry(id: string, n: number, path: string, rel: string): Promise<void> {
@@ -90,9 +171,7 @@ class Compactor {
       for (const e of names(path)) await this.entry(id, n, join(path, e), rel === '' ? e : `${rel}/${e}`);
       return;
     }
-    // A sparse file stays whole: its holes are its own, and a file rebuilt from chunks would fill them.
-    const sparse = st.blocks * 512n < st.size;
-    if (!st.isFile() || st.nlink !== 1n || (process.geteuid && st.uid !== BigInt(process.geteuid())) || sparse || hasXattrs(path)) return;
+    if (!keepsByChunks(st, path)) return;
     const key = dbPath(rel);
     if (undoFileRecorded(this.db, id, n, key)) {
       // Recorded by a run killed before it removed the whole file.
@@ -101,7 +180,7 @@ class Compactor {
       return;
     }
     const row: UndoFileRow = { shipment: id, n, rel: key, size: Number(st.size), mode: Number(st.mode) & 0o7777, mtime: String(st.mtimeNs) };
-    const hashes = await this.store(path, row.size);
+    const hashes = this.prestored(id, n, rel, st) ?? (await this.store(path, row.size));
     if (hashes === null) return;
     this.batch.push({ row, path, hashes });
     if (this.batch.length >= BATCH_FILES || this.freshBytes >= BATCH_BYTES) await this.flush();
@@ -137,16 +216,56 @@ class Compactor {
   }
 
   /**
+   * Stores the chunks of DEST's file at `path`, which op `n` will retire,
+   * into `into` (the chunk files written, nothing recorded); nothing when
+   * the file would stay whole in the undo area or changed while read.
+   */
+  async prestore(into: Prestored, n: number, path: string): Promise<void> {
+    const before = lstatOrNull(path);
+    if (!before || !keepsByChunks(before, path)) return;
+    const ids = new Map<number, { len: number; id: Buffer }>();
+    const hashes = await this.store(path, Number(before.size), ids);
+    const after = lstatOrNull(path);
+    if (hashes === null || !after || !sameFile(before, after) || after.ctimeNs !== before.ctimeNs) return;
+    into.files.set(n, { ino: before.ino, dev: before.dev, size: before.size, mtimeNs: before.mtimeNs, ctimeNs: before.ctimeNs, hashes, ids });
+  }
+
+  /**
+   * The chunk hashes of undo file `rel` of op `n` from the chunks stored
+   * before the commit, with the chunks the store does not record yet added
+   * to this batch; null when there are none for it, when the file is not
+   * the one read then, or when a chunk went meanwhile (pruned).
+   */
+  private prestored(id: string, n: number, rel: string, st: BigIntStats): Buffer[] | null {
+    const f = this.pre !== null && this.pre.shipment === id && rel === '' ? this.pre.files.get(n) : undefined;
+    if (f === undefined || f.ino !== st.ino || f.dev !== st.dev || f.size !== st.size || f.mtimeNs !== st.mtimeNs) return null;
+    const add: Array<[string, FreshChunk]> = [];
+    for (const hash of f.hashes) {
+      const hex = hash.toString('hex');
+      if (this.fresh.has(hex) || chunkStored(this.db, hash)) continue;
+      const c = this.pre!.chunks.get(hex);
+      if (c === undefined) return null;
+      add.push([hex, c]);
+    }
+    for (const [hex, c] of add) this.fresh.set(hex, c);
+    return f.hashes;
+  }
+
+  /**
    * Writes the chunks of the file at `path` the store lacks (not yet
    * durable: flush syncs them) and returns all its chunks' hashes in
    * order; null when the file is not `size` bytes any more (it stays whole).
+   * With `ids`, each chunk's id (under the Compactor's key) goes there by its offset.
    */
-  private async store(path: string, size: number): Promise<Buffer[] | null> {
+  private async store(path: string, size: number, ids?: Map<number, { len: number; id: Buffer }>): Promise<Buffer[] | null> {
     const hashes: Buffer[] = [];
     let changed = false;
+    let at = 0;
     const put = (c: FileChunk): void => {
       const hash = c.sha!;
       hashes.push(hash);
+      ids?.set(at, { len: c.length, id: c.id });
+      at += c.length;
       const hex = hash.toString('hex');
       if (changed || this.fresh.has(hex) || chunkStored(this.db, hash)) return releaseFrame(c.frame);
       const stored = c.frame.length;
@@ -155,7 +274,7 @@ class Compactor {
       this.freshBytes += stored;
       failpoint('undo-chunk');
     };
-    const p = (this.pipeline ??= chunkPipeline({ key: Buffer.alloc(32), level: UNDO_LEVEL }));
+    const p = (this.pipeline ??= chunkPipeline({ key: this.key, level: UNDO_LEVEL }));
     if (size <= WHOLE_FILE_MAX) {
       const r = await p.encodeFile(path, size, { sha: true });
       changed = r.changed !== undefined;
@@ -167,8 +286,10 @@ class Compactor {
         { sha: true },
         () => (changed = true),
         () => undefined,
-      ))
+      )) {
         put(await job);
+        if (this.stop()) return null;
+      }
     }
     return changed ? null : hashes;
   }
@@ -222,6 +343,25 @@ function names(dir: string): string[] {
     return readdirSync(fsPath(dir), { encoding: 'buffer' }).map(fromBytes);
   } catch {
     return [];
+  }
+}
+
+/** Whether a file in the undo area is kept by chunks: a sparse file, or one with attributes, another owner or several links, stays whole. */
+function keepsByChunks(st: BigIntStats, path: string): boolean {
+  // A sparse file stays whole: its holes are its own, and a file rebuilt from chunks would fill them.
+  const sparse = st.blocks * 512n < st.size;
+  return st.isFile() && st.nlink === 1n && (!process.geteuid || st.uid === BigInt(process.geteuid())) && !sparse && !hasXattrs(path);
+}
+
+function sameFile(a: BigIntStats, b: BigIntStats): boolean {
+  return a.ino === b.ino && a.dev === b.dev && a.size === b.size && a.mtimeNs === b.mtimeNs;
+}
+
+function lstatOrNull(path: string): BigIntStats | null {
+  try {
+    return lstatSync(fsPath(path), { bigint: true });
+  } catch {
+    return null;
   }
 }
 

@@ -147,10 +147,12 @@ export function restored(db: DestDb, id: string, n: number): void {
 
 /**
  * Removes the chunks no kept file names: rows first, then files, then
- * files no row names (left by a crash). Returns the bytes freed.
+ * files no row names (left by a crash), except those in `spare` (hex
+ * hashes of chunks written for files about to be recorded). Returns the
+ * bytes freed.
  * @throws BrickpostError IO
  */
-export async function sweepStore(folder: DestFolder, db: DestDb): Promise<number> {
+export async function sweepStore(folder: DestFolder, db: DestDb, spare?: ReadonlyMap<string, unknown>): Promise<number> {
   forgetUnreferenced(db);
   const root = storeDir(folder);
   let freed = 0;
@@ -158,7 +160,7 @@ export async function sweepStore(folder: DestFolder, db: DestDb): Promise<number
   for (const sub of await readdir(root).catch(() => [] as string[])) {
     if (sub === 'tmp' || !/^[0-9a-f]{2}$/.test(sub)) continue;
     for (const name of await readdir(join(root, sub)).catch(() => [] as string[])) {
-      if (/^[0-9a-f]{64}$/.test(name) && known.get(Buffer.from(name, 'hex')) !== undefined) continue;
+      if (/^[0-9a-f]{64}$/.test(name) && (known.get(Buffer.from(name, 'hex')) !== undefined || spare?.has(name) === true)) continue;
       const p = join(root, sub, name);
       freed += (await lstatSafe(p)) ?? 0;
       await rm(p, { force: true, recursive: true });
