@@ -348,9 +348,13 @@ async function stageFiles(run: Run, planned: Planned): Promise<Staged> {
   const stager = new Stager(run.db, run.dest, writer, planned.key);
   stager.skip = skipped;
   try {
+    // The walk looks each file up in the journal: one transaction for all, not a lock and an unlock of the journal each.
+    run.db.begin();
     await walkShipment(whole, me.ageIdentity, stager, progress, signal, new Set(damage.keys()));
+    run.db.commit();
     if (CAN_SYNC_FS) await syncFilesystem(staging);
   } catch (e) {
+    run.db.rollback();
     writer.abort();
     stager.close();
     await rm(staging, { recursive: true, force: true }).catch(() => undefined);
