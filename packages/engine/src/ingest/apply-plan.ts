@@ -28,6 +28,7 @@ import { dbPath, pathFromDb, type DestDb, type OpKind } from './dest-db.js';
 import { FolderChain } from './folder-chain.js';
 import { attrsKey, ChunkListDigest, lstatOrNull } from './old-tree.js';
 import type { ApplyPolicy } from './policy.js';
+import type { PlannedDirs } from './planned-dirs.js';
 import { STATE_DIR } from './state.js';
 
 export { ChunkListDigest, loadOldTree, oldFilesFromManifest, statMatches, type OldFile } from './old-tree.js';
@@ -69,6 +70,8 @@ export interface PlanOptions {
   policy: ApplyPolicy;
   /** Takes the room each staged file needs (its size less its holes) as soon as it is known. */
   room?: SpaceBudget;
+  /** Keeps the tree's folders for the commit's last phase. */
+  dirs?: PlannedDirs;
 }
 
 /**
@@ -285,6 +288,7 @@ export async function planApply(db: DestDb, dest: string, shipment: string, reco
       switch (r.t) {
         case 'dir': {
           check(r.p);
+          opts.dirs?.add(r);
           const st = present(r.p);
           if (st?.isDirectory()) addNew(r.p, 'dir', 'keep');
           else {
