@@ -302,6 +302,8 @@ async function planAgainstDest(run: Run): Promise<Planned> {
   );
   const dirs = new PlannedDirs(db);
   const plan = await planApply(db, dest, s.id, readManifest(s, run.identities), { caps, policy: run.policy, room, dirs });
+  // The plan read the manifest's copy whole through the strict parser: the walk reads it again faster.
+  s.manifestChecked = true;
   if (plan.collisionCount > 0) throw collisionError(dest, caps, plan.collisions, plan.collisionCount);
   if (plan.missing.length > 0) {
     throw await refuse(run.ctx, folder, s, h, run.state, plan.missing, run.opts.requestOut, oldTree);
