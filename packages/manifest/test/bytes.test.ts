@@ -3,7 +3,7 @@
 import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import * as fc from 'fast-check';
-import { displayName, fromBytes, fromField, hasEscapes, isEscapedString, toBytes, toField } from '../src/records/bytes.js';
+import { byteLength, compareBytes, displayName, fromBytes, fromField, hasEscapes, isEscapedString, toBytes, toField } from '../src/records/bytes.js';
 import { quote } from '../src/errors.js';
 
 test('any bytes but NUL (no name or target holds one) survive bytes → escaped string → bytes → field', () => {
@@ -53,4 +53,28 @@ test('displayed names show escaped bytes as \\xNN, in messages too', () => {
   assert.equal(quote('bad-\udcff'), '"bad-\\xff"');
   assert.equal(quote('\\udcff'), '"\\\\udcff"', 'a literal backslash-u sequence stays as typed');
   assert.equal(quote('tab\there'), '"tab\\there"');
+});
+
+test('byteLength and compareBytes give what toBytes and Buffer.compare give, for any strings', () => {
+  // Code units that matter: ASCII, two- and three-byte characters on both sides of the surrogates, surrogates (pairs, escapes, lone ones).
+  const units = [0x41, 0x7a, 0xe9, 0x7ff, 0x800, 0xd7ff, 0xd800, 0xd83d, 0xdbff, 0xdc00, 0xdc80, 0xdcff, 0xde00, 0xdfff, 0xe000, 0xfffd, 0xffff];
+  const str = fc.array(fc.constantFrom(...units), { maxLength: 6 }).map((u) => String.fromCharCode(...u));
+  const sign = (n: number): number => (n < 0 ? -1 : n > 0 ? 1 : 0);
+  fc.assert(
+    fc.property(str, str, (a, b) => {
+      assert.equal(byteLength(a), toBytes(a).length);
+      assert.equal(compareBytes(a, b), Buffer.compare(toBytes(a), toBytes(b)), `${JSON.stringify(a)} vs ${JSON.stringify(b)}`);
+      assert.equal(sign(compareBytes(b, a)) + sign(compareBytes(a, b)), 0);
+    }),
+    { numRuns: 20000 },
+  );
+  const bytes = fc.uint8Array({ maxLength: 8 }).map(fromBytes);
+  fc.assert(
+    fc.property(bytes, bytes, (a, b) => assert.equal(compareBytes(a, b), Buffer.compare(toBytes(a), toBytes(b)))),
+    { numRuns: 20000 },
+  );
+  // U+E000 sorts before U+1F600 by code point and by UTF-8, though its UTF-16 unit is larger.
+  assert.equal(compareBytes('\ue000', '😀'), -1);
+  assert.equal(compareBytes('ab', 'abc'), -1);
+  assert.equal(compareBytes('', ''), 0);
 });

@@ -114,6 +114,17 @@ test('fuzz strict JSON: parseStrictJson agrees with JSON.parse whenever it accep
   );
 });
 
+test('strict JSON keeps a "__proto__" key as an own member, as JSON.parse does, and refuses it twice', () => {
+  const v = parseStrictJson('{"__proto__":{"x":0},"a":1}') as Record<string, unknown>;
+  assert.equal(Object.getPrototypeOf(v), Object.prototype);
+  assert.deepEqual(Object.keys(v), ['__proto__', 'a']);
+  assert.equal(v.x, undefined, 'the member is not the prototype');
+  assert.deepEqual(Object.getOwnPropertyDescriptor(v, '__proto__')?.value, { x: 0 });
+  assert.throws(() => parseStrictJson('{"__proto__":1,"__proto__":2}'), /duplicate key "__proto__"/);
+  assert.throws(() => parseStrictJson('{"toString":1,"toString":2}'), /duplicate key "toString"/);
+  assert.deepEqual(Object.keys(parseStrictJson('{"toString":1,"constructor":2}') as object), ['toString', 'constructor']);
+});
+
 const SECRET = randomBytes(32).toString('base64');
 const id = (n: number): string => hex64(n);
 

@@ -42,6 +42,8 @@ export interface OpenedShipment {
   set: DriveSet | null;
   /** A copy of the manifest already checked against its signed SHA-256 (ingest reads only that copy); else the drive's. */
   manifestFile?: string;
+  /** That copy was read whole through the strict parser: later reads of it parse with JSON.parse (ManifestReader.pushWritten). */
+  manifestChecked?: boolean;
   /** How far its data may expand past its size on the drive: every read of its manifest refuses more (verify/expansion.ts); unset for reads that do no work per byte (ls). */
   maxExpansion?: ExpansionLimit;
   /** Where each pack's file is, for a set read from several drives; else every pack is in `dir`. */

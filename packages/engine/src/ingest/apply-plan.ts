@@ -28,6 +28,7 @@ import { dbPath, pathFromDb, type DestDb, type OpKind } from './dest-db.js';
 import { FolderChain } from './folder-chain.js';
 import { attrsKey, ChunkListDigest, lstatOrNull } from './old-tree.js';
 import type { ApplyPolicy } from './policy.js';
+import type { PlannedDirs } from './planned-dirs.js';
 import { STATE_DIR } from './state.js';
 
 export { ChunkListDigest, loadOldTree, oldFilesFromManifest, statMatches, type OldFile } from './old-tree.js';
@@ -69,6 +70,8 @@ export interface PlanOptions {
   policy: ApplyPolicy;
   /** Takes the room each staged file needs (its size less its holes) as soon as it is known. */
   room?: SpaceBudget;
+  /** Keeps the tree's folders for the commit's last phase. */
+  dirs?: PlannedDirs;
 }
 
 /**
@@ -181,13 +184,15 @@ export async function planApply(db: DestDb, dest: string, shipment: string, reco
   /** The file has no old copy, so it is staged: its room is taken ref by ref; `holes` are its bytes that take none. */
   let staged = false;
   let holes = 0;
+  /** DEST's current file at the file's path (looked up once per file). */
+  let fileOld: ReturnType<DestDb['oldEntry']>;
 
   const finishFile = (): void => {
     const r = file;
     if (!r) return;
     file = null;
     const digest = dig!.digest();
-    const old = db.oldEntry(dbPath(r.p));
+    const old = fileOld;
     const st = fileInPlace ? names.lstat(r.p) : null;
     if (st?.isFile() && old && old.ok === 1 && old.digest.equals(digest)) {
       const metaChanged = old.mode !== r.mode || old.mtime !== r.mtime;
@@ -285,6 +290,7 @@ export async function planApply(db: DestDb, dest: string, shipment: string, reco
       switch (r.t) {
         case 'dir': {
           check(r.p);
+          opts.dirs?.add(r);
           const st = present(r.p);
           if (st?.isDirectory()) addNew(r.p, 'dir', 'keep');
           else {
@@ -303,7 +309,8 @@ export async function planApply(db: DestDb, dest: string, shipment: string, reco
           heldMissing = 0;
           basisProblem = null;
           holes = 0;
-          staged = db.oldEntry(dbPath(r.p)) === undefined;
+          fileOld = db.oldEntry(dbPath(r.p));
+          staged = fileOld === undefined;
           if (r.b) {
             const b = db.oldEntry(dbPath(r.b[0]));
             if (!b) basisProblem = `its delta applies to ${quote(r.b[0])}, which the destination does not have`;

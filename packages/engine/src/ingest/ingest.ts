@@ -44,6 +44,7 @@ import { policyOf, type ApplyPolicy } from './policy.js';
 import { refuse } from './request.js';
 import { scanOldTree } from './seed.js';
 import { StagingWriter } from './staging-writer.js';
+import { PlannedDirs } from './planned-dirs.js';
 import { Stager } from './staged-files.js';
 import { discardPrestored, prestoreFor, prestoreUndo } from './prestore.js';
 import type { Prestored } from './undo-compact.js';
@@ -278,6 +279,8 @@ interface Planned {
   lost: ReturnType<typeof lostShares>;
   /** DEST's current tree, for a request file. */
   oldTree: () => AsyncIterable<OldFile>;
+  /** The shipment's folders, for the commit's last phase. */
+  dirs: PlannedDirs;
 }
 
 /**
@@ -299,12 +302,15 @@ async function planAgainstDest(run: Run): Promise<Planned> {
     lost.reduce((a, x) => a + x.bytes, 0),
     { where: 'destination', what: 'the shipment' },
   );
-  const plan = await planApply(db, dest, s.id, readManifest(s, run.identities), { caps, policy: run.policy, room });
+  const dirs = new PlannedDirs(db);
+  const plan = await planApply(db, dest, s.id, readManifest(s, run.identities), { caps, policy: run.policy, room, dirs });
+  // The plan read the manifest's copy whole through the strict parser: the walk reads it again faster.
+  s.manifestChecked = true;
   if (plan.collisionCount > 0) throw collisionError(dest, caps, plan.collisions, plan.collisionCount);
   if (plan.missing.length > 0) {
     throw await refuse(run.ctx, folder, s, h, run.state, plan.missing, run.opts.requestOut, oldTree);
   }
-  return { key, plan, caps, lost, oldTree };
+  return { key, plan, caps, lost, oldTree, dirs };
 }
 
 /** What step 4 built. */
@@ -358,11 +364,15 @@ async function stageFiles(run: Run, planned: Planned): Promise<Staged> {
   const prestoring = prestoreUndo(folder, run.db, ahead, planned.key, () => failed || signal?.aborted === true);
   let pre: Prestored;
   try {
+    // The walk looks each file up in the journal: one transaction for all, not a lock and an unlock of the journal each.
+    run.db.begin();
     await walkShipment(whole, me.ageIdentity, stager, progress, signal, new Set(damage.keys()));
+    run.db.commit();
     pre = await prestoring;
     if (CAN_SYNC_FS) await syncFilesystem(staging);
   } catch (e) {
     failed = true;
+    run.db.rollback();
     await discardPrestored(folder, await prestoring);
     writer.abort();
     stager.close();
@@ -392,7 +402,7 @@ async function stageFiles(run: Run, planned: Planned): Promise<Staged> {
  * was not applied, or null.
  */
 async function commitStaged(run: Run, planned: Planned, staged: Staged, incoming: string, given: SetMembers): Promise<string | null> {
-  const { ctx, folder, db, s, h, state, current, dest, onEvent, identities, policy } = run;
+  const { ctx, folder, db, s, h, state, current, dest, onEvent, policy } = run;
   const { plan } = planned;
   const { stager, writer, progress } = staged;
   const keep = run.opts.keepUndo ?? state?.keepUndo ?? UNDO_KEEP;
@@ -440,7 +450,7 @@ async function commitStaged(run: Run, planned: Planned, staged: Staged, incoming
     folder,
     db,
     j,
-    () => readManifestFile(folder.manifest(s.id), identities),
+    () => planned.dirs.records(),
     keep,
     staged.applier,
     (message) => onEvent({ type: 'warning', code: 'LEFT_OVER', message }),

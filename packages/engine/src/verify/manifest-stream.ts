@@ -53,6 +53,7 @@ export async function* readManifest(s: OpenedShipment, identities: age.Identity[
       where: MANIFEST_PATH,
       expect: { entries: i.entries, packs: i.packs, bytes: i.bytes },
       ...(text ? { text } : {}),
+      checked: s.manifestFile !== undefined && s.manifestChecked === true,
     })) {
       if (++line === 1) checkHeader(s, r);
       if (r.t === 'file') file = r.p;
@@ -94,7 +95,7 @@ function withDriveHint(e: unknown, s: OpenedShipment): unknown {
 export async function* readManifestFile(
   path: string,
   identities: age.Identity[],
-  opts: { where?: string; expect?: ManifestExpectations; text?: InflateLimit } = {},
+  opts: { where?: string; expect?: ManifestExpectations; text?: InflateLimit; checked?: boolean } = {},
 ): AsyncGenerator<ManifestRecord> {
   const where = opts.where ?? path;
   const reader = new ManifestReader(where, opts.expect ?? {});
@@ -102,7 +103,8 @@ export async function* readManifestFile(
   const header = new HeaderFrame(MANIFEST_FORMATS, where);
   // Pulled end to end: nothing is decrypted or decoded before the line reader asks for it.
   for await (const line of textLines(inflate(plaintext(path, identities, where, header), where, opts.text), where, RECORD_LIMITS.lineBytes)) {
-    const r = reader.push(line);
+    // Bytes the strict parser accepted whole before parse the same with JSON.parse; the record checks still run.
+    const r = opts.checked === true ? reader.pushWritten(line) : reader.push(line);
     if (r.t === 'shipment' && r.format !== header.seen) {
       throw new BrickpostError('MALFORMED', `${where}: the header record says ${quote(r.format)}, the header frame ${quote(header.seen ?? '')}`);
     }

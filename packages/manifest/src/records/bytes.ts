@@ -59,6 +59,37 @@ export function toBytes(s: string): Buffer {
   return Buffer.concat(parts);
 }
 
+/** The number of bytes of an escaped string: toBytes(s).length, without making them when they are UTF-8. */
+export function byteLength(s: string): number {
+  return hasEscapes(s) ? toBytes(s).length : Buffer.byteLength(s, 'utf8');
+}
+
+/**
+ * Compares the bytes of two escaped strings (Buffer.compare of their
+ * toBytes, as -1, 0 or 1). Up to the first code unit that differs the bytes
+ * are the same; when neither of those two units is a surrogate, the UTF-8
+ * bytes order as the code points, that is as the two units. Anything else
+ * (a surrogate pair or an escape there, or one string a prefix of the
+ * other that ends in a surrogate) is compared as bytes.
+ */
+export function compareBytes(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  let i = 0;
+  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  if (i < n) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if ((x < 0xd800 || x > 0xdfff) && (y < 0xd800 || y > 0xdfff)) return x < y ? -1 : 1;
+  } else if (i === 0 || !isSurrogate(a.charCodeAt(i - 1))) {
+    return a.length === b.length ? 0 : a.length < b.length ? -1 : 1;
+  }
+  return Buffer.compare(toBytes(a), toBytes(b));
+}
+
+function isSurrogate(u: number): boolean {
+  return u >= 0xd800 && u <= 0xdfff;
+}
+
 /** Whether `s` holds escaped bytes (its bytes are not UTF-8). */
 export function hasEscapes(s: string): boolean {
   return !s.isWellFormed();

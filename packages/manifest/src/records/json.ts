@@ -67,7 +67,8 @@ class Parser {
   object(depth: number): { [key: string]: Json } {
     if (depth >= this.maxDepth) this.fail(`nesting deeper than ${this.maxDepth}`);
     this.i++;
-    const out = Object.create(null) as { [key: string]: Json };
+    // A plain object (as JSON.parse makes), whose fixed shape V8 reads fast; every key is an own property.
+    const out: { [key: string]: Json } = {};
     this.ws();
     if (this.s.charCodeAt(this.i) === 0x7d) return (this.i++, out);
     for (;;) {
@@ -79,7 +80,10 @@ class Parser {
       if (this.s.charCodeAt(this.i) !== 0x3a) this.fail('expected ":"');
       this.i++;
       this.ws();
-      out[k] = this.value(depth + 1);
+      const v = this.value(depth + 1);
+      // Assigned, `__proto__` would set the prototype: it is defined as an own property, as JSON.parse does.
+      if (k === '__proto__') Object.defineProperty(out, k, { value: v, writable: true, enumerable: true, configurable: true });
+      else out[k] = v;
       this.ws();
       const c = this.s.charCodeAt(this.i++);
       if (c === 0x7d) return out;

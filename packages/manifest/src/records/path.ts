@@ -1,5 +1,5 @@
 import { BrickpostError, quote } from '../errors.js';
-import { isEscapedString, toBytes } from './bytes.js';
+import { byteLength, compareBytes, isEscapedString } from './bytes.js';
 
 /**
  * Entry paths (FORMAT.md §paths). A path is relative and `/`-separated;
@@ -41,7 +41,7 @@ export function nameProblem(name: string): string | null {
   if (name.includes('/')) return 'slash in name';
   if (name.includes('\u0000')) return 'NUL in name';
   if (!isEscapedString(name)) return 'not a byte string (lone surrogate)';
-  if (toBytes(name).length > PATH_LIMITS.componentBytes) return 'component longer than 255 bytes';
+  if (byteLength(name) > PATH_LIMITS.componentBytes) return 'component longer than 255 bytes';
   return null;
 }
 
@@ -73,7 +73,7 @@ export function checkPath(path: string, where = 'manifest', version: 1 | 2 = 1):
   if (typeof path !== 'string' || path.length === 0) {
     throw new BrickpostError('UNSAFE_PATH', `${where}: empty path`);
   }
-  if ((version === 1 ? Buffer.byteLength(path, 'utf8') : toBytes(path).length) > PATH_LIMITS.pathBytes) {
+  if ((version === 1 ? Buffer.byteLength(path, 'utf8') : byteLength(path)) > PATH_LIMITS.pathBytes) {
     throw new BrickpostError('UNSAFE_PATH', `${where}: path longer than ${PATH_LIMITS.pathBytes} bytes: ${quote(path)}`);
   }
   if (path.startsWith('/')) throw new BrickpostError('UNSAFE_PATH', `${where}: absolute path ${quote(path)}`);
@@ -164,13 +164,7 @@ export function compareNames(a: string, b: string): number {
 
 /** compareNames for names whose fold keys are known already (escaped bytes compare as the bytes they stand for). */
 export function compareFolded(aKey: string, a: string, bKey: string, b: string): number {
-  // ASCII names (and so their keys) compare as their code units do: no bytes to make.
-  if (ASCII.test(a) && ASCII.test(b)) return compareStrings(aKey, bKey) || compareStrings(a, b);
-  return Buffer.compare(toBytes(aKey), toBytes(bKey)) || Buffer.compare(toBytes(a), toBytes(b));
-}
-
-function compareStrings(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
+  return compareBytes(aKey, bKey) || compareBytes(a, b);
 }
 
 /**

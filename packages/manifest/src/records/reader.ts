@@ -87,7 +87,8 @@ export class ManifestReader {
   }
 
   /**
-   * push() for a line JSON.stringify just wrote (ManifestWriter): such text
+   * push() for a line JSON.stringify just wrote (ManifestWriter), or one
+   * push() accepted before (a second read of the same bytes): such text
    * has no duplicate keys and no number but what the record held, so
    * JSON.parse reads it as the strict parser would, in a third of the time;
    * the record checks that follow refuse what the strict parser would
