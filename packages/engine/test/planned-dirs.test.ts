@@ -3,7 +3,7 @@
  * of the manifest, in manifest order, with its mode, mtime and attributes,
  * read back a page at a time; names that are not UTF-8 survive.
  */
-import { test } from 'vitest';
+import { afterAll, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,7 +15,7 @@ import { PlannedDirs } from '../src/ingest/planned-dirs.js';
 import { DEFAULT_POLICY } from '../src/ingest/policy.js';
 
 const root = mkdtempSync(join(tmpdir(), 'bp-planned-dirs-'));
-process.on('exit', () => rmSync(root, { recursive: true, force: true }));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 const SENSITIVE = { caseInsensitive: false, normalizationInsensitive: false, windowsNames: false };
 

@@ -7,7 +7,7 @@
  * real pack. The real btrfs path runs only where the temporary folder is
  * on btrfs and brickpost runs as root.
  */
-import { test } from 'vitest';
+import { afterAll, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,6 +18,7 @@ import { Engine } from '../src/engine.js';
 import { mountOf, packFromSnapshot, snapshotCommands, withSnapshot, type SnapshotDeps } from '../src/pack/snapshot.js';
 
 const root = mkdtempSync(join(tmpdir(), 'bp-snapshot-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
 const here = mountOf(root);
 
 test('mountinfo: the longest mount point holding the path, escapes read', () => {
