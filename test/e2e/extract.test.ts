@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { brickpost, CLI, lastEvent, MAKE_DATASET, publisherAndSubscriber, sh, tempDir, type Run } from '../support.js';
+import { brickpost, bytes, CLI, lastEvent, overwriteAt, MAKE_DATASET, publisherAndSubscriber, sh, tempDir, type Run } from '../support.js';
 import { diffTrees, fullSnapshot } from '../tree.js';
 
 const summary = (r: Run): any => {
@@ -70,6 +70,27 @@ describe('extract, cat and pack filters', () => {
     assert.match(lastEvent(inTheWay).message, /does not replace what is already in .*"entries\/xattrs\/file\.txt"/);
     assert.equal(readFileSync(join(out, 'entries/xattrs/file.txt'), 'utf8'), 'mine');
     assert.deepEqual(readdirSync(join(out, 'entries/xattrs')), ['file.txt'], 'nothing was written');
+  });
+
+  test('extract of an incremental shipment refuses files that reuse data it does not carry, counting each file once', () => {
+    // A sparse file of 1,100 data blocks apart: its refs fill a 'file' record and a 'more' record.
+    const inc = join(root, 'inc');
+    const [first, second] = [join(root, 'inc-drive1'), join(root, 'inc-drive2')];
+    for (const d of [inc, first, second]) mkdirSync(d);
+    const sparse = join(inc, 'sparse.bin');
+    writeFileSync(sparse, '');
+    const segment = 4096 + (1 << 16);
+    for (let i = 0; i < 1100; i++) overwriteAt(sparse, i * segment, bytes(`block ${i}`, 4096));
+    writeFileSync(join(inc, 'small.txt'), 'kept\n');
+    summary(brickpost(pub, ['pack', inc, '--to', first, '--recipient', recipient, '--dataset', 'inc', '--json']));
+    overwriteAt(sparse, 0, bytes('changed', 4096));
+    writeFileSync(join(inc, 'small.txt'), 'changed\n');
+    summary(brickpost(pub, ['pack', inc, '--to', second, '--recipient', recipient, '--dataset', 'inc', '--json']));
+    const out = join(root, 'out-inc');
+    const r = brickpost(sub, ['extract', second, 'sparse.bin', 'small.txt', '--to', out, '--json']);
+    assert.equal(lastEvent(r).code, 'BASIS_MISSING', r.stdout.slice(-2000) + r.stderr.slice(-2000));
+    assert.match(lastEvent(r).message, /^1 of the files to extract reuse data .*"sparse\.bin"; nothing was written/);
+    assert.equal(existsSync(join(out, 'sparse.bin')) || existsSync(join(out, 'small.txt')), false, 'nothing was written');
   });
 
   test('cat writes one file, a sparse file with its holes as zeros, a hard link as its file', () => {

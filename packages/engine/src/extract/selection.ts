@@ -58,12 +58,28 @@ function normalize(p: string): string {
   return parts.join('/');
 }
 
+/** A count of paths and the first few of them: what an error names, in memory that does not grow with the shipment. */
+export class PathSample {
+  count = 0;
+  readonly first: string[] = [];
+  private last: string | null = null;
+  /** Counts P once however many times in a row it comes (a file's refs span several records). */
+  add(p: string): void {
+    if (p === this.last) return;
+    this.last = p;
+    if (this.count++ < 5) this.first.push(p);
+  }
+  /** The first five, quoted and joined, with ", …" when there are more. */
+  named(): string {
+    return `${this.first.map((p) => quote(displayName(p))).join(', ')}${this.count > 5 ? ', …' : ''}`;
+  }
+}
+
 /** The files taken that reuse data an incremental shipment does not carry (delta or held refs): BASIS_MISSING naming the first five; nothing was written. */
-export function baseMissing(paths: readonly string[]): BrickpostError {
-  const named = paths.slice(0, 5).map((p) => quote(displayName(p)));
+export function baseMissing(paths: PathSample): BrickpostError {
   return new BrickpostError(
     'BASIS_MISSING',
-    `${paths.length} of the files to extract reuse data this incremental shipment does not carry (it applies on top of an earlier one): ${named.join(', ')}${paths.length > 5 ? ', …' : ''}; nothing was written`,
+    `${paths.count} of the files to extract reuse data this incremental shipment does not carry (it applies on top of an earlier one): ${paths.named()}; nothing was written`,
     { hint: 'take them from the destination that ingested it, or from a self-contained shipment (the publisher packs one with --full)' },
   );
 }

@@ -7,7 +7,7 @@ import type { EventSink, ExtractOptions, ExtractSummary } from '../api/index.js'
 import { chunkKey } from '../chunk/index.js';
 import type { Context } from '../context.js';
 import { openReadable, type Readable } from '../extract/open.js';
-import { baseMissing, Selection } from '../extract/selection.js';
+import { baseMissing, PathSample, Selection } from '../extract/selection.js';
 import { Progress } from '../io/progress.js';
 import { readManifest } from '../verify/manifest-stream.js';
 import { walkShipment } from '../verify/walk-shipment.js';
@@ -167,7 +167,7 @@ async function surveyTaken(r: Readable, sel: Selection, tree: Database.Database,
     sources: new Map(),
   };
   const cannot: string[] = [];
-  const needsBase: string[] = [];
+  const needsBase = new PathSample();
   const check = (p: string): void => {
     if (!p.isWellFormed() || /[\udc80-\udcff]/.test(p)) cannot.push(`${quote(displayName(p))} (a name that is not UTF-8)`);
     else if (Buffer.byteLength(o.key(p)) > KEY_MAX) cannot.push(`${quote(displayName(p))} (a key longer than ${KEY_MAX} bytes)`);
@@ -182,7 +182,7 @@ async function surveyTaken(r: Readable, sel: Selection, tree: Database.Database,
   tree.exec('BEGIN');
   for await (const rec of readManifest(r.shipment, r.identities)) {
     if (rec.t === 'more') {
-      if (file && relative && rec.c.some((c) => c.length === 2 || c.length === 6)) needsBase.push(file.p);
+      if (file && relative && rec.c.some((c) => c.length === 2 || c.length === 6)) needsBase.add(file.p);
       continue;
     }
     file = null;
@@ -200,7 +200,7 @@ async function surveyTaken(r: Readable, sel: Selection, tree: Database.Database,
       t.bytes += rec.size;
       add.run(rec.p, rec.size, 0);
       file = rec;
-      if (relative && rec.c.some((c) => c.length === 2 || c.length === 6)) needsBase.push(rec.p);
+      if (relative && rec.c.some((c) => c.length === 2 || c.length === 6)) needsBase.add(rec.p);
     } else if (rec.t === 'dir') {
       t.dirs++;
       const marked = rec.x?.some(([n]) => n === ETAG) === true;
@@ -221,7 +221,7 @@ async function surveyTaken(r: Readable, sel: Selection, tree: Database.Database,
   endDir(null);
   tree.exec('COMMIT');
   sel.checkAllFound();
-  if (needsBase.length > 0) throw baseMissing(needsBase);
+  if (needsBase.count > 0) throw baseMissing(needsBase);
   if (cannot.length > 0)
     throw new BrickpostError(
       'USAGE',
