@@ -35,6 +35,23 @@ const SEAL_BATCH = 2 << 20;
 const RING = 4;
 
 /**
+ * The sealed-output Buffers of one share's packs, passed from each pack to
+ * the next: a shipment allocates them once per share, not once per pack
+ * (each set is about 8.5 MiB, and one left to the garbage collector per
+ * pack raised a 2 GiB pack's peak memory).
+ */
+export class SealRing {
+  /** Each Buffer, and the file size once its bytes are queued (Infinity while it is being filled). */
+  readonly slots: Array<{ buf: Buffer; end: number }> = [];
+  at = 0;
+
+  /** Every write of the pack that used it has completed: all Buffers are free. */
+  release(): void {
+    for (const slot of this.slots) slot.end = 0;
+  }
+}
+
+/**
  * Writes one pack: an age file (to all recipients) whose plaintext is the
  * pack header frame followed by chunk frames. Tracks the plaintext offset of
  * each frame so the manifest can point at it. With the native core, frames
@@ -48,9 +65,6 @@ export class PackWriter {
   private batch: Frame[] = [];
   private batchBytes = 0;
   private sealing: Promise<Buffer> | null = null;
-  /** Output Buffers reused from batch to batch, and the file size once each one's bytes are queued. */
-  private readonly ring: Array<{ buf: Buffer; end: number }> = [];
-  private ringAt = 0;
 
   private constructor(
     readonly index: number,
@@ -59,13 +73,14 @@ export class PackWriter {
     private readonly out: SeqWriter,
     private readonly enc: age.PayloadEncryptor | null,
     private readonly sealer: PayloadSealer | null,
-    /** Whether sealed bytes may be overwritten once written (nothing downstream keeps them). */
-    private readonly reuse = false,
+    /** Output Buffers reused once written, when nothing downstream keeps the sealed bytes; null: a new Buffer per batch. */
+    private readonly ring: SealRing | null = null,
   ) {}
 
   /**
    * Starts pack `index` of data share `share` in `out`, a new file at the
-   * pack's bag path (created without hashing when `core` is given).
+   * pack's bag path (created without hashing when `core` is given). With
+   * `ring`, sealed bytes go into its Buffers, overwritten once written.
    * @throws BrickpostError NO_SPACE, PERMISSION, IO
    */
   static async create(
@@ -75,7 +90,7 @@ export class PackWriter {
     recipients: age.Recipient[],
     shipment: string,
     core: NativeBinding | null = null,
-    reuse = false,
+    ring: SealRing | null = null,
   ): Promise<PackWriter> {
     const rel = packPath(index);
     const { header, fileKey } = age.createHeader(recipients);
@@ -84,7 +99,7 @@ export class PackWriter {
       const nonce = randomBytes(age.PAYLOAD_NONCE_SIZE);
       const prefix = Buffer.concat([header, nonce]);
       await out.write(prefix);
-      w = new PackWriter(index, share, rel, out, null, new core.PayloadSealer(age.payloadKey(fileKey, nonce), prefix), reuse);
+      w = new PackWriter(index, share, rel, out, null, new core.PayloadSealer(age.payloadKey(fileKey, nonce), prefix), ring);
     } else {
       const enc = new age.PayloadEncryptor(fileKey);
       await out.write(header);
@@ -115,6 +130,8 @@ export class PackWriter {
       for (const c of this.enc!.update(buf as Buffer)) await this.out.write(c);
       return;
     }
+    // A batch stays within SEAL_BATCH unless one frame is larger: the ring's Buffers stay near that size.
+    if (this.batchBytes > 0 && this.batchBytes + buf.length > SEAL_BATCH) await this.seal(false);
     this.batch.push(buf);
     this.batchBytes += buf.length;
     if (this.batchBytes >= SEAL_BATCH) await this.seal(false);
@@ -125,19 +142,20 @@ export class PackWriter {
     let done = this.sealing;
     this.sealing = null;
     let into: Buffer | null = null;
-    if (this.reuse) {
+    const ring = this.ring;
+    if (ring) {
       // The next reused Buffer is free once the file system has taken what it held; calls on `out` stay one at a time.
       const plain = this.batchBytes + age.STREAM_CHUNK;
       const need = plain + 16 * (Math.ceil(plain / age.STREAM_CHUNK) + 1);
-      const i = this.ringAt;
-      this.ringAt = (i + 1) % RING;
-      let slot = this.ring[i];
+      const i = ring.at;
+      ring.at = (i + 1) % RING;
+      let slot = ring.slots[i];
       if (slot && this.out.written < slot.end) {
         if (done) await this.writeSealed(await done);
         done = null;
         await this.out.drain();
       }
-      if (!slot || slot.buf.length < need) slot = this.ring[i] = { buf: Buffer.allocUnsafeSlow(Math.max(need, SEAL_BATCH + 2 * age.STREAM_CHUNK)), end: 0 };
+      if (!slot || slot.buf.length < need) slot = ring.slots[i] = { buf: Buffer.allocUnsafeSlow(Math.max(need, SEAL_BATCH + 2 * age.STREAM_CHUNK)), end: 0 };
       slot.end = Infinity;
       into = slot.buf;
     }
@@ -164,7 +182,7 @@ export class PackWriter {
       await this.out.write(sealed.subarray(end - 16, end));
     }
     // A reused Buffer is free again once the file has been written to here.
-    for (const slot of this.ring) if (slot.end === Infinity && sealed.buffer === slot.buf.buffer) slot.end = this.out.size;
+    for (const slot of this.ring?.slots ?? []) if (slot.end === Infinity && sealed.buffer === slot.buf.buffer) slot.end = this.out.size;
   }
 
   /** Seals the last STREAM chunk, syncs and closes. */
@@ -176,6 +194,8 @@ export class PackWriter {
       this.sealing = null;
       sha256 = await this.sealer.digest();
       await this.out.close();
+      // Every write has completed: the next pack of this share may fill the Buffers.
+      this.ring?.release();
     } else {
       for (const c of this.enc!.final()) await this.out.write(c);
       sha256 = await this.out.close();

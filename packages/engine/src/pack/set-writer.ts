@@ -12,7 +12,7 @@ import { failpoint } from '../io/failpoint.js';
 import { syncDir } from '../io/sync.js';
 import { DriveTarget, type DriveFile } from './drive-target.js';
 import { ManifestOut } from './manifest-out.js';
-import { PackWriter, type PackInfo } from './pack-writer.js';
+import { PackWriter, SealRing, type PackInfo } from './pack-writer.js';
 import { ParityOut } from './parity-out.js';
 
 /** What bag-info says that is the same on every drive of the shipment. */
@@ -27,6 +27,8 @@ export type CommonInfo = Omit<ShipmentInfo, 'packs' | 'payloadBytes' | 'payloadF
  */
 export class ShipmentWriter {
   readonly k: number;
+  /** Each data share's sealed-output Buffers, reused from pack to pack (without parity). */
+  private readonly rings: Array<SealRing | undefined> = [];
   private constructor(
     readonly targets: DriveTarget[],
     readonly parityCount: number,
@@ -106,7 +108,8 @@ export class ShipmentWriter {
     // The native core hashes the pack as it seals it.
     const out = await this.targets[share]!.create(packPath(index), this.parity?.tap(share), { hash: core === null });
     // Parity keeps views of a share's bytes until the other shares catch up: there, sealed Buffers are not reused.
-    return PackWriter.create(out, index, share, this.recipients, this.shipment, core, this.parity === null);
+    const ring = this.parity === null ? (this.rings[share] ??= new SealRing()) : null;
+    return PackWriter.create(out, index, share, this.recipients, this.shipment, core, ring);
   };
 
   /**

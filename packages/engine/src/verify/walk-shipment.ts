@@ -206,6 +206,18 @@ export async function walkShipment(
     }
   };
 
+  /**
+   * Waits for the visitor while the queue is over its bounds. Called after
+   * each ref, not only after each record: a record names up to 1024
+   * chunks, whose batches would otherwise all be read and decoded at once
+   * (64 MB and more of a large file's chunks held at ingest).
+   */
+  const bound = async (): Promise<void> => {
+    if (queue.length <= MAX_QUEUE && queuedBytes <= MAX_QUEUED_BYTES) return;
+    if (open) send(open);
+    while (queue.length > MAX_QUEUE / 2 || queuedBytes > MAX_QUEUED_BYTES / 2) await drain(queue.length - 1);
+  };
+
   const endFile = (): void => {
     if (file) queue.push({ kind: 'end', r: file });
     file = null;
@@ -246,10 +258,17 @@ export async function walkShipment(
           skipping = false;
           file = r;
           queue.push({ kind: 'file', r });
-          for (const ref of r.c) addRef(ref, r.p);
+          for (const ref of r.c) {
+            addRef(ref, r.p);
+            await bound();
+          }
           break;
         case 'more':
-          if (!skipping && file) for (const ref of r.c) addRef(ref, file.p);
+          if (!skipping && file)
+            for (const ref of r.c) {
+              addRef(ref, file.p);
+              await bound();
+            }
           break;
         case 'link':
         case 'hard':
@@ -275,10 +294,7 @@ export async function walkShipment(
           await drain(0);
           break;
       }
-      if (queue.length > MAX_QUEUE || queuedBytes > MAX_QUEUED_BYTES) {
-        if (open) send(open);
-        while (queue.length > MAX_QUEUE / 2 || queuedBytes > MAX_QUEUED_BYTES / 2) await drain(queue.length - 1);
-      }
+      await bound();
     }
     await drain(0);
     return totals;
