@@ -18,6 +18,7 @@ mod digest;
 mod error;
 mod promise;
 mod reader;
+mod recycle;
 mod rows;
 mod seal;
 mod serial;
