@@ -23,6 +23,7 @@ mod rows;
 mod seal;
 mod serial;
 mod sig;
+mod stage;
 
 use napi::bindgen_prelude::Buffer;
 use napi_derive::napi;
