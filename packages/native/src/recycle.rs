@@ -8,7 +8,7 @@
 use std::sync::Mutex;
 
 /// Buffers kept between uses.
-const KEEP: usize = 8;
+const KEEP: usize = 4;
 /// Smaller buffers come from the heap cheaply; larger ones are rare and not kept.
 const MIN: usize = 64 * 1024;
 const MAX: usize = 9 << 20;

@@ -23,7 +23,7 @@ use std::os::unix::io::{AsRawFd, FromRawFd};
 use std::sync::{Arc, Condvar, Mutex};
 
 /// Bytes queued at most; a call beyond waits for the thread to catch up.
-const LIMIT: usize = 16 << 20;
+const LIMIT: usize = 4 << 20;
 
 /// Where a queued file failed.
 #[napi(object)]
