@@ -118,6 +118,30 @@ export declare class PackReader {
   close(): void;
 }
 
+/** Where a file queued on a StageWriter failed. */
+export interface StageFailure {
+  /** 'create', 'write', 'finish' (or 'abort' after abort()). */
+  step: string;
+  /** The errno (positive; 0 after abort()). */
+  errno: number;
+  /** The call that failed: open, write, ftruncate, fchmod, futimens, fdatasync, close. */
+  syscall: string;
+  /** The manifest entry and the staged file. */
+  entry: string;
+  path: string;
+}
+
+/** Staged files created, written, finished and closed in order on a thread of their own. */
+export declare class StageWriter {
+  constructor();
+  /** Queues a whole file (takes the NativeBytes, copies the Buffers); waits while much is queued; the first failure so far, or null. */
+  file(path: string, entry: string, parts: Array<Buffer | NativeBytes>, offsets: number[], size: number, mode: number, mtimeNs: string, sync: boolean): StageFailure | null;
+  /** Once every file queued so far is done: the first failure, or null. */
+  flush(): Promise<StageFailure | null>;
+  /** Drops the files not started and waits for the one being written. */
+  abort(): void;
+}
+
 /** A file's SHA-256 (hex) and the bytes read. */
 export interface FileDigest {
   sha256: string;
@@ -137,6 +161,7 @@ export interface NativeBinding {
   PayloadSealer: typeof PayloadSealer;
   PackReader: typeof PackReader;
   RecoveryRows: typeof RecoveryRows;
+  StageWriter: typeof StageWriter;
 }
 
 /** The native binding, or null and why. */

@@ -48,7 +48,9 @@ impl NativeBytes {
     /// Frees them now (bytes a caller decided not to use).
     #[napi]
     pub fn release(&mut self) {
-        self.data = None;
+        if let Some(d) = self.data.take() {
+            crate::recycle::give(d);
+        }
     }
 
     /// Writes them to the open file `fd` at `position` and frees them.
@@ -57,6 +59,8 @@ impl NativeBytes {
         let data = self.take()?;
         // SAFETY: the descriptor stays the caller's: the File is forgotten, never closed here.
         let f = std::mem::ManuallyDrop::new(unsafe { <std::fs::File as std::os::unix::io::FromRawFd>::from_raw_fd(fd) });
-        f.write_all_at(&data, position as u64).map_err(|e| napi::Error::from(BpError::io(&e, "cannot write a staged file")))
+        let r = f.write_all_at(&data, position as u64).map_err(|e| napi::Error::from(BpError::io(&e, "cannot write a staged file")));
+        crate::recycle::give(data);
+        r
     }
 }

@@ -232,7 +232,7 @@ pub fn decode_frame(frame: &[u8], expected: u64, max_len: u64) -> BpResult<Vec<u
     if size != frame.len() {
         return Err(BpError::new("MALFORMED", format!("chunk frame is {size} bytes but {} more bytes follow it", frame.len() - size)));
     }
-    let mut out: Vec<u8> = Vec::with_capacity(expected as usize);
+    let mut out: Vec<u8> = crate::recycle::take(expected as usize);
     let n = DCTX.with(|d| {
         let mut d = d.borrow_mut();
         let dctx = d.get_or_insert_with(|| {

@@ -18,10 +18,12 @@ mod digest;
 mod error;
 mod promise;
 mod reader;
+mod recycle;
 mod rows;
 mod seal;
 mod serial;
 mod sig;
+mod stage;
 
 use napi::bindgen_prelude::Buffer;
 use napi_derive::napi;

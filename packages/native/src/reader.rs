@@ -223,7 +223,8 @@ impl Cursor {
                 return Err(BpError::new("TRUNCATED", format!("pack ends before plaintext offset {}", offset + len as u64)));
             }
         }
-        let out = self.plain[self.off..self.off + len].to_vec();
+        let mut out = crate::recycle::take(len);
+        out.extend_from_slice(&self.plain[self.off..self.off + len]);
         self.off += len;
         self.plain_pos += len as u64;
         Ok(out)
@@ -410,11 +411,20 @@ impl PackReader {
                         if delta[i] {
                             decode_frame(f, lengths[i] as u64, max_delta as u64).map(|v| Some(Either::A(Buffer::from(v)))).map_err(|e| e.at(i))
                         } else {
-                            decode_chunk(f, lengths[i] as u64, &ids[i * 32..i * 32 + 32], &mac, max_chunk as u64).map(|v| keep.then(|| Either::B(NativeBytes::new(v)))).map_err(|e| e.at(i))
+                            decode_chunk(f, lengths[i] as u64, &ids[i * 32..i * 32 + 32], &mac, max_chunk as u64)
+                                .map(|v| {
+                                    if keep {
+                                        Some(Either::B(NativeBytes::new(v)))
+                                    } else {
+                                        crate::recycle::give(v);
+                                        None
+                                    }
+                                })
+                                .map_err(|e| e.at(i))
                         }
                     })
                     .collect();
-                drop(frames);
+                frames.into_iter().for_each(crate::recycle::give);
                 let mut out = Vec::with_capacity(decoded.len());
                 for d in decoded {
                     match d {

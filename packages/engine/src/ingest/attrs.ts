@@ -48,6 +48,11 @@ export class AttrApplier {
    * `replace` (an entry kept in place), user.* attributes the record does
    * not list are removed, so DEST holds exactly the recorded ones.
    */
+  /** Whether toFd(fd, …, a, false) of a file makes any call on `fd` (else it only counts what it does not apply, and any fd will do). */
+  usesFd(a: EntryAttributes): boolean {
+    return (a.o !== undefined && this.policy.owners) || (a.x !== undefined && this.policy.xattrs) || (a.acl !== undefined && this.policy.acls);
+  }
+
   toFd(fd: number, path: string, a: EntryAttributes, isDir: boolean, replace = false): void {
     if (a.o) this.owner(a.o, path, (uid, gid) => fchownSync(fd, uid, gid));
     if (replace && this.policy.xattrs) this.dropOthers(fd, path, a);

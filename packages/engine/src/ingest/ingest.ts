@@ -367,6 +367,7 @@ async function stageFiles(run: Run, planned: Planned): Promise<Staged> {
     // The walk looks each file up in the journal: one transaction for all, not a lock and an unlock of the journal each.
     run.db.begin();
     await walkShipment(whole, me.ageIdentity, stager, progress, signal, new Set(damage.keys()));
+    await writer.flush();
     run.db.commit();
     pre = await prestoring;
     if (CAN_SYNC_FS) await syncFilesystem(staging);

@@ -1,18 +1,23 @@
 import { constants } from 'node:fs';
+import { getSystemErrorMap } from 'node:util';
 import { closeSync, fchmodSync, fdatasyncSync, ftruncateSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import * as posix from '@brickpost/posix';
 import { BrickpostError, checkEntryPath, quote, type FileRecord } from '@brickpost/manifest';
 import { toEnvironmentError } from '../io/errors.js';
 import { failpointError, fsError } from '../io/failpoint.js';
-import { setTimesFd } from '../io/times.js';
+import { clampedNs, setTimesFd } from '../io/times.js';
 import type { AttrApplier } from './attrs.js';
 import { setMeta } from './meta.js';
 import { modeUnder, type ApplyPolicy } from './policy.js';
-import { fromNative } from '../io/native.js';
+import { fromNative, native } from '../io/native.js';
 import type { ChunkBytes } from '../verify/native-readers.js';
+import type { StageFailure, StageWriter } from '@brickpost/native';
 
 const CREATE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
+
+/** Files up to this size, whose bytes are all in hand at their end, are handed whole to the native core's stage writer. */
+const QUEUE_MAX = 1 << 20;
 
 /** Errors of copy_file_range that mean it cannot copy between these files (or at all here): the bytes are written instead. */
 const CANNOT_COPY = new Set(['ENOSYS', 'EXDEV', 'EINVAL', 'EOPNOTSUPP', 'ENOTSUP', 'EPERM', 'ERR_POSIX_UNAVAILABLE']);
@@ -25,7 +30,11 @@ const CANNOT_COPY = new Set(['ENOSYS', 'EXDEV', 'EINVAL', 'EOPNOTSUPP', 'ENOTSUP
  * as the apply policy allows; content is synced before commit (per file, or
  * by one file-system sync). File system calls are synchronous: for many
  * small files one thread-pool round trip per call costs more than the call
- * itself.
+ * itself. Where the native core is there, a small file with no owner,
+ * extended attributes or ACL to set is gathered instead and handed whole
+ * to its stage writer, whose thread creates, writes, finishes and closes
+ * it, in order, beside the JavaScript thread; flush() waits for them and
+ * raises the first failure as the synchronous calls would have.
  */
 export class StagingWriter {
   private fd = -1;
@@ -38,6 +47,10 @@ export class StagingWriter {
   bytes = 0;
   /** copy_file_range failed as unsupported once: not tried again. */
   private noCopy = !posix.available;
+  /** The native stage writer, made on first use (undefined: not yet; null: no native core). */
+  private queue: StageWriter | null | undefined;
+  /** The bytes of the current file, when it goes to the stage writer, and where each goes. */
+  private gathered: { parts: ChunkBytes[]; offsets: number[] } | null = null;
 
   /** @param syncEach - fsync every file before closing it (where a file-system sync is not available). */
   constructor(
@@ -55,21 +68,36 @@ export class StagingWriter {
   start(n: number, r: FileRecord): void {
     checkEntryPath(r.p);
     this.current = this.pathOf(n);
+    this.fileAt = 0;
+    this.dataEnd = 0;
+    if (r.size <= QUEUE_MAX && !this.applier.usesFd(r) && this.stageWriter()) {
+      this.gathered = { parts: [], offsets: [] };
+      return;
+    }
     try {
       this.fd = openSync(this.current, CREATE, 0o600);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'EEXIST') throw new BrickpostError('UNSAFE_PATH', `manifest entry ${quote(r.p)} is written twice`);
       throw toEnvironmentError(e, `cannot create the staged file of ${quote(r.p)}`, { on: 'destination' });
     }
-    this.fileAt = 0;
-    this.dataEnd = 0;
+  }
+
+  private stageWriter(): StageWriter | null {
+    if (this.queue === undefined) {
+      const core = native();
+      this.queue = core ? new core.StageWriter() : null;
+    }
+    return this.queue;
   }
 
   write(data: ChunkBytes): void {
     const n = data.length;
     try {
       failpointError('stage-write', () => fsError('ENOSPC', 'no space left on device'));
-      if (!Buffer.isBuffer(data)) {
+      if (this.gathered) {
+        this.gathered.parts.push(data);
+        this.gathered.offsets.push(this.fileAt);
+      } else if (!Buffer.isBuffer(data)) {
         // Bytes the native core holds are written (and freed) by it.
         try {
           data.writeTo(this.fd, this.fileAt);
@@ -96,7 +124,7 @@ export class StagingWriter {
    * the caller writes them instead.
    */
   copyFrom(fd: number, offset: number, length: number): number | null {
-    if (this.noCopy) return null;
+    if (this.noCopy || this.gathered) return null;
     let n: number;
     try {
       failpointError('stage-write', () => fsError('ENOSPC', 'no space left on device'));
@@ -120,6 +148,16 @@ export class StagingWriter {
   }
 
   end(r: FileRecord): void {
+    if (this.gathered) {
+      const { parts, offsets } = this.gathered;
+      this.gathered = null;
+      // It makes no call on a descriptor here (usesFd): it only counts what it does not apply.
+      this.applier.toFd(-1, r.p, r, false);
+      const failed = this.queue!.file(this.current, r.p, parts, offsets, r.size, modeUnder(this.policy, r.mode), clampedNs(r.mtime), this.syncEach);
+      if (failed) throw failure(failed);
+      this.files++;
+      return;
+    }
     const fd = this.fd;
     this.fd = -1;
     try {
@@ -155,8 +193,32 @@ export class StagingWriter {
     this.files++;
   }
 
+  /**
+   * Waits until every file handed to the stage writer is written.
+   * @throws BrickpostError the first failure, as the synchronous calls word it
+   */
+  async flush(): Promise<void> {
+    const failed = this.queue ? await this.queue.flush() : null;
+    if (failed) throw failure(failed);
+  }
+
+  /** Stops: the file open is closed, the stage writer writes nothing more (it finishes the file it is on first). */
   abort(): void {
     if (this.fd >= 0) closeSync(this.fd);
     this.fd = -1;
+    this.gathered = null;
+    this.queue?.abort();
   }
+}
+
+/** A stage writer's failure as the error the synchronous calls raise. */
+function failure(f: StageFailure): BrickpostError {
+  if (f.errno === 0) return new BrickpostError('IO', `staging was stopped before ${quote(f.entry)} was written`);
+  if (f.step === 'create' && f.syscall === 'open' && getSystemErrorMap().get(-f.errno)?.[0] === 'EEXIST')
+    return new BrickpostError('UNSAFE_PATH', `manifest entry ${quote(f.entry)} is written twice`);
+  const [name, words] = getSystemErrorMap().get(-f.errno) ?? ['UNKNOWN', `unknown error ${f.errno}`];
+  const e = Object.assign(new Error(`${name}: ${words}, ${f.syscall} '${f.path}'`), { errno: -f.errno, code: name, syscall: f.syscall, path: f.path });
+  if (f.step === 'create') return toEnvironmentError(e, `cannot create the staged file of ${quote(f.entry)}`, { on: 'destination' });
+  if (f.step === 'write') return toEnvironmentError(e, 'cannot write a staged file', { on: 'destination', path: f.path });
+  return toEnvironmentError(e, `cannot finish the staged file of ${quote(f.entry)}`, { on: 'destination', path: f.path });
 }

@@ -14,6 +14,11 @@ function clamp(ns: string): bigint {
   return t > MAX ? MAX : t < MIN ? MIN : t;
 }
 
+/** `ns` (decimal nanoseconds) as setTimesFd sets it: clamped to 64 bits, in decimal. */
+export function clampedNs(ns: string): string {
+  return String(clamp(ns));
+}
+
 /** Sets both times of the open file `fd` to `ns` (decimal nanoseconds), clamped to what the system takes. */
 export function setTimesFd(fd: number, ns: string): void {
   const t = clamp(ns);

@@ -1,0 +1,233 @@
+//! Staged files written off the JavaScript thread (the engine's
+//! ingest/staging-writer.ts decides which): a small file whose bytes are all
+//! in hand is queued whole, and a thread of its own creates it (exclusively,
+//! not through a link), writes it, gives it its length, mode and times,
+//! syncs it when asked, and closes it, in queue order. Creating and writing
+//! many small files was most of ingest's JavaScript thread; the kernel work
+//! now runs beside it. The first failure stops the queue and is reported
+//! by the next call, with the step, the errno's name and the file it hit.
+
+use crate::bytes::NativeBytes;
+use crate::error::BpError;
+use crate::promise::promise;
+use crate::serial::Serial;
+use napi::bindgen_prelude::{Buffer, ClassInstance, Either};
+use napi::{Env, JsObject};
+use napi_derive::napi;
+use std::ffi::CString;
+use std::fs::File;
+use std::io;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::FileExt;
+use std::os::unix::io::{AsRawFd, FromRawFd};
+use std::sync::{Arc, Condvar, Mutex};
+
+/// Bytes queued at most; a call beyond waits for the thread to catch up.
+const LIMIT: usize = 4 << 20;
+
+/// Where a queued file failed.
+#[napi(object)]
+#[derive(Clone)]
+pub struct StageFailure {
+    /// "create", "write" or "finish".
+    pub step: String,
+    /// The errno (positive; 0 after abort()).
+    pub errno: i32,
+    /// The call that failed (open, write, ftruncate, fchmod, futimens, fdatasync, close).
+    pub syscall: String,
+    /// The manifest entry and the staged file.
+    pub entry: String,
+    pub path: String,
+}
+
+struct State {
+    queued: usize,
+    failure: Option<StageFailure>,
+}
+
+struct Shared {
+    state: Mutex<State>,
+    cv: Condvar,
+}
+
+impl Shared {
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+struct Job {
+    path: String,
+    entry: String,
+    parts: Vec<(u64, Vec<u8>)>,
+    size: u64,
+    mode: u32,
+    mtime_ns: i64,
+    sync: bool,
+}
+
+fn check(rc: libc::c_int) -> io::Result<()> {
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+/// Writes one staged file; the step, the call and the error of a failure.
+fn write_file(j: &Job) -> Result<(), (&'static str, &'static str, io::Error)> {
+    let c = CString::new(std::ffi::OsStr::new(&j.path).as_bytes()).map_err(|_| ("create", "open", io::Error::from_raw_os_error(libc::EINVAL)))?;
+    let flags = libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW | libc::O_CLOEXEC;
+    // SAFETY: a valid C string; the descriptor is owned by the File below.
+    let fd = unsafe { libc::open(c.as_ptr(), flags, 0o600 as libc::c_uint) };
+    if fd < 0 {
+        return Err(("create", "open", io::Error::last_os_error()));
+    }
+    // SAFETY: fd was just opened and is owned here alone.
+    let f = unsafe { File::from_raw_fd(fd) };
+    let mut data_end = 0u64;
+    for (at, bytes) in &j.parts {
+        f.write_all_at(bytes, *at).map_err(|e| ("write", "write", e))?;
+        data_end = at + bytes.len() as u64;
+    }
+    let fd = f.as_raw_fd();
+    let t = libc::timespec { tv_sec: j.mtime_ns.div_euclid(1_000_000_000) as libc::time_t, tv_nsec: j.mtime_ns.rem_euclid(1_000_000_000) as _ };
+    let finish = || -> Result<(), (&'static str, io::Error)> {
+        // A file that ends in a hole gets its length here.
+        if data_end < j.size {
+            check(unsafe { libc::ftruncate(fd, j.size as libc::off_t) }).map_err(|e| ("ftruncate", e))?;
+        }
+        check(unsafe { libc::fchmod(fd, j.mode as libc::mode_t) }).map_err(|e| ("fchmod", e))?;
+        check(unsafe { libc::futimens(fd, [t, t].as_ptr()) }).map_err(|e| ("futimens", e))?;
+        if j.sync {
+            check(unsafe { libc::fdatasync(fd) }).map_err(|e| ("fdatasync", e))?;
+        }
+        Ok(())
+    };
+    finish().map_err(|(call, e)| ("finish", call, e))?;
+    // Closed here so that an error of close is seen.
+    let fd = std::os::unix::io::IntoRawFd::into_raw_fd(f);
+    check(unsafe { libc::close(fd) }).map_err(|e| ("finish", "close", e))
+}
+
+/// Staged files written in order on a thread of their own.
+#[napi]
+pub struct StageWriter {
+    serial: Option<Serial>,
+    shared: Arc<Shared>,
+}
+
+#[napi]
+impl StageWriter {
+    #[napi(constructor)]
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> Self {
+        crate::init();
+        StageWriter { serial: Some(Serial::new("brickpost-stage")), shared: Arc::new(Shared { state: Mutex::new(State { queued: 0, failure: None }), cv: Condvar::new() }) }
+    }
+
+    /// Queues the staged file `path` (manifest entry `entry`): `parts` at
+    /// `offsets` (NativeBytes are taken; Buffers are copied), then its
+    /// length `size`, `mode` and both times `mtimeNs` (decimal nanoseconds,
+    /// within 64 bits), synced when `sync`. Waits while too many bytes are
+    /// queued. Returns the first failure so far (nothing more is written
+    /// after one), or null.
+    #[napi]
+    #[allow(clippy::too_many_arguments)]
+    pub fn file(
+        &self,
+        path: String,
+        entry: String,
+        parts: Vec<Either<Buffer, ClassInstance<NativeBytes>>>,
+        offsets: Vec<f64>,
+        size: f64,
+        mode: u32,
+        mtime_ns: String,
+        sync: bool,
+    ) -> napi::Result<Option<StageFailure>> {
+        let Some(serial) = &self.serial else {
+            return Err(BpError::new("USAGE", "stage writer used after close").into());
+        };
+        let mtime_ns: i64 = mtime_ns.parse().map_err(|_| napi::Error::from(BpError::new("USAGE", format!("not a time in nanoseconds: {mtime_ns}"))))?;
+        let mut owned = Vec::with_capacity(parts.len());
+        let mut bytes = 0usize;
+        for (i, part) in parts.into_iter().enumerate() {
+            let v = match part {
+                Either::A(b) => b.to_vec(),
+                Either::B(mut nb) => crate::error::napi_result(nb.take())?,
+            };
+            bytes += v.len();
+            owned.push((offsets.get(i).copied().unwrap_or(0.0) as u64, v));
+        }
+        {
+            let mut s = self.shared.lock();
+            while s.failure.is_none() && s.queued > 0 && s.queued + bytes > LIMIT {
+                s = self.shared.cv.wait(s).unwrap_or_else(|e| e.into_inner());
+            }
+            if let Some(f) = &s.failure {
+                return Ok(Some(f.clone()));
+            }
+            s.queued += bytes;
+        }
+        let job = Job { path, entry, parts: owned, size: size as u64, mode, mtime_ns, sync };
+        let shared = self.shared.clone();
+        serial.run(move || {
+            let failed = shared.lock().failure.is_some();
+            let r = if failed { Ok(()) } else { write_file(&job) };
+            let mut s = shared.lock();
+            s.queued -= bytes;
+            if let Err((step, call, e)) = r {
+                if s.failure.is_none() {
+                    s.failure = Some(StageFailure { step: step.into(), errno: e.raw_os_error().unwrap_or(libc::EIO), syscall: call.into(), entry: job.entry.clone(), path: job.path.clone() });
+                }
+            }
+            drop(s);
+            shared.cv.notify_all();
+            for (_, v) in job.parts {
+                crate::recycle::give(v);
+            }
+        });
+        Ok(None)
+    }
+
+    /// Resolves once every file queued so far is written (or failed): to the first failure, or null.
+    #[napi(ts_return_type = "Promise<StageFailure | null>")]
+    pub fn flush(&self, env: Env) -> napi::Result<JsObject> {
+        let (settle, p) = promise::<Option<StageFailure>>(&env)?;
+        let shared = self.shared.clone();
+        match &self.serial {
+            Some(serial) => serial.run(move || settle.settle(Ok(shared.lock().failure.clone()))),
+            None => settle.settle(Ok(shared.lock().failure.clone())),
+        }
+        Ok(p)
+    }
+
+    /// Writes nothing more: files not started are dropped; waits for the one being written.
+    #[napi]
+    pub fn abort(&mut self) {
+        {
+            let mut s = self.shared.lock();
+            if s.failure.is_none() {
+                s.failure = Some(StageFailure {
+                    step: "abort".into(),
+                    errno: 0,
+                    syscall: String::new(),
+                    entry: String::new(),
+                    path: String::new(),
+                });
+            }
+        }
+        if let Some(serial) = self.serial.take() {
+            let done = Arc::new((Mutex::new(false), Condvar::new()));
+            let d = done.clone();
+            serial.run(move || {
+                *d.0.lock().unwrap_or_else(|e| e.into_inner()) = true;
+                d.1.notify_all();
+            });
+            let mut g = done.0.lock().unwrap_or_else(|e| e.into_inner());
+            while !*g {
+                g = done.1.wait(g).unwrap_or_else(|e| e.into_inner());
+            }
+        }
+    }
+}
