@@ -198,7 +198,8 @@ class Walker {
   }
 }
 
-function isCache(dir: string): boolean {
+/** Whether the folder `dir` holds a CACHEDIR.TAG with the standard signature. */
+export function isCache(dir: string): boolean {
   try {
     return (
       readFileSync(fsPath(join(dir, 'CACHEDIR.TAG')))
@@ -208,18 +209,4 @@ function isCache(dir: string): boolean {
   } catch {
     return false;
   }
-}
-
-/** Totals of a source tree, for progress and free-space checks: files and their bytes, folders, and every other entry. */
-export async function measure(
-  root: string,
-  opts: Pick<WalkOptions, 'exclude' | 'excludeCaches'> = {},
-): Promise<{ files: number; dirs: number; bytes: number; others: number }> {
-  const t = { files: 0, dirs: 0, bytes: 0, others: 0 };
-  for await (const e of walk(root, () => undefined, { ...opts, attributes: false })) {
-    if (e.type === 'dir') t.dirs++;
-    else if (e.type === 'file') (t.files++, (t.bytes += e.size));
-    else t.others++;
-  }
-  return t;
 }
