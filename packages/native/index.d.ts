@@ -50,6 +50,12 @@ export declare class Chunker {
   constructor(key: Buffer, level: number);
   /** A chunk whose id is in `known` (32-byte ids, one after another) gets an empty frame and no bytes, and `known` set. */
   encodeFile(path: Buffer, size: number, sha: boolean, signature: number, raw: boolean, known?: Buffer | null): Promise<NativeFileResult>;
+  /**
+   * Small files read and encoded as encodeFile does with no signature, no bytes kept and no known ids, on the CPU pool under
+   * one promise. `paths`: each name's bytes followed by a NUL byte; `sizes`: each file's listed size. Each answer is the
+   * file's chunks, or the message of the error encodeFile would have rejected with (nativeErrorParts reads it).
+   */
+  encodeFiles(paths: Buffer, sizes: number[], sha: boolean): Promise<Array<NativeFileResult | string>>;
   encode(raw: Buffer, sha: boolean): Promise<NativeChunk>;
   open(path: Buffer, size: number, sha: boolean, signature: number, raw: boolean, known?: Buffer | null): LargeFile;
 }

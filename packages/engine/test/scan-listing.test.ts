@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import * as posix from '@brickpost/posix';
 import { fromBytes } from '@brickpost/manifest';
 import { listDir } from '../src/scan/listing.js';
-import { walk, measure, type SourceEntry } from '../src/scan/index.js';
+import { compileExcludes, walk, measure, type SourceEntry, type WalkOptions } from '../src/scan/index.js';
 
 const root = mkdtempSync(join(tmpdir(), 'brickpost-listing-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -92,4 +92,42 @@ test('the walk yields every entry in manifest order with its kind, hard link, ho
   if (canTag) assert.deepEqual(by.get('A.txt')!.attrs.x, [['user.brickpost.tag', Buffer.from('v').toString('base64')]]);
   assert.equal(by.get('b.txt')!.attrs.x, undefined);
   assert.deepEqual(await measure(src), { files: 6, dirs: 2, bytes: 3 + 2 + 6 + 9 + 5000 + (1 << 20), others: 3 });
+});
+
+/** What the walk yields, counted as measure counts it. */
+async function walked(dir: string, opts: WalkOptions): Promise<Awaited<ReturnType<typeof measure>>> {
+  const t = { files: 0, dirs: 0, bytes: 0, others: 0 };
+  for await (const e of walk(dir, () => undefined, { ...opts, attributes: false })) {
+    if (e.type === 'dir') t.dirs++;
+    else if (e.type === 'file') (t.files++, (t.bytes += e.size));
+    else t.others++;
+  }
+  return t;
+}
+
+test('measure counts what the walk yields: excluded entries, cache folders, the reserved name and hard links whose first name is left out', async () => {
+  mkdirSync(join(src, 'cache'), { recursive: true });
+  writeFileSync(join(src, 'cache', 'CACHEDIR.TAG'), 'Signature: 8a477f597d28d172789f06886806bc55\n');
+  writeFileSync(join(src, 'cache', 'big'), 'c'.repeat(700));
+  mkdirSync(join(src, '.brickpost'), { recursive: true });
+  writeFileSync(join(src, '.brickpost', 'state'), 'state');
+  try {
+    const cases: WalkOptions[] = [
+      {},
+      { excludeCaches: true },
+      { exclude: compileExcludes(['b.txt', 'deeper']) },
+      { exclude: compileExcludes(['*.txt']), excludeCaches: true },
+    ];
+    const seen: string[] = [];
+    for (const opts of cases) {
+      const m = await measure(src, opts);
+      assert.deepEqual(m, await walked(src, opts), JSON.stringify(opts));
+      seen.push(JSON.stringify(m));
+    }
+    // The cases differ, so the comparison is not of four equal totals.
+    assert.equal(new Set(seen).size, cases.length);
+  } finally {
+    rmSync(join(src, 'cache'), { recursive: true });
+    rmSync(join(src, '.brickpost'), { recursive: true });
+  }
 });

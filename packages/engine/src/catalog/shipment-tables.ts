@@ -49,6 +49,11 @@ export class ShipmentTables {
   private readonly sigByContent;
   private readonly sigInsert;
   private readonly packInsert;
+  // The statements run once or more per file, taken from their guards once (each access to a guarded statement's method goes through its Proxy).
+  private readonly findGet;
+  private readonly insertRun;
+  private readonly treeFileRun;
+  private readonly treeChunkRun;
 
   constructor(
     private readonly catalog: Catalog,
@@ -71,6 +76,10 @@ export class ShipmentTables {
     this.packInsert = db.prepare<[string, number, number, string, number, number, number]>(
       'INSERT INTO packs (shipment_id, idx, size, sha256, chunks, share, plain) VALUES (?, ?, ?, ?, ?, ?, ?)',
     );
+    this.findGet = this.find.get.bind(this.find);
+    this.insertRun = this.insert.run.bind(this.insert);
+    this.treeFileRun = this.treeFile.run.bind(this.treeFile);
+    this.treeChunkRun = this.treeChunk.run.bind(this.treeChunk);
   }
 
   /** Records the new shipment ('writing') and its recipients. */
@@ -111,19 +120,19 @@ export class ShipmentTables {
 
   /** Where the shipment stored chunk `id`, if it did. */
   findChunk(id: Buffer): StoredChunk | undefined {
-    return this.find.get(this.datasetId, id, this.id);
+    return this.findGet(this.datasetId, id, this.id);
   }
 
   addChunk(id: Buffer, c: StoredChunk): void {
-    this.insert.run(this.datasetId, id, this.id, c.pack, c.offset, c.frameLen, c.len);
+    this.insertRun(this.datasetId, id, this.id, c.pack, c.offset, c.frameLen, c.len);
   }
 
   addTreeChunk(id: Buffer): void {
-    this.treeChunk.run(this.id, id);
+    this.treeChunkRun(this.id, id);
   }
 
   addTreeFile(f: Omit<TreeFileInsert, 'shipment'>): void {
-    this.treeFile.run(this.id, f.path, f.size, f.mode, f.mtimeNs, f.ctimeNs, f.ino, f.chunks, f.sigId);
+    this.treeFileRun(this.id, f.path, f.size, f.mode, f.mtimeNs, f.ctimeNs, f.ino, f.chunks, f.sigId);
   }
 
   /** The id of the signature stored for `content` (a chunk list's SHA-256), storing it if it is not. */

@@ -2,6 +2,7 @@ import type { BasisSignature, NativeBinding, NativeChunk } from '@brickpost/nati
 import { BrickpostError } from '@brickpost/manifest/errors';
 import { fromNative, native } from '../io/native.js';
 import { fsPath } from '../io/fs-path.js';
+import { FileBatcher } from './file-batch.js';
 import { toFileError } from './file.js';
 import { createChunkPipeline, type ChunkPipeline, type ChunkPipelineOptions, type DeltaBasis, type EncodedChunk, type FileChunk } from './pool.js';
 import { zstd } from '../io/zstd.js';
@@ -38,6 +39,8 @@ const BASES_KEPT = 8;
 /** The native pipeline; `opts.workers` and `opts.transfer` apply to the worker threads of decoding. */
 export function nativePipeline(n: NativeBinding, opts: ChunkPipelineOptions): ChunkPipeline {
   const chunker = new n.Chunker(opts.key, opts.level);
+  // Files read whole for their chunks alone go to the core many at a time.
+  const batcher = new FileBatcher((paths, sizes, sha) => chunker.encodeFiles(paths, sizes, sha));
   // Basis signatures by id, least recently used first; one dropped is released at once (its deltas in flight finish).
   const bases = new Map<number, BasisSignature>();
   const basisOf = (b: DeltaBasis): BasisSignature => {
@@ -94,9 +97,12 @@ export function nativePipeline(n: NativeBinding, opts: ChunkPipelineOptions): Ch
     },
     encodeFile(path, size, o = {}) {
       return run(async () => {
-        const r = await chunker
-          .encodeFile(pathBytes(path), size, o.sha === true, o.signature ?? 0, o.raw === true, o.known ?? null)
-          .catch((e: unknown) => Promise.reject(fileError(e, path)));
+        const plain = !o.signature && o.raw !== true && !o.known;
+        const r = await (
+          plain
+            ? batcher.add(pathBytes(path), size, o.sha === true)
+            : chunker.encodeFile(pathBytes(path), size, o.sha === true, o.signature ?? 0, o.raw === true, o.known ?? null)
+        ).catch((e: unknown) => Promise.reject(fileError(e, path)));
         return { chunks: r.chunks.map(toChunk), ...(r.changed ? { changed: r.changed } : {}), ...(r.signature ? { signature: r.signature } : {}) };
       });
     },

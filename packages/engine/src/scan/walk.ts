@@ -73,7 +73,16 @@ const CACHEDIR_SIGNATURE = 'Signature: 8a477f597d28d172789f06886806bc55';
  */
 export async function* walk(root: string, skip: (s: SkippedEntry) => void, opts: WalkOptions = {}): AsyncGenerator<SourceEntry> {
   const w = new Walker(skip, opts);
-  yield* w.dir(root, '', true);
+  yield* w.entries(root);
+}
+
+/** A folder being walked: its listing, its names in manifest order, and the next of them. */
+interface Level {
+  abs: string;
+  rel: string;
+  listing: Listing;
+  order: Array<{ name: string; key: string; i: number }>;
+  next: number;
 }
 
 /** Entries stat'ed at once within one directory. */
@@ -103,38 +112,23 @@ class Walker {
     this.attrs = opts.attributes === false ? null : new AttributeReader(opts.warn ?? (() => undefined));
   }
 
-  async *dir(abs: string, rel: string, top = false): AsyncGenerator<SourceEntry> {
-    await nextTurn();
-    let listing: Listing;
-    try {
-      listing = listDir(abs, this.attrs !== null);
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      if (top || (code !== 'EACCES' && code !== 'EPERM' && code !== 'ENOENT')) throw toEnvironmentError(e, `cannot read directory ${quote(abs)}`);
-      this.skip({
-        path: rel,
-        reason: code === 'ENOENT' ? 'vanished while scanning' : 'its contents cannot be read (permission denied)',
-        kind: code === 'ENOENT' ? 'vanished' : 'unreadable',
-      });
-      return;
-    }
-    const order: Array<{ name: string; key: string; i: number }> = [];
-    listing.names.forEach((name, i) => {
-      const relName = rel ? `${rel}/${name}` : name;
-      const key = foldKey(name);
-      if (rel === '' && key === RESERVED_ROOT_NAME) {
-        this.skip({ path: name, reason: 'reserved name (a brickpost destination state folder)', kind: 'reserved' });
-        return;
+  /**
+   * Every entry under `root`, depth first: one generator for the whole tree,
+   * its folders on a stack of their listings (a generator per folder would
+   * pass each entry up through one generator per level).
+   */
+  async *entries(root: string): AsyncGenerator<SourceEntry> {
+    const stack: Level[] = [];
+    const top = await this.list(root, '', true);
+    if (top) stack.push(top);
+    while (stack.length > 0) {
+      const level = stack[stack.length - 1]!;
+      const { abs, rel, listing, order } = level;
+      const k = level.next++;
+      if (k >= order.length) {
+        stack.pop();
+        continue;
       }
-      const problem = nameProblem(name);
-      if (problem) {
-        this.skip({ path: relName, reason: problem, kind: 'name' });
-        return;
-      }
-      order.push({ name, key, i });
-    });
-    order.sort((a, b) => compareFolded(a.key, a.name, b.key, b.name));
-    for (let k = 0; k < order.length; k++) {
       if (k > 0 && k % STAT_BATCH === 0) await nextTurn();
       const { name, i } = order[k]!;
       const childAbs = join(abs, name);
@@ -159,8 +153,46 @@ class Walker {
       const entry = this.entry(st, childAbs, childRel);
       if (!entry) continue;
       yield entry;
-      if (isDir) yield* this.dir(childAbs, childRel);
+      if (isDir) {
+        const sub = await this.list(childAbs, childRel, false);
+        if (sub) stack.push(sub);
+      }
     }
+  }
+
+  /** The folder `abs` listed, its names in manifest order; null when it is left out (reported to skip). @throws BrickpostError the top folder's failure, and any but EACCES, EPERM, ENOENT */
+  private async list(abs: string, rel: string, top: boolean): Promise<Level | null> {
+    await nextTurn();
+    let listing: Listing;
+    try {
+      listing = listDir(abs, this.attrs !== null);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (top || (code !== 'EACCES' && code !== 'EPERM' && code !== 'ENOENT')) throw toEnvironmentError(e, `cannot read directory ${quote(abs)}`);
+      this.skip({
+        path: rel,
+        reason: code === 'ENOENT' ? 'vanished while scanning' : 'its contents cannot be read (permission denied)',
+        kind: code === 'ENOENT' ? 'vanished' : 'unreadable',
+      });
+      return null;
+    }
+    const order: Level['order'] = [];
+    listing.names.forEach((name, i) => {
+      const relName = rel ? `${rel}/${name}` : name;
+      const key = foldKey(name);
+      if (rel === '' && key === RESERVED_ROOT_NAME) {
+        this.skip({ path: name, reason: 'reserved name (a brickpost destination state folder)', kind: 'reserved' });
+        return;
+      }
+      const problem = nameProblem(name);
+      if (problem) {
+        this.skip({ path: relName, reason: problem, kind: 'name' });
+        return;
+      }
+      order.push({ name, key, i });
+    });
+    order.sort((a, b) => compareFolded(a.key, a.name, b.key, b.name));
+    return { abs, rel, listing, order, next: 0 };
   }
 
   private entry(st: EntryStat, abs: string, path: string): SourceEntry | null {
@@ -198,7 +230,8 @@ class Walker {
   }
 }
 
-function isCache(dir: string): boolean {
+/** Whether the folder `dir` holds a CACHEDIR.TAG with the standard signature. */
+export function isCache(dir: string): boolean {
   try {
     return (
       readFileSync(fsPath(join(dir, 'CACHEDIR.TAG')))
@@ -208,18 +241,4 @@ function isCache(dir: string): boolean {
   } catch {
     return false;
   }
-}
-
-/** Totals of a source tree, for progress and free-space checks: files and their bytes, folders, and every other entry. */
-export async function measure(
-  root: string,
-  opts: Pick<WalkOptions, 'exclude' | 'excludeCaches'> = {},
-): Promise<{ files: number; dirs: number; bytes: number; others: number }> {
-  const t = { files: 0, dirs: 0, bytes: 0, others: 0 };
-  for await (const e of walk(root, () => undefined, { ...opts, attributes: false })) {
-    if (e.type === 'dir') t.dirs++;
-    else if (e.type === 'file') (t.files++, (t.bytes += e.size));
-    else t.others++;
-  }
-  return t;
 }

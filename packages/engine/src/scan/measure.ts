@@ -1,0 +1,98 @@
+import { readlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { foldKey, nameProblem, quote, RESERVED_ROOT_NAME } from '@brickpost/manifest';
+import { toEnvironmentError } from '../io/errors.js';
+import { fsPath } from '../io/fs-path.js';
+import { listDir, type Listing } from './listing.js';
+import { isCache, type WalkOptions } from './walk.js';
+
+/** Totals of a source tree: files and their bytes, folders, and every other entry (hard links after a file's first name, symbolic links, special files). */
+export interface SourceTotals {
+  files: number;
+  dirs: number;
+  bytes: number;
+  others: number;
+}
+
+/** Entries counted between two turns of the event loop, as the walk does. */
+const TURN_EVERY = 64;
+
+/**
+ * Totals of a source tree, for progress and free-space checks: what walk()
+ * would yield, counted (the same entries left out: excluded, cache
+ * folders, vanished, unreadable folders, a top-level reserved name, names
+ * that are not shippable), without building its entries. Pack measures
+ * while it packs, on the same thread: the walk's per-entry work (sorting
+ * by fold key, metadata as bigints, an object per entry) would be spent
+ * twice for each file of the tree. Hard links count as one file and
+ * further names, whichever name comes first.
+ * @throws BrickpostError NOT_FOUND, PERMISSION, IO (the source folder itself, or an entry whose lstat fails but for vanishing)
+ */
+export async function measure(root: string, opts: Pick<WalkOptions, 'exclude' | 'excludeCaches'> = {}): Promise<SourceTotals> {
+  const t: SourceTotals = { files: 0, dirs: 0, bytes: 0, others: 0 };
+  /** Files with more names to come: dev:ino → the names still expected. */
+  const links = new Map<string, number>();
+  const { exclude, excludeCaches } = opts;
+
+  async function dir(abs: string, rel: string, top: boolean): Promise<void> {
+    await nextTurn();
+    let listing: Listing;
+    try {
+      listing = listDir(abs, false);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (top || (code !== 'EACCES' && code !== 'EPERM' && code !== 'ENOENT')) throw toEnvironmentError(e, `cannot read directory ${quote(abs)}`);
+      return;
+    }
+    const names = listing.names;
+    for (let i = 0; i < names.length; i++) {
+      if (i > 0 && i % TURN_EVERY === 0) await nextTurn();
+      const name = names[i]!;
+      if ((top && foldKey(name) === RESERVED_ROOT_NAME) || nameProblem(name) !== null) continue;
+      const st = listing.stat(i);
+      if (st instanceof Error) {
+        if (st.code === 'ENOENT') continue;
+        throw toEnvironmentError(st, 'cannot stat');
+      }
+      const isDir = st.kind === 'dir';
+      const childRel = rel ? `${rel}/${name}` : name;
+      if (exclude?.excludes(childRel, isDir)) continue;
+      if (isDir) {
+        const childAbs = join(abs, name);
+        if (excludeCaches && isCache(childAbs)) continue;
+        t.dirs++;
+        await dir(childAbs, childRel, false);
+      } else if (st.kind === 'file') {
+        if (st.nlink > 1) {
+          const left = links.get(st.identity);
+          if (left !== undefined) {
+            if (left <= 1) links.delete(st.identity);
+            else links.set(st.identity, left - 1);
+            t.others++;
+            continue;
+          }
+          links.set(st.identity, st.nlink - 1);
+        }
+        t.files++;
+        t.bytes += st.size;
+      } else if (st.kind === 'link') {
+        if (readable(join(abs, name))) t.others++;
+      } else t.others++;
+    }
+  }
+
+  await dir(root, '', true);
+  return t;
+}
+
+/** Whether the symbolic link `abs` is still there to be read (the walk leaves out one that vanished). @throws BrickpostError as the walk does */
+function readable(abs: string): boolean {
+  try {
+    readlinkSync(fsPath(abs), { encoding: 'buffer' });
+    return true;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw toEnvironmentError(e, `cannot read symbolic link ${quote(abs)}`);
+  }
+}
