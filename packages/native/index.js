@@ -1,9 +1,10 @@
 /**
  * Loads brickpost's native core: the binding, or null with the reason it is
- * not there (not built: see build-status.txt; BRICKPOST_NATIVE=0; a load
- * failure). The engine picks its JavaScript path when it is null.
+ * not there (not built: see build-status.txt; BRICKPOST_NATIVE=0; built
+ * from older sources than those beside it; a load failure). The engine
+ * picks its JavaScript path when it is null.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,11 +22,25 @@ export function loadNative() {
     const why = existsSync(status) ? readFileSync(status, 'utf8').trim() : 'not built';
     return (loaded = { binding: null, reason: why, disabled: false });
   }
+  // A module built before the sources changed may lack what the engine calls: it is not used.
+  if (existsSync(join(here, 'src')) && newest(join(here, 'src')) > statSync(file).mtimeMs) {
+    return (loaded = { binding: null, reason: `${file} is older than its sources; rebuild it: npm run build -w @brickpost/native`, disabled: false });
+  }
   try {
     return (loaded = { binding: createRequire(import.meta.url)(file), reason: null, disabled: false });
   } catch (e) {
     return (loaded = { binding: null, reason: `cannot load ${file}: ${e.message}`, disabled: false });
   }
+}
+
+/** The newest modification time under DIR, in ms. */
+function newest(dir) {
+  let t = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    t = Math.max(t, e.isDirectory() ? newest(p) : statSync(p).mtimeMs);
+  }
+  return t;
 }
 
 /**

@@ -12,11 +12,12 @@
  */
 import { beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
-import { cpSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync, writeSync, closeSync } from 'node:fs';
+import { cpSync, mkdirSync, openSync, readdirSync, readFileSync, utimesSync, writeFileSync, writeSync, closeSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { loadNative } from '@brickpost/native';
-import { brickpost, diffSnapshots, hasTool, lastEvent, makeDataset, publisherAndSubscriber, sh, shipmentDir, snapshot, tempDir } from '../support.js';
+import { brickpost, diffSnapshots, ROOT, hasTool, lastEvent, makeDataset, publisherAndSubscriber, sh, shipmentDir, snapshot, tempDir } from '../support.js';
 
 const JS = { ...process.env, BRICKPOST_NATIVE: '0' };
 const NATIVE = { ...process.env, BRICKPOST_NATIVE: '1' };
@@ -220,4 +221,18 @@ describe.skipIf(why)(`native core and TypeScript path write the same shipment${w
       else assert.ok(c.frame.toBuffer().equals(full.frame.toBuffer()) && c.raw!.equals(full.raw!), `chunk ${i}: frame and bytes as before`);
     });
   });
+});
+
+test('a native module older than its sources is not loaded, and the reason says how to rebuild it', async () => {
+  const dir = tempDir('bp-stale-native-');
+  cpSync(join(ROOT, 'packages', 'native', 'index.js'), join(dir, 'index.js'));
+  mkdirSync(join(dir, 'src'));
+  writeFileSync(join(dir, 'brickpost-native.node'), 'not a module');
+  writeFileSync(join(dir, 'src', 'lib.rs'), '// changed after the build\n');
+  const then = new Date(Date.now() - 60_000);
+  utimesSync(join(dir, 'brickpost-native.node'), then, then);
+  const { loadNative: load } = (await import(pathToFileURL(join(dir, 'index.js')).href)) as typeof import('@brickpost/native');
+  const got = load();
+  assert.equal(got.binding, null);
+  assert.match(got.reason ?? '', /older than its sources; rebuild it: npm run build -w @brickpost\/native$/);
 });
