@@ -39,6 +39,9 @@ export interface Missing {
   reason: string;
 }
 
+/** Held chunks of one file whose lookup waits until the file is known to be staged (planApply). */
+const HELD_DEFERRED = 4096;
+
 /** Reasons of IngestSummary.notApplied decided while planning. */
 export const NOT_CREATED = {
   outsideLink: 'symbolic links pointing outside the tree (--outside-links)',
@@ -198,6 +201,8 @@ export async function planApply(db: DestDb, dest: string, shipment: string, reco
       const metaChanged = old.mode !== r.mode || old.mtime !== r.mtime;
       const attrsChanged = old.attrs !== attrsKey(r);
       if (!metaChanged || st.nlink <= 1n) {
+        // DEST's file holds every chunk the record names: nothing of it is looked up.
+        heldToCheck.length = 0;
         plan.filesKept++;
         if (metaChanged || attrsChanged)
           op('meta', r.p, { mode: r.mode, mtime: r.mtime, oldMode: old.mode, oldMtime: old.mtime, attrs: r, oldAttrs: old.attrs });
@@ -205,6 +210,7 @@ export async function planApply(db: DestDb, dest: string, shipment: string, reco
         return;
       }
     }
+    checkHeld();
     if (heldMissing > 0)
       addMissing(
         r.p,
@@ -219,13 +225,25 @@ export async function planApply(db: DestDb, dest: string, shipment: string, reco
     addNew(r.p, 'file', 'stage', k, digest);
   };
 
+  /**
+   * Held chunks of the current file, looked up in the held index only if
+   * the file is staged: an unchanged file (most of an incremental tree)
+   * is kept without a lookup per chunk. A file with more held chunks than
+   * this has them looked up as they come, so memory stays bounded.
+   */
+  const heldToCheck: string[] = [];
+  const checkHeld = (): void => {
+    for (const id of heldToCheck) if (db.heldAt(Buffer.from(id, 'hex')) === undefined) heldMissing++;
+    heldToCheck.length = 0;
+  };
   const takeRefs = (refs: ChunkRef[]): void => {
     for (const ref of refs) {
       dig!.addRef(ref);
       if (ref.length === 1) holes += ref[0];
       else if (staged) opts.room?.take(refLength(ref));
-      if (ref.length === 2 && db.heldAt(Buffer.from(ref[0], 'hex')) === undefined) heldMissing++;
+      if (ref.length === 2) heldToCheck.push(ref[0]);
     }
+    if (heldToCheck.length > HELD_DEFERRED) checkHeld();
   };
 
   /** Retires what is at p unless `keep` says it already is the entry; returns whether it stays. */

@@ -291,8 +291,11 @@ interface Planned {
 async function planAgainstDest(run: Run): Promise<Planned> {
   const { dest, folder, db, s, h, current } = run;
   const key = chunkKey(Buffer.from(h.secret, 'base64'));
+  // DEST's copy of the manifest it applied last went whole through the strict parser then: it is read as written now (the record checks still run).
   const oldTree = (): AsyncIterable<OldFile> =>
-    current ? oldFilesFromManifest(dest, readManifestFile(folder.manifest(current.shipment), run.identities)) : scanOldTree(dest, key, run.signal);
+    current
+      ? oldFilesFromManifest(dest, readManifestFile(folder.manifest(current.shipment), run.identities, { checked: true }))
+      : scanOldTree(dest, key, run.signal);
   await loadOldTree(db, oldTree());
   const caps = await probeDest(dest, folder.state, run.opts.windowsNames === true);
   const lost = lostShares(run.members);

@@ -41,7 +41,8 @@ export function prestoreFor(folder: DestFolder, db: DestDb, shipment: string): {
  * The ids the pipeline computes are under the dataset's chunk `key`: the
  * staging takes a chunk of such a file as checked when it reads it at an
  * offset stored here with that id and the file has not changed since
- * (Prestored.storedAs). Nothing is recorded: compactUndo records each file
+ * (Prestored.readUpTo: as soon as the reading passed the chunk, so a
+ * large file is staged while it is read, not after). Nothing is recorded: compactUndo records each file
  * after the commit moved it into the undo area, if it is still that file
  * (same inode, size and mtime); otherwise it reads the file as before. A
  * chunk file written here and never recorded (the ingest failed or was

@@ -10,7 +10,7 @@ import type { ShipmentVisitor } from '../verify/walk-shipment.js';
 import { fsPath } from '../io/fs-path.js';
 import { dbPath, pathFromDb, type DestDb } from './dest-db.js';
 import type { StagingWriter } from './staging-writer.js';
-import type { Prestored, PrestoredFile } from './undo-compact.js';
+import type { FileSeen, Prestored, PrestoreReading } from './prestored.js';
 
 /** Errors of opening a DEST file that mean it was changed locally (a basis missing), not that the disk failed. */
 const LOCALLY_CHANGED = new Set(['ENOENT', 'ELOOP', 'ENOTDIR', 'EISDIR']);
@@ -95,7 +95,8 @@ export class Stager implements ShipmentVisitor {
     const row = this.db.heldAt(id);
     if (!row || row.len !== ref[1]) throw this.basisMissing(this.file!.p, `a chunk it reuses is no longer in the destination`);
     row.path = pathFromDb(row.path);
-    const ahead = this.pre?.any === true ? await this.pre.storedAs(row.path) : null;
+    // The undo store reads the file ahead: its id for this chunk is there once the reading passed the chunk.
+    const ahead = this.pre?.any === true ? await this.pre.readUpTo(row.path, row.offset + row.len) : null;
     const known = ahead?.ids.get(row.offset);
     if (ahead && known?.len === row.len && known.id.equals(id) && this.copyChecked(row.path, row.offset, row.len, ahead)) {
       this.bytesReused += row.len;
@@ -146,7 +147,7 @@ export class Stager implements ShipmentVisitor {
    * written): the caller reads and checks it.
    * @throws BrickpostError BASIS_MISSING when the file changed or shrank during the copy
    */
-  private copyChecked(rel: string, offset: number, length: number, ahead: PrestoredFile): boolean {
+  private copyChecked(rel: string, offset: number, length: number, ahead: PrestoreReading): boolean {
     const fd = this.open(rel);
     if (!this.unchangedSince(fd, ahead)) return false;
     const n = this.writer.copyFrom(fd, offset, length);
@@ -157,7 +158,7 @@ export class Stager implements ShipmentVisitor {
   }
 
   /** Whether DEST's file open as `fd` is still the one the undo store read ahead. */
-  private unchangedSince(fd: number, f: PrestoredFile): boolean {
+  private unchangedSince(fd: number, f: FileSeen): boolean {
     let st: BigIntStats;
     try {
       st = fstatSync(fd, { bigint: true });

@@ -13,6 +13,7 @@ import { dbPath, type DestDb } from './dest-db.js';
 import type { DestFolder } from './state.js';
 import { addRef, chunkStored, recordChunks, recordUndoFile, undoFileRecorded, type UndoFileRow } from './undo-db.js';
 import { chunkPath, storeDir, UNDO_LEVEL } from './undo-store.js';
+import type { FreshChunk, Prestored, PrestoreReading } from './prestored.js';
 
 /**
  * Files turned into chunks per batch, and bytes of new chunk files per
@@ -30,75 +31,7 @@ interface Turned {
   hashes: Buffer[];
 }
 
-/** A chunk file written to the store and not yet recorded. */
-export interface FreshChunk {
-  hash: Buffer;
-  len: number;
-  stored: number;
-}
-
-/** A file whose chunks were stored before the commit retired it: what it was when read, and its chunks' hashes. */
-export interface PrestoredFile {
-  ino: bigint;
-  dev: bigint;
-  size: bigint;
-  mtimeNs: bigint;
-  ctimeNs: bigint;
-  hashes: Buffer[];
-  /** Each chunk's id under the dataset's chunk key, by its offset in the file (with its length). */
-  ids: Map<number, { len: number; id: Buffer }>;
-}
-
-/**
- * The chunks of DEST files a shipment retires, stored while the shipment
- * is staged (prestore.ts), before the commit moves the files into the
- * undo area: compactUndo records those files from here instead of
- * reading, hashing and compressing them again.
- */
-export class Prestored {
-  /** By the op that retires the file. */
-  readonly files = new Map<number, PrestoredFile>();
-  /** Chunk files written and not recorded, by hex hash: the sweep before compactUndo spares them. */
-  readonly chunks = new Map<string, FreshChunk>();
-  /** The files to store, by DEST path: settled once a file is stored (or will not be). */
-  private readonly waiting = new Map<string, { n: number; settle: () => void; done: Promise<void> }>();
-
-  constructor(readonly shipment: string) {}
-
-  /** Registers the file at DEST path `path`, which op `n` retires, as one to store. */
-  expect(path: string, n: number): void {
-    let settle = (): void => undefined;
-    const done = new Promise<void>((resolve) => (settle = resolve));
-    this.waiting.set(path, { n, settle, done });
-  }
-
-  /** The file at `path` is stored, or will not be. */
-  settled(path: string): void {
-    this.waiting.get(path)?.settle();
-  }
-
-  /** Every file is settled (the work ended, done or given up). */
-  settleAll(): void {
-    for (const w of this.waiting.values()) w.settle();
-  }
-
-  /**
-   * What was stored of DEST's file at `path` (escaped, relative to DEST's
-   * root as the caller gives it), waiting for its turn when it is to be
-   * stored; null when it is not.
-   */
-  async storedAs(path: string): Promise<PrestoredFile | null> {
-    const w = this.waiting.get(path);
-    if (w === undefined) return null;
-    await w.done;
-    return this.files.get(w.n) ?? null;
-  }
-
-  /** Whether any file is to be stored. */
-  get any(): boolean {
-    return this.waiting.size > 0;
-  }
-}
+export { Prestored, type FreshChunk, type PrestoredFile, type PrestoreReading } from './prestored.js';
 
 /**
  * Turns every whole regular file left in the undo areas into chunks of the
@@ -224,7 +157,9 @@ export class Compactor {
     const before = lstatOrNull(path);
     if (!before || !keepsByChunks(before, path)) return;
     const ids = new Map<number, { len: number; id: Buffer }>();
-    const hashes = await this.store(path, Number(before.size), ids);
+    const reading: PrestoreReading = { ino: before.ino, dev: before.dev, size: before.size, mtimeNs: before.mtimeNs, ctimeNs: before.ctimeNs, ids, at: 0 };
+    into.begin(n, reading);
+    const hashes = await this.store(path, Number(before.size), ids, (at) => ((reading.at = at), into.progressed()));
     const after = lstatOrNull(path);
     if (hashes === null || !after || !sameFile(before, after) || after.ctimeNs !== before.ctimeNs) return;
     into.files.set(n, { ino: before.ino, dev: before.dev, size: before.size, mtimeNs: before.mtimeNs, ctimeNs: before.ctimeNs, hashes, ids });
@@ -255,9 +190,15 @@ export class Compactor {
    * Writes the chunks of the file at `path` the store lacks (not yet
    * durable: flush syncs them) and returns all its chunks' hashes in
    * order; null when the file is not `size` bytes any more (it stays whole).
-   * With `ids`, each chunk's id (under the Compactor's key) goes there by its offset.
+   * With `ids`, each chunk's id (under the Compactor's key) goes there by its offset, and
+   * `progress` is told the bytes done after each chunk.
    */
-  private async store(path: string, size: number, ids?: Map<number, { len: number; id: Buffer }>): Promise<Buffer[] | null> {
+  private async store(
+    path: string,
+    size: number,
+    ids?: Map<number, { len: number; id: Buffer }>,
+    progress: (at: number) => void = () => undefined,
+  ): Promise<Buffer[] | null> {
     const hashes: Buffer[] = [];
     let changed = false;
     let at = 0;
@@ -279,6 +220,7 @@ export class Compactor {
       const r = await p.encodeFile(path, size, { sha: true });
       changed = r.changed !== undefined;
       for (const c of r.chunks) put(c);
+      progress(at);
     } else {
       for await (const { job } of p.encodeLarge(
         path,
@@ -288,6 +230,7 @@ export class Compactor {
         () => undefined,
       )) {
         put(await job);
+        progress(at);
         if (this.stop()) return null;
       }
     }
