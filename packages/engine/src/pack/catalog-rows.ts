@@ -56,7 +56,7 @@ export class ShipmentRows {
   readonly created: string = new Date().toISOString();
   private pendingInTx = 0;
   private readonly tables: ShipmentTables;
-  private readonly seen = new SeenFilter(4 << 20);
+  private readonly seen = new SeenFilter();
 
   constructor(
     private readonly ctx: Context,
