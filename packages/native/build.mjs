@@ -7,10 +7,11 @@
  * build. `--force` builds even when the module is newer than the sources.
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { newest } from './newest.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const out = join(here, 'brickpost-native.node');
@@ -29,15 +30,6 @@ function cargo() {
     if (r.status === 0) return c;
   }
   return null;
-}
-
-function newest(dir) {
-  let t = 0;
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    t = Math.max(t, e.isDirectory() ? newest(p) : statSync(p).mtimeMs);
-  }
-  return t;
 }
 
 if (process.env.BRICKPOST_NATIVE === '0') skip('BRICKPOST_NATIVE=0: native core not built');

@@ -4,10 +4,11 @@
  * from older sources than those beside it; a load failure). The engine
  * picks its JavaScript path when it is null.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { newest } from './newest.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 let loaded = null;
@@ -31,16 +32,6 @@ export function loadNative() {
   } catch (e) {
     return (loaded = { binding: null, reason: `cannot load ${file}: ${e.message}`, disabled: false });
   }
-}
-
-/** The newest modification time under DIR, in ms. */
-function newest(dir) {
-  let t = 0;
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    t = Math.max(t, e.isDirectory() ? newest(p) : statSync(p).mtimeMs);
-  }
-  return t;
 }
 
 /**

@@ -225,7 +225,7 @@ describe.skipIf(why)(`native core and TypeScript path write the same shipment${w
 
 test('a native module older than its sources is not loaded, and the reason says how to rebuild it', async () => {
   const dir = tempDir('bp-stale-native-');
-  cpSync(join(ROOT, 'packages', 'native', 'index.js'), join(dir, 'index.js'));
+  for (const f of ['index.js', 'newest.mjs']) cpSync(join(ROOT, 'packages', 'native', f), join(dir, f));
   mkdirSync(join(dir, 'src'));
   writeFileSync(join(dir, 'brickpost-native.node'), 'not a module');
   writeFileSync(join(dir, 'src', 'lib.rs'), '// changed after the build\n');
