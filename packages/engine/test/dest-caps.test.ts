@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { MANIFEST_FORMAT, type ManifestRecord } from '@brickpost/manifest';
 import { probeDest, type DestCaps } from '../src/ingest/dest-caps.js';
 import { DestDb } from '../src/ingest/dest-db.js';
-import { leavesDest, planApply } from '../src/ingest/apply-plan.js';
+import { planApply } from '../src/ingest/apply-plan.js';
+import { leavesDest } from '../src/ingest/dest-view.js';
 import { DEFAULT_POLICY } from '../src/ingest/policy.js';
 
 const root = mkdtempSync(join(tmpdir(), 'bp-caps-'));

@@ -1,15 +1,13 @@
-import { readdirSync, readlinkSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { readlinkSync } from 'node:fs';
+import { join } from 'node:path';
 import * as posix from '@brickpost/posix';
 import {
   BrickpostError,
   checkEntryPath,
   checkWindowsPath,
   foldKey,
-  fromBytes,
   quote,
   refLength,
-  RESERVED_ROOT_NAME,
   toBytes,
   type ChunkRef,
   type EntryAttributes,
@@ -19,17 +17,16 @@ import {
   type ManifestRecord,
   type SpecialRecord,
 } from '@brickpost/manifest';
-import { toEnvironmentError } from '../io/errors.js';
 import type { SpaceBudget } from '../io/space.js';
 import { fsPath } from '../io/fs-path.js';
 import { NOT_APPLIED } from './attrs.js';
 import type { DestCaps } from './dest-caps.js';
-import { dbPath, pathFromDb, type DestDb, type OpKind } from './dest-db.js';
+import { dbPath, type DestDb, type OpKind } from './dest-db.js';
 import { FolderChain } from './folder-chain.js';
 import { attrsKey, ChunkListDigest, lstatOrNull } from './old-tree.js';
 import type { ApplyPolicy } from './policy.js';
 import type { PlannedDirs } from './planned-dirs.js';
-import { STATE_DIR } from './state.js';
+import { collisions, ExactNames, leavesDest, sweep } from './dest-view.js';
 
 export { ChunkListDigest, loadOldTree, oldFilesFromManifest, statMatches, type OldFile } from './old-tree.js';
 
@@ -361,88 +358,6 @@ export async function planApply(db: DestDb, dest: string, shipment: string, reco
     throw e;
   }
   return plan;
-}
-
-/** Anything DEST has that the new tree lacks is retired, whole folders at once. */
-function sweep(dest: string, db: DestDb, retire: (p: string) => void): void {
-  const visit = (rel: string): void => {
-    let entries: import('node:fs').Dirent<Buffer>[];
-    try {
-      entries = readdirSync(fsPath(rel ? join(dest, rel) : dest), { withFileTypes: true, encoding: 'buffer' });
-    } catch (e) {
-      throw toEnvironmentError(e, `cannot list ${quote(rel || dest)}`);
-    }
-    for (const d of entries) {
-      const name = fromBytes(d.name);
-      if (!rel && name === STATE_DIR) continue;
-      const p = rel ? `${rel}/${name}` : name;
-      const t = db.newEntry(dbPath(p));
-      if (t === undefined) retire(p);
-      else if (t.type === 'dir' && t.action === 'keep' && d.isDirectory()) visit(p);
-    }
-  };
-  visit('');
-}
-
-/** The groups of names DEST cannot hold apart (new.fkey is set only on such a destination). */
-function collisions(db: DestDb, plan: Plan): void {
-  for (const g of db.collisionGroups()) {
-    plan.collisionCount++;
-    if (plan.collisions.length >= 100) continue;
-    const parent = pathFromDb(g.parent);
-    plan.collisions.push({ parent, names: db.collisionMembers(g.parent, g.fkey).map((p) => pathFromDb(p).slice(parent ? parent.length + 1 : 0)) });
-  }
-}
-
-/**
- * Whether a symbolic link at `p` with `target` points outside DEST, read
- * lexically from the link's folder (as the issue of links asks, never by
- * following other links): an absolute target, one that climbs above DEST
- * with `..`, or one that leads into DEST's state folder.
- */
-export function leavesDest(p: string, target: string): boolean {
-  if (target.startsWith('/')) return true;
-  const at = p.includes('/') ? dirname(p).split('/') : [];
-  for (const c of target.split('/')) {
-    if (c === '' || c === '.') continue;
-    if (c === '..') {
-      if (at.length === 0) return true;
-      at.pop();
-    } else at.push(c);
-  }
-  return at.length > 0 && foldKey(at[0]!) === RESERVED_ROOT_NAME;
-}
-
-/**
- * lstat of DEST's entries by their exact names. On a file system that folds
- * case or normalisation, lstat of `readme` finds `README`; there an entry
- * counts only when its folder lists it under exactly that name (the last
- * few folder listings are kept).
- */
-class ExactNames {
-  private readonly listings = new Map<string, Set<string>>();
-
-  constructor(
-    private readonly dest: string,
-    private readonly caps: DestCaps,
-  ) {}
-
-  lstat(p: string): ReturnType<typeof lstatOrNull> {
-    const st = lstatOrNull(join(this.dest, p));
-    if (!st || (!this.caps.caseInsensitive && !this.caps.normalizationInsensitive)) return st;
-    const slash = p.lastIndexOf('/');
-    return this.listing(slash < 0 ? '' : p.slice(0, slash)).has(p.slice(slash + 1)) ? st : null;
-  }
-
-  private listing(folder: string): Set<string> {
-    let names = this.listings.get(folder);
-    if (!names) {
-      names = new Set(readdirSync(fsPath(folder ? join(this.dest, folder) : this.dest), { encoding: 'buffer' }).map(fromBytes));
-      if (this.listings.size >= 64) this.listings.delete(this.listings.keys().next().value!);
-      this.listings.set(folder, names);
-    }
-    return names;
-  }
 }
 
 /** Refuses a shipment whose held or delta data DEST lacks, naming the first files. */

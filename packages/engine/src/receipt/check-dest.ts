@@ -7,7 +7,7 @@ import type { ReceiptVerification, VerifyProblem } from '../api/index.js';
 import { chunkKey } from '../chunk/index.js';
 import type { Progress } from '../io/progress.js';
 import { readManifestFile } from '../verify/manifest-stream.js';
-import { leavesDest } from '../ingest/apply-plan.js';
+import { leavesDest } from '../ingest/dest-view.js';
 import { RECEIPT_LIMITS } from './schema.js';
 
 /**

@@ -1,7 +1,7 @@
 import { Compressor } from 'zstd-napi';
 import type { ChunkRef } from '@brickpost/manifest';
 import { handmadeFrame, type FrameBlock } from './frames.js';
-import { leavesDest } from '../ingest/apply-plan.js';
+import { leavesDest } from '../ingest/dest-view.js';
 import type { CraftLayout } from './craft.js';
 import { word, type RecipeLine } from './recipe-parse.js';
 
