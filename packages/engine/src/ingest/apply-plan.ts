@@ -193,11 +193,15 @@ export async function planApply(db: DestDb, dest: string, shipment: string, reco
     file = null;
     const digest = dig!.digest();
     const old = fileOld;
-    const st = fileInPlace ? names.lstat(r.p) : null;
-    if (st?.isFile() && old && old.ok === 1 && old.digest.equals(digest)) {
-      const metaChanged = old.mode !== r.mode || old.mtime !== r.mtime;
+    const same = old !== undefined && old.ok === 1 && old.digest.equals(digest);
+    const metaChanged = same && (old.mode !== r.mode || old.mtime !== r.mtime);
+    // loadOldTree's lstat found DEST's file as the tree says moments ago: an unchanged file is kept without a second one, unless
+    // its link count decides (mode or mtime change) or DEST folds names (only an exact name counts, ExactNames).
+    const known = same && !metaChanged && fileInPlace && !caps.caseInsensitive && !caps.normalizationInsensitive;
+    const st = fileInPlace && !known ? names.lstat(r.p) : null;
+    if (old && (known || (same && st?.isFile()))) {
       const attrsChanged = old.attrs !== attrsKey(r);
-      if (!metaChanged || st.nlink <= 1n) {
+      if (!metaChanged || st!.nlink <= 1n) {
         // DEST's file holds every chunk the record names: nothing of it is looked up.
         heldToCheck.length = 0;
         plan.filesKept++;
