@@ -134,6 +134,11 @@ export class DestDb {
     }
   }
 
+  /** The install ops of a shipment (one per staged file), in order. */
+  *installs(shipment: string): Generator<OpRow> {
+    for (const o of this.ops(shipment, 'install')) if (o.kind === 'install') yield o;
+  }
+
   /** Whether the journal keeps any op of `shipment` (its undo steps). */
   hasOps(shipment: string): boolean {
     return this.q<[string]>('SELECT 1 FROM ops WHERE shipment = ? LIMIT 1').get(shipment) !== undefined;

@@ -361,7 +361,7 @@ async function stageFiles(run: Run, planned: Planned): Promise<Staged> {
   progress.filesTotal = plan.filesStaged;
   progress.emit();
   const ahead = prestoreFor(folder, run.db, s.id);
-  const stager = new Stager(run.db, run.dest, writer, planned.key, ahead.pre);
+  const stager = new Stager(run.db, s.id, run.dest, writer, planned.key, ahead.pre);
   stager.skip = skipped;
   let failed = false;
   const prestoring = prestoreUndo(folder, run.db, ahead, planned.key, () => failed || signal?.aborted === true);
@@ -370,6 +370,7 @@ async function stageFiles(run: Run, planned: Planned): Promise<Staged> {
     // The walk looks each file up in the journal: one transaction for all, not a lock and an unlock of the journal each.
     run.db.begin();
     await walkShipment(whole, me.ageIdentity, stager, progress, signal, new Set(damage.keys()));
+    stager.checkAllMet();
     await writer.flush();
     run.db.commit();
     pre = await prestoring;

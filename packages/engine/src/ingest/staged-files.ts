@@ -8,7 +8,7 @@ import { failpoint } from '../io/failpoint.js';
 import type { ChunkBytes } from '../verify/native-readers.js';
 import type { ShipmentVisitor } from '../verify/walk-shipment.js';
 import { fsPath } from '../io/fs-path.js';
-import { dbPath, pathFromDb, type DestDb } from './dest-db.js';
+import { dbPath, pathFromDb, type DestDb, type OpRow } from './dest-db.js';
 import type { StagingWriter } from './staging-writer.js';
 import type { FileSeen, Prestored, PrestoreReading } from './prestored.js';
 
@@ -42,8 +42,17 @@ export class Stager implements ShipmentVisitor {
   /** DEST holds files to copy from (none on a first ingest: no lookup per file then). */
   private readonly anyOld: boolean;
 
+  /**
+   * The plan's install ops in order: the files to stage, in the order the
+   * walk meets them (both follow the manifest), so a file the plan keeps
+   * costs the walk no lookup.
+   */
+  private readonly installs: Iterator<OpRow>;
+  private nextInstall: OpRow | undefined;
+
   constructor(
     db: DestDb,
+    shipment: string,
     private readonly dest: string,
     private readonly writer: StagingWriter,
     private readonly key: Buffer,
@@ -51,12 +60,16 @@ export class Stager implements ShipmentVisitor {
   ) {
     this.db = db;
     this.anyOld = db.anyIntactOld();
+    this.installs = db.installs(shipment);
+    this.nextInstall = this.installs.next().value ?? undefined;
   }
 
   /** Files not to build (damaged on the drive, ingest --skip-damaged): they stay out of DEST. */
   skip: ReadonlySet<string> = new Set();
 
   wants(r: FileRecord): boolean {
+    if (this.nextInstall?.path !== dbPath(r.p)) return false;
+    this.nextInstall = this.installs.next().value ?? undefined;
     if (this.skip.has(r.p)) return false;
     const row = this.db.newFile(dbPath(r.p));
     if (!row || row.action !== 'stage') return false;
@@ -132,6 +145,15 @@ export class Stager implements ShipmentVisitor {
     this.writer.end(r);
     this.file = null;
     failpoint('stage');
+  }
+
+  /**
+   * After the walk: every file the plan stages was met. The commit installs
+   * what the staging folder holds, so a file left unbuilt would be lost.
+   * @throws Error when the walk and the plan disagree (a bug)
+   */
+  checkAllMet(): void {
+    if (this.nextInstall) throw new Error(`the walk did not reach ${quote(pathFromDb(this.nextInstall.path))}, which the plan stages`);
   }
 
   close(): void {
