@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import { lstatSync, type BigIntStats } from 'node:fs';
 import { join } from 'node:path';
 import { quote, refLength, type ChunkRef, type EntryAttributes, type ManifestRecord } from '@brickpost/manifest';
@@ -25,21 +25,37 @@ export interface OldFile {
 
 const HOLE = Buffer.alloc(32);
 
-/** The digest of a chunk list: SHA-256 over each chunk's 32-byte id and 4-byte big-endian length; a hole is an all-zero id and its length in pieces below 2^32. */
+/**
+ * The digest of a chunk list, compared only within one ingest (the journal's
+ * scratch tables): a list of one chunk is that chunk's 32-byte id and its
+ * 4-byte big-endian length as they are (36 bytes, no hashing: most files
+ * are one chunk); any other list is SHA-256 over each chunk's id and length
+ * (32 bytes, so never equal to a one-chunk digest). A hole is an all-zero
+ * id and its length, in pieces below 2^32.
+ */
 export class ChunkListDigest {
-  private readonly h = createHash('sha256');
-  private readonly len = Buffer.alloc(4);
+  private h: Hash | null = null;
+  private first: Buffer | null = null;
+  private n = 0;
   add(id: Buffer | string, length: number): void {
-    this.h.update(typeof id === 'string' ? Buffer.from(id, 'hex') : id);
-    this.len.writeUInt32BE(length);
-    this.h.update(this.len);
+    const entry = Buffer.allocUnsafe(36);
+    if (typeof id === 'string') entry.write(id, 0, 32, 'hex');
+    else id.copy(entry, 0, 0, 32);
+    entry.writeUInt32BE(length, 32);
+    if (++this.n === 1) {
+      this.first = entry;
+      return;
+    }
+    if (this.h === null) this.h = createHash('sha256').update(this.first!);
+    this.h.update(entry);
   }
   addRef(ref: ChunkRef): void {
     if (ref.length !== 1) return this.add(ref[0], refLength(ref));
     for (let left = ref[0]; left > 0; left -= 0xffffffff) this.add(HOLE, Math.min(left, 0xffffffff));
   }
   digest(): Buffer {
-    return this.h.digest();
+    if (this.n === 1) return this.first!;
+    return (this.h ?? createHash('sha256')).digest();
   }
 }
 
