@@ -135,7 +135,7 @@ export class DestDb {
   }
 
   /** The install ops of a shipment (one per staged file), in order. */
-  *installs(shipment: string): Generator<OpRow> {
+  *installs(shipment: string): Generator<OpRow, void> {
     for (const o of this.ops(shipment, 'install')) if (o.kind === 'install') yield o;
   }
 

@@ -47,7 +47,7 @@ export class Stager implements ShipmentVisitor {
    * walk meets them (both follow the manifest), so a file the plan keeps
    * costs the walk no lookup.
    */
-  private readonly installs: Iterator<OpRow>;
+  private readonly installs: Generator<OpRow, void>;
   private nextInstall: OpRow | undefined;
 
   constructor(
@@ -61,7 +61,12 @@ export class Stager implements ShipmentVisitor {
     this.db = db;
     this.anyOld = db.anyIntactOld();
     this.installs = db.installs(shipment);
-    this.nextInstall = this.installs.next().value ?? undefined;
+    this.advance();
+  }
+
+  private advance(): void {
+    const n = this.installs.next();
+    this.nextInstall = n.done ? undefined : n.value;
   }
 
   /** Files not to build (damaged on the drive, ingest --skip-damaged): they stay out of DEST. */
@@ -69,7 +74,7 @@ export class Stager implements ShipmentVisitor {
 
   wants(r: FileRecord): boolean {
     if (this.nextInstall?.path !== dbPath(r.p)) return false;
-    this.nextInstall = this.installs.next().value ?? undefined;
+    this.advance();
     if (this.skip.has(r.p)) return false;
     const row = this.db.newFile(dbPath(r.p));
     if (!row || row.action !== 'stage') return false;
