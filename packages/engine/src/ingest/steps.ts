@@ -1,0 +1,183 @@
+// Steps 3 and 4 of an ingest (ingest.ts): plan the shipment against DEST's tree, then stage what changes.
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { age, BrickpostError, type ShipmentRecord } from '@brickpost/manifest';
+import type { EventSink, IngestOptions } from '../api/index.js';
+import { chunkKey } from '../chunk/index.js';
+import type { Context } from '../context.js';
+import type { OpenedShipment } from '../drive/open.js';
+import { rebuildMissing } from '../drive/rebuild.js';
+import { lostShares, mergedShipment, type SetMembers } from '../drive/set.js';
+import { makeFolders } from '../io/folders.js';
+import { Progress } from '../io/progress.js';
+import { SpaceBudget } from '../io/space.js';
+import { CAN_SYNC_FS, syncFilesystem } from '../io/sync.js';
+import type { Identity } from '../keys/index.js';
+import { damagedFiles, findDamage } from '../verify/damage.js';
+import { readManifest, readManifestFile } from '../verify/manifest-stream.js';
+import { walkShipment } from '../verify/walk-shipment.js';
+import { loadOldTree, oldFilesFromManifest, planApply, type OldFile, type Plan } from './apply-plan.js';
+import { AttrApplier } from './attrs.js';
+import { collisionError, probeDest, type DestCaps } from './dest-caps.js';
+import type { DestDb } from './dest-db.js';
+import { writeSkipped } from './lists.js';
+import { PlannedDirs } from './planned-dirs.js';
+import type { ApplyPolicy } from './policy.js';
+import { discardPrestored, prestoreFor, prestoreUndo } from './prestore.js';
+import { refuse } from './request.js';
+import { scanOldTree } from './seed.js';
+import { Stager } from './staged-files.js';
+import { StagingWriter } from './staging-writer.js';
+import type { AppliedShipment, DestFolder, DestState } from './state.js';
+import type { Prestored } from './undo-compact.js';
+
+/** What the steps of one ingest share. */
+export interface Run {
+  ctx: Context;
+  opts: IngestOptions;
+  onEvent: EventSink;
+  signal: AbortSignal | undefined;
+  me: Identity;
+  identities: age.Identity[];
+  policy: ApplyPolicy;
+  dest: string;
+  folder: DestFolder;
+  db: DestDb;
+  members: SetMembers;
+  /** The shipment, reading its manifest from the local copy. */
+  s: OpenedShipment;
+  h: ShipmentRecord;
+  state: DestState | null;
+  /** The shipment DEST holds, if any. */
+  current: AppliedShipment | undefined;
+}
+
+/** What step 3 decided. */
+export interface Planned {
+  key: Buffer;
+  plan: Plan;
+  caps: DestCaps;
+  /** The data drives of a set that are missing, to rebuild. */
+  lost: ReturnType<typeof lostShares>;
+  /** DEST's current tree, for a request file. */
+  oldTree: () => AsyncIterable<OldFile>;
+  /** The shipment's folders, for the commit's last phase. */
+  dirs: PlannedDirs;
+}
+
+/**
+ * Step 3: plans the shipment against the tree DEST holds. Refuses it when
+ * names would collide on DEST, or when DEST lacks data it builds on (with
+ * a request file for the publisher).
+ */
+export async function planAgainstDest(run: Run): Promise<Planned> {
+  const { dest, folder, db, s, h, current } = run;
+  const key = chunkKey(Buffer.from(h.secret, 'base64'));
+  // DEST's copy of the manifest it applied last went whole through the strict parser then: it is read as written now (the record checks still run).
+  const oldTree = (): AsyncIterable<OldFile> =>
+    current
+      ? oldFilesFromManifest(dest, readManifestFile(folder.manifest(current.shipment), run.identities, { checked: true }))
+      : scanOldTree(dest, key, run.signal);
+  await loadOldTree(db, oldTree());
+  const caps = await probeDest(dest, folder.state, run.opts.windowsNames === true);
+  const lost = lostShares(run.members);
+  // Free space is taken while the plan streams: a shipment needing more than DEST holds stops at once.
+  const room = await SpaceBudget.of(
+    dest,
+    lost.reduce((a, x) => a + x.bytes, 0),
+    { where: 'destination', what: 'the shipment' },
+  );
+  const dirs = new PlannedDirs(db);
+  const plan = await planApply(db, dest, s.id, readManifest(s, run.identities), { caps, policy: run.policy, room, dirs });
+  // The plan read the manifest's copy whole through the strict parser: the walk reads it again faster.
+  s.manifestChecked = true;
+  if (plan.collisionCount > 0) throw collisionError(dest, caps, plan.collisions, plan.collisionCount);
+  if (plan.missing.length > 0) {
+    throw await refuse(run.ctx, folder, s, h, run.state, plan.missing, run.opts.requestOut, oldTree);
+  }
+  return { key, plan, caps, lost, oldTree, dirs };
+}
+
+/** What step 4 built. */
+export interface Staged {
+  /** Where missing drives of a set were rebuilt. */
+  rebuilt: string;
+  skipped: Set<string>;
+  skippedList: string | null;
+  stager: Stager;
+  writer: StagingWriter;
+  applier: AttrApplier;
+  progress: Progress;
+  /** Chunks of the large files the commit retires, stored meanwhile for the undo store. */
+  pre: Prestored;
+}
+
+/**
+ * Step 4: rebuilds the missing drives of a set, then builds every new or
+ * changed file in the staging folder. With --skip-damaged, files with
+ * chunks in damaged parts of packs are left out (and listed). Meanwhile,
+ * the large files the commit will retire go into the undo store on the
+ * chunk pipeline's threads (prestore.ts), to be recorded after the commit.
+ */
+export async function stageFiles(run: Run, planned: Planned): Promise<Staged> {
+  const { folder, s, onEvent, signal, me, opts, policy } = run;
+  const { plan, lost } = planned;
+  const rebuilt = join(folder.state, 'rebuild', s.id);
+  if (lost.length > 0) {
+    const rp = new Progress(onEvent, 'rebuild');
+    rp.bytesTotal = lost.reduce((a, x) => a + x.bytes, 0);
+    await rebuildMissing(run.members, rebuilt, rp, signal);
+    rp.emit();
+  }
+  const whole = mergedShipment(run.members, lost.length > 0 ? rebuilt : null);
+  const damage = opts.skipDamaged ? await findDamage(whole, me.ageIdentity, signal) : new Map<number, Array<[number, number]>>();
+  const skipped = damage.size > 0 ? await damagedFiles(whole, me.ageIdentity, damage) : new Set<string>();
+
+  const staging = folder.staging(s.id);
+  await rm(staging, { recursive: true, force: true });
+  await makeFolders(staging, 0o700);
+  const applier = new AttrApplier(policy, (message, path) => onEvent({ type: 'warning', code: 'NOT_APPLIED', message, path }));
+  const writer = new StagingWriter(staging, !CAN_SYNC_FS, policy, applier);
+  const progress = new Progress(onEvent, 'ingest');
+  progress.bytesTotal = plan.bytesToStage;
+  progress.filesTotal = plan.filesStaged;
+  progress.emit();
+  const ahead = prestoreFor(folder, run.db, s.id);
+  const stager = new Stager(run.db, s.id, run.dest, writer, planned.key, ahead.pre);
+  stager.skip = skipped;
+  let failed = false;
+  const prestoring = prestoreUndo(folder, run.db, ahead, planned.key, () => failed || signal?.aborted === true);
+  let pre: Prestored;
+  try {
+    // The walk looks each file up in the journal: one transaction for all, not a lock and an unlock of the journal each.
+    run.db.begin();
+    await walkShipment(whole, me.ageIdentity, stager, progress, signal, new Set(damage.keys()));
+    stager.checkAllMet();
+    await writer.flush();
+    run.db.commit();
+    pre = await prestoring;
+    if (CAN_SYNC_FS) await syncFilesystem(staging);
+  } catch (e) {
+    failed = true;
+    run.db.rollback();
+    await discardPrestored(folder, await prestoring);
+    writer.abort();
+    stager.close();
+    await rm(staging, { recursive: true, force: true }).catch(() => undefined);
+    if (e instanceof BrickpostError && e.code === 'BASIS_MISSING' && e.path) {
+      throw await refuse(run.ctx, folder, s, run.h, run.state, [{ path: e.path, reason: e.message }], opts.requestOut, planned.oldTree);
+    }
+    // A refusal of what the publisher signed (MALFORMED with its own hint) is not drive damage: its hint stays.
+    if (e instanceof BrickpostError && e.category === 'integrity' && !opts.skipDamaged && !(e.code === 'MALFORMED' && e.hint)) {
+      throw new BrickpostError(e.code, e.message, {
+        cause: e,
+        ...(e.path ? { path: e.path } : {}),
+        hint: "nothing was changed; 'brickpost verify' says which files are damaged and whether 'brickpost repair' can fix them; --skip-damaged ingests the other files",
+      });
+    }
+    throw e;
+  }
+  stager.close();
+  const skippedList = skipped.size > 0 ? await writeSkipped(folder.state, s.id, skipped, onEvent) : null;
+  return { rebuilt, skipped, skippedList, stager, writer, applier, progress, pre };
+}
