@@ -134,9 +134,19 @@ export class DestDb {
     }
   }
 
-  /** The install ops of a shipment (one per staged file), in order. */
-  *installs(shipment: string): Generator<OpRow, void> {
-    for (const o of this.ops(shipment, 'install')) if (o.kind === 'install') yield o;
+  /** The install ops of a shipment (one per staged file) in order, a page at a time: each op's number and path. */
+  *installs(shipment: string): Generator<{ n: number; path: string }, void> {
+    const page = this.q<[string, number], { n: number; path: string }>(
+      `SELECT n, path FROM ops WHERE shipment = ? AND n > ? AND kind = 'install' ORDER BY n LIMIT ${OPS_PAGE}`,
+    );
+    let after = -1;
+    for (;;) {
+      const rows = page.all(shipment, after);
+      yield* rows;
+      const last = rows[rows.length - 1];
+      if (rows.length < OPS_PAGE || last === undefined) return;
+      after = last.n;
+    }
   }
 
   /** Whether the journal keeps any op of `shipment` (its undo steps). */

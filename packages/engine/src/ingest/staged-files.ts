@@ -8,7 +8,7 @@ import { failpoint } from '../io/failpoint.js';
 import type { ChunkBytes } from '../verify/native-readers.js';
 import type { ShipmentVisitor } from '../verify/walk-shipment.js';
 import { fsPath } from '../io/fs-path.js';
-import { dbPath, pathFromDb, type DestDb, type OpRow } from './dest-db.js';
+import { dbPath, pathFromDb, type DestDb } from './dest-db.js';
 import type { StagingWriter } from './staging-writer.js';
 import type { FileSeen, Prestored, PrestoreReading } from './prestored.js';
 
@@ -47,8 +47,8 @@ export class Stager implements ShipmentVisitor {
    * walk meets them (both follow the manifest), so a file the plan keeps
    * costs the walk no lookup.
    */
-  private readonly installs: Generator<OpRow, void>;
-  private nextInstall: OpRow | undefined;
+  private readonly installs: Generator<{ n: number; path: string }, void>;
+  private nextInstall: { n: number; path: string } | undefined;
 
   constructor(
     db: DestDb,
@@ -73,22 +73,22 @@ export class Stager implements ShipmentVisitor {
   skip: ReadonlySet<string> = new Set();
 
   wants(r: FileRecord): boolean {
-    if (this.nextInstall?.path !== dbPath(r.p)) return false;
+    const op = this.nextInstall;
+    if (op?.path !== dbPath(r.p)) return false;
     this.advance();
     if (this.skip.has(r.p)) return false;
-    const row = this.db.newFile(dbPath(r.p));
-    if (!row || row.action !== 'stage') return false;
-    if (this.anyOld && r.size > 0 && row.digest) {
+    const digest = this.anyOld && r.size > 0 ? this.db.newFile(op.path)?.digest : null;
+    if (digest) {
       // A file being retired whose content is the new file's: copy it instead of building it.
-      const found = this.db.retiredWith(row.digest);
+      const found = this.db.retiredWith(digest);
       const from = found === undefined ? undefined : pathFromDb(found);
-      if (from !== undefined && copyRetired(join(this.dest, from), this.writer.pathOf(row.n!), r.size)) {
-        this.writer.finishLinked(row.n!, r);
+      if (from !== undefined && copyRetired(join(this.dest, from), this.writer.pathOf(op.n), r.size)) {
+        this.writer.finishLinked(op.n, r);
         this.linked++;
         return false;
       }
     }
-    this.pending.set(r.p, row.n!);
+    this.pending.set(r.p, op.n);
     return true;
   }
 
