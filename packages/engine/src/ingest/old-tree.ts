@@ -90,6 +90,7 @@ export async function loadOldTree(db: DestDb, files: AsyncIterable<OldFile>): Pr
       inTx += 1 + f.chunks.length;
       if (inTx > 20000) (db.commit(true), (inTx = 0));
     }
+    db.indexOld();
     db.commit();
   } catch (e) {
     db.rollback();
