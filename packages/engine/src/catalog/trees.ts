@@ -10,7 +10,9 @@ import type { Catalog } from './catalog.js';
 
 /** A file of a tree as the catalog holds it (times and inode as decimal strings). */
 export interface TreeFileRow {
+  path: string;
   size: number;
+  mode: number;
   mtimeNs: string;
   ctimeNs: string;
   ino: string;
@@ -31,17 +33,23 @@ export interface TreeFileInsert {
   sigId: number | null;
 }
 
+const TREE_FILE_COLUMNS = 'path, size, mode, mtime_ns AS mtimeNs, ctime_ns AS ctimeNs, ino, chunks, sig_id AS sigId';
+
 /** The lookups of trees a pack makes, each statement prepared once. */
 export class TreeQueries {
   private readonly file;
+  private readonly after;
+  private readonly first;
   private readonly blockSize;
   private readonly sig;
 
   constructor(catalog: Catalog) {
     const db = catalog.db;
-    this.file = db.prepare<[string, string], TreeFileRow>(
-      'SELECT size, mtime_ns AS mtimeNs, ctime_ns AS ctimeNs, ino, chunks, sig_id AS sigId FROM tree_files WHERE shipment_id = ? AND path = ?',
+    this.file = db.prepare<[string, string], TreeFileRow>(`SELECT ${TREE_FILE_COLUMNS} FROM tree_files WHERE shipment_id = ? AND path = ?`);
+    this.after = db.prepare<[string, string, number], TreeFileRow>(
+      `SELECT ${TREE_FILE_COLUMNS} FROM tree_files WHERE shipment_id = ? AND path > ? ORDER BY path LIMIT ?`,
     );
+    this.first = db.prepare<[string, number], TreeFileRow>(`SELECT ${TREE_FILE_COLUMNS} FROM tree_files WHERE shipment_id = ? ORDER BY path LIMIT ?`);
     this.blockSize = db.prepare<[number], number>('SELECT block_size FROM sigs WHERE id = ?').pluck();
     this.sig = db.prepare<[number], Buffer>('SELECT sig FROM sigs WHERE id = ?').pluck();
   }
@@ -49,6 +57,11 @@ export class TreeQueries {
   /** The file at `path` (its manifest field form) in the tree of `shipment`. */
   fileOf(shipment: string, path: string): TreeFileRow | undefined {
     return this.file.get(shipment, path);
+  }
+
+  /** At most `limit` files of the tree of `shipment` in path order (SQLite's binary order of the field form): from its first, or after `path`. */
+  filesAfter(shipment: string, path: string | null, limit: number): TreeFileRow[] {
+    return path === null ? this.first.all(shipment, limit) : this.after.all(shipment, path, limit);
   }
 
   /** The block size of signature `id`. */

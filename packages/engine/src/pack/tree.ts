@@ -2,6 +2,7 @@ import type { Catalog } from '../catalog/catalog.js';
 import { newestTree, TreeQueries } from '../catalog/trees.js';
 import { toField, type ChunkRef } from '@brickpost/manifest';
 import type { SourceEntry } from '../scan/index.js';
+import { ReferenceCursor } from './ref-cursor.js';
 
 /**
  * Trees of published shipments, as the catalog keeps them (migration 002):
@@ -24,8 +25,10 @@ import type { SourceEntry } from '../scan/index.js';
 /** Bytes per chunk in a chunk list. */
 export const CHUNK_ENTRY = 36;
 
-/** A file of a stored tree. */
+/** A file of a stored tree; a reference tree's row also has its path (field form) and the path of the row before it, when known. */
 export interface TreeRow {
+  path?: string;
+  prev?: string | null;
   size: number;
   chunks: Buffer;
   sigId: number | null;
@@ -83,10 +86,12 @@ export function* chunkIds(chunks: Buffer): Generator<Buffer> {
 /**
  * Looks files up in the reference tree (stat cache) and in the base trees
  * (bases of deltas). Point lookups by (shipment, path), so memory does not
- * grow with the tree.
+ * grow with the tree; the reference tree is read ahead a window at a time
+ * (ReferenceCursor), which spares most of those queries.
  */
 export class TreeLookup {
   private readonly q: TreeQueries;
+  private readonly cursor: ReferenceCursor | null;
 
   /** `reference`: the reference tree, or null for no stat cache. `bases`: the base trees, none for no deltas. */
   constructor(
@@ -96,6 +101,7 @@ export class TreeLookup {
     private readonly bases: string[],
   ) {
     this.q = new TreeQueries(catalog);
+    this.cursor = reference ? new ReferenceCursor(this.q, reference) : null;
   }
 
   /** The newest sealed shipment of the dataset whose tree the catalog holds, or null. */
@@ -103,12 +109,19 @@ export class TreeLookup {
     return newestTree(catalog, datasetId) ?? null;
   }
 
-  /** The reference tree's row of `e` when its path, size, mtime, ctime and inode are unchanged; else null. */
+  /**
+   * The reference tree's row of `e` when its path, size, mode, mtime, ctime
+   * and inode are unchanged; else null. With the mode too, the row is the
+   * very row this shipment's tree needs for the file (ShipmentRows.addHeldFile).
+   */
   unchanged(e: SourceEntry): TreeRow | null {
-    if (!this.reference) return null;
-    const r = this.q.fileOf(this.reference, toField(e.path));
-    if (!r || r.size !== e.size || r.mtimeNs !== e.mtimeNs.toString() || r.ctimeNs !== e.ctimeNs.toString() || r.ino !== e.ino.toString()) return null;
-    return { size: r.size, chunks: r.chunks, sigId: r.sigId };
+    if (!this.cursor) return null;
+    const found = this.cursor.find(toField(e.path));
+    if (!found) return null;
+    const r = found.row;
+    if (r.size !== e.size || r.mode !== e.mode || r.mtimeNs !== e.mtimeNs.toString() || r.ctimeNs !== e.ctimeNs.toString() || r.ino !== e.ino.toString())
+      return null;
+    return { path: r.path, prev: found.prev, size: r.size, chunks: r.chunks, sigId: r.sigId };
   }
 
   /** The basis for a new version of the file at `path`: the same file, with a signature, in every base tree; else null. */
