@@ -33,6 +33,9 @@ export interface TreeFileInsert {
   sigId: number | null;
 }
 
+/** The columns of TREE_FILE_COLUMNS as a raw row. */
+type TreeFileValues = [string, number, number, string, string, string, Buffer, number | null];
+
 const TREE_FILE_COLUMNS = 'path, size, mode, mtime_ns AS mtimeNs, ctime_ns AS ctimeNs, ino, chunks, sig_id AS sigId';
 
 /** The lookups of trees a pack makes, each statement prepared once. */
@@ -46,10 +49,11 @@ export class TreeQueries {
   constructor(catalog: Catalog) {
     const db = catalog.db;
     this.file = db.prepare<[string, string], TreeFileRow>(`SELECT ${TREE_FILE_COLUMNS} FROM tree_files WHERE shipment_id = ? AND path = ?`);
-    this.after = db.prepare<[string, string, number], TreeFileRow>(
-      `SELECT ${TREE_FILE_COLUMNS} FROM tree_files WHERE shipment_id = ? AND path > ? ORDER BY path LIMIT ?`,
-    );
-    this.first = db.prepare<[string, number], TreeFileRow>(`SELECT ${TREE_FILE_COLUMNS} FROM tree_files WHERE shipment_id = ? ORDER BY path LIMIT ?`);
+    // Raw rows: better-sqlite3 builds an array much faster than an object with named members, which counts at a row a file.
+    this.after = db
+      .prepare<[string, string, number], TreeFileValues>(`SELECT ${TREE_FILE_COLUMNS} FROM tree_files WHERE shipment_id = ? AND path > ? ORDER BY path LIMIT ?`)
+      .raw();
+    this.first = db.prepare<[string, number], TreeFileValues>(`SELECT ${TREE_FILE_COLUMNS} FROM tree_files WHERE shipment_id = ? ORDER BY path LIMIT ?`).raw();
     this.blockSize = db.prepare<[number], number>('SELECT block_size FROM sigs WHERE id = ?').pluck();
     this.sig = db.prepare<[number], Buffer>('SELECT sig FROM sigs WHERE id = ?').pluck();
   }
@@ -61,7 +65,8 @@ export class TreeQueries {
 
   /** At most `limit` files of the tree of `shipment` in path order (SQLite's binary order of the field form): from its first, or after `path`. */
   filesAfter(shipment: string, path: string | null, limit: number): TreeFileRow[] {
-    return path === null ? this.first.all(shipment, limit) : this.after.all(shipment, path, limit);
+    const rows = path === null ? this.first.all(shipment, limit) : this.after.all(shipment, path, limit);
+    return rows.map(([p, size, mode, mtimeNs, ctimeNs, ino, chunks, sigId]) => ({ path: p, size, mode, mtimeNs, ctimeNs, ino, chunks, sigId }));
   }
 
   /** The block size of signature `id`. */
