@@ -25,10 +25,10 @@ import { ReferenceCursor } from './ref-cursor.js';
 /** Bytes per chunk in a chunk list. */
 export const CHUNK_ENTRY = 36;
 
-/** A file of a stored tree; a reference tree's row also has its path (field form) and the path of the row before it, when known. */
+/** A file of the reference tree: its path (field form), the path of the row before it when known, its size, chunk list and signature. */
 export interface TreeRow {
-  path?: string;
-  prev?: string | null;
+  path: string;
+  prev: string | null;
   size: number;
   chunks: Buffer;
   sigId: number | null;
