@@ -11,9 +11,11 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import {
   chmodSync,
+  closeSync,
   copyFileSync,
   mkdirSync,
   mkdtempSync,
+  openSync,
   readFileSync,
   renameSync,
   rmSync,
@@ -22,6 +24,7 @@ import {
   unlinkSync,
   utimesSync,
   writeFileSync,
+  writeSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -81,8 +84,16 @@ describe('stat cache', () => {
     for (let i = 0; i < 40; i++) put(join(src, 'a', `f${String(i).padStart(2, '0')}.txt`), `file ${i}\n`.repeat(10 + i));
     for (const name of ['a.b', 'a-c', 'B.txt', 'a.txt', 'c.txt', 'empty']) put(join(src, name), name === 'empty' ? '' : `${name}\n`.repeat(50));
     put(join(src, 'deep', 'x', 'y', 'z.txt'), 'deep\n');
-    // More chunks than a copied run takes (RUN_MAX_CHUNKS): held through a statement per chunk.
+    // A few chunks (their ids split from the list in SQL), and more chunks than a copied run takes (RUN_MAX_CHUNKS): held through a statement per chunk.
+    put(join(src, 'mid.bin'), randomBytes(6 << 20));
     put(join(src, 'big.bin'), randomBytes(40 << 20));
+    // Holes where the file system keeps them: all-zero ids in the list, which are no chunks of the tree.
+    const sparse = join(src, 'sparse.bin');
+    writeFileSync(sparse, randomBytes(64 << 10));
+    const fd = openSync(sparse, 'r+');
+    writeSync(fd, randomBytes(64 << 10), 0, 64 << 10, 8 << 20);
+    closeSync(fd);
+    utimesSync(sparse, 1_700_000_000, 1_700_000_000);
     pub = Engine.open({ home: join(root, 'pub') });
     pub.keygen({ name: 'publisher' });
     const sub = Engine.open({ home: join(root, 'sub') });
@@ -99,7 +110,9 @@ describe('stat cache', () => {
     const first = await pack();
     assert.equal(first.filesRead, first.files);
     const t1 = tree(first);
-    assert.ok(chunkListOf(t1, 'big.bin').length / 72 > 16, 'big.bin has more chunks than a run takes');
+    const chunks = (path: string): number => chunkListOf(t1, path).length / 72;
+    assert.ok(chunks('mid.bin') > 1 && chunks('mid.bin') <= 16, `mid.bin has ${chunks('mid.bin')} chunks`);
+    assert.ok(chunks('big.bin') > 16, `big.bin has ${chunks('big.bin')} chunks`);
     const s = await pack();
     assert.equal(s.filesUnchanged, s.files);
     assert.equal(s.filesRead, 0);
