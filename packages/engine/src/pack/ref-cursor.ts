@@ -1,4 +1,4 @@
-import type { TreeFileRow, TreeQueries } from '../catalog/trees.js';
+import type { TreeQueries, TreeStatRow } from '../catalog/trees.js';
 
 /** Rows read ahead at most, and at least after the window moved. */
 const MAX_AHEAD = 512;
@@ -8,7 +8,7 @@ const MAX_PAUSE = 1024;
 
 /** A row the cursor found, and the path of the row right before it in the tree when the window showed it (else null). */
 export interface FoundRow {
-  row: TreeFileRow;
+  row: TreeStatRow;
   prev: string | null;
 }
 
@@ -28,7 +28,7 @@ export interface FoundRow {
  * than a lookup per file. Memory holds one window.
  */
 export class ReferenceCursor {
-  private rows: TreeFileRow[] = [];
+  private rows: TreeStatRow[] = [];
   private at = 0;
   /** The path the next window starts after (null: the tree's first row); undefined once the tree is read to its end. */
   private after: string | null | undefined = null;
@@ -56,7 +56,7 @@ export class ReferenceCursor {
       }
       missed = head !== undefined;
     }
-    const row = this.q.fileOf(this.tree, path);
+    const row = this.q.statRowOf(this.tree, path);
     // A file added leaves the window where it is; a row found elsewhere means the window went astray.
     if (missed && row) {
       this.pause = this.backoff;
@@ -67,11 +67,11 @@ export class ReferenceCursor {
     return row ? { row, prev: null } : undefined;
   }
 
-  private head(): TreeFileRow | undefined {
+  private head(): TreeStatRow | undefined {
     if (this.at < this.rows.length) return this.rows[this.at];
     if (this.after === undefined) return undefined;
     const limit = Math.min(MAX_AHEAD, Math.max(MIN_AHEAD, this.streak));
-    this.rows = this.q.filesAfter(this.tree, this.after, limit);
+    this.rows = this.q.statRowsAfter(this.tree, this.after, limit);
     this.at = 0;
     this.after = this.rows.length < limit ? undefined : this.rows[this.rows.length - 1]!.path;
     return this.rows[0];

@@ -1,5 +1,5 @@
 import type { Catalog } from '../catalog/catalog.js';
-import { newestTree, TreeQueries } from '../catalog/trees.js';
+import { newestTree, TreeQueries, treeStatKey } from '../catalog/trees.js';
 import { toField, type ChunkRef } from '@brickpost/manifest';
 import type { SourceEntry } from '../scan/index.js';
 import { ReferenceCursor } from './ref-cursor.js';
@@ -25,12 +25,11 @@ import { ReferenceCursor } from './ref-cursor.js';
 /** Bytes per chunk in a chunk list. */
 export const CHUNK_ENTRY = 36;
 
-/** A file of the reference tree: its path (field form), the path of the row before it when known, its size, chunk list and signature. */
+/** A file of the reference tree: its path (field form), the path of the row before it when known, its chunk list in hex and its signature. */
 export interface TreeRow {
   path: string;
   prev: string | null;
-  size: number;
-  chunks: Buffer;
+  hex: string;
   sigId: number | null;
 }
 
@@ -61,16 +60,19 @@ export function holeEntry(length: number): Buffer {
   return Buffer.concat(parts);
 }
 
-/** The refs of a chunk list, in order: held refs, and holes. */
-export function heldRefs(chunks: Buffer): ChunkRef[] {
+const HOLE_HEX = '0'.repeat(64);
+
+/** The refs of a chunk list in lower-case hex (a TreeRow's), in order: held refs, and holes. */
+export function heldRefs(hex: string): ChunkRef[] {
   const refs: ChunkRef[] = [];
-  for (let at = 0; at + CHUNK_ENTRY <= chunks.length; at += CHUNK_ENTRY) {
-    const len = chunks.readUInt32BE(at + 32);
-    if (chunks.subarray(at, at + 32).equals(HOLE_ID)) {
+  for (let at = 0; at + 2 * CHUNK_ENTRY <= hex.length; at += 2 * CHUNK_ENTRY) {
+    const id = hex.slice(at, at + 64);
+    const len = parseInt(hex.slice(at + 64, at + 72), 16);
+    if (id === HOLE_HEX) {
       const last = refs[refs.length - 1];
       if (last?.length === 1) last[0] += len;
       else refs.push([len]);
-    } else refs.push([chunks.toString('hex', at, at + 32), len]);
+    } else refs.push([id, len]);
   }
   return refs;
 }
@@ -117,11 +119,9 @@ export class TreeLookup {
   unchanged(e: SourceEntry): TreeRow | null {
     if (!this.cursor) return null;
     const found = this.cursor.find(toField(e.path));
-    if (!found) return null;
+    if (!found || found.row.stat !== treeStatKey(e.size, e.mode, e.mtimeNs, e.ctimeNs, e.ino)) return null;
     const r = found.row;
-    if (r.size !== e.size || r.mode !== e.mode || r.mtimeNs !== e.mtimeNs.toString() || r.ctimeNs !== e.ctimeNs.toString() || r.ino !== e.ino.toString())
-      return null;
-    return { path: r.path, prev: found.prev, size: r.size, chunks: r.chunks, sigId: r.sigId };
+    return { path: r.path, prev: found.prev, hex: r.hex, sigId: r.sigId };
   }
 
   /** The basis for a new version of the file at `path`: the same file, with a signature, in every base tree; else null. */
