@@ -84,6 +84,13 @@ describe('stat cache', () => {
     for (let i = 0; i < 40; i++) put(join(src, 'a', `f${String(i).padStart(2, '0')}.txt`), `file ${i}\n`.repeat(10 + i));
     for (const name of ['a.b', 'a-c', 'B.txt', 'a.txt', 'c.txt', 'empty']) put(join(src, name), name === 'empty' ? '' : `${name}\n`.repeat(50));
     put(join(src, 'deep', 'x', 'y', 'z.txt'), 'deep\n');
+    // A folder whose names alternate in case, in letter order: the walk takes them a, B, c, D…, the catalog's order is
+    // B, D…, a, c…, so the file after each is somewhere else in the window (the window misses and pauses, the cache still hits).
+    mkdirSync(join(src, 'mixed'));
+    for (let i = 0; i < 300; i++) {
+      const letter = 'abcdefghijklmnopqrstuvwxyz'[i % 26]!;
+      put(join(src, 'mixed', `${i % 2 ? letter.toUpperCase() : letter}${String(i).padStart(3, '0')}`), `mixed ${i}\n`);
+    }
     // A few chunks (their ids split from the list in SQL), and more chunks than a copied run takes (RUN_MAX_CHUNKS): held through a statement per chunk.
     put(join(src, 'mid.bin'), randomBytes(6 << 20));
     put(join(src, 'big.bin'), randomBytes(40 << 20));
