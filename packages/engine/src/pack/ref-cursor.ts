@@ -30,8 +30,10 @@ export interface FoundRow {
 export class ReferenceCursor {
   private rows: TreeStatRow[] = [];
   private at = 0;
+  /** The path of the row before the window's first (null: the window starts at the tree's first row). */
+  private from: string | null = null;
   /** The path the next window starts after (null: the tree's first row); undefined once the tree is read to its end. */
-  private after: string | null | undefined = null;
+  private next: string | null | undefined = null;
   private streak = 0;
   private pause = 0;
   private backoff = 1;
@@ -46,13 +48,13 @@ export class ReferenceCursor {
     let missed = false;
     if (this.pause > 0) this.pause--;
     else {
-      const before = this.at > 0 ? this.rows[this.at - 1]!.path : this.after;
       const head = this.head();
       if (head?.path === path) {
+        const prev = this.at > 0 ? this.rows[this.at - 1]!.path : this.from;
         this.at++;
         this.streak++;
         this.backoff = 1;
-        return { row: head, prev: this.at > 1 ? this.rows[this.at - 2]!.path : (before ?? null) };
+        return { row: head, prev };
       }
       missed = head !== undefined;
     }
@@ -69,11 +71,12 @@ export class ReferenceCursor {
 
   private head(): TreeStatRow | undefined {
     if (this.at < this.rows.length) return this.rows[this.at];
-    if (this.after === undefined) return undefined;
+    if (this.next === undefined) return undefined;
     const limit = Math.min(MAX_AHEAD, Math.max(MIN_AHEAD, this.streak));
-    this.rows = this.q.statRowsAfter(this.tree, this.after, limit);
+    this.from = this.next;
+    this.rows = this.q.statRowsAfter(this.tree, this.from, limit);
     this.at = 0;
-    this.after = this.rows.length < limit ? undefined : this.rows[this.rows.length - 1]!.path;
+    this.next = this.rows.length < limit ? undefined : this.rows[this.rows.length - 1]!.path;
     return this.rows[0];
   }
 
@@ -84,7 +87,7 @@ export class ReferenceCursor {
     else {
       this.rows = [];
       this.at = 0;
-      this.after = path;
+      this.next = path;
     }
   }
 }
