@@ -131,9 +131,10 @@ describe('incremental pack', () => {
     writeFileSync(file, readFileSync(file, 'utf8').replace('note 3', 'NOTE 3'));
     chmodSync(file, 0o000);
     const now = statSync(file, { bigint: true });
-    // Times cannot be set back to the nanosecond (a ctime not at all): record the new ones in the reference tree.
+    // Times cannot be set back to the nanosecond (a ctime not at all): record the new ones, and the mode, in the reference tree.
     const db = new Database(join(root, 'pub', 'catalog.sqlite'));
-    db.prepare("UPDATE tree_files SET mtime_ns = ?, ctime_ns = ? WHERE shipment_id = ? AND path = 'docs/note-3.txt'").run(
+    db.prepare("UPDATE tree_files SET mode = ?, mtime_ns = ?, ctime_ns = ? WHERE shipment_id = ? AND path = 'docs/note-3.txt'").run(
+      Number(now.mode & 0o7777n),
       now.mtimeNs.toString(),
       now.ctimeNs.toString(),
       chain[1]!.shipmentId,

@@ -1,6 +1,6 @@
 import { test } from 'vitest';
 import assert from 'node:assert/strict';
-import { ManifestReader, ManifestWriter, MANIFEST_FORMAT, type ManifestRecord } from '../src/records/index.js';
+import { ManifestReader, ManifestWriter, MANIFEST_FORMAT, roundTrips, type ManifestRecord } from '../src/records/index.js';
 
 const header: ManifestRecord = {
   t: 'shipment',
@@ -61,4 +61,40 @@ test('a name with a surrogate pair is written and read back', () => {
     .split('\n')
     .map((l) => r.push(l));
   assert.equal((got[1] as { p: string }).p, '\ud83d\ude00.txt');
+});
+
+/** The writer checks the value it stringified instead of parsing its line back only where parsing would give the same value. */
+test('a record stringify would change is checked as its line reads', () => {
+  const w = new ManifestWriter();
+  w.line(header);
+  // NaN is written as null, which a receiver refuses; an undefined member is left out, which a receiver accepts.
+  assert.throws(() => w.line(file('a', Number.NaN)), refused('MALFORMED', /field size/));
+  const line = w.line(file('b', 4, { changing: undefined, mode: -0 }));
+  assert.equal(line, `{"t":"file","p":"b","size":4,"mode":0,"mtime":"1700000000000000000","c":[["${id}",0,0,14,4]]}\n`);
+  const r = new ManifestReader('manifest');
+  r.push(JSON.stringify(header));
+  assert.equal(r.push(line.trimEnd()).t, 'file');
+});
+
+test('roundTrips: the values JSON.parse(JSON.stringify(v)) gives back as they are', () => {
+  const yes: unknown[] = [null, true, '', 'é\ud83d\ude00', 0, -1.5, [1, [2, ['x']]], { a: { b: [null] } }];
+  const no: unknown[] = [
+    undefined,
+    Number.NaN,
+    Infinity,
+    -0,
+    1n,
+    () => 1,
+    [undefined],
+    // eslint-disable-next-line no-sparse-arrays -- a hole is one of the cases
+    [1, , 2],
+    { a: undefined },
+    new Date(0),
+    { toJSON: () => 1 },
+    Buffer.alloc(1),
+  ];
+  for (const v of yes) assert.equal(roundTrips(v, 4), true, String(v));
+  for (const v of no) assert.equal(roundTrips(v, 4), false, String(v));
+  assert.equal(roundTrips([[[[1]]]], 4), true);
+  assert.equal(roundTrips([[[[[1]]]]], 4), false);
 });

@@ -40,6 +40,14 @@ export interface PackInsert {
   plain: number;
 }
 
+/** Rows `from` to `to` of the tree of shipment `ref`, to copy into the tree of shipment `id`. */
+interface CopyRange {
+  id: string;
+  ref: string;
+  from: string;
+  to: string;
+}
+
 /** The statements of one shipment being packed. */
 export class ShipmentTables {
   private readonly find;
@@ -49,6 +57,9 @@ export class ShipmentTables {
   private readonly sigByContent;
   private readonly sigInsert;
   private readonly packInsert;
+  private readonly copyFiles;
+  private readonly copyChunk;
+  private readonly copyChunks;
   // The statements run once or more per file, taken from their guards once (each access to a guarded statement's method goes through its Proxy).
   private readonly findGet;
   private readonly insertRun;
@@ -75,6 +86,24 @@ export class ShipmentTables {
     this.sigInsert = db.prepare<[Buffer, number, number, Buffer]>('INSERT INTO sigs (content, block_size, length, sig) VALUES (?, ?, ?, ?)');
     this.packInsert = db.prepare<[string, number, number, string, number, number, number]>(
       'INSERT INTO packs (shipment_id, idx, size, sha256, chunks, share, plain) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    );
+    this.copyFiles = db.prepare<[CopyRange]>(
+      `INSERT INTO tree_files (shipment_id, path, size, mode, mtime_ns, ctime_ns, ino, chunks, sig_id)
+        SELECT @id, path, size, mode, mtime_ns, ctime_ns, ino, chunks, sig_id FROM tree_files WHERE shipment_id = @ref AND path >= @from AND path <= @to`,
+    );
+    // The ids of the chunk lists, 36 bytes an entry (trees.ts), holes (all-zero ids) left out: a list of one chunk, the most
+    // common, by itself (a third of the time of the split); longer lists split one entry a step, each step copying the
+    // rest of a list, so only short lists come here.
+    this.copyChunk = db.prepare<[CopyRange]>(
+      `INSERT OR IGNORE INTO tree_chunks (shipment_id, chunk)
+        SELECT @id, substr(chunks, 1, 32) FROM tree_files
+        WHERE shipment_id = @ref AND path >= @from AND path <= @to AND length(chunks) = 36 AND substr(chunks, 1, 32) <> zeroblob(32)`,
+    );
+    this.copyChunks = db.prepare<[CopyRange]>(
+      `WITH RECURSIVE part(chunk, rest) AS (
+          SELECT NULL, chunks FROM tree_files WHERE shipment_id = @ref AND path >= @from AND path <= @to AND length(chunks) > 36
+          UNION ALL SELECT substr(rest, 1, 32), substr(rest, 37) FROM part WHERE length(rest) >= 36)
+        INSERT OR IGNORE INTO tree_chunks (shipment_id, chunk) SELECT @id, chunk FROM part WHERE chunk IS NOT NULL AND chunk <> zeroblob(32)`,
     );
     this.findGet = this.find.get.bind(this.find);
     this.insertRun = this.insert.run.bind(this.insert);
@@ -133,6 +162,18 @@ export class ShipmentTables {
 
   addTreeFile(f: Omit<TreeFileInsert, 'shipment'>): void {
     this.treeFileRun(this.id, f.path, f.size, f.mode, f.mtimeNs, f.ctimeNs, f.ino, f.chunks, f.sigId);
+  }
+
+  /**
+   * Copies the files of the tree of shipment `ref` from path `from` to path
+   * `to` (field forms, both included) into this shipment's tree, with their
+   * chunk ids: rows the new tree needs as they are (stat-cache hits).
+   */
+  copyTreeRows(ref: string, from: string, to: string): void {
+    const range = { id: this.id, ref, from, to };
+    this.copyFiles.run(range);
+    this.copyChunk.run(range);
+    this.copyChunks.run(range);
   }
 
   /** The id of the signature stored for `content` (a chunk list's SHA-256), storing it if it is not. */

@@ -31,9 +31,34 @@ export interface TreeFileInsert {
   sigId: number | null;
 }
 
+/**
+ * A file of a tree as the stat cache compares it: its path (field form),
+ * its stat fields as one key (treeStatKey), its chunk list in lower-case
+ * hex and its signature id. Two strings and a number instead of a row's
+ * eight values, which counts at a row read a file.
+ */
+export interface TreeStatRow {
+  path: string;
+  stat: string;
+  hex: string;
+  sigId: number | null;
+}
+
+/** The stat key of a file: size, mode, mtime, ctime and inode, as TreeStatRow's `stat` holds them (and STAT_ROW_COLUMNS builds them). */
+export function treeStatKey(size: number, mode: number, mtimeNs: bigint | string, ctimeNs: bigint | string, ino: bigint | string): string {
+  return `${size} ${mode} ${mtimeNs} ${ctimeNs} ${ino}`;
+}
+
+const STAT_ROW_COLUMNS = "path, size || ' ' || mode || ' ' || mtime_ns || ' ' || ctime_ns || ' ' || ino, lower(hex(chunks)), sig_id";
+
+type TreeStatValues = [string, string, string, number | null];
+
 /** The lookups of trees a pack makes, each statement prepared once. */
 export class TreeQueries {
   private readonly file;
+  private readonly after;
+  private readonly first;
+  private readonly statRow;
   private readonly blockSize;
   private readonly sig;
 
@@ -42,6 +67,12 @@ export class TreeQueries {
     this.file = db.prepare<[string, string], TreeFileRow>(
       'SELECT size, mtime_ns AS mtimeNs, ctime_ns AS ctimeNs, ino, chunks, sig_id AS sigId FROM tree_files WHERE shipment_id = ? AND path = ?',
     );
+    // Raw rows: better-sqlite3 builds an array much faster than an object with named members, which counts at a row a file.
+    this.after = db
+      .prepare<[string, string, number], TreeStatValues>(`SELECT ${STAT_ROW_COLUMNS} FROM tree_files WHERE shipment_id = ? AND path > ? ORDER BY path LIMIT ?`)
+      .raw();
+    this.first = db.prepare<[string, number], TreeStatValues>(`SELECT ${STAT_ROW_COLUMNS} FROM tree_files WHERE shipment_id = ? ORDER BY path LIMIT ?`).raw();
+    this.statRow = db.prepare<[string, string], TreeStatValues>(`SELECT ${STAT_ROW_COLUMNS} FROM tree_files WHERE shipment_id = ? AND path = ?`).raw();
     this.blockSize = db.prepare<[number], number>('SELECT block_size FROM sigs WHERE id = ?').pluck();
     this.sig = db.prepare<[number], Buffer>('SELECT sig FROM sigs WHERE id = ?').pluck();
   }
@@ -49,6 +80,18 @@ export class TreeQueries {
   /** The file at `path` (its manifest field form) in the tree of `shipment`. */
   fileOf(shipment: string, path: string): TreeFileRow | undefined {
     return this.file.get(shipment, path);
+  }
+
+  /** At most `limit` files of the tree of `shipment` in path order (SQLite's binary order of the field form): from its first, or after `path`. */
+  statRowsAfter(shipment: string, path: string | null, limit: number): TreeStatRow[] {
+    const rows = path === null ? this.first.all(shipment, limit) : this.after.all(shipment, path, limit);
+    return rows.map(([p, stat, hex, sigId]) => ({ path: p, stat, hex, sigId }));
+  }
+
+  /** The file at `path` (its manifest field form) in the tree of `shipment`, as the stat cache compares it. */
+  statRowOf(shipment: string, path: string): TreeStatRow | undefined {
+    const r = this.statRow.get(shipment, path);
+    return r && { path: r[0], stat: r[1], hex: r[2], sigId: r[3] };
   }
 
   /** The block size of signature `id`. */

@@ -27,6 +27,22 @@ export interface NewSignature {
  */
 const TX_ROWS = 32768;
 
+/**
+ * Rows of a run of stat-cache hits copied in one statement at most, and
+ * chunks a file's list may have to join a run (copying its ids in SQL
+ * copies the rest of its list once per chunk).
+ */
+const RUN_ROWS = 4096;
+export const RUN_MAX_CHUNKS = 16;
+
+/** Stat-cache hits waiting to be copied: rows `from` to `to` of the tree of `ref`, all of them, in path order. */
+interface HeldRun {
+  ref: string;
+  from: string;
+  to: string;
+  rows: number;
+}
+
 /** A dataset this home publishes. */
 export interface Dataset {
   id: string;
@@ -57,6 +73,7 @@ export class ShipmentRows {
   private pendingInTx = 0;
   private readonly tables: ShipmentTables;
   private readonly seen = new SeenFilter();
+  private run: HeldRun | null = null;
 
   constructor(
     private readonly ctx: Context,
@@ -133,6 +150,35 @@ export class ShipmentRows {
     return sigId;
   }
 
+  /**
+   * Adds a file whose row of the reference tree `ref`, at `path`, is the
+   * row this tree needs (a stat-cache hit that compared every field the row
+   * holds but the chunk list and signature, which it keeps), with its chunk
+   * ids. `prev` is the path of the row before it in that tree, when known:
+   * hits that follow each other there are copied together in SQL, a run at
+   * a time, instead of a statement per file and per chunk.
+   */
+  addHeldFile(ref: string, path: string, prev: string | null): void {
+    const r = this.run;
+    if (r && r.ref === ref && prev !== null && r.to === prev && r.rows < RUN_ROWS) {
+      r.to = path;
+      r.rows++;
+      return;
+    }
+    this.flushHeld();
+    this.run = { ref, from: path, to: path, rows: 1 };
+  }
+
+  /** Copies the run of stat-cache hits waiting. */
+  private flushHeld(): void {
+    const r = this.run;
+    if (!r) return;
+    this.run = null;
+    this.tables.copyTreeRows(r.ref, r.from, r.to);
+    this.pendingInTx += r.rows;
+    this.tick();
+  }
+
   /** Where this shipment already stored chunk `id`, if it did. */
   findChunk(id: Buffer): StoredChunk | undefined {
     if (!this.seen.mayHave(id)) return undefined;
@@ -158,6 +204,7 @@ export class ShipmentRows {
    * @throws BrickpostError IO, NO_SPACE, LOCKED… (the catalog failing: no bag is in place yet)
    */
   sealing(files: number, bytes: number, bytesOnDrive: number): void {
+    this.flushHeld();
     this.tables.sealing(files, bytes, bytesOnDrive);
   }
 

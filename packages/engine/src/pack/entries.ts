@@ -5,12 +5,12 @@ import { WHOLE_FILE_MAX, type ChunkPipeline, type EncodeFileOptions, type FileCh
 import { blockSizeFor } from '../delta/block-size.js';
 import type { Progress } from '../io/progress.js';
 import type { SourceEntry } from '../scan/index.js';
-import type { ShipmentRows } from './catalog-rows.js';
+import { RUN_MAX_CHUNKS, type ShipmentRows } from './catalog-rows.js';
 import type { ManifestOut } from './manifest-out.js';
 import type { ChunkStore, ReadChunk } from './store.js';
 import { afterRead, MAX_READS, restarted, type Unsettled } from './settle.js';
 import { dataRegions, sparsePieces } from './sparse.js';
-import { chunkEntry, heldRefs, holeEntry, chunkIds, type Basis, type TreeLookup, type TreeRow } from './tree.js';
+import { CHUNK_ENTRY, chunkEntry, heldRefs, holeEntry, chunkIds, type Basis, type TreeLookup, type TreeRow } from './tree.js';
 
 /**
  * Files from this size on get a signature when read, so a later shipment can
@@ -158,7 +158,7 @@ export class EntryPacker {
     const file: FileState = { entry, refs: [], emitted: false, basis: null, list: [], signature: null };
     const row = p.store.held.any ? p.lookup.unchanged(entry) : null;
     // A row of the one tree whose chunks are the held set needs no lookup of its chunks.
-    if (row && (p.store.held.tree === p.lookup.reference || this.allHeld(row.chunks))) {
+    if (row && (p.store.held.tree === p.lookup.reference || this.allHeld(Buffer.from(row.hex, 'hex')))) {
       this.queue.push({ kind: 'held', file, row });
       return this.drain(MAX_QUEUE);
     }
@@ -401,13 +401,18 @@ export class EntryPacker {
 
   /** A stat-cache hit: the kept chunk list as held refs, and the kept signature. */
   private async storeHeld(f: FileState, row: TreeRow): Promise<void> {
-    for (const ref of heldRefs(row.chunks)) {
+    for (const ref of heldRefs(row.hex)) {
       f.refs.push(ref.length === 1 ? ref : this.p.store.heldRef(ref[0], ref[1]));
       if (f.refs.length >= CHUNKS_PER_RECORD) await this.flushRefs(f, false);
     }
-    for (const id of chunkIds(row.chunks)) this.p.rows.addTreeChunk(id);
     await this.flushRefs(f, true);
-    this.p.rows.addTreeFile(f.entry, row.chunks, row.sigId);
+    const ref = this.p.lookup.reference;
+    if (ref !== null && row.hex.length <= 2 * RUN_MAX_CHUNKS * CHUNK_ENTRY) this.p.rows.addHeldFile(ref, row.path, row.prev);
+    else {
+      const chunks = Buffer.from(row.hex, 'hex');
+      for (const id of chunkIds(chunks)) this.p.rows.addTreeChunk(id);
+      this.p.rows.addTreeFile(f.entry, chunks, row.sigId);
+    }
     this.filesUnchanged++;
     this.bytesIn += f.entry.size;
     this.p.progress.add(f.entry.size, 1);

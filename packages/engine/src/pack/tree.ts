@@ -1,7 +1,8 @@
 import type { Catalog } from '../catalog/catalog.js';
-import { newestTree, TreeQueries } from '../catalog/trees.js';
+import { newestTree, TreeQueries, treeStatKey } from '../catalog/trees.js';
 import { toField, type ChunkRef } from '@brickpost/manifest';
 import type { SourceEntry } from '../scan/index.js';
+import { ReferenceCursor } from './ref-cursor.js';
 
 /**
  * Trees of published shipments, as the catalog keeps them (migration 002):
@@ -24,10 +25,11 @@ import type { SourceEntry } from '../scan/index.js';
 /** Bytes per chunk in a chunk list. */
 export const CHUNK_ENTRY = 36;
 
-/** A file of a stored tree. */
+/** A file of the reference tree: its path (field form), the path of the row before it when known, its chunk list in hex and its signature. */
 export interface TreeRow {
-  size: number;
-  chunks: Buffer;
+  path: string;
+  prev: string | null;
+  hex: string;
   sigId: number | null;
 }
 
@@ -58,16 +60,19 @@ export function holeEntry(length: number): Buffer {
   return Buffer.concat(parts);
 }
 
-/** The refs of a chunk list, in order: held refs, and holes. */
-export function heldRefs(chunks: Buffer): ChunkRef[] {
+const HOLE_HEX = '0'.repeat(64);
+
+/** The refs of a chunk list in lower-case hex (a TreeRow's), in order: held refs, and holes. */
+export function heldRefs(hex: string): ChunkRef[] {
   const refs: ChunkRef[] = [];
-  for (let at = 0; at + CHUNK_ENTRY <= chunks.length; at += CHUNK_ENTRY) {
-    const len = chunks.readUInt32BE(at + 32);
-    if (chunks.subarray(at, at + 32).equals(HOLE_ID)) {
+  for (let at = 0; at + 2 * CHUNK_ENTRY <= hex.length; at += 2 * CHUNK_ENTRY) {
+    const id = hex.slice(at, at + 64);
+    const len = parseInt(hex.slice(at + 64, at + 72), 16);
+    if (id === HOLE_HEX) {
       const last = refs[refs.length - 1];
       if (last?.length === 1) last[0] += len;
       else refs.push([len]);
-    } else refs.push([chunks.toString('hex', at, at + 32), len]);
+    } else refs.push([id, len]);
   }
   return refs;
 }
@@ -83,10 +88,12 @@ export function* chunkIds(chunks: Buffer): Generator<Buffer> {
 /**
  * Looks files up in the reference tree (stat cache) and in the base trees
  * (bases of deltas). Point lookups by (shipment, path), so memory does not
- * grow with the tree.
+ * grow with the tree; the reference tree is read ahead a window at a time
+ * (ReferenceCursor), which spares most of those queries.
  */
 export class TreeLookup {
   private readonly q: TreeQueries;
+  private readonly cursor: ReferenceCursor | null;
 
   /** `reference`: the reference tree, or null for no stat cache. `bases`: the base trees, none for no deltas. */
   constructor(
@@ -96,6 +103,7 @@ export class TreeLookup {
     private readonly bases: string[],
   ) {
     this.q = new TreeQueries(catalog);
+    this.cursor = reference ? new ReferenceCursor(this.q, reference) : null;
   }
 
   /** The newest sealed shipment of the dataset whose tree the catalog holds, or null. */
@@ -103,12 +111,17 @@ export class TreeLookup {
     return newestTree(catalog, datasetId) ?? null;
   }
 
-  /** The reference tree's row of `e` when its path, size, mtime, ctime and inode are unchanged; else null. */
+  /**
+   * The reference tree's row of `e` when its path, size, mode, mtime, ctime
+   * and inode are unchanged; else null. With the mode too, the row is the
+   * very row this shipment's tree needs for the file (ShipmentRows.addHeldFile).
+   */
   unchanged(e: SourceEntry): TreeRow | null {
-    if (!this.reference) return null;
-    const r = this.q.fileOf(this.reference, toField(e.path));
-    if (!r || r.size !== e.size || r.mtimeNs !== e.mtimeNs.toString() || r.ctimeNs !== e.ctimeNs.toString() || r.ino !== e.ino.toString()) return null;
-    return { size: r.size, chunks: r.chunks, sigId: r.sigId };
+    if (!this.cursor) return null;
+    const found = this.cursor.find(toField(e.path));
+    if (!found || found.row.stat !== treeStatKey(e.size, e.mode, e.mtimeNs, e.ctimeNs, e.ino)) return null;
+    const r = found.row;
+    return { path: r.path, prev: found.prev, hex: r.hex, sigId: r.sigId };
   }
 
   /** The basis for a new version of the file at `path`: the same file, with a signature, in every base tree; else null. */

@@ -178,3 +178,33 @@ class Parser {
     return out;
   }
 }
+
+/**
+ * Whether `v` is a value JSON.parse(JSON.stringify(v)) gives back as it is,
+ * nested at most `depth` deep: null, booleans, strings, finite numbers but
+ * -0, arrays without holes, and objects whose prototype is Object's, of
+ * such values. Anything else (undefined, a function, a bigint, NaN, a
+ * class instance, a toJSON method) stringify would change or refuse.
+ */
+export function roundTrips(v: unknown, depth: number): v is Json {
+  switch (typeof v) {
+    case 'string':
+    case 'boolean':
+      return true;
+    case 'number':
+      return Number.isFinite(v) && !Object.is(v, -0);
+    case 'object': {
+      if (v === null) return true;
+      if (depth <= 0) return false;
+      if (Array.isArray(v)) {
+        for (let i = 0; i < v.length; i++) if (!(i in v) || !roundTrips(v[i], depth - 1)) return false;
+        return Object.getPrototypeOf(v) === Array.prototype;
+      }
+      if (Object.getPrototypeOf(v) !== Object.prototype) return false;
+      for (const k in v) if (!roundTrips((v as Record<string, unknown>)[k], depth - 1)) return false;
+      return true;
+    }
+    default:
+      return false;
+  }
+}

@@ -1,5 +1,5 @@
 import { BrickpostError, quote } from '../errors.js';
-import { parseStrictJson, type Json } from './json.js';
+import { parseStrictJson, roundTrips, type Json } from './json.js';
 import { checkPath, compareFolded, comparePaths, foldKey } from './path.js';
 import { checkRecord } from './schema.js';
 import {
@@ -36,6 +36,9 @@ export interface NameCollision {
 
 /** How JSON.stringify writes a lone surrogate (a pair it writes as is). */
 const LONE_SURROGATE_ESCAPE = /\\ud[89a-f]/i;
+
+/** How deep a record written is nested at most (a file record's chunk refs, an ACL's entries): deeper, its line is parsed instead. */
+const MAX_WRITTEN_DEPTH = 4;
 
 /** Collision groups a reader keeps (the rest are counted), and names per group. */
 export const MAX_COLLISIONS = 1000;
@@ -94,9 +97,13 @@ export class ManifestReader {
    * the record checks that follow refuse what the strict parser would
    * (non-integers, unsafe integers). A lone surrogate, which JSON.stringify
    * writes as an escape, goes through the strict parser to be refused.
+   * `value`, the value the line was stringified from, is checked as it is
+   * when parsing the line would give it back unchanged (roundTrips), which
+   * spares the parse.
    */
-  pushWritten(text: string): ManifestRecord {
-    return this.pushParsed(text, LONE_SURROGATE_ESCAPE.test(text) ? null : (JSON.parse(text) as Json));
+  pushWritten(text: string, value?: unknown): ManifestRecord {
+    if (LONE_SURROGATE_ESCAPE.test(text)) return this.pushParsed(text, null);
+    return this.pushParsed(text, value !== undefined && roundTrips(value, MAX_WRITTEN_DEPTH) ? value : (JSON.parse(text) as Json));
   }
 
   private pushParsed(text: string, parsed: Json | null): ManifestRecord {

@@ -18,8 +18,9 @@ export class ManifestWriter {
    */
   line(record: ManifestRecord): string {
     if (record.t === 'shipment') this.version = manifestVersion(record.format) ?? 1;
-    const text = JSON.stringify(recordToJson(record, this.version));
-    this.check.pushWritten(text);
+    const value = recordToJson(record, this.version);
+    const text = JSON.stringify(value);
+    this.check.pushWritten(text, value);
     return text + '\n';
   }
 
