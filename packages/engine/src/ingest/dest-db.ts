@@ -95,17 +95,20 @@ export class DestDb {
   }
 
   /**
-   * Clears the scratch tables of a previous plan. The index of `old` by
-   * digest goes too: indexOld builds it once the tree is loaded, a sort
-   * rather than an insert at a random place for each file.
+   * Clears the scratch tables of a previous plan. Their indexes by chunk
+   * id and by digest go too: indexOld builds them once the tree is loaded,
+   * a sort rather than an insert at a random place for each chunk and file
+   * (at 300,000 files those indexes outgrow SQLite's page cache). `held`
+   * is made anew as a table in insertion order (journals before kept it
+   * ordered by chunk id).
    */
   resetScratch(): void {
-    this.db.exec('DELETE FROM old; DELETE FROM new; DELETE FROM held; DROP INDEX IF EXISTS old_digest;');
+    this.db.exec(`BEGIN; DELETE FROM old; DELETE FROM new; DROP INDEX IF EXISTS old_digest; DROP TABLE IF EXISTS held; ${HELD_TABLE}; COMMIT`);
   }
 
-  /** Builds the index of `old` by digest (retiredWith) after loading it. */
+  /** Builds the indexes of `old` by digest (retiredWith) and of `held` by chunk id (heldAt) after loading them. */
   indexOld(): void {
-    this.db.exec('CREATE INDEX IF NOT EXISTS old_digest ON old (digest)');
+    this.db.exec('CREATE INDEX IF NOT EXISTS old_digest ON old (digest); CREATE INDEX IF NOT EXISTS held_id ON held (id)');
   }
 
   dropOps(shipment: string): void {
@@ -226,15 +229,15 @@ export class DestDb {
 
   /** Records where DEST holds a chunk (the first place found is kept). */
   addHeld(id: Buffer, path: string, offset: number, len: number): void {
-    this.q<[Buffer, string, number, number]>('INSERT OR IGNORE INTO held (id, path, offset, len) VALUES (?, ?, ?, ?)').run(id, path, offset, len);
+    this.q<[Buffer, string, number, number]>('INSERT INTO held (id, path, offset, len) VALUES (?, ?, ?, ?)').run(id, path, offset, len);
   }
 
   /** Where DEST holds a chunk, if it does. */
   heldAt(id: Buffer): { path: string; offset: number; len: number } | undefined {
-    return this.q<[Buffer], { path: string; offset: number; len: number }>('SELECT path, offset, len FROM held WHERE id = ?').get(id);
+    return this.q<[Buffer], { path: string; offset: number; len: number }>('SELECT path, offset, len FROM held WHERE id = ? LIMIT 1').get(id);
   }
 
-  /** Starts a batch of writes (a transaction that loading a large tree commits every so often). */
+  /** Starts a batch of writes (a transaction; planning a large tree commits it every so often). */
   begin(): void {
     this.db.exec('BEGIN');
   }
@@ -366,6 +369,9 @@ export interface OpRow {
 
 /** Which ops to read: those of one commit phase, or all of a shipment newest first (to undo them). */
 export type OpSelection = 'retire' | 'install' | 'links' | 'undo';
+
+/** The scratch table of where DEST holds each chunk, as resetScratch makes it (a chunk in several files has a row for each). */
+const HELD_TABLE = 'CREATE TABLE held (id BLOB NOT NULL, path TEXT NOT NULL, offset INTEGER NOT NULL, len INTEGER NOT NULL)';
 
 /** Rows of the journal's ops read at a time: a commit holds one page, never the shipment's ops whole. */
 const OPS_PAGE = 512;

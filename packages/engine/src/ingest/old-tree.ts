@@ -76,7 +76,7 @@ export async function loadOldTree(db: DestDb, files: AsyncIterable<OldFile>): Pr
   db.resetScratch();
   let n = 0;
   let ok = 0;
-  let inTx = 0;
+  // One transaction: scratch rows need no commit of their own (each cost a sync and a rewrite of every page it touched).
   db.begin();
   try {
     for await (const f of files) {
@@ -87,8 +87,6 @@ export async function loadOldTree(db: DestDb, files: AsyncIterable<OldFile>): Pr
         ok++;
         for (const c of f.chunks) db.addHeld(c.id, path, c.offset, c.len);
       }
-      inTx += 1 + f.chunks.length;
-      if (inTx > 20000) (db.commit(true), (inTx = 0));
     }
     db.indexOld();
     db.commit();
