@@ -96,19 +96,26 @@ export class DestDb {
 
   /**
    * Clears the scratch tables of a previous plan. Their indexes by chunk
-   * id and by digest go too: indexOld builds them once the tree is loaded,
-   * a sort rather than an insert at a random place for each chunk and file
-   * (at 300,000 files those indexes outgrow SQLite's page cache). `held`
-   * is made anew as a table in insertion order (journals before kept it
-   * ordered by chunk id).
+   * id and by digest go too: the first lookup builds each (indexed), in
+   * one sort rather than an insert at a random place for each chunk and
+   * file as the tree loads (at 300,000 files those indexes outgrow
+   * SQLite's page cache), and an ingest that looks nothing up builds
+   * none. `held` is made anew as a table in insertion order (journals
+   * before kept it ordered by chunk id).
    */
   resetScratch(): void {
     this.db.exec(`BEGIN; DELETE FROM old; DELETE FROM new; DROP INDEX IF EXISTS old_digest; DROP TABLE IF EXISTS held; ${HELD_TABLE}; COMMIT`);
+    this.indexes.clear();
   }
 
-  /** Builds the indexes of `old` by digest (retiredWith) and of `held` by chunk id (heldAt) after loading them. */
-  indexOld(): void {
-    this.db.exec('CREATE INDEX IF NOT EXISTS old_digest ON old (digest); CREATE INDEX IF NOT EXISTS held_id ON held (id)');
+  /** Scratch indexes known to exist (resetScratch drops them). */
+  private readonly indexes = new Set<string>();
+
+  /** Builds a scratch index before its first lookup. */
+  private indexed(name: 'old_digest' | 'held_id'): void {
+    if (this.indexes.has(name)) return;
+    this.db.exec(name === 'old_digest' ? 'CREATE INDEX IF NOT EXISTS old_digest ON old (digest)' : 'CREATE INDEX IF NOT EXISTS held_id ON held (id)');
+    this.indexes.add(name);
   }
 
   dropOps(shipment: string): void {
@@ -219,6 +226,7 @@ export class DestDb {
 
   /** A file being retired (or replaced by a folder) whose content has `digest` and is intact in DEST: the path to copy it from. */
   retiredWith(digest: Buffer): string | undefined {
+    this.indexed('old_digest');
     return this.q<[Buffer], string>(
       `SELECT o.path FROM old o LEFT JOIN new n ON n.path = o.path
        WHERE o.digest = ? AND o.ok = 1 AND (n.path IS NULL OR n.action = 'stage' OR n.type = 'dir') LIMIT 1`,
@@ -234,6 +242,7 @@ export class DestDb {
 
   /** Where DEST holds a chunk, if it does. */
   heldAt(id: Buffer): { path: string; offset: number; len: number } | undefined {
+    this.indexed('held_id');
     return this.q<[Buffer], { path: string; offset: number; len: number }>('SELECT path, offset, len FROM held WHERE id = ? LIMIT 1').get(id);
   }
 

@@ -88,7 +88,6 @@ export async function loadOldTree(db: DestDb, files: AsyncIterable<OldFile>): Pr
         for (const c of f.chunks) db.addHeld(c.id, path, c.offset, c.len);
       }
     }
-    db.indexOld();
     db.commit();
   } catch (e) {
     db.rollback();
