@@ -74,7 +74,14 @@ describe('trust store recipients', () => {
 
   test('a malformed recipient or a text with two keys is refused (BAD_KEY, exit 2) and changes nothing', () => {
     const before = brickpost(pub, ['trust', 'list', '--json']).stdout;
-    const bad = brickpost(pub, ['trust', 'add', subId.minisignPublicKey!, '--recipient', `${subId.recipient!.slice(0, -1)}${subId.recipient!.endsWith('x') ? 'y' : 'x'}`, '--json']);
+    const bad = brickpost(pub, [
+      'trust',
+      'add',
+      subId.minisignPublicKey!,
+      '--recipient',
+      `${subId.recipient!.slice(0, -1)}${subId.recipient!.endsWith('x') ? 'y' : 'x'}`,
+      '--json',
+    ]);
     assert.equal(bad.code, 2);
     assert.equal(lastEvent(bad).code, 'BAD_KEY');
     const two = brickpost(pub, ['trust', 'add', '-', '--json'], { input: `${subId.minisignPublicKey}\n${sub2Id.minisignPublicKey}\n` });
