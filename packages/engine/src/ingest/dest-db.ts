@@ -9,6 +9,8 @@ import { DEFAULT_POLICY, type ApplyPolicy } from './policy.js';
 import { UNDO_SCHEMA } from './undo-db.js';
 
 export { isOlderJournal, JOURNAL_VERSION } from './dest-schema.js';
+import type { JournalRow, OldRow, OpInsert, OpRow, OpSelection } from './dest-rows.js';
+export type { JournalRow, OldRow, OpInsert, OpKind, OpRow, OpSelection } from './dest-rows.js';
 
 /**
  * A destination's journal: one SQLite file in its state folder,
@@ -130,8 +132,7 @@ export class DestDb {
   }
 
   /** The ops of a shipment of one commit phase (or all of them, newest first to undo them), paths in their stored form. */
-  *ops(shipment: string, which: OpSelection): Generator<OpRow> {
-    const cols = 'SELECT n, kind, path, mode, mtime, old_mode, old_mtime, target, attrs, old_attrs FROM ops WHERE shipment = ?';
+  ops(shipment: string, which: OpSelection): Generator<OpRow, void> {
     const where =
       which === 'retire'
         ? ` AND kind = 'retire'`
@@ -140,25 +141,24 @@ export class DestDb {
           : which === 'links'
             ? ` AND kind IN ${LINK_OPS}`
             : '';
-    const desc = which === 'undo';
-    // A page at a time (keyset on the primary key): the connection is free between pages and memory does not grow with the shipment's files.
-    const page = this.q<[string, number], OpRow>(`${cols} AND n ${desc ? '<' : '>'} ?${where} ORDER BY n ${desc ? 'DESC' : 'ASC'} LIMIT ${OPS_PAGE}`);
-    let after = desc ? Number.MAX_SAFE_INTEGER : -1;
-    for (;;) {
-      const rows = page.all(shipment, after);
-      yield* rows;
-      const last = rows[rows.length - 1];
-      if (rows.length < OPS_PAGE || last === undefined) return;
-      after = last.n;
-    }
+    return this.opPages<OpRow>('n, kind, path, mode, mtime, old_mode, old_mtime, target, attrs, old_attrs', shipment, where, which === 'undo');
   }
 
-  /** The install ops of a shipment (one per staged file) in order, a page at a time: each op's number and path. */
-  *installs(shipment: string): Generator<{ n: number; path: string }, void> {
-    const page = this.q<[string, number], { n: number; path: string }>(
-      `SELECT n, path FROM ops WHERE shipment = ? AND n > ? AND kind = 'install' ORDER BY n LIMIT ${OPS_PAGE}`,
+  /** The install ops of a shipment (one per staged file) in order: each op's number and path. */
+  installs(shipment: string): Generator<{ n: number; path: string }, void> {
+    return this.opPages<{ n: number; path: string }>('n, path', shipment, ` AND kind = 'install'`, false);
+  }
+
+  /**
+   * Columns `cols` of a shipment's ops matching `where`, in order of their
+   * numbers, a page at a time (keyset on the primary key): the connection
+   * is free between pages and memory does not grow with the shipment's files.
+   */
+  private *opPages<R extends { n: number }>(cols: string, shipment: string, where: string, desc: boolean): Generator<R, void> {
+    const page = this.q<[string, number], R>(
+      `SELECT ${cols} FROM ops WHERE shipment = ? AND n ${desc ? '<' : '>'} ?${where} ORDER BY n ${desc ? 'DESC' : 'ASC'} LIMIT ${OPS_PAGE}`,
     );
-    let after = -1;
+    let after = desc ? Number.MAX_SAFE_INTEGER : -1;
     for (;;) {
       const rows = page.all(shipment, after);
       yield* rows;
@@ -333,52 +333,6 @@ export class DestDb {
   }
 }
 
-export interface JournalRow {
-  shipment: string;
-  kind: 'apply' | 'rollback';
-  /** apply: retire, install, links, dirs; rollback: unstage, restore, dirs. */
-  phase: string;
-  /** JSON: the DestState to write when done. */
-  state: string;
-  /** What the commit applies of the recorded attributes (the options of the ingest that planned it). */
-  policy: ApplyPolicy;
-}
-
-/** An op as the planner records it; paths in their stored form (dbPath). */
-/** What an op does: retire, mkdir, install and meta, then (links phase) hardlink, symlink, special and lmeta. */
-export type OpKind = 'retire' | 'mkdir' | 'install' | 'meta' | 'hardlink' | 'symlink' | 'special' | 'lmeta';
-
-export interface OpInsert {
-  shipment: string;
-  n: number;
-  kind: OpKind;
-  path: string;
-  mode: number | null;
-  mtime: string | null;
-  oldMode: number | null;
-  oldMtime: string | null;
-  target: string | null;
-  attrs: string | null;
-  oldAttrs: string | null;
-}
-
-/** An op as the journal holds it. */
-export interface OpRow {
-  n: number;
-  kind: OpKind;
-  path: string;
-  mode: number | null;
-  mtime: string | null;
-  old_mode: number | null;
-  old_mtime: string | null;
-  target: string | null;
-  attrs: string | null;
-  old_attrs: string | null;
-}
-
-/** Which ops to read: those of one commit phase, or all of a shipment newest first (to undo them). */
-export type OpSelection = 'retire' | 'install' | 'links' | 'undo';
-
 /** The scratch table of where DEST holds each chunk, as resetScratch makes it (a chunk in several files has a row for each). */
 const HELD_TABLE = 'CREATE TABLE held (id BLOB NOT NULL, path TEXT NOT NULL, offset INTEGER NOT NULL, len INTEGER NOT NULL)';
 
@@ -387,17 +341,6 @@ const OPS_PAGE = 512;
 
 /** Ops of the links phase: after every file and folder is in place. */
 const LINK_OPS = "('hardlink', 'symlink', 'special', 'lmeta')";
-
-/** A file of DEST's current tree as the scratch table `old` holds it. */
-export interface OldRow {
-  size: number;
-  mode: number;
-  mtime: string;
-  /** Always written (loadOldTree). */
-  digest: Buffer;
-  ok: number;
-  attrs: string | null;
-}
 
 /**
  * The step of the journal in progress, read without writing (the journal
