@@ -2,11 +2,11 @@
 import { afterAll, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { linkSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { linkSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as posix from '@brickpost/posix';
-import { fromBytes } from '@brickpost/manifest';
+import { compareFolded, foldKey, fromBytes } from '@brickpost/manifest';
 import { listDir } from '../src/scan/listing.js';
 import { compileExcludes, walk, measure, type SourceEntry, type WalkOptions } from '../src/scan/index.js';
 
@@ -130,4 +130,46 @@ test('measure counts what the walk yields: excluded entries, cache folders, the 
     rmSync(join(src, 'cache'), { recursive: true });
     rmSync(join(src, '.brickpost'), { recursive: true });
   }
+});
+
+test('with folders listed ahead the walk still yields every entry once, in manifest order, and measure agrees', async () => {
+  const wide = join(root, 'wide');
+  // 3 levels of folders whose names sort differently by bytes and by fold key, some empty, one excluded, one a cache.
+  const made: string[] = [];
+  for (const a of ['b', 'A', 'c', 'D', 'e']) {
+    for (const b of ['x', 'Y', 'z', '_']) {
+      const dir = join(wide, a, b);
+      mkdirSync(dir, { recursive: true });
+      made.push(dir);
+      if (b !== '_') for (const c of ['2', '1']) mkdirSync(join(dir, c));
+      writeFileSync(join(dir, `${a}${b}.txt`), a + b);
+      if (b === 'z') writeFileSync(join(dir, '1', 'deep'), 'deep');
+    }
+  }
+  mkdirSync(join(wide, 'c', 'cache'));
+  writeFileSync(join(wide, 'c', 'cache', 'CACHEDIR.TAG'), 'Signature: 8a477f597d28d172789f06886806bc55\n');
+  /** The tree as a plain recursive walk in manifest order sees it. */
+  const reference = (dir: string, rel: string, out: string[], skip: (rel: string) => boolean): void => {
+    const names = readdirSync(dir).sort((x, y) => compareFolded(foldKey(x), x, foldKey(y), y));
+    for (const name of names) {
+      const childRel = rel ? `${rel}/${name}` : name;
+      if (skip(childRel)) continue;
+      out.push(childRel);
+      if (lstatSync(join(dir, name)).isDirectory()) reference(join(dir, name), childRel, out, skip);
+    }
+  };
+  const cases: Array<{ opts: WalkOptions; skip: (rel: string) => boolean }> = [
+    { opts: {}, skip: () => false },
+    { opts: { exclude: compileExcludes(['Y', 'e']), excludeCaches: true }, skip: (r) => /(^|\/)(Y|e)$/.test(r) || r === 'c/cache' },
+  ];
+  for (const { opts, skip } of cases) {
+    const want: string[] = [];
+    reference(wide, '', want, skip);
+    const got: string[] = [];
+    for await (const e of walk(wide, () => undefined, { ...opts, attributes: false })) got.push(e.path);
+    assert.ok(got.length > 40, `${got.length} entries`);
+    assert.deepEqual(got, want, JSON.stringify(opts));
+    assert.deepEqual(await measure(wide, opts), await walked(wide, opts));
+  }
+  assert.equal(made.length, 20);
 });

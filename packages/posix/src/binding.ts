@@ -35,6 +35,7 @@ export interface Addon {
   futimesNs(fd: number, atimeNs: bigint, mtimeNs: bigint): void;
   limitArenas(arenas: number): boolean;
   scanDir(path: Path, xattrs?: boolean): { names: Buffer; stats: Float64Array; ascii: boolean };
+  scanDirAsync(path: Path, xattrs?: boolean): Promise<{ names: Buffer; stats: Float64Array; ascii: boolean }>;
   lstatInto(path: Path, out: Float64Array): number;
 }
 

@@ -92,35 +92,32 @@ static void fill(double *f, const struct stat *st) {
   f[F_CTIME_NS] = (double)ST_CTIM(*st).tv_nsec;
 }
 
+/* What one scan of a folder read (scan_collect), before it becomes JavaScript values. */
+struct scanned {
+  struct growing names, stats;
+  size_t count;
+  bool ascii;
+};
+
+static void scanned_free(struct scanned *s) {
+  free(s->names.data);
+  free(s->stats.data);
+  s->names.data = s->stats.data = NULL;
+}
+
 /*
- * scanDir(path, xattrs): { names, stats, ascii }. `names` holds each entry's
- * name (. and .. left out) followed by a NUL byte, in readdir order; `stats`
- * FIELDS numbers per entry (F_ERRNO non-zero when its fstatat failed, the
- * rest then 0); `ascii` is true when every name byte is below 0x80.
- * F_XATTRS is the byte size of the entry's attribute name list, or -errno
- * when that failed, or -1 when `xattrs` is false.
+ * Lists `path` and stats each entry into `out`; returns 0 or the errno of
+ * opendir or readdir (then `out` holds nothing). Makes no napi call, so it
+ * runs on a thread-pool thread too (scanDirAsync).
  */
-static napi_value scan_dir(napi_env env, napi_callback_info info) {
-  napi_value argv[2], result = NULL;
-  char *path = NULL;
-  bool xattrs = false;
-  if (!get_args(env, info, 2, argv) || !arg_path(env, argv[0], "scanDir: path", &path)) return NULL;
-  if (!is_undefined(env, argv[1]) && napi_get_value_bool(env, argv[1], &xattrs) != napi_ok) {
-    free(path);
-    throw_arg(env, false, "ERR_INVALID_ARG_TYPE", "scanDir: xattrs", "a boolean");
-    return NULL;
-  }
+static int scan_collect(const char *path, bool xattrs, struct scanned *out) {
+  memset(out, 0, sizeof *out);
+  out->ascii = true;
   DIR *dir = opendir(path);
-  if (dir == NULL) {
-    int err = errno;
-    free(path);
-    return throw_sys(env, err, "scandir");
-  }
-  struct growing names = {NULL, 0, 0}, stats = {NULL, 0, 0}, full = {NULL, 0, 0};
+  if (dir == NULL) return errno;
+  struct growing full = {NULL, 0, 0};
   size_t base = strlen(path);
   int err = 0;
-  size_t count = 0;
-  bool ascii = true;
   int dfd = dirfd(dir);
   if (!grow(&full, base + 2)) err = ENOMEM;
   if (err == 0) {
@@ -138,16 +135,16 @@ static napi_value scan_dir(napi_env env, napi_callback_info info) {
     const char *n = d->d_name;
     if (n[0] == '.' && (n[1] == 0 || (n[1] == '.' && n[2] == 0))) continue;
     size_t len = strlen(n);
-    if (!grow(&names, len + 1) || !grow(&stats, FIELDS * sizeof(double))) {
+    if (!grow(&out->names, len + 1) || !grow(&out->stats, FIELDS * sizeof(double))) {
       err = ENOMEM;
       break;
     }
-    for (size_t i = 0; i < len; i++) ascii = ascii && (unsigned char)n[i] < 0x80;
-    memcpy(names.data + names.len, n, len + 1);
-    names.len += len + 1;
-    double *f = (double *)(void *)(stats.data + stats.len);
-    stats.len += FIELDS * sizeof(double);
-    count++;
+    for (size_t i = 0; i < len; i++) out->ascii = out->ascii && (unsigned char)n[i] < 0x80;
+    memcpy(out->names.data + out->names.len, n, len + 1);
+    out->names.len += len + 1;
+    double *f = (double *)(void *)(out->stats.data + out->stats.len);
+    out->stats.len += FIELDS * sizeof(double);
+    out->count++;
     struct stat st;
     if (fstatat(dfd, n, &st, AT_SYMLINK_NOFOLLOW) != 0) {
       memset(f, 0, FIELDS * sizeof(double));
@@ -167,29 +164,129 @@ static napi_value scan_dir(napi_env env, napi_callback_info info) {
     }
   }
   closedir(dir);
-  free(path);
   free(full.data);
-  if (err != 0) {
-    free(names.data);
-    free(stats.data);
-    return throw_sys(env, err, "scandir");
-  }
-  napi_value jnames, jbuf, jstats, jascii;
+  if (err != 0) scanned_free(out);
+  return err;
+}
+
+/* { names, stats, ascii } of a scan (freed here), or NULL with an exception pending. */
+static napi_value scanned_value(napi_env env, struct scanned *s) {
+  napi_value result = NULL, jnames, jbuf, jstats, jascii;
   void *out = NULL;
   bool ok = napi_create_object(env, &result) == napi_ok &&
-            napi_create_buffer_copy(env, names.len, names.len ? names.data : "", NULL, &jnames) == napi_ok &&
-            napi_create_arraybuffer(env, stats.len, &out, &jbuf) == napi_ok &&
-            napi_create_typedarray(env, napi_float64_array, count * FIELDS, jbuf, 0, &jstats) == napi_ok &&
-            napi_get_boolean(env, ascii, &jascii) == napi_ok && napi_set_named_property(env, result, "names", jnames) == napi_ok &&
+            napi_create_buffer_copy(env, s->names.len, s->names.len ? s->names.data : "", NULL, &jnames) == napi_ok &&
+            napi_create_arraybuffer(env, s->stats.len, &out, &jbuf) == napi_ok &&
+            napi_create_typedarray(env, napi_float64_array, s->count * FIELDS, jbuf, 0, &jstats) == napi_ok &&
+            napi_get_boolean(env, s->ascii, &jascii) == napi_ok && napi_set_named_property(env, result, "names", jnames) == napi_ok &&
             napi_set_named_property(env, result, "stats", jstats) == napi_ok && napi_set_named_property(env, result, "ascii", jascii) == napi_ok;
-  if (ok && stats.len > 0) memcpy(out, stats.data, stats.len);
-  free(names.data);
-  free(stats.data);
+  if (ok && s->stats.len > 0) memcpy(out, s->stats.data, s->stats.len);
+  scanned_free(s);
   if (!ok) {
     napi_failed(env);
     return NULL;
   }
   return result;
+}
+
+/* The arguments (path, xattrs) of scanDir and scanDirAsync; false with an exception pending. */
+static bool scan_args(napi_env env, napi_callback_info info, const char *name, char **path, bool *xattrs) {
+  napi_value argv[2];
+  *xattrs = false;
+  if (!get_args(env, info, 2, argv) || !arg_path(env, argv[0], name, path)) return false;
+  if (!is_undefined(env, argv[1]) && napi_get_value_bool(env, argv[1], xattrs) != napi_ok) {
+    free(*path);
+    *path = NULL;
+    throw_arg(env, false, "ERR_INVALID_ARG_TYPE", "scanDir: xattrs", "a boolean");
+    return false;
+  }
+  return true;
+}
+
+/*
+ * scanDir(path, xattrs): { names, stats, ascii }. `names` holds each entry's
+ * name (. and .. left out) followed by a NUL byte, in readdir order; `stats`
+ * FIELDS numbers per entry (F_ERRNO non-zero when its fstatat failed, the
+ * rest then 0); `ascii` is true when every name byte is below 0x80.
+ * F_XATTRS is the byte size of the entry's attribute name list, or -errno
+ * when that failed, or -1 when `xattrs` is false.
+ */
+static napi_value scan_dir(napi_env env, napi_callback_info info) {
+  char *path = NULL;
+  bool xattrs = false;
+  if (!scan_args(env, info, "scanDir: path", &path, &xattrs)) return NULL;
+  struct scanned s;
+  int err = scan_collect(path, xattrs, &s);
+  free(path);
+  if (err != 0) return throw_sys(env, err, "scandir");
+  return scanned_value(env, &s);
+}
+
+/* One scanDirAsync call: its arguments, what the pool thread read, and its promise. */
+struct scan_job {
+  napi_async_work work;
+  napi_deferred deferred;
+  char *path;
+  bool xattrs;
+  int err;
+  struct scanned out;
+};
+
+static void scan_execute(napi_env env, void *data) {
+  (void)env;
+  struct scan_job *job = data;
+  job->err = scan_collect(job->path, job->xattrs, &job->out);
+}
+
+/* Settles the promise on the JavaScript thread: the scan's value, or the error scanDir would throw. */
+static void scan_complete(napi_env env, napi_status status, void *data) {
+  struct scan_job *job = data;
+  napi_value value = NULL, error = NULL;
+  if (status == napi_cancelled) job->err = ECANCELED;
+  if (job->err == 0) {
+    value = scanned_value(env, &job->out);
+  } else {
+    scanned_free(&job->out);
+    throw_sys(env, job->err, "scandir");
+  }
+  if (value != NULL) {
+    napi_resolve_deferred(env, job->deferred, value);
+  } else if (napi_get_and_clear_last_exception(env, &error) == napi_ok && error != NULL) {
+    napi_reject_deferred(env, job->deferred, error);
+  }
+  napi_delete_async_work(env, job->work);
+  free(job->path);
+  free(job);
+}
+
+/*
+ * scanDirAsync(path, xattrs): a promise of what scanDir gives, the folder
+ * read on a thread of libuv's pool, so a walk waiting on a cold disk does
+ * not hold the JavaScript thread and several folders are read at once.
+ */
+static napi_value scan_dir_async(napi_env env, napi_callback_info info) {
+  struct scan_job *job = calloc(1, sizeof *job);
+  napi_value promise = NULL, name;
+  if (job == NULL) return throw_sys(env, ENOMEM, "malloc");
+  if (!scan_args(env, info, "scanDirAsync: path", &job->path, &job->xattrs)) {
+    free(job);
+    return NULL;
+  }
+  if (napi_create_promise(env, &job->deferred, &promise) != napi_ok ||
+      napi_create_string_utf8(env, "brickpost:scanDir", NAPI_AUTO_LENGTH, &name) != napi_ok ||
+      napi_create_async_work(env, NULL, name, scan_execute, scan_complete, job, &job->work) != napi_ok) {
+    free(job->path);
+    free(job);
+    napi_failed(env);
+    return NULL;
+  }
+  if (napi_queue_async_work(env, job->work) != napi_ok) {
+    napi_delete_async_work(env, job->work);
+    free(job->path);
+    free(job);
+    napi_failed(env);
+    return NULL;
+  }
+  return promise;
 }
 
 /*
@@ -225,6 +322,7 @@ static napi_value lstat_into(napi_env env, napi_callback_info info) {
 bool define_scan(napi_env env, napi_value exports) {
   napi_property_descriptor props[] = {
       {"scanDir", NULL, scan_dir, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"scanDirAsync", NULL, scan_dir_async, NULL, NULL, NULL, napi_enumerable, NULL},
       {"lstatInto", NULL, lstat_into, NULL, NULL, NULL, napi_enumerable, NULL},
   };
   return napi_define_properties(env, exports, sizeof props / sizeof props[0], props) == napi_ok || napi_failed(env);

@@ -58,6 +58,22 @@ export function scanDir(path: Path, xattrs = false): ScannedDir {
 }
 
 /**
+ * What {@link scanDir} gives, the folder read on a thread of libuv's pool:
+ * a walk waiting on a cold disk leaves the JavaScript thread free, and
+ * several folders can be read at once.
+ * @throws (rejects) as {@link scanDir} throws; TypeError for a bad path, synchronously.
+ */
+export function scanDirAsync(path: Path, xattrs = false): Promise<ScannedDir> {
+  return addon()
+    .scanDirAsync(path, xattrs)
+    .catch((e: unknown) =>
+      withPath(path, () => {
+        throw e;
+      }),
+    );
+}
+
+/**
  * lstat of `path` into `out` ({@link SCAN_FIELDS} numbers, laid out as
  * {@link ScannedDir.stats}, the xattrs field -1), making no object: for a
  * check made once a file. Returns 0, or the errno of the failed lstat

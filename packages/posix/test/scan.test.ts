@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { lstatSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { listXattrs, lstatInto, scanDir, ScanField, SCAN_FIELDS, setXattr, type SystemError } from '../src/index.js';
+import { listXattrs, lstatInto, scanDir, scanDirAsync, ScanField, SCAN_FIELDS, setXattr, type SystemError } from '../src/index.js';
 
 const root = mkdtempSync(join(tmpdir(), 'brickpost-scan-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -87,6 +87,30 @@ test('scanDir of an empty folder is empty; a missing one fails with ENOENT and i
     (e: SystemError) => e.code === 'ENOENT' && e.syscall === 'scandir' && e.path === gone,
   );
   assert.throws(() => scanDir(join(root, 'empty'), 'yes' as unknown as boolean), { name: 'TypeError' });
+});
+
+test('scanDirAsync gives what scanDir gives, several folders at once; a missing one rejects with ENOENT and its path', async () => {
+  const dirs = Array.from({ length: 6 }, (_, k) => join(root, `async-${k}`));
+  dirs.forEach((dir, k) => {
+    mkdirSync(dir);
+    for (let i = 0; i <= k * 40; i++) writeFileSync(join(dir, `f${i}`), 'x'.repeat(i));
+    mkdirSync(join(dir, 'sub'));
+  });
+  const odd = Buffer.concat([Buffer.from(`${dirs[0]!}/`), Buffer.from([0x6e, 0xff])]);
+  writeFileSync(odd, 'y');
+  const got = await Promise.all(dirs.map((dir) => scanDirAsync(dir, true)));
+  got.forEach((a, k) => {
+    const b = scanDir(dirs[k]!, true);
+    assert.ok(a.names.equals(b.names), `names of ${dirs[k]!}`);
+    assert.deepEqual(Array.from(a.stats), Array.from(b.stats));
+    assert.equal(a.ascii, b.ascii);
+    assert.equal(namesOf(a.names).length, k * 40 + 2 + (k === 0 ? 1 : 0));
+  });
+  assert.equal(got[0]!.ascii, false);
+  const gone = join(root, 'gone-async');
+  await assert.rejects(scanDirAsync(gone), (e: SystemError) => e.code === 'ENOENT' && e.syscall === 'scandir' && e.path === gone && e.stack!.length > 0);
+  await assert.rejects(scanDirAsync(join(dirs[1]!, 'f3')), (e: SystemError) => e.code === 'ENOTDIR');
+  assert.throws(() => scanDirAsync(dirs[0]!, 'yes' as unknown as boolean), { name: 'TypeError' });
 });
 
 test('lstatInto fills the fields scanDir gives, and returns the errno of a missing path', () => {

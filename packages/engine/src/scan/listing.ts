@@ -47,7 +47,17 @@ export interface Listing {
  * @throws the error listing the folder failed with (code ENOENT, EACCES, …)
  */
 export function listDir(abs: string, xattrs: boolean, addon = posix.available): Listing {
-  return addon ? new ScannedListing(abs, xattrs) : new FsListing(abs);
+  return addon ? new ScannedListing(abs, posix.scanDir(fsPath(abs), xattrs)) : new FsListing(abs);
+}
+
+/**
+ * listDir, the folder read on a thread of libuv's pool where the addon is
+ * there (the JavaScript thread is free while a cold disk answers, and
+ * several folders are read at once); through Node's fs otherwise.
+ * @throws (rejects) as listDir throws
+ */
+export async function listDirAsync(abs: string, xattrs: boolean, addon = posix.available): Promise<Listing> {
+  return addon ? new ScannedListing(abs, await posix.scanDirAsync(fsPath(abs), xattrs)) : new FsListing(abs);
 }
 
 const F = posix.ScanField;
@@ -78,9 +88,8 @@ class ScannedListing implements Listing {
 
   constructor(
     private readonly abs: string,
-    xattrs: boolean,
+    s: posix.ScannedDir,
   ) {
-    const s = posix.scanDir(fsPath(abs), xattrs);
     this.stats = s.stats;
     if (s.ascii) {
       const all = s.names.toString('latin1');

@@ -4,7 +4,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { foldKey, nameProblem, quote, RESERVED_ROOT_NAME } from '@brickpost/manifest';
 import { toEnvironmentError } from '../io/errors.js';
 import { fsPath } from '../io/fs-path.js';
-import { listDir, type Listing } from './listing.js';
+import { listDirAsync, type Listing } from './listing.js';
 import { isCache, type WalkOptions } from './walk.js';
 
 /** Totals of a source tree: files and their bytes, folders, and every other entry (hard links after a file's first name, symbolic links, special files). */
@@ -19,14 +19,23 @@ export interface SourceTotals {
 const TURN_EVERY = 64;
 
 /**
+ * Folders listed at once, each on a thread of libuv's pool: on a cold disk
+ * their lstats are answered together, the JavaScript thread stays free
+ * for the pack meanwhile, and the walk that follows finds them cached.
+ */
+const LISTED_AT_ONCE = 8;
+
+/**
  * Totals of a source tree, for progress and free-space checks: what walk()
  * would yield, counted (the same entries left out: excluded, cache
  * folders, vanished, unreadable folders, a top-level reserved name, names
  * that are not shippable), without building its entries. Pack measures
  * while it packs, on the same thread: the walk's per-entry work (sorting
  * by fold key, metadata as bigints, an object per entry) would be spent
- * twice for each file of the tree. Hard links count as one file and
- * further names, whichever name comes first.
+ * twice for each file of the tree. Folders are listed several at once
+ * (LISTED_AT_ONCE), so the totals do not depend on the order entries are
+ * met: hard links count as one file and further names, whichever name
+ * comes first.
  * @throws BrickpostError NOT_FOUND, PERMISSION, IO (the source folder itself, or an entry whose lstat fails but for vanishing)
  */
 export async function measure(root: string, opts: Pick<WalkOptions, 'exclude' | 'excludeCaches'> = {}): Promise<SourceTotals> {
@@ -35,11 +44,13 @@ export async function measure(root: string, opts: Pick<WalkOptions, 'exclude' | 
   const links = new Map<string, number>();
   const { exclude, excludeCaches } = opts;
 
+  /** Folders found and not yet listed: taken last first, so the tree is read depth first, as the walk reads it. */
+  const todo: Array<{ abs: string; rel: string }> = [];
+
   async function dir(abs: string, rel: string, top: boolean): Promise<void> {
-    await nextTurn();
     let listing: Listing;
     try {
-      listing = listDir(abs, false);
+      listing = await listDirAsync(abs, false);
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       if (top || (code !== 'EACCES' && code !== 'EPERM' && code !== 'ENOENT')) throw toEnvironmentError(e, `cannot read directory ${quote(abs)}`);
@@ -62,7 +73,7 @@ export async function measure(root: string, opts: Pick<WalkOptions, 'exclude' | 
         const childAbs = join(abs, name);
         if (excludeCaches && isCache(childAbs)) continue;
         t.dirs++;
-        await dir(childAbs, childRel, false);
+        todo.push({ abs: childAbs, rel: childRel });
       } else if (st.kind === 'file') {
         if (st.nlink > 1) {
           const left = links.get(st.identity);
@@ -82,7 +93,32 @@ export async function measure(root: string, opts: Pick<WalkOptions, 'exclude' | 
     }
   }
 
-  await dir(root, '', true);
+  await new Promise<void>((resolve, reject) => {
+    let running = 0;
+    let failed = false;
+    const start = (abs: string, rel: string, top: boolean): void => {
+      running++;
+      dir(abs, rel, top).then(
+        () => {
+          running--;
+          pump();
+        },
+        (e: unknown) => {
+          failed = true;
+          reject(e);
+        },
+      );
+    };
+    const pump = (): void => {
+      if (failed) return;
+      while (running < LISTED_AT_ONCE && todo.length > 0) {
+        const d = todo.pop()!;
+        start(d.abs, d.rel, false);
+      }
+      if (running === 0) resolve();
+    };
+    start(root, '', true);
+  });
   return t;
 }
 
