@@ -10,7 +10,6 @@
  */
 export * from './api/index.js';
 export { computePlan, PLAN_DEFAULTS } from './plan/plan.js';
-export { renderLabelsHtml, renderReportHtml } from './report-html.js';
 export { Engine, defaultHome } from './engine.js';
 export { tuneProcess } from './io/process-memory.js';
 export { worstProblem } from './verify/worst-problem.js';

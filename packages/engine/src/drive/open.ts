@@ -18,7 +18,7 @@ import {
   type ShipmentInfo,
 } from '@brickpost/manifest';
 import type { VerifyProblem } from '../api/index.js';
-import { windowOfPath } from '../recovery/index.js';
+import { windowOfPath } from '../recovery/params.js';
 import { readLimited } from '../io/read-limited.js';
 import { CUSTODY_TAG_FILE, SIGNATURE_FILE, TAG_MANIFEST } from './layout.js';
 

@@ -137,7 +137,8 @@ interface HashJob {
 /**
  * The SHA-256 of each job's file, in order, or the FIXITY_MISMATCH of one
  * past its bound. On the native core a file per core is read and hashed at
- * once, each on a thread of its own; otherwise one after another here.
+ * once, each on a thread of its own, taking files in payload order (a
+ * drive is read front to back); otherwise one after another here.
  */
 async function* hashAll(jobs: HashJob[], progress: Progress, signal?: AbortSignal): AsyncGenerator<{ job: HashJob; actual: string | BrickpostError }> {
   const core = native();
@@ -167,23 +168,36 @@ async function* hashAll(jobs: HashJob[], progress: Progress, signal?: AbortSigna
       return e;
     }
   };
+  // Each thread takes the next file as soon as it is done with its own, so none waits on a larger
+  // file another thread still reads: the threads stay busy to the end of the drive. Results are
+  // handed on in payload order all the same; those that finish early wait, a digest each.
   const width = core ? Math.max(2, core.threads()) : 1;
-  const running: Array<{ job: HashJob; p: Promise<string | BrickpostError> }> = [];
+  const results = jobs.map(() => {
+    let settle!: (r: Promise<string | BrickpostError>) => void;
+    const p = new Promise<string | BrickpostError>((resolve) => (settle = resolve));
+    // One left unread after an earlier failure is not an unhandled rejection.
+    p.catch(() => undefined);
+    return { p, settle };
+  });
   let next = 0;
-  try {
-    while (next < jobs.length || running.length > 0) {
-      while (running.length < width && next < jobs.length) {
-        if (signal?.aborted) throw new BrickpostError('CANCELLED', 'verify cancelled');
-        const job = jobs[next++]!;
-        const p = one(job);
-        p.catch(() => undefined);
-        running.push({ job, p });
-      }
-      const r = running.shift()!;
-      yield { job: r.job, actual: await r.p };
+  let stop = false;
+  const worker = async (): Promise<void> => {
+    while (!stop && next < jobs.length) {
+      const i = next++;
+      const r = signal?.aborted ? Promise.reject(new BrickpostError('CANCELLED', 'verify cancelled')) : one(jobs[i]!);
+      r.catch(() => {
+        stop = true;
+      });
+      results[i]!.settle(r);
+      await r.catch(() => undefined);
     }
+  };
+  const workers = Array.from({ length: width }, worker);
+  try {
+    for (const [i, job] of jobs.entries()) yield { job, actual: await results[i]!.p };
   } finally {
-    await Promise.allSettled(running.map((r) => r.p));
+    stop = true;
+    await Promise.allSettled(workers);
   }
 }
 

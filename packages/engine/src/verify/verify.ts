@@ -5,12 +5,10 @@ import { isBrickpostError } from '@brickpost/manifest';
 import type { EventSink, VerifyOptions, VerifyProblem, VerifyReport } from '../api/index.js';
 import type { Context } from '../context.js';
 import { noteSeen } from '../catalog/seen.js';
-import { recordVerified } from '../custody/index.js';
+import { recordVerified } from '../custody/hooks.js';
 import { findShipment } from '../drive/layout.js';
 import { openShipment, type LenientFindings } from '../drive/open.js';
 import { withDriveHint, type HintedShipment } from '../drive/read-hint.js';
-import { rebuildMissing } from '../drive/rebuild.js';
-import { repairStatus } from '../drive/repair.js';
 import { lostShares, mergedShipment, openMembers, requireRecoverable, setDrives, setStatus } from '../drive/set.js';
 import { Progress } from '../io/progress.js';
 import { requireSpace } from '../io/space.js';
@@ -18,7 +16,6 @@ import { trustedVerifiers } from '../keys/index.js';
 import { describeCreated } from './created.js';
 import { expansionLimit } from './expansion.js';
 import { checkDeferred, checkFixity } from './fixity.js';
-import { walkShipment } from './walk-shipment.js';
 
 /**
  * Verifies a shipment on a drive. Level 1 (always, no decryption key): the
@@ -34,6 +31,9 @@ import { walkShipment } from './walk-shipment.js';
  * Deep verify decodes each distinct chunk frame once and counts the refs
  * it covered, and refuses (a problem, LIMIT_EXCEEDED) a shipment whose
  * data expands past `maxExpansion` times its size on the drive.
+ * The code of deep verify, of rebuilding a set's lost drives and of
+ * recovery status is loaded only when it runs: a keyless verify starts
+ * hashing without it.
  * @throws BrickpostError when there is nothing to verify (NOT_A_DRIVE, NOT_FOUND, AMBIGUOUS_SHIPMENT), deep verify lacks an identity (NO_IDENTITY), maxExpansion is not a limit (USAGE), or the environment fails (IO, NO_SPACE, PERMISSION…).
  */
 export async function verify(ctx: Context, opts: VerifyOptions, onEvent: EventSink, signal?: AbortSignal): Promise<VerifyReport> {
@@ -128,6 +128,7 @@ async function verifyFound(
         try {
           const dir = shipment.dir;
           const failing = fixityProblems.flatMap((p) => (p.path !== undefined && p.path.startsWith(dir + '/') ? [p.path.slice(dir.length + 1)] : []));
+          const { repairStatus } = await import('../drive/repair.js');
           report.repair = await repairStatus(shipment, failing, signal);
         } catch (e) {
           asProblem(e);
@@ -173,9 +174,11 @@ async function verifyFound(
               hint: 'free some space there, set TMPDIR to a folder with room, or give the missing drives',
             },
           );
+          const { rebuildMissing } = await import('../drive/rebuild.js');
           await rebuildMissing(m, scratch, undefined, signal);
           whole = mergedShipment(m, scratch);
         }
+        const { walkShipment } = await import('./walk-shipment.js');
         const t = await walkShipment({ ...whole, maxExpansion }, identityText, {}, progress, signal);
         report.chunksChecked = t.decoded;
         report.refsCovered = t.chunks - t.held;
