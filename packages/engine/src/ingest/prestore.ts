@@ -72,8 +72,6 @@ export async function prestoreUndo(
   } finally {
     pre.settleAll();
   }
-  // Only chunk files in place are handed on: one whose rename failed is stored again after the commit.
-  await c.placed().catch(() => undefined);
   for (const [hex, chunk] of c.fresh) pre.chunks.set(hex, chunk);
   await c.close().catch(() => undefined);
   return pre;

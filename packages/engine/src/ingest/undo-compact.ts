@@ -1,5 +1,5 @@
-import { closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, writeSync, type BigIntStats } from 'node:fs';
-import { readdir, rename, rm, unlink } from 'node:fs/promises';
+import { closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, renameSync, writeSync, type BigIntStats } from 'node:fs';
+import { readdir, rm, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as posix from '@brickpost/posix';
 import { fromBytes } from '@brickpost/manifest';
@@ -80,10 +80,6 @@ export class Compactor {
   readonly fresh = new Map<string, FreshChunk>();
   private freshBytes = 0;
   private readonly dirs = new Set<string>();
-  /** Renames of chunk files from tmp/ into place under way (on libuv's pool), oldest first. */
-  private readonly placing: Array<Promise<void>> = [];
-  /** The first rename that failed since placed() last reported one. */
-  private placeFailure: Error | null = null;
 
   /**
    * @param stop - checked between batches of a large file: true gives up storing it.
@@ -125,7 +121,6 @@ export class Compactor {
 
   /** Makes the batch's chunk files durable, records them and its files, then removes the whole files. */
   async flush(): Promise<void> {
-    await this.placed();
     if (this.batch.length === 0 && this.fresh.size === 0) return;
     if (this.fresh.size > 0) {
       if (CAN_SYNC_FS) await syncFilesystem(storeDir(this.folder));
@@ -148,20 +143,7 @@ export class Compactor {
     this.count += files.length;
   }
 
-  /**
-   * Waits until every chunk file written so far is in place. A chunk whose
-   * rename failed is left out of `fresh` (a later write stores it again).
-   * @throws the first rename that failed
-   */
-  async placed(): Promise<void> {
-    await Promise.all(this.placing.splice(0));
-    const e = this.placeFailure;
-    this.placeFailure = null;
-    if (e) throw e;
-  }
-
   async close(): Promise<void> {
-    await Promise.all(this.placing.splice(0));
     await this.pipeline?.close();
     this.pipeline = null;
   }
@@ -220,7 +202,7 @@ export class Compactor {
     const hashes: Buffer[] = [];
     let changed = false;
     let at = 0;
-    const put = async (c: FileChunk): Promise<void> => {
+    const put = (c: FileChunk): void => {
       const hash = c.sha!;
       hashes.push(hash);
       ids?.set(at, { len: c.length, id: c.id });
@@ -228,7 +210,8 @@ export class Compactor {
       const hex = hash.toString('hex');
       if (changed || this.fresh.has(hex) || chunkStored(this.db, hash)) return releaseFrame(c.frame);
       const stored = c.frame.length;
-      await this.writeChunk(hex, c.frame, { hash, len: c.length, stored });
+      this.writeChunk(hex, c.frame);
+      this.fresh.set(hex, { hash, len: c.length, stored });
       this.freshBytes += stored;
       failpoint('undo-chunk');
     };
@@ -236,7 +219,7 @@ export class Compactor {
     if (size <= WHOLE_FILE_MAX) {
       const r = await p.encodeFile(path, size, { sha: true });
       changed = r.changed !== undefined;
-      for (const c of r.chunks) await put(c);
+      for (const c of r.chunks) put(c);
       progress(at);
     } else {
       for await (const { job } of p.encodeLarge(
@@ -246,7 +229,7 @@ export class Compactor {
         () => (changed = true),
         () => undefined,
       )) {
-        await put(await job);
+        put(await job);
         progress(at);
         if (this.stop()) return null;
       }
@@ -254,14 +237,8 @@ export class Compactor {
     return changed ? null : hashes;
   }
 
-  /**
-   * A chunk's frame into undo-chunks/HH/HASH, through tmp/ (synced here only
-   * where one file-system sync is not available). The rename into place
-   * runs on libuv's pool (placed() waits for it): on a disk busy with a
-   * shipment's writes each took 0.7 ms, 1.6 s of the JavaScript thread for
-   * the 2,142 chunks of a second ingest of the 2 GiB benchmark dataset.
-   */
-  private async writeChunk(hex: string, frame: Frame, chunk: FreshChunk): Promise<void> {
+  /** A chunk's frame into undo-chunks/HH/HASH, through tmp/ (synced here only where one file-system sync is not available). */
+  private writeChunk(hex: string, frame: Frame): void {
     const tmpDir = join(storeDir(this.folder), 'tmp');
     const to = chunkPath(this.folder, hex);
     const dir = join(to, '..');
@@ -284,18 +261,9 @@ export class Compactor {
     } finally {
       closeSync(fd);
     }
-    this.fresh.set(hex, chunk);
-    if (this.placing.length >= PLACING) await this.placing.shift();
-    const placing = rename(tmp, to).catch((e: unknown) => {
-      this.fresh.delete(hex);
-      this.placeFailure ??= e as Error;
-    });
-    this.placing.push(placing);
+    renameSync(tmp, to);
   }
 }
-
-/** Renames of chunk files into place under way at most. */
-const PLACING = 32;
 
 /** Removals at once: one after another, each waits on the disk (a large file's blocks are freed as it goes). */
 const REMOVALS = 8;
