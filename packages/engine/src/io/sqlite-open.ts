@@ -54,9 +54,6 @@ export function busyTimeout(fallback: number): number {
   return process.env.BRICKPOST_BUSY_TIMEOUT && Number.isSafeInteger(v) && v >= 0 ? v : fallback;
 }
 
-/** KiB of pages each connection keeps (PRAGMA cache_size). */
-const CACHE_KIB = 8000;
-
 /**
  * Opens (creating or adopting) one of brickpost's databases, guarded.
  * @throws BrickpostError FOREIGN_DATABASE, DATABASE_DAMAGED, UNSUPPORTED_VERSION, LOCKED, PERMISSION, NO_SPACE, IO
@@ -81,9 +78,6 @@ export function openOwnDatabase(spec: OwnDatabase): Database.Database {
     const found = identify(db);
     const state = classify(spec, db, found);
     db.pragma('journal_mode = WAL');
-    // SQLite's own page cache, per connection: 16 MB as better-sqlite3 builds it, which was the largest
-    // single part of a second pack's peak memory; the page cache of the system holds the rest of the file.
-    db.pragma(`cache_size = ${-CACHE_KIB}`);
     for (const p of spec.pragmas) db.pragma(p);
     if (state !== 'current') {
       db.transaction(() => {
