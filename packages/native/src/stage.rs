@@ -74,6 +74,25 @@ fn check(rc: libc::c_int) -> io::Result<()> {
     }
 }
 
+/// Files from this size on are handed to the disk as soon as they are
+/// written; smaller ones are left to the one sync before the commit, which
+/// writes them together (asked one by one, 300,000 files of 0-4 KiB cost
+/// an ingest 5 s more of system time).
+const WRITEBACK_MIN: u64 = 256 * 1024;
+
+/// Has the kernel start writing the file's dirty pages to the disk, without
+/// waiting (the commit's one file-system sync then finds less left to
+/// write); advisory, so a refusal changes nothing.
+fn start_writeback(fd: libc::c_int) {
+    #[cfg(target_os = "linux")]
+    // SAFETY: fd is an open descriptor; the call only starts writeback.
+    unsafe {
+        libc::sync_file_range(fd, 0, 0, libc::SYNC_FILE_RANGE_WRITE);
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = fd;
+}
+
 /// Writes one staged file; the step, the call and the error of a failure.
 fn write_file(j: &Job) -> Result<(), (&'static str, &'static str, io::Error)> {
     let c = CString::new(std::ffi::OsStr::new(&j.path).as_bytes()).map_err(|_| ("create", "open", io::Error::from_raw_os_error(libc::EINVAL)))?;
@@ -101,6 +120,8 @@ fn write_file(j: &Job) -> Result<(), (&'static str, &'static str, io::Error)> {
         check(unsafe { libc::futimens(fd, [t, t].as_ptr()) }).map_err(|e| ("futimens", e))?;
         if j.sync {
             check(unsafe { libc::fdatasync(fd) }).map_err(|e| ("fdatasync", e))?;
+        } else if j.size >= WRITEBACK_MIN {
+            start_writeback(fd);
         }
         Ok(())
     };

@@ -22,6 +22,7 @@ export interface Addon {
   fRemoveXattr(fd: number, name: Path): void;
   tryLock(fd: number): boolean;
   copyRange(fdIn: number, offIn: number, fdOut: number, offOut: number, length: number): number;
+  startWriteback(fd: number, offset: number, length: number): boolean;
   mknod(path: Path, mode: number, major: number, minor: number): void;
   mkfifo(path: Path, mode: number): void;
   major(rdev: number | bigint): number;

@@ -22,3 +22,17 @@ export function copyRange(fdIn: number, offIn: number, fdOut: number, offOut: nu
     });
   return withPath(undefined, () => a.copyRange(fdIn, offIn, fdOut, offOut, length));
 }
+
+/**
+ * Asks the kernel to start writing the dirty pages of `length` bytes of the
+ * open file `fd` from `offset` (0: to its end) to the disk, without waiting
+ * and without making them durable (sync_file_range, SYNC_FILE_RANGE_WRITE):
+ * a sync of many files later finds less left to write. False where the
+ * system has no such call (not Linux), the addon predates it, or the call
+ * was refused; nothing changes then.
+ * @throws TypeError or RangeError for a bad argument; Error `ERR_POSIX_UNAVAILABLE`.
+ */
+export function startWriteback(fd: number, offset = 0, length = 0): boolean {
+  const a = addon();
+  return typeof a.startWriteback === 'function' && a.startWriteback(fd, offset, length);
+}

@@ -9,7 +9,7 @@
  * - owners by name: {@link userName}, {@link groupName}, {@link userId}, {@link groupId};
  * - timestamps to the nanosecond: {@link lutimesNs}, {@link futimesNs};
  * - locks the kernel drops when their holder dies: {@link tryLock};
- * - copies between open files inside the kernel: {@link copyRange};
+ * - copies between open files inside the kernel: {@link copyRange}; early writeback of a file: {@link startWriteback};
  * - the C allocator's arenas: {@link limitArenas};
  * - a folder's entries with their lstat fields in one call: {@link scanDir} (or {@link scanDirAsync}), {@link lstatInto}.
  *
@@ -27,6 +27,6 @@ export { mknod, mkfifo, major, minor, makedev } from './nodes.js';
 export { userName, groupName, userId, groupId } from './owners.js';
 export { lutimesNs, futimesNs } from './times.js';
 export { tryLock } from './lock.js';
-export { copyRange } from './copy.js';
+export { copyRange, startWriteback } from './copy.js';
 export { limitArenas } from './memory.js';
 export { scanDir, scanDirAsync, lstatInto, ScanField, SCAN_FIELDS, type ScannedDir } from './scan.js';

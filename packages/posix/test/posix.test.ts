@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import {
   available,
   copyRange,
+  startWriteback,
   dataExtents,
   fGetXattr,
   fListXattrs,
@@ -378,6 +379,31 @@ test('copyRange copies a range between open files inside the kernel, short only 
   } finally {
     closeSync(a);
     closeSync(b);
+  }
+});
+
+test('startWriteback asks for a regular file on Linux, says no elsewhere and for a pipe or a closed descriptor, and changes no byte', () => {
+  const file = join(root, 'writeback');
+  const data = Buffer.from(Array.from({ length: 2 * MiB + 3 }, (_, i) => (i * 7) & 0xff));
+  const fd = openSync(file, 'w');
+  try {
+    writeSync(fd, data);
+    assert.equal(startWriteback(fd), process.platform === 'linux');
+    assert.equal(startWriteback(fd, MiB, MiB), process.platform === 'linux');
+    assert.throws(() => startWriteback(fd, -1, 0), { name: 'RangeError' });
+  } finally {
+    closeSync(fd);
+  }
+  assert.ok(readFileSync(file).equals(data));
+  assert.equal(startWriteback(fd), false, 'a closed descriptor');
+  const fifo = join(root, 'writeback-fifo');
+  mkfifo(fifo, 0o600);
+  // Opened for reading and writing, a FIFO does not wait for a peer (Linux).
+  const p = openSync(fifo, constants.O_RDWR | constants.O_NONBLOCK);
+  try {
+    assert.equal(startWriteback(p), false, 'a FIFO');
+  } finally {
+    closeSync(p);
   }
 });
 

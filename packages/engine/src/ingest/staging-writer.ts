@@ -16,6 +16,9 @@ import type { StageFailure, StageWriter } from '@brickpost/native';
 
 const CREATE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
 
+/** Bytes of a staged file written between two requests to start writing them to the disk. */
+const WRITEBACK_EVERY = 8 << 20;
+
 /** Files up to this size, whose bytes are all in hand at their end, are handed whole to the native core's stage writer. */
 const QUEUE_MAX = 1 << 20;
 
@@ -43,10 +46,14 @@ export class StagingWriter {
   private fileAt = 0;
   /** Where the last write of the current file ended (less than its size when it ends in a hole). */
   private dataEnd = 0;
+  /** Bytes of the current file before this offset are being written to the disk already (startWriteback). */
+  private kicked = 0;
   files = 0;
   bytes = 0;
   /** copy_file_range failed as unsupported once: not tried again. */
   private noCopy = !posix.available;
+  /** startWriteback is not available here (or was refused once): not tried again. */
+  private noWriteback = !posix.available;
   /** The native stage writer, made on first use (undefined: not yet; null: no native core). */
   private queue: StageWriter | null | undefined;
   /** The bytes of the current file, when it goes to the stage writer, and where each goes. */
@@ -70,6 +77,7 @@ export class StagingWriter {
     this.current = this.pathOf(n);
     this.fileAt = 0;
     this.dataEnd = 0;
+    this.kicked = 0;
     if (r.size <= QUEUE_MAX && !this.applier.usesFd(r) && this.stageWriter()) {
       this.gathered = { parts: [], offsets: [] };
       return;
@@ -114,6 +122,19 @@ export class StagingWriter {
     this.fileAt += n;
     this.dataEnd = this.fileAt;
     this.bytes += n;
+    if (this.fileAt - this.kicked >= WRITEBACK_EVERY && this.fd >= 0) this.writeback(this.fd);
+  }
+
+  /**
+   * Has the kernel start writing what the current file got since the last
+   * call to the disk, where one file-system sync makes it durable before
+   * the commit: left to the end, 2 GB of staged files took that sync a
+   * second of a 2 GiB ingest with nothing else to do.
+   */
+  private writeback(fd: number): void {
+    if (this.syncEach || this.noWriteback) return;
+    if (!posix.startWriteback(fd, this.kicked, 0)) this.noWriteback = true;
+    this.kicked = this.fileAt;
   }
 
   /**
@@ -139,6 +160,7 @@ export class StagingWriter {
     this.fileAt += n;
     this.dataEnd = this.fileAt;
     this.bytes += n;
+    if (this.fileAt - this.kicked >= WRITEBACK_EVERY) this.writeback(this.fd);
     return n;
   }
 
@@ -167,6 +189,7 @@ export class StagingWriter {
       fchmodSync(fd, modeUnder(this.policy, r.mode));
       setTimesFd(fd, r.mtime);
       if (this.syncEach) fdatasyncSync(fd);
+      else if (this.dataEnd > this.kicked) this.writeback(fd);
     } catch (e) {
       throw toEnvironmentError(e, `cannot finish the staged file of ${quote(r.p)}`, { on: 'destination', path: this.current });
     } finally {
