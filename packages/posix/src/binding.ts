@@ -38,6 +38,7 @@ export interface Addon {
   scanDir(path: Path, xattrs?: boolean): { names: Buffer; stats: Float64Array; ascii: boolean };
   scanDirAsync(path: Path, xattrs?: boolean): Promise<{ names: Buffer; stats: Float64Array; ascii: boolean }>;
   lstatInto(path: Path, out: Float64Array): number;
+  lstatManyAsync(paths: Buffer, count: number): Promise<Float64Array>;
 }
 
 const addonFile = fileURLToPath(new URL('../../build/Release/posix.node', import.meta.url));

@@ -11,7 +11,7 @@
  * - locks the kernel drops when their holder dies: {@link tryLock};
  * - copies between open files inside the kernel: {@link copyRange}; early writeback of a file: {@link startWriteback};
  * - the C allocator's arenas: {@link limitArenas};
- * - a folder's entries with their lstat fields in one call: {@link scanDir} (or {@link scanDirAsync}), {@link lstatInto}.
+ * - a folder's entries with their lstat fields in one call: {@link scanDir} (or {@link scanDirAsync}), {@link lstatInto}; many known paths' lstat fields off the JavaScript thread: {@link lstatManyAsync}.
  *
  * A small N-API addon in C (src/*.c) built by node-gyp at install. Paths are
  * strings or Buffers; Buffers go to the system byte for byte, since names need
@@ -29,4 +29,4 @@ export { lutimesNs, futimesNs } from './times.js';
 export { tryLock } from './lock.js';
 export { copyRange, startWriteback } from './copy.js';
 export { limitArenas } from './memory.js';
-export { scanDir, scanDirAsync, lstatInto, ScanField, SCAN_FIELDS, type ScannedDir } from './scan.js';
+export { scanDir, scanDirAsync, lstatInto, lstatManyAsync, ScanField, SCAN_FIELDS, type ScannedDir } from './scan.js';

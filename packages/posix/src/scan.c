@@ -319,11 +319,126 @@ static napi_value lstat_into(napi_env env, napi_callback_info info) {
   return result;
 }
 
+/* One lstatManyAsync call: the paths (each followed by a NUL byte), what the pool thread read, and its promise. */
+struct many_job {
+  napi_async_work work;
+  napi_deferred deferred;
+  napi_ref paths_ref;
+  const char *paths;
+  size_t len;
+  uint32_t count;
+  double *out;
+};
+
+static void many_execute(napi_env env, void *data) {
+  (void)env;
+  struct many_job *job = data;
+  const char *p = job->paths, *end = job->paths + job->len;
+  for (uint32_t i = 0; i < job->count; i++) {
+    double *f = job->out + (size_t)i * FIELDS;
+    const char *nul = p < end ? memchr(p, 0, (size_t)(end - p)) : NULL;
+    if (nul == NULL) {
+      /* Fewer paths than count: the rest read as "no such file". */
+      memset(f, 0, FIELDS * sizeof(double));
+      f[F_ERRNO] = ENOENT;
+      continue;
+    }
+    struct stat st;
+    if (lstat(p, &st) == 0) {
+      fill(f, &st);
+      f[F_XATTRS] = -1;
+    } else {
+      memset(f, 0, FIELDS * sizeof(double));
+      f[F_ERRNO] = errno;
+    }
+    p = nul + 1;
+  }
+}
+
+static void many_complete(napi_env env, napi_status status, void *data) {
+  struct many_job *job = data;
+  napi_value buf, arr, error = NULL;
+  void *mem = NULL;
+  bool ok = status == napi_ok && napi_create_arraybuffer(env, (size_t)job->count * FIELDS * sizeof(double), &mem, &buf) == napi_ok &&
+            napi_create_typedarray(env, napi_float64_array, (size_t)job->count * FIELDS, buf, 0, &arr) == napi_ok;
+  if (ok) {
+    if (job->count > 0) memcpy(mem, job->out, (size_t)job->count * FIELDS * sizeof(double));
+    napi_resolve_deferred(env, job->deferred, arr);
+  } else {
+    if (status == napi_cancelled) throw_sys(env, ECANCELED, "lstat");
+    else napi_failed(env);
+    if (napi_get_and_clear_last_exception(env, &error) == napi_ok && error != NULL) napi_reject_deferred(env, job->deferred, error);
+  }
+  napi_delete_reference(env, job->paths_ref);
+  napi_delete_async_work(env, job->work);
+  free(job->out);
+  free(job);
+}
+
+/*
+ * lstatManyAsync(paths, count): a promise of a Float64Array of count * FIELDS
+ * numbers, laid out as scanDir's stats: the lstat of each of the `count`
+ * paths in the Buffer `paths` (each followed by a NUL byte), made in order
+ * on a thread of libuv's pool. A failed lstat gives its errno in F_ERRNO and
+ * zeros. The Buffer must not change until the promise settles.
+ */
+static napi_value lstat_many_async(napi_env env, napi_callback_info info) {
+  napi_value argv[2], promise = NULL, name;
+  if (!get_args(env, info, 2, argv)) return NULL;
+  bool isbuf = false;
+  void *data = NULL;
+  size_t len = 0;
+  uint32_t count = 0;
+  if (napi_is_buffer(env, argv[0], &isbuf) != napi_ok || !isbuf || napi_get_buffer_info(env, argv[0], &data, &len) != napi_ok) {
+    throw_arg(env, false, "ERR_INVALID_ARG_TYPE", "lstatManyAsync: paths", "a Buffer");
+    return NULL;
+  }
+  if (napi_get_value_uint32(env, argv[1], &count) != napi_ok || count > (1u << 20)) {
+    throw_arg(env, false, "ERR_INVALID_ARG_TYPE", "lstatManyAsync: count", "a whole number up to 2^20");
+    return NULL;
+  }
+  struct many_job *job = calloc(1, sizeof *job);
+  if (job == NULL) return throw_sys(env, ENOMEM, "malloc");
+  job->out = malloc((size_t)(count > 0 ? count : 1) * FIELDS * sizeof(double));
+  if (job->out == NULL) {
+    free(job);
+    return throw_sys(env, ENOMEM, "malloc");
+  }
+  job->paths = data;
+  job->len = len;
+  job->count = count;
+  if (napi_create_reference(env, argv[0], 1, &job->paths_ref) != napi_ok) {
+    free(job->out);
+    free(job);
+    napi_failed(env);
+    return NULL;
+  }
+  if (napi_create_promise(env, &job->deferred, &promise) != napi_ok ||
+      napi_create_string_utf8(env, "brickpost:lstatMany", NAPI_AUTO_LENGTH, &name) != napi_ok ||
+      napi_create_async_work(env, NULL, name, many_execute, many_complete, job, &job->work) != napi_ok) {
+    napi_delete_reference(env, job->paths_ref);
+    free(job->out);
+    free(job);
+    napi_failed(env);
+    return NULL;
+  }
+  if (napi_queue_async_work(env, job->work) != napi_ok) {
+    napi_delete_async_work(env, job->work);
+    napi_delete_reference(env, job->paths_ref);
+    free(job->out);
+    free(job);
+    napi_failed(env);
+    return NULL;
+  }
+  return promise;
+}
+
 bool define_scan(napi_env env, napi_value exports) {
   napi_property_descriptor props[] = {
       {"scanDir", NULL, scan_dir, NULL, NULL, NULL, napi_enumerable, NULL},
       {"scanDirAsync", NULL, scan_dir_async, NULL, NULL, NULL, napi_enumerable, NULL},
       {"lstatInto", NULL, lstat_into, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"lstatManyAsync", NULL, lstat_many_async, NULL, NULL, NULL, napi_enumerable, NULL},
   };
   return napi_define_properties(env, exports, sizeof props / sizeof props[0], props) == napi_ok || napi_failed(env);
 }

@@ -83,3 +83,17 @@ export function scanDirAsync(path: Path, xattrs = false): Promise<ScannedDir> {
 export function lstatInto(path: Path, out: Float64Array): number {
   return addon().lstatInto(path, out);
 }
+
+/**
+ * lstat of each of `count` paths, on a thread of libuv's pool, in order:
+ * `paths` holds them each followed by a NUL byte (bytes as the system takes
+ * them). Resolves to {@link SCAN_FIELDS} numbers per path, laid out as
+ * {@link ScannedDir.stats}; a failed lstat gives its errno in the errno
+ * field (the others 0), a missing path ENOENT. For checking many known
+ * paths without holding the JavaScript thread while a cold disk answers.
+ * `paths` must not change until the promise settles.
+ * @throws TypeError for bad arguments, synchronously; Error `ERR_POSIX_UNAVAILABLE`.
+ */
+export function lstatManyAsync(paths: Buffer, count: number): Promise<Float64Array> {
+  return addon().lstatManyAsync(paths, count);
+}

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { lstatSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { listXattrs, lstatInto, scanDir, scanDirAsync, ScanField, SCAN_FIELDS, setXattr, type SystemError } from '../src/index.js';
+import { listXattrs, lstatInto, lstatManyAsync, scanDir, scanDirAsync, ScanField, SCAN_FIELDS, setXattr, type SystemError } from '../src/index.js';
 
 const root = mkdtempSync(join(tmpdir(), 'brickpost-scan-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -124,4 +124,34 @@ test('lstatInto fills the fields scanDir gives, and returns the errno of a missi
   assert.equal(lstatInto(join(dir, 'gone'), out), constants.errno.ENOENT);
   assert.deepEqual(Array.from(out), before, 'left as it was');
   assert.throws(() => lstatInto(join(dir, 'f'), new Float64Array(3)), { name: 'TypeError' });
+});
+
+test('lstatManyAsync gives each path the fields lstatInto gives, in order, and each failure its errno', async () => {
+  const dir = join(root, 'many');
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'f'), 'abc');
+  mkdirSync(join(dir, 'd'));
+  symlinkSync('f', join(dir, 'link'));
+  const odd = Buffer.concat([Buffer.from(`${dir}/`), Buffer.from([0x6e, 0xff])]);
+  writeFileSync(odd, 'odd');
+  const paths = [join(dir, 'd'), join(dir, 'gone'), join(dir, 'f'), join(dir, 'f', 'below'), join(dir, 'link'), odd];
+  const out = await lstatManyAsync(Buffer.concat(paths.flatMap((p) => [typeof p === 'string' ? Buffer.from(p) : p, Buffer.alloc(1)])), paths.length);
+  assert.equal(out.length, paths.length * SCAN_FIELDS);
+  const one = new Float64Array(SCAN_FIELDS);
+  paths.forEach((p, i) => {
+    const got = Array.from(out.subarray(i * SCAN_FIELDS, (i + 1) * SCAN_FIELDS));
+    const errno = lstatInto(p, one);
+    if (errno === 0) assert.deepEqual(got, Array.from(one), `fields of ${String(p)}`);
+    else assert.deepEqual(got, [errno, ...new Array<number>(SCAN_FIELDS - 1).fill(0)], `errno of ${String(p)}`);
+  });
+  assert.equal(out[1 * SCAN_FIELDS + ScanField.errno], constants.errno.ENOENT);
+  assert.equal(out[3 * SCAN_FIELDS + ScanField.errno], constants.errno.ENOTDIR);
+  assert.equal(out[4 * SCAN_FIELDS + ScanField.mode]! & 0o170000, 0o120000, 'the link itself, not followed');
+  // Fewer paths than asked for: the rest read as not there.
+  const short = await lstatManyAsync(Buffer.from(`${join(dir, 'f')}\0`), 2);
+  assert.equal(short[ScanField.errno], 0);
+  assert.equal(short[SCAN_FIELDS + ScanField.errno], constants.errno.ENOENT);
+  assert.equal((await lstatManyAsync(Buffer.alloc(0), 0)).length, 0);
+  assert.throws(() => lstatManyAsync('x' as unknown as Buffer, 1), { name: 'TypeError' });
+  assert.throws(() => lstatManyAsync(Buffer.from('x\0'), -1), { name: 'TypeError' });
 });

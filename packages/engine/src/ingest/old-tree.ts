@@ -1,5 +1,9 @@
 import { createHash, type Hash } from 'node:crypto';
 import { lstatSync, type BigIntStats } from 'node:fs';
+import { constants as osConstants } from 'node:os';
+import { getSystemErrorName } from 'node:util';
+import * as posix from '@brickpost/posix';
+import { ScanField, SCAN_FIELDS } from '@brickpost/posix';
 import { join } from 'node:path';
 import { quote, refLength, type ChunkRef, type EntryAttributes, type ManifestRecord } from '@brickpost/manifest';
 import { toEnvironmentError } from '../io/errors.js';
@@ -96,16 +100,30 @@ export async function loadOldTree(db: DestDb, files: AsyncIterable<OldFile>): Pr
   return { files: n, ok };
 }
 
+/** Files (or chunks of them) whose lstat is asked at once: a batch is checked while the next one is read from the manifest. */
+const STAT_FILES = 512;
+const STAT_CHUNKS = 65_536;
+
+/** An entry of the old tree waiting for its lstat: a folder, or a file with what its record says. */
+type Waiting = { dir: string } | { file: OldFile; size: number; mtime: string };
+
 /**
  * The files of a stored manifest, each checked against DEST with lstat; a
  * file below a folder that is no longer a real folder of DEST (a symbolic
- * link, say) does not match, so nothing is read through it.
+ * link, say) does not match, so nothing is read through it. The lstats go
+ * in batches, made on another thread where the posix addon is built
+ * (statBatch): on a cold disk each waits for the file's inode, and that
+ * wait overlaps reading the manifest and loading the tree.
  */
 export async function* oldFilesFromManifest(dest: string, records: AsyncIterable<ManifestRecord>): AsyncGenerator<OldFile> {
   const chain = new FolderChain();
   let cur: OldFile | null = null;
   let dig: ChunkListDigest | null = null;
   let at = 0;
+  let batch: Waiting[] = [];
+  let files = 0;
+  let chunks = 0;
+  const inFlight: Array<{ batch: Waiting[]; stats: Promise<StatBatch> }> = [];
   const take = (refs: ChunkRef[]): void => {
     for (const ref of refs) {
       const len = refLength(ref);
@@ -113,51 +131,128 @@ export async function* oldFilesFromManifest(dest: string, records: AsyncIterable
       if (ref.length !== 1) cur!.chunks.push({ id: Buffer.from(ref[0], 'hex'), offset: at, len });
       at += len;
     }
+    chunks += refs.length;
   };
-  const done = (): OldFile | null => {
-    if (!cur) return null;
-    const f = cur;
-    f.digest = dig!.digest();
+  const done = (): void => {
+    if (!cur) return;
+    cur.digest = dig!.digest();
     cur = null;
-    return f;
   };
+  const send = (): void => {
+    if (batch.length === 0) return;
+    inFlight.push({ batch, stats: statBatch(dest, batch) });
+    batch = [];
+    files = chunks = 0;
+  };
+  // Settles the oldest batch in flight, in manifest order: each folder examined before what it holds.
+  async function* settle(): AsyncGenerator<OldFile> {
+    const { batch: b, stats } = inFlight.shift()!;
+    const st = await stats;
+    for (const [i, w] of b.entries()) {
+      if ('dir' in w) {
+        chain.enter(w.dir, chain.parentReal(w.dir) && st.isDir(i));
+      } else {
+        w.file.ok = chain.parentReal(w.file.path) && st.matches(i, w.size, w.mtime);
+        yield w.file;
+      }
+    }
+  }
   for await (const r of records) {
     if (r.t === 'more') {
       if (cur) take(r.c);
       continue;
     }
-    const f = done();
-    if (f) yield f;
+    done();
+    if (files >= STAT_FILES || chunks >= STAT_CHUNKS) {
+      send();
+      if (inFlight.length > 1) yield* settle();
+    }
     if (r.t === 'dir') {
-      chain.enter(r.p, chain.parentReal(r.p) && lstatOrNull(join(dest, r.p))?.isDirectory() === true);
+      batch.push({ dir: r.p });
     } else if (r.t === 'file') {
       const attrs: EntryAttributes = { ...(r.x ? { x: r.x } : {}), ...(r.o ? { o: r.o } : {}), ...(r.acl ? { acl: r.acl } : {}) };
-      cur = {
-        path: r.p,
-        size: r.size,
-        mode: r.mode,
-        mtime: r.mtime,
-        digest: Buffer.alloc(0),
-        chunks: [],
-        ok: chain.parentReal(r.p) && statMatches(dest, r),
-        attrs,
-      };
+      cur = { path: r.p, size: r.size, mode: r.mode, mtime: r.mtime, digest: Buffer.alloc(0), chunks: [], ok: false, attrs };
+      batch.push({ file: cur, size: r.size, mtime: r.mtime });
+      files++;
       dig = new ChunkListDigest();
       at = 0;
       take(r.c);
     }
   }
-  const f = done();
-  if (f) yield f;
+  done();
+  send();
+  while (inFlight.length > 0) yield* settle();
+}
+
+/** The lstat of each entry of a batch, by its index: whether it is a folder, or the file its record says. */
+interface StatBatch {
+  isDir(i: number): boolean;
+  matches(i: number, size: number, mtime: string): boolean;
+}
+
+const S_IFMT = 0o170000;
+const S_IFDIR = 0o040000;
+const S_IFREG = 0o100000;
+
+/**
+ * lstat of every entry of a batch: on a thread of libuv's pool through the
+ * posix addon (one call for the batch), or here with Node's lstat where
+ * the addon is not built. A path that is not there (ENOENT, ENOTDIR) is
+ * neither a folder nor a matching file; isDir and matches throw
+ * BrickpostError IO or PERMISSION for an entry that cannot be examined.
+ */
+async function statBatch(dest: string, batch: Waiting[]): Promise<StatBatch> {
+  const paths = batch.map((w) => join(dest, 'dir' in w ? w.dir : w.file.path));
+  if (!posix.available) {
+    // Each lstat when asked, as the entries settle: an entry below a folder that is not real is not examined.
+    return {
+      isDir: (i) => lstatOrNull(paths[i]!)?.isDirectory() === true,
+      matches: (i, size, mtime) => {
+        const st = lstatOrNull(paths[i]!);
+        return st !== null && st.isFile() && st.size === BigInt(size) && closeTimes(st.mtimeNs, mtime);
+      },
+    };
+  }
+  const parts: Buffer[] = [];
+  for (const p of paths) {
+    const b = fsPath(p);
+    parts.push(typeof b === 'string' ? Buffer.from(b) : b, NUL);
+  }
+  const f = await posix.lstatManyAsync(Buffer.concat(parts), paths.length);
+  // An entry's failure counts only when it is asked about: below a folder that is not real, its lstat is not looked at.
+  const type = (i: number): number => {
+    const errno = f[i * SCAN_FIELDS + ScanField.errno]!;
+    if (errno === 0) return f[i * SCAN_FIELDS + ScanField.mode]! & S_IFMT;
+    if (errno === ENOENT || errno === ENOTDIR) return -1;
+    const code = getSystemErrorName(-errno);
+    const e = Object.assign(new Error(`${code}: cannot examine, lstat '${paths[i]!}'`), { code, errno: -errno, syscall: 'lstat', path: paths[i] });
+    throw toEnvironmentError(e, `cannot examine ${quote(paths[i]!)}`);
+  };
+  return {
+    isDir: (i) => type(i) === S_IFDIR,
+    matches: (i, size, mtime) => {
+      if (type(i) !== S_IFREG || f[i * SCAN_FIELDS + ScanField.size] !== size) return false;
+      const ns = BigInt(f[i * SCAN_FIELDS + ScanField.mtimeSec]!) * 1_000_000_000n + BigInt(f[i * SCAN_FIELDS + ScanField.mtimeNsec]!);
+      return closeTimes(ns, mtime);
+    },
+  };
+}
+
+const NUL = Buffer.alloc(1);
+const ENOENT = osConstants.errno.ENOENT;
+const ENOTDIR = osConstants.errno.ENOTDIR;
+
+/** Whether a file's mtime (ns) is the manifest's `mtime`, within MTIME_SLACK_NS. */
+function closeTimes(mtimeNs: bigint, mtime: string): boolean {
+  const d = mtimeNs - BigInt(mtime);
+  // utimes takes seconds as a double: a time set through it may be off by about a microsecond.
+  return d >= -MTIME_SLACK_NS && d <= MTIME_SLACK_NS;
 }
 
 /** Whether DEST's entry at r.p is still the file the tree says: a regular file of that size and mtime. */
 export function statMatches(dest: string, r: { p: string; size: number; mtime: string }): boolean {
   const st = lstatOrNull(join(dest, r.p));
-  if (st === null || !st.isFile() || st.size !== BigInt(r.size)) return false;
-  const d = st.mtimeNs - BigInt(r.mtime);
-  // utimes takes seconds as a double: a time set through it may be off by about a microsecond.
-  return d >= -MTIME_SLACK_NS && d <= MTIME_SLACK_NS;
+  return st !== null && st.isFile() && st.size === BigInt(r.size) && closeTimes(st.mtimeNs, r.mtime);
 }
 
 /** How far a file's mtime may be from the manifest's and still count as the same (see statMatches). */
