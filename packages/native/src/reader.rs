@@ -28,8 +28,8 @@ use std::os::unix::fs::FileExt;
 use std::os::unix::io::FromRawFd;
 use std::sync::{Arc, Mutex};
 
-/// STREAM chunks read per block: 4 MiB of plaintext.
-const CHUNKS_PER_BLOCK: usize = 64;
+/// STREAM chunks read per block: 2 MiB of plaintext.
+const CHUNKS_PER_BLOCK: usize = 32;
 
 fn corrupt(index: u64) -> BpError {
     BpError::new("PAYLOAD_CORRUPT", format!("age payload chunk {index} fails authentication")).with_hint("the encrypted file was damaged or modified")

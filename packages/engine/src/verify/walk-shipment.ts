@@ -72,9 +72,9 @@ type Item =
 
 const BATCH_BYTES = 2 << 20;
 const BATCH_REFS = 256;
-/** Queue length, and chunk bytes queued, past which the walk waits for the visitor to catch up. */
+/** Queue length, and chunk bytes queued (unless the caller gives less), past which the walk waits for the visitor to catch up. */
 const MAX_QUEUE = 512;
-const MAX_QUEUED_BYTES = 16 << 20;
+export const MAX_QUEUED_BYTES = 16 << 20;
 
 /**
  * Reads a whole shipment: the manifest here, and every chunk of every file
@@ -99,6 +99,8 @@ export async function walkShipment(
   signal?: AbortSignal,
   /** Packs known damaged (ingest --skip-damaged): read only where wanted, never checked whole. */
   damaged: ReadonlySet<number> = new Set(),
+  /** Decoded chunk bytes the walk may hold ahead of the visitor: less where something else runs beside it and needs memory. */
+  aheadBytes: number = MAX_QUEUED_BYTES,
 ): Promise<{ files: number; dirs: number; bytes: number; chunks: number; held: number; deltas: number; decoded: number }> {
   const identities = age.parseIdentityFile(identityText);
   let readers: PackSource | null = null;
@@ -213,9 +215,9 @@ export async function walkShipment(
    * (64 MB and more of a large file's chunks held at ingest).
    */
   const bound = async (): Promise<void> => {
-    if (queue.length <= MAX_QUEUE && queuedBytes <= MAX_QUEUED_BYTES) return;
+    if (queue.length <= MAX_QUEUE && queuedBytes <= aheadBytes) return;
     if (open) send(open);
-    while (queue.length > MAX_QUEUE / 2 || queuedBytes > MAX_QUEUED_BYTES / 2) await drain(queue.length - 1);
+    while (queue.length > MAX_QUEUE / 2 || queuedBytes > aheadBytes / 2) await drain(queue.length - 1);
   };
 
   const endFile = (): void => {
