@@ -1,84 +1,14 @@
-import type { Catalog } from '../catalog/catalog.js';
 import { TreeQueries } from '../catalog/trees.js';
-import { BrickpostError, CHUNKS_PER_RECORD, isBrickpostError, quote, type ChunkRef } from '@brickpost/manifest';
+import { BrickpostError, CHUNKS_PER_RECORD, isBrickpostError, quote } from '@brickpost/manifest';
 import { WHOLE_FILE_MAX, type ChunkPipeline, type EncodeFileOptions, type FileChunk } from '../chunk/index.js';
 import { blockSizeFor } from '../delta/block-size.js';
-import type { Progress } from '../io/progress.js';
 import type { SourceEntry } from '../scan/index.js';
-import { RUN_MAX_CHUNKS, type ShipmentRows } from './catalog-rows.js';
-import type { ManifestOut } from './manifest-out.js';
-import type { ChunkStore, ReadChunk } from './store.js';
-import { afterRead, MAX_READS, restarted, type Unsettled } from './settle.js';
+import { RUN_MAX_CHUNKS } from './catalog-rows.js';
+import { SIGNATURE_MIN, type EntryPackerParts, type FileState, type Item, type WholeRead } from './entry-parts.js';
+import type { ReadChunk } from './store.js';
+import { afterRead, MAX_READS, restarted } from './settle.js';
 import { dataRegions, sparsePieces } from './sparse.js';
-import { CHUNK_ENTRY, chunkEntry, heldRefs, holeEntry, chunkIds, type Basis, type TreeLookup, type TreeRow } from './tree.js';
-
-/**
- * Files from this size on get a signature when read, so a later shipment can
- * send their changes as deltas. Below it a changed file costs at most its own
- * frame. Measured on the 300 MiB benchmark dataset after make_dataset.py
- * --mutate 5 (bytes of the incremental shipment on the drive): 9.31 MB from
- * 16 KiB or 64 KiB on, 9.61 MB from 1 MiB on (appends to files between lose
- * their deltas), 30.4 MB with no signatures; the 1 354 files between 16 and
- * 64 KiB (46 MiB) only cost signing time, as small files tend to be rewritten
- * whole.
- */
-export const SIGNATURE_MIN = 64 * 1024;
-
-/** A file on its way into the manifest. */
-interface FileState {
-  entry: SourceEntry;
-  refs: ChunkRef[];
-  emitted: boolean;
-  basis: Basis | null;
-  /** Chunk list entries so far (FORMAT of tree_files.chunks). */
-  list: Buffer[];
-  signature: Buffer | null;
-  /** How the last read found the file changed (cut short or grown), if it did. */
-  readChange?: string | undefined;
-  /** It did not settle (settle.ts) and is shipped as last read: its record says `changing`. */
-  changing?: boolean;
-  /** Ids of its basis's chunks every recipient holds: read again, they need no frame (EncodeFileOptions.known). */
-  known?: Buffer;
-}
-
-type Item =
-  | { kind: 'dir'; entry: SourceEntry }
-  | { kind: 'entry'; entry: SourceEntry }
-  | { kind: 'chunk'; file: FileState; length: number; job: Promise<ReadChunk> }
-  | { kind: 'hole'; file: FileState; length: number }
-  | { kind: 'whole'; file: FileState; job: Promise<WholeRead> }
-  | { kind: 'held'; file: FileState; row: TreeRow }
-  | { kind: 'end'; file: FileState };
-
-/** A whole file read at once, its chunks encoded. */
-interface WholeRead {
-  chunks: ReadChunk[];
-  changed?: string;
-  signature?: Buffer;
-}
-
-/** What EntryPacker needs from the shipment being packed. */
-export interface EntryPackerParts {
-  catalog: Catalog;
-  manifest: ManifestOut;
-  store: ChunkStore;
-  rows: ShipmentRows;
-  /** Stat cache and bases; a lookup with neither for a shipment that reads every file. */
-  lookup: TreeLookup;
-  pipeline: ChunkPipeline;
-  progress: Progress;
-  warn: (code: string, message: string, path?: string) => void;
-  /** Compute each chunk's SHA-256 (a held set of plain digests needs it). */
-  sha: boolean;
-  /** A file that could not be read (gone, or permission denied): left out of the shipment, with its reason. */
-  notShipped: (path: string, reason: string) => void;
-  /** A file that did not settle after MAX_READS reads (settle.ts). */
-  unsettled: (u: Unsettled) => void;
-  /** Ship such a file as last read, marked `changing`, instead of only reporting it (pack --allow-changing). */
-  allowChanging: boolean;
-  /** Where the bytes of a file are not at its `abs` (object storage): a local copy to read, and its removal once read. */
-  fetch?: { fetch(entry: SourceEntry): Promise<string>; release(file: string): Promise<void> };
-}
+import { CHUNK_ENTRY, chunkEntry, heldRefs, holeEntry, chunkIds, type TreeRow } from './tree.js';
 
 /**
  * Packs the entries of a source tree in manifest order. A file unchanged
