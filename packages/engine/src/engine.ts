@@ -24,15 +24,14 @@ import type {
   WhoAmI,
 } from './api/index.js';
 import { Catalog } from './catalog/index.js';
-import { setMeta } from './catalog/meta.js';
-import { retireSelfKey } from './catalog/trust.js';
 import type { CatalogRecoverOptions, RecoverSummary } from './api/recover.js';
 import { Context } from './context.js';
 import type { ExtractAtOptions, ExtractAtSummary, PinOptions, PinSummary, PruneOptions, PruneSummary, UnpinOptions } from './api/index.js';
 import { isS3Url, noS3At } from './s3/url.js';
 import { commandLine } from './io/command-line.js';
 import { toEnvironmentError } from './io/errors.js';
-import { addTrust, createIdentity, fillRecipient, hasIdentity, listTrust, removeTrust, selfTrustName, type Identity } from './keys/index.js';
+import { addTrust, removeTrust } from './keys/index.js';
+import { keygen, trustList, whoami } from './keys/own.js';
 import type { RebuildDriveOptions, RebuildDriveSummary, RepairOptions, RepairSummary, S3Options } from './api/index.js';
 import type { ReceiptImportSummary, ReceiptOptions, ReceiptSummary, SignatureOptions, SignatureSummary } from './api/index.js';
 import type { CustodyOptions, CustodyReport, WipeOptions, WipeSummary } from './api/index.js';
@@ -121,29 +120,12 @@ export class Engine {
 
   /** Creates this home's identity and trusts its own key. @throws IDENTITY_EXISTS unless force */
   keygen(opts: { name?: string; force?: boolean } = {}): WhoAmI {
-    const name = opts.name ?? this.ctx.name;
-    const id = createIdentity(this.ctx.home, name, opts.force ?? false);
-    setMeta(this.ctx.catalog, 'name', name);
-    // The replaced key stays trusted (drives it signed still verify), but its
-    // recipient is gone with its secret key: nothing is encrypted to it again.
-    retireSelfKey(this.ctx.catalog);
-    this.ctx.forgetIdentity();
-    addTrust(this.ctx.catalog, id.minisignPublicKey, { name: selfTrustName(this.ctx.catalog, name, id.keyId), recipient: id.recipient, self: true });
-    return this.whoami();
+    return keygen(this.ctx, opts);
   }
 
   /** This home's identity. @throws NO_IDENTITY */
   whoami(): WhoAmI {
-    const id: Identity = this.ctx.identity();
-    return {
-      name: id.name,
-      recipient: id.recipient,
-      minisignPublicKey: id.minisignPublicKey,
-      keyId: id.keyId,
-      identityFile: id.identityFile,
-      minisignPublicKeyFile: id.minisignPublicKeyFile,
-      home: this.ctx.home,
-    };
+    return whoami(this.ctx);
   }
 
   /**
@@ -158,15 +140,7 @@ export class Engine {
 
   /** The trusted keys, own key first; the own entry carries this home's recipient. */
   trustList(): TrustedKey[] {
-    if (hasIdentity(this.ctx.home)) {
-      try {
-        const me = this.ctx.identity();
-        fillRecipient(this.ctx.catalog, me.keyId, me.recipient);
-      } catch {
-        // An unreadable identity is reported by the commands that need it; the list stays readable.
-      }
-    }
-    return listTrust(this.ctx.catalog);
+    return trustList(this.ctx);
   }
 
   /**
