@@ -140,7 +140,10 @@ export async function* oldFilesFromManifest(dest: string, records: AsyncIterable
   };
   const send = (): void => {
     if (batch.length === 0) return;
-    inFlight.push({ batch, stats: statBatch(dest, batch) });
+    const stats = statBatch(dest, batch);
+    // Awaited in turn; one left behind when the load stops early must not surface as an unhandled rejection.
+    stats.catch(() => undefined);
+    inFlight.push({ batch, stats });
     batch = [];
     files = chunks = 0;
   };
