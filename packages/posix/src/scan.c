@@ -259,31 +259,40 @@ static void scan_complete(napi_env env, napi_status status, void *data) {
 }
 
 /*
+ * Creates the promise of an async call and queues `work` on libuv's pool
+ * with `data`; false, with an exception pending and nothing queued, when a
+ * napi call fails (the caller then frees `data`).
+ */
+static bool queue_promised(napi_env env, const char *name, napi_async_execute_callback execute, napi_async_complete_callback complete, void *data,
+                           napi_async_work *work, napi_deferred *deferred, napi_value *promise) {
+  napi_value jname;
+  if (napi_create_promise(env, deferred, promise) != napi_ok || napi_create_string_utf8(env, name, NAPI_AUTO_LENGTH, &jname) != napi_ok ||
+      napi_create_async_work(env, NULL, jname, execute, complete, data, work) != napi_ok) {
+    return napi_failed(env);
+  }
+  if (napi_queue_async_work(env, *work) != napi_ok) {
+    napi_delete_async_work(env, *work);
+    return napi_failed(env);
+  }
+  return true;
+}
+
+/*
  * scanDirAsync(path, xattrs): a promise of what scanDir gives, the folder
  * read on a thread of libuv's pool, so a walk waiting on a cold disk does
  * not hold the JavaScript thread and several folders are read at once.
  */
 static napi_value scan_dir_async(napi_env env, napi_callback_info info) {
   struct scan_job *job = calloc(1, sizeof *job);
-  napi_value promise = NULL, name;
+  napi_value promise = NULL;
   if (job == NULL) return throw_sys(env, ENOMEM, "malloc");
   if (!scan_args(env, info, "scanDirAsync: path", &job->path, &job->xattrs)) {
     free(job);
     return NULL;
   }
-  if (napi_create_promise(env, &job->deferred, &promise) != napi_ok ||
-      napi_create_string_utf8(env, "brickpost:scanDir", NAPI_AUTO_LENGTH, &name) != napi_ok ||
-      napi_create_async_work(env, NULL, name, scan_execute, scan_complete, job, &job->work) != napi_ok) {
+  if (!queue_promised(env, "brickpost:scanDir", scan_execute, scan_complete, job, &job->work, &job->deferred, &promise)) {
     free(job->path);
     free(job);
-    napi_failed(env);
-    return NULL;
-  }
-  if (napi_queue_async_work(env, job->work) != napi_ok) {
-    napi_delete_async_work(env, job->work);
-    free(job->path);
-    free(job);
-    napi_failed(env);
     return NULL;
   }
   return promise;
@@ -383,16 +392,11 @@ static void many_complete(napi_env env, napi_status status, void *data) {
  * zeros. The Buffer must not change until the promise settles.
  */
 static napi_value lstat_many_async(napi_env env, napi_callback_info info) {
-  napi_value argv[2], promise = NULL, name;
-  if (!get_args(env, info, 2, argv)) return NULL;
-  bool isbuf = false;
+  napi_value argv[2], promise = NULL;
   void *data = NULL;
   size_t len = 0;
   uint32_t count = 0;
-  if (napi_is_buffer(env, argv[0], &isbuf) != napi_ok || !isbuf || napi_get_buffer_info(env, argv[0], &data, &len) != napi_ok) {
-    throw_arg(env, false, "ERR_INVALID_ARG_TYPE", "lstatManyAsync: paths", "a Buffer");
-    return NULL;
-  }
+  if (!get_args(env, info, 2, argv) || !arg_bytes(env, argv[0], "lstatManyAsync: paths", &data, &len)) return NULL;
   if (napi_get_value_uint32(env, argv[1], &count) != napi_ok || count > (1u << 20)) {
     throw_arg(env, false, "ERR_INVALID_ARG_TYPE", "lstatManyAsync: count", "a whole number up to 2^20");
     return NULL;
@@ -407,27 +411,11 @@ static napi_value lstat_many_async(napi_env env, napi_callback_info info) {
   job->paths = data;
   job->len = len;
   job->count = count;
-  if (napi_create_reference(env, argv[0], 1, &job->paths_ref) != napi_ok) {
+  bool referenced = napi_create_reference(env, argv[0], 1, &job->paths_ref) == napi_ok || napi_failed(env);
+  if (!referenced || !queue_promised(env, "brickpost:lstatMany", many_execute, many_complete, job, &job->work, &job->deferred, &promise)) {
+    if (referenced) napi_delete_reference(env, job->paths_ref);
     free(job->out);
     free(job);
-    napi_failed(env);
-    return NULL;
-  }
-  if (napi_create_promise(env, &job->deferred, &promise) != napi_ok ||
-      napi_create_string_utf8(env, "brickpost:lstatMany", NAPI_AUTO_LENGTH, &name) != napi_ok ||
-      napi_create_async_work(env, NULL, name, many_execute, many_complete, job, &job->work) != napi_ok) {
-    napi_delete_reference(env, job->paths_ref);
-    free(job->out);
-    free(job);
-    napi_failed(env);
-    return NULL;
-  }
-  if (napi_queue_async_work(env, job->work) != napi_ok) {
-    napi_delete_async_work(env, job->work);
-    napi_delete_reference(env, job->paths_ref);
-    free(job->out);
-    free(job);
-    napi_failed(env);
     return NULL;
   }
   return promise;
