@@ -114,9 +114,10 @@ export function describe(s: DriveShipment): string {
 }
 
 /**
- * The complete shipments on a drive, oldest first (ids start with the time
- * of packing), each as its bag-info
- * describes it. This is for choosing and listing only: nothing here is
+ * The complete shipments on a drive, oldest first (by the time of packing
+ * its bag-info gives, to the millisecond: ids give it to the second only,
+ * so two packed in the same second would otherwise come in random order),
+ * each as its bag-info describes it. This is for choosing and listing only: nothing here is
  * verified (the shipment chosen is opened and checked before use).
  * @throws BrickpostError NOT_FOUND, NOT_A_DRIVE
  */
@@ -162,7 +163,23 @@ async function describeShipments(root: string, ids: string[]): Promise<DriveShip
       out.push({ id, dir, seq: null, dataset: null, datasetId: null, label: null, parent: null, created: null, drive: null, drives: null });
     }
   }
-  return out;
+  return out.sort(byPacking);
+}
+
+/** Oldest first: by the time of packing (bag-info's, to the millisecond), then by sequence number, then by id. */
+export function byPacking(a: DriveShipment, b: DriveShipment): number {
+  const x = packedAt(a);
+  const y = packedAt(b);
+  if (x !== y) return x < y ? -1 : 1;
+  if (a.seq !== null && b.seq !== null && a.seq !== b.seq) return a.seq - b.seq;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+/** When a shipment was packed, as an ISO time: its bag-info's, else its id's (to the second). */
+function packedAt(s: DriveShipment): string {
+  if (s.created !== null) return s.created;
+  const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z/.exec(s.id);
+  return m ? `${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6]}.000Z` : s.id;
 }
 
 async function isFile(p: string): Promise<boolean> {
