@@ -22,6 +22,9 @@ import { fsPath } from '../io/fs-path.js';
 import { NOT_APPLIED } from './attrs.js';
 import type { DestCaps } from './dest-caps.js';
 import { dbPath, type DestDb, type OpKind } from './dest-db.js';
+import { STAGED_IN_TREE } from './dest-rows.js';
+import { treePath } from './staging-writer.js';
+import { DestFolder } from './state.js';
 import { FolderChain } from './folder-chain.js';
 import { attrsKey, ChunkListDigest, lstatOrNull } from './old-tree.js';
 import type { ApplyPolicy } from './policy.js';
@@ -128,6 +131,7 @@ export async function planApply(db: DestDb, dest: string, shipment: string, reco
     collisionCount: 0,
   };
   db.dropOps(shipment);
+  const tree = new DestFolder(dest).stagingTree(shipment);
   let n = 0;
   const op = (
     kind: OpKind,
@@ -222,7 +226,9 @@ export async function planApply(db: DestDb, dest: string, shipment: string, reco
     plan.bytesToStage += r.size;
     if (!staged) opts.room?.take(r.size - holes);
     if (st) (op('retire', r.p, { oldMode: old ? old.mode : null, oldMtime: old ? old.mtime : null }), plan.retired++);
-    const k = op('install', r.p, { mode: r.mode, mtime: r.mtime, attrs: r });
+    // In a folder the shipment creates, the file is staged at its path in the staging tree, moved in with the folder.
+    const inTree = !fileInPlace && treePath(tree, r.p) !== null;
+    const k = op('install', r.p, { mode: r.mode, mtime: r.mtime, attrs: r, ...(inTree ? { target: STAGED_IN_TREE } : {}) });
     addNew(r.p, 'file', 'stage', k, digest);
   };
 

@@ -11,6 +11,7 @@ import { setTimesPath } from '../io/times.js';
 import { CAN_SYNC_FS, syncDir, syncFilesystem } from '../io/sync.js';
 import type { AttrApplier } from './attrs.js';
 import { pathFromDb, type DestDb, type JournalRow, type OpRow, type OpSelection } from './dest-db.js';
+import { STAGED_IN_TREE } from './dest-rows.js';
 import { FolderChain } from './folder-chain.js';
 import { setMeta, swapped } from './meta.js';
 import { modeUnder, type ApplyPolicy } from './policy.js';
@@ -63,6 +64,7 @@ export async function runApply(
   pre: Prestored | null = null,
 ): Promise<void> {
   const staged = folder.staging(j.shipment);
+  const tree = folder.stagingTree(j.shipment);
   const undo = folder.undo(j.shipment);
   const policy = j.policy;
   try {
@@ -75,11 +77,18 @@ export async function runApply(
       j = await advance(folder, db, j, 'install');
     }
     if (j.phase === 'install') {
+      // The last folder moved in whole from the staging tree: the files staged in the tree below it moved with it.
+      let moved: string | null = null;
       for (const o of readOps(db, j.shipment, 'install')) {
         const target = join(folder.dest, o.path);
-        if (o.kind === 'mkdir') mkdirIfAbsent(target);
-        else if (o.kind === 'install') moveIfPresent(join(staged, String(o.n)), target);
-        else setMeta(target, modeUnder(policy, o.mode!), o.mtime!, isSpecial(target) ? 'special' : 'file', { attrs: attrsOf(o.attrs), applier, replace: true });
+        if (o.kind === 'mkdir') {
+          if (moveFolderIn(join(tree, o.path), target)) moved = o.path + '/';
+          else mkdirIfAbsent(target);
+        } else if (o.kind === 'install') {
+          if (o.target !== STAGED_IN_TREE) moveIfPresent(join(staged, String(o.n)), target);
+          else if (moved === null || !o.path.startsWith(moved)) moveIfPresent(join(tree, o.path), target);
+        } else
+          setMeta(target, modeUnder(policy, o.mode!), o.mtime!, isSpecial(target) ? 'special' : 'file', { attrs: attrsOf(o.attrs), applier, replace: true });
         failpoint('apply-install');
       }
       j = await advance(folder, db, j, 'links');
@@ -201,6 +210,25 @@ function moveIfPresent(from: string, to: string): boolean {
     return true;
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw e;
+  }
+}
+
+/**
+ * Moves a folder of the staging tree (StagingWriter.inTree) to `to`, with
+ * every file staged below it, when nothing is at `to`; false when there is
+ * no such folder (none of its files was staged so, or it moved already)
+ * or something is in the way: the caller makes the folder and its files
+ * move in one by one.
+ */
+function moveFolderIn(from: string, to: string): boolean {
+  if (lstatIfPresent(to) !== null) return false;
+  try {
+    renameSync(fsPath(from), fsPath(to));
+    return true;
+  } catch (e) {
+    // No staged folder, or something was put at `to` meanwhile.
+    if (['ENOENT', 'ENOTEMPTY', 'EEXIST'].includes(String((e as NodeJS.ErrnoException).code))) return false;
     throw e;
   }
 }

@@ -144,9 +144,9 @@ export class DestDb {
     return this.opPages<OpRow>('n, kind, path, mode, mtime, old_mode, old_mtime, target, attrs, old_attrs', shipment, where, which === 'undo');
   }
 
-  /** The install ops of a shipment (one per staged file) in order: each op's number and path. */
-  installs(shipment: string): Generator<{ n: number; path: string }, void> {
-    return this.opPages<{ n: number; path: string }>('n, path', shipment, ` AND kind = 'install'`, false);
+  /** The install ops of a shipment (one per staged file) in order: each op's number, path and target (STAGED_IN_TREE or null). */
+  installs(shipment: string): Generator<{ n: number; path: string; target: string | null }, void> {
+    return this.opPages<{ n: number; path: string; target: string | null }>('n, path, target', shipment, ` AND kind = 'install'`, false);
   }
 
   /**

@@ -15,6 +15,13 @@ export interface JournalRow {
 
 /** What an op does: retire, mkdir, install and meta, then (links phase) hardlink, symlink, special and lmeta. */
 export type OpKind = 'retire' | 'mkdir' | 'install' | 'meta' | 'hardlink' | 'symlink' | 'special' | 'lmeta';
+/**
+ * The target of an install op whose file is staged at its path in the
+ * staging tree (a file in a folder the shipment creates), not flat as N:
+ * the commit moves it in with its folder.
+ */
+export const STAGED_IN_TREE = 'tree';
+
 /** An op as the planner records it; paths in their stored form (dbPath). */
 export interface OpInsert {
   shipment: string;
@@ -25,6 +32,7 @@ export interface OpInsert {
   mtime: string | null;
   oldMode: number | null;
   oldMtime: string | null;
+  /** A link's target, a special file's kind and numbers; STAGED_IN_TREE or null for an install. */
   target: string | null;
   attrs: string | null;
   oldAttrs: string | null;

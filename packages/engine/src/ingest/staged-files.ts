@@ -9,6 +9,7 @@ import type { ChunkBytes } from '../verify/native-readers.js';
 import type { ShipmentVisitor } from '../verify/walk-shipment.js';
 import { fsPath } from '../io/fs-path.js';
 import { dbPath, pathFromDb, type DestDb } from './dest-db.js';
+import { STAGED_IN_TREE } from './dest-rows.js';
 import type { StagingWriter } from './staging-writer.js';
 import type { FileSeen, Prestored, PrestoreReading } from './prestored.js';
 
@@ -35,8 +36,8 @@ export class Stager implements ShipmentVisitor {
   bytesFromDrive = 0;
   bytesReused = 0;
   private file: FileRecord | null = null;
-  /** Install op of each file wanted, until the walk reaches it (wants runs ahead of the writes). */
-  private readonly pending = new Map<string, number>();
+  /** Install op of each file wanted and where it is staged, until the walk reaches it (wants runs ahead of the writes). */
+  private readonly pending = new Map<string, { n: number; at: string }>();
   private readonly fds = new Map<string, number>();
   private readonly db: DestDb;
   /** DEST holds files to copy from (none on a first ingest: no lookup per file then). */
@@ -47,8 +48,8 @@ export class Stager implements ShipmentVisitor {
    * walk meets them (both follow the manifest), so a file the plan keeps
    * costs the walk no lookup.
    */
-  private readonly installs: Generator<{ n: number; path: string }, void>;
-  private nextInstall: { n: number; path: string } | undefined;
+  private readonly installs: Generator<{ n: number; path: string; target: string | null }, void>;
+  private nextInstall: { n: number; path: string; target: string | null } | undefined;
 
   constructor(
     db: DestDb,
@@ -77,26 +78,29 @@ export class Stager implements ShipmentVisitor {
     if (op?.path !== dbPath(r.p)) return false;
     this.advance();
     if (this.skip.has(r.p)) return false;
+    const at = op.target === STAGED_IN_TREE ? this.writer.inTree(r.p) : this.writer.pathOf(op.n);
+    // The planner marked it by the rule inTree follows.
+    if (at === null) throw new Error(`${quote(r.p)} was planned to be staged in the staging tree, which cannot hold it`);
     const digest = this.anyOld && r.size > 0 ? this.db.newFile(op.path)?.digest : null;
     if (digest) {
       // A file being retired whose content is the new file's: copy it instead of building it.
       const found = this.db.retiredWith(digest);
       const from = found === undefined ? undefined : pathFromDb(found);
-      if (from !== undefined && copyRetired(join(this.dest, from), this.writer.pathOf(op.n), r.size)) {
-        this.writer.finishLinked(op.n, r);
+      if (from !== undefined && copyRetired(join(this.dest, from), at, r.size)) {
+        this.writer.finishLinked(op.n, r, at);
         this.linked++;
         return false;
       }
     }
-    this.pending.set(r.p, op.n);
+    this.pending.set(r.p, { n: op.n, at });
     return true;
   }
 
   fileStart(r: FileRecord): void {
-    const n = this.pending.get(r.p)!;
+    const { n, at } = this.pending.get(r.p)!;
     this.pending.delete(r.p);
     this.file = r;
-    this.writer.start(n, r);
+    this.writer.start(n, r, at);
   }
 
   chunk(data: ChunkBytes): void {

@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
 import { getSystemErrorMap } from 'node:util';
 import { closeSync, fchmodSync, fdatasyncSync, ftruncateSync, openSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import * as posix from '@brickpost/posix';
 import { BrickpostError, checkEntryPath, quote, type FileRecord } from '@brickpost/manifest';
 import { toEnvironmentError } from '../io/errors.js';
@@ -11,6 +11,9 @@ import type { AttrApplier } from './attrs.js';
 import { setMeta } from './meta.js';
 import { modeUnder, type ApplyPolicy } from './policy.js';
 import { fromNative, native } from '../io/native.js';
+import { fsPath } from '../io/fs-path.js';
+import { makeFoldersSync } from '../io/folders.js';
+import { stagingTreeOf } from './state.js';
 import type { ChunkBytes } from '../verify/native-readers.js';
 import type { StageFailure, StageWriter } from '@brickpost/native';
 
@@ -21,6 +24,9 @@ const WRITEBACK_EVERY = 8 << 20;
 
 /** Files up to this size, whose bytes are all in hand at their end, are handed whole to the native core's stage writer. */
 const QUEUE_MAX = 1 << 20;
+
+/** Staged paths in the staging tree stay this short (bytes): longer ones, which DEST's shorter prefix may still allow, stage flat. */
+const TREE_PATH_MAX = 4000;
 
 /** Errors of copy_file_range that mean it cannot copy between these files (or at all here): the bytes are written instead. */
 const CANNOT_COPY = new Set(['ENOSYS', 'EXDEV', 'EINVAL', 'EOPNOTSUPP', 'ENOTSUP', 'EPERM', 'ERR_POSIX_UNAVAILABLE']);
@@ -59,22 +65,52 @@ export class StagingWriter {
   /** The bytes of the current file, when it goes to the stage writer, and where each goes. */
   private gathered: { parts: ChunkBytes[]; offsets: number[] } | null = null;
 
+  /** The staging tree (stagingTreeOf), and the folder of it the last file went to. */
+  private readonly tree: string;
+  private treeDir = '';
+
   /** @param syncEach - fsync every file before closing it (where a file-system sync is not available). */
   constructor(
     readonly root: string,
     private readonly syncEach: boolean,
     private readonly policy: ApplyPolicy,
     private readonly applier: AttrApplier,
-  ) {}
+  ) {
+    this.tree = stagingTreeOf(root);
+  }
 
-  /** The staged file of install op n. */
+  /** The staged file of install op n, flat. */
   pathOf(n: number): string {
     return join(this.root, String(n));
   }
 
-  start(n: number, r: FileRecord): void {
+  /**
+   * The staged file of manifest entry `rel` in the staging tree, its folder
+   * made there: for a file in a folder the shipment creates, which the
+   * commit then moves in whole, one rename for everything below it rather
+   * than one per file. Null where the path cannot be staged so (a name
+   * that is not UTF-8, which the stage writer takes as a string, or a path
+   * too long with the staging prefix): the file is staged flat (pathOf).
+   */
+  inTree(rel: string): string | null {
+    const at = treePath(this.tree, rel);
+    if (at === null) return null;
+    const dir = dirname(at);
+    if (dir !== this.treeDir) {
+      try {
+        makeFoldersSync(dir, 0o700);
+      } catch (e) {
+        throw toEnvironmentError(e, `cannot create the staging folder of ${quote(rel)}`, { on: 'destination', path: dir });
+      }
+      this.treeDir = dir;
+    }
+    return at;
+  }
+
+  /** Starts the staged file of install op n, at `at` (flat, or inTree). */
+  start(n: number, r: FileRecord, at: string = this.pathOf(n)): void {
     checkEntryPath(r.p);
-    this.current = this.pathOf(n);
+    this.current = at;
     this.fileAt = 0;
     this.dataEnd = 0;
     this.kicked = 0;
@@ -198,12 +234,12 @@ export class StagingWriter {
     this.files++;
   }
 
-  /** Gives a file staged another way (a copy of a retired file) its attributes, mode and mtime. */
-  finishLinked(n: number, r: FileRecord): void {
+  /** Gives a file staged another way (a copy of a retired file, at `at`) its attributes, mode and mtime. */
+  finishLinked(n: number, r: FileRecord, at: string = this.pathOf(n)): void {
     try {
-      setMeta(this.pathOf(n), modeUnder(this.policy, r.mode), r.mtime, 'file', { attrs: r, applier: this.applier });
+      setMeta(at, modeUnder(this.policy, r.mode), r.mtime, 'file', { attrs: r, applier: this.applier });
       if (this.syncEach) {
-        const fd = openSync(this.pathOf(n), constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+        const fd = openSync(at, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
         try {
           fdatasyncSync(fd);
         } finally {
@@ -211,7 +247,7 @@ export class StagingWriter {
         }
       }
     } catch (e) {
-      throw toEnvironmentError(e, `cannot finish the staged file of ${quote(r.p)}`, { on: 'destination', path: this.pathOf(n) });
+      throw toEnvironmentError(e, `cannot finish the staged file of ${quote(r.p)}`, { on: 'destination', path: at });
     }
     this.files++;
   }
@@ -232,6 +268,16 @@ export class StagingWriter {
     this.gathered = null;
     this.queue?.abort();
   }
+}
+
+/**
+ * The path in the staging tree `tree` of manifest entry `rel`, or null
+ * where it cannot be staged there (StagingWriter.inTree): the planner marks
+ * the install ops of files staged so by this same rule.
+ */
+export function treePath(tree: string, rel: string): string | null {
+  const at = join(tree, rel);
+  return typeof fsPath(at) === 'string' && Buffer.byteLength(at) <= TREE_PATH_MAX ? at : null;
 }
 
 /** A stage writer's failure as the error the synchronous calls raise. */

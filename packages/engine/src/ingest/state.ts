@@ -17,6 +17,8 @@ import type { ApplyPolicy } from './policy.js';
  *     lock           locked (by the kernel) by the brickpost working on DEST,
  *                    and naming it: pid, command, since when
  *     staging/ID/N   the file op N of shipment ID installs, before commit
+ *     staging/ID/tree/PATH  the same for a file in a folder shipment ID
+ *                    creates, at its path: the commit moves the folder in whole
  *     undo/ID/N      what op N of shipment ID retired, for rollback (a
  *                    regular file only until it is kept by chunks)
  *     undo-chunks/HH/HASH  the chunk undo store (undo-store.ts)
@@ -24,6 +26,11 @@ import type { ApplyPolicy } from './policy.js';
  *     manifests/ID.age  the (encrypted) manifest of each applied shipment
  */
 export const STATE_DIR = '.brickpost';
+
+/** The staging tree inside a shipment's staging folder. */
+export function stagingTreeOf(staging: string): string {
+  return join(staging, 'tree');
+}
 
 export interface AppliedShipment {
   shipment: string;
@@ -75,6 +82,10 @@ export class DestFolder {
   }
   staging(id: string): string {
     return join(this.state, 'staging', id);
+  }
+  /** Where files in folders shipment `id` creates are staged, at their paths (StagingWriter.inTree). */
+  stagingTree(id: string): string {
+    return stagingTreeOf(this.staging(id));
   }
   undo(id: string): string {
     return join(this.state, 'undo', id);
