@@ -1,8 +1,8 @@
-import { linkSync, lstatSync, mkdirSync, readlinkSync, renameSync, rmdirSync, symlinkSync, type Stats } from 'node:fs';
+import { linkSync, readlinkSync, symlinkSync } from 'node:fs';
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as posix from '@brickpost/posix';
-import { fromBytes, quote, toBytes, type EntryAttributes, type ManifestRecord } from '@brickpost/manifest';
+import { fromBytes, toBytes, type EntryAttributes, type ManifestRecord } from '@brickpost/manifest';
 import { toEnvironmentError } from '../io/errors.js';
 import { makeFolders } from '../io/folders.js';
 import { failpoint } from '../io/failpoint.js';
@@ -13,6 +13,7 @@ import type { AttrApplier } from './attrs.js';
 import { pathFromDb, type DestDb, type JournalRow, type OpRow, type OpSelection } from './dest-db.js';
 import { STAGED_IN_TREE } from './dest-rows.js';
 import { FolderChain } from './folder-chain.js';
+import { isSpecial, lstatIfPresent, mkdirIfAbsent, moveFolderIn, moveIfPresent, removeDir } from './moves.js';
 import { setMeta, swapped } from './meta.js';
 import { modeUnder, type ApplyPolicy } from './policy.js';
 import { keptShipments, retentionOf } from './retention.js';
@@ -203,61 +204,8 @@ async function finish(folder: DestFolder, db: DestDb, j: JournalRow, keep: numbe
   });
 }
 
-/** Renames from → to when from exists; false when it was already moved. */
-function moveIfPresent(from: string, to: string): boolean {
-  try {
-    renameSync(fsPath(from), fsPath(to));
-    return true;
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return false;
-    throw e;
-  }
-}
-
-/**
- * Moves a folder of the staging tree (StagingWriter.inTree) to `to`, with
- * every file staged below it, when nothing is at `to`; false when there is
- * no such folder (none of its files was staged so, or it moved already)
- * or something is in the way: the caller makes the folder and its files
- * move in one by one.
- */
-function moveFolderIn(from: string, to: string): boolean {
-  if (lstatIfPresent(to) !== null) return false;
-  try {
-    renameSync(fsPath(from), fsPath(to));
-    return true;
-  } catch (e) {
-    // No staged folder, or something was put at `to` meanwhile.
-    if (['ENOENT', 'ENOTEMPTY', 'EEXIST'].includes(String((e as NodeJS.ErrnoException).code))) return false;
-    throw e;
-  }
-}
-
-function lstatIfPresent(p: string): Stats | null {
-  try {
-    return lstatSync(fsPath(p));
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw e;
-  }
-}
-
-function isSpecial(p: string): boolean {
-  const st = lstatIfPresent(p);
-  return st !== null && (st.isFIFO() || st.isCharacterDevice() || st.isBlockDevice());
-}
-
 function attrsOf(json: string | null): EntryAttributes {
   return json ? (JSON.parse(json) as EntryAttributes) : {};
-}
-
-function mkdirIfAbsent(p: string): void {
-  try {
-    mkdirSync(fsPath(p), { mode: 0o700 });
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-    if (!lstatSync(fsPath(p)).isDirectory()) throw toEnvironmentError(e, `${quote(p)} is in the way of a folder`);
-  }
 }
 
 /**
@@ -314,18 +262,6 @@ function makeLink(dest: string, o: OpRow, policy: ApplyPolicy, applier: AttrAppl
     if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || !isSpecial(at)) throw e;
   }
   setMeta(at, mode, o.mtime!, 'special', { attrs, applier });
-}
-
-/** Removes a folder a shipment created; one holding other entries (added locally) moves out whole instead. */
-function removeDir(p: string, outPath: string): void {
-  try {
-    rmdirSync(fsPath(p));
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return;
-    if (code === 'ENOTEMPTY' || code === 'EEXIST') return void moveIfPresent(p, outPath);
-    throw e;
-  }
 }
 
 /**
