@@ -117,11 +117,11 @@ export function nativePipeline(n: NativeBinding, opts: ChunkPipelineOptions): Ch
       };
       inFlight++;
       try {
-        // One batch ahead: the file's thread reads and cuts it while this one stores the last.
-        let ahead = next();
+        // Two batches ahead: the file's thread reads and cuts one while the pool encodes the other and this one stores the last.
+        const ahead = [next(), next()];
         for (;;) {
-          const b = await ahead;
-          if (!b.done) ahead = next();
+          const b = await ahead.shift()!;
+          if (!b.done) ahead.push(next());
           for (const c of b.chunks) yield { length: c.length, job: Promise.resolve(toChunk(c)) };
           if (b.changed) changed(b.changed);
           if (b.signature) signature(b.signature);
