@@ -217,6 +217,7 @@ impl Chunker {
             return Err(BpError::new("USAGE", format!("encodeFiles: {} names for {} sizes", names.len(), sizes.len())).into());
         }
         let (settle, p) = promise::<Vec<Either<NativeFileResult, String>>>(&env)?;
+        crate::ahead::prefetch(names.iter().zip(&sizes).filter(|(_, &s)| s > 0.0).map(|(n, _)| n.clone()).collect());
         rayon::spawn(move || {
             let out = names
                 .par_iter()

@@ -8,6 +8,7 @@
 //! sealed, a pack being read) has a thread of its own for its order and its
 //! blocking I/O. Promises are settled from those threads.
 
+mod ahead;
 mod basis;
 mod bytes;
 mod chunker;
