@@ -9,7 +9,8 @@
 //! files. It is advice only: a file it cannot open is left to the reader,
 //! which reports what is wrong with it.
 
-use std::fs::File;
+use std::fs::OpenOptions;
+use std::os::unix::fs::OpenOptionsExt;
 use std::os::unix::io::AsRawFd;
 use std::path::PathBuf;
 use std::sync::mpsc::{channel, Sender};
@@ -22,7 +23,9 @@ fn start() -> Mutex<Option<Sender<Vec<PathBuf>>>> {
     let spawned = std::thread::Builder::new().name("brickpost-ahead".into()).spawn(move || {
         for batch in rx {
             for path in batch {
-                if let Ok(f) = File::open(&path) {
+                // Not through a link, and without waiting on a FIFO put where the file was.
+                let opened = OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW).open(&path);
+                if let Ok(f) = opened {
                     // SAFETY: advice only; an error is harmless.
                     unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_WILLNEED) };
                 }
