@@ -7,19 +7,24 @@
 //! (POSIX_FADV_WILLNEED starts the reads and does not wait for them), so
 //! the disk works through the batch while the pool encodes its first
 //! files. It is advice only: a file it cannot open is left to the reader,
-//! which reports what is wrong with it.
+//! which reports what is wrong with it, and a batch that finds the thread
+//! AHEAD batches behind is not read ahead at all (the pool would be there
+//! first), so what waits for it stays bounded.
 
 use std::fs::OpenOptions;
 use std::os::unix::fs::OpenOptionsExt;
 use std::os::unix::io::AsRawFd;
 use std::path::PathBuf;
-use std::sync::mpsc::{channel, Sender};
+use std::sync::mpsc::{sync_channel, SyncSender};
 use std::sync::{Mutex, OnceLock};
 
-static AHEAD: OnceLock<Mutex<Option<Sender<Vec<PathBuf>>>>> = OnceLock::new();
+/// Batches waiting for the thread at most.
+const AHEAD: usize = 32;
 
-fn start() -> Mutex<Option<Sender<Vec<PathBuf>>>> {
-    let (tx, rx) = channel::<Vec<PathBuf>>();
+static QUEUE: OnceLock<Mutex<Option<SyncSender<Vec<PathBuf>>>>> = OnceLock::new();
+
+fn start() -> Mutex<Option<SyncSender<Vec<PathBuf>>>> {
+    let (tx, rx) = sync_channel::<Vec<PathBuf>>(AHEAD);
     let spawned = std::thread::Builder::new().name("brickpost-ahead".into()).spawn(move || {
         for batch in rx {
             for path in batch {
@@ -40,7 +45,8 @@ pub fn prefetch(paths: Vec<PathBuf>) {
     if paths.is_empty() {
         return;
     }
-    if let Some(tx) = AHEAD.get_or_init(start).lock().unwrap().as_ref() {
-        let _ = tx.send(paths);
+    if let Some(tx) = QUEUE.get_or_init(start).lock().unwrap().as_ref() {
+        // Full: the thread is behind the pool, and this batch is left to it.
+        let _ = tx.try_send(paths);
     }
 }
