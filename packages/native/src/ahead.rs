@@ -16,14 +16,14 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::os::unix::io::AsRawFd;
 use std::path::PathBuf;
 use std::sync::mpsc::{sync_channel, SyncSender};
-use std::sync::{Mutex, OnceLock};
+use std::sync::OnceLock;
 
 /// Batches waiting for the thread at most.
 const AHEAD: usize = 32;
 
-static QUEUE: OnceLock<Mutex<Option<SyncSender<Vec<PathBuf>>>>> = OnceLock::new();
+static QUEUE: OnceLock<Option<SyncSender<Vec<PathBuf>>>> = OnceLock::new();
 
-fn start() -> Mutex<Option<SyncSender<Vec<PathBuf>>>> {
+fn start() -> Option<SyncSender<Vec<PathBuf>>> {
     let (tx, rx) = sync_channel::<Vec<PathBuf>>(AHEAD);
     let spawned = std::thread::Builder::new().name("brickpost-ahead".into()).spawn(move || {
         for batch in rx {
@@ -37,7 +37,7 @@ fn start() -> Mutex<Option<SyncSender<Vec<PathBuf>>>> {
             }
         }
     });
-    Mutex::new(spawned.ok().map(|_| tx))
+    spawned.ok().map(|_| tx)
 }
 
 /// Asks the disk for `paths`' contents (files about to be read whole), in order.
@@ -45,7 +45,7 @@ pub fn prefetch(paths: Vec<PathBuf>) {
     if paths.is_empty() {
         return;
     }
-    if let Some(tx) = QUEUE.get_or_init(start).lock().unwrap().as_ref() {
+    if let Some(tx) = QUEUE.get_or_init(start) {
         // Full: the thread is behind the pool, and this batch is left to it.
         let _ = tx.try_send(paths);
     }
