@@ -55,16 +55,18 @@ export class SealRing {
  * Writes one pack: an age file (to all recipients) whose plaintext is the
  * pack header frame followed by chunk frames. Tracks the plaintext offset of
  * each frame so the manifest can point at it. With the native core, frames
- * are sealed and the file hashed in batches off this thread, one batch
- * sealing while the one before is written; otherwise PayloadEncryptor seals
- * them here and the SeqWriter hashes.
+ * are sealed and the file hashed in batches off this thread, and written in
+ * order behind the caller, which waits only for an output Buffer to come
+ * free; otherwise PayloadEncryptor seals them here and the SeqWriter hashes.
  */
 export class PackWriter {
   private plainSize = 0;
   private chunkCount = 0;
   private batch: Frame[] = [];
   private batchBytes = 0;
-  private sealing: Promise<Buffer> | null = null;
+  /** The seals and writes queued (never rejects: a failure is kept in `failed`). */
+  private writing: Promise<void> = Promise.resolve();
+  private failed: { error: unknown } | null = null;
 
   private constructor(
     readonly index: number,
@@ -137,37 +139,54 @@ export class PackWriter {
     if (this.batchBytes >= SEAL_BATCH) await this.seal(false);
   }
 
-  /** Hands the gathered plaintext to the sealer, then writes the batch sealed before it. */
+  /**
+   * Hands the gathered plaintext to the sealer and queues its write behind
+   * the batches before it: the caller goes on gathering while the sealer's
+   * thread and the file system work (waiting here made each stage wait for
+   * the others in turn). It waits only for a reused Buffer to be written.
+   * @throws the first error of a seal or write queued before
+   */
   private async seal(last: boolean): Promise<void> {
-    let done = this.sealing;
-    this.sealing = null;
+    if (this.failed) throw this.failed.error;
     let into: Buffer | null = null;
     const ring = this.ring;
     if (ring) {
-      // The next reused Buffer is free once the file system has taken what it held; calls on `out` stay one at a time.
       const plain = this.batchBytes + age.STREAM_CHUNK;
       const need = plain + 16 * (Math.ceil(plain / age.STREAM_CHUNK) + 1);
       const i = ring.at;
       ring.at = (i + 1) % RING;
       let slot = ring.slots[i];
-      if (slot && this.out.written < slot.end) {
-        if (done) await this.writeSealed(await done);
-        done = null;
-        await this.out.drain();
+      if (slot && (slot.end === Infinity || this.out.written < slot.end)) {
+        // The Buffer's bytes are still queued or being written: let the writes before catch up (calls on `out` stay one at a time).
+        await this.after(() => this.out.drain());
       }
       if (!slot || slot.buf.length < need) slot = ring.slots[i] = { buf: Buffer.allocUnsafeSlow(Math.max(need, SEAL_BATCH + 2 * age.STREAM_CHUNK)), end: 0 };
       slot.end = Infinity;
       into = slot.buf;
     }
     const buf = into;
-    const next = (buf ? this.sealer!.sealInto(this.batch, last, buf).then((n) => buf.subarray(0, n)) : this.sealer!.seal(this.batch, last)).catch(
+    const sealed = (buf ? this.sealer!.sealInto(this.batch, last, buf).then((n) => buf.subarray(0, n)) : this.sealer!.seal(this.batch, last)).catch(
       (e: unknown) => Promise.reject(fromNative(e)),
     );
-    next.catch(() => undefined);
+    sealed.catch(() => undefined);
     this.batch = [];
     this.batchBytes = 0;
-    this.sealing = next;
-    if (done) await this.writeSealed(await done);
+    void this.after(async () => this.writeSealed(await sealed)).catch(() => undefined);
+  }
+
+  /** Queues `step` after every seal and write queued before; the first failure stops the queue and is kept. */
+  private after(step: () => Promise<void>): Promise<void> {
+    const next = this.writing.then(async () => {
+      if (this.failed) throw this.failed.error;
+      try {
+        await step();
+      } catch (e) {
+        this.failed ??= { error: e };
+        throw e;
+      }
+    });
+    this.writing = next.catch(() => undefined);
+    return next;
   }
 
   /**
@@ -190,8 +209,8 @@ export class PackWriter {
     let sha256: string;
     if (this.sealer) {
       await this.seal(true);
-      await this.writeSealed(await this.sealing!);
-      this.sealing = null;
+      await this.writing;
+      if (this.failed) throw this.failed.error;
       sha256 = await this.sealer.digest();
       await this.out.close();
       // Every write has completed: the next pack of this share may fill the Buffers.
@@ -204,7 +223,7 @@ export class PackWriter {
   }
 
   async abort(): Promise<void> {
-    await this.sealing?.catch(() => undefined);
+    await this.writing;
     await this.out.abort();
   }
 }
