@@ -22,7 +22,9 @@ import { join } from 'node:path';
  * `failpointError` makes the K-th pass raise an error instead (the
  * process goes on): `drive-write` (a write to a drive, as if it were full),
  * `drive-read` (a read of a pack, as if the drive had a bad sector: EIO),
- * `stage-write` (a write into DEST's staging area, as if DEST were full).
+ * `stage-write` (a write into DEST's staging area, as if DEST were full),
+ * `source-open` (pack opening a source file larger than 8 MiB, as if it
+ * had vanished since the walk listed it).
  */
 const spec = process.env.BRICKPOST_FAILPOINT;
 const [armed, nth] = spec ? [spec.split('@')[0], Number(spec.split('@')[1] ?? 1)] : [undefined, 0];

@@ -34,15 +34,21 @@ export async function writeEntries(
   const entriesOf = s3
     ? s3.walk(skipped, { exclude, warn: walkWarn })
     : walk(source, skipped, { exclude, excludeCaches: opts.excludeCaches === true, warn: walkWarn });
-  for await (const entry of entriesOf) {
-    if (signal?.aborted) throw new BrickpostError('CANCELLED', 'pack cancelled');
-    const failed = measured();
-    if (failed) throw failed;
-    count(counts, entry);
-    portability.check(entry.path);
-    await entries.add(entry);
+  try {
+    for await (const entry of entriesOf) {
+      if (signal?.aborted) throw new BrickpostError('CANCELLED', 'pack cancelled');
+      const failed = measured();
+      if (failed) throw failed;
+      count(counts, entry);
+      portability.check(entry.path);
+      await entries.add(entry);
+    }
+    await entries.finish();
+  } catch (e) {
+    // A large file read ahead stops reading before the pack's packs are aborted.
+    await entries.stop();
+    throw e;
   }
-  await entries.finish();
   await measuring;
   const failed = measured();
   if (failed) throw failed;
