@@ -28,6 +28,9 @@ use std::sync::{Arc, Condvar, Mutex};
 /// Bytes read per batch of a large file (two buffers of BLOCK + MAX each).
 const BLOCK: usize = 4 << 20;
 
+/// Bytes of a large file the kernel is asked to read ahead of the last read (POSIX_FADV_WILLNEED).
+const READ_AHEAD: u64 = 8 << 20;
+
 /// One encoded chunk.
 #[napi(object, object_from_js = false)]
 pub struct NativeChunk {
@@ -316,7 +319,10 @@ impl LargeState {
     /// Tops the window up from the file (CutWindow.refill of window.ts).
     fn refill(&mut self, buf: &mut [u8]) -> BpResult<()> {
         if self.file.is_none() {
-            self.file = Some(open(&self.path)?);
+            let f = open(&self.path)?;
+            // SAFETY: advice on a descriptor this thread owns; no memory is touched.
+            unsafe { libc::posix_fadvise(std::os::unix::io::AsRawFd::as_raw_fd(&f), 0, 0, libc::POSIX_FADV_SEQUENTIAL) };
+            self.file = Some(f);
         }
         let f = self.file.as_ref().unwrap();
         let want = ((buf.len() - self.fill) as u64).min(self.size - self.read_pos) as usize;
@@ -337,6 +343,19 @@ impl LargeState {
         }
         self.fill += want;
         self.read_pos += want as u64;
+        if self.read_pos < self.size {
+            // The disk reads the next batch while this one is cut and encoded, rather than at the next read.
+            let ahead = READ_AHEAD.min(self.size - self.read_pos);
+            // SAFETY: as above.
+            unsafe {
+                libc::posix_fadvise(
+                    std::os::unix::io::AsRawFd::as_raw_fd(f),
+                    self.read_pos as libc::off_t,
+                    ahead as libc::off_t,
+                    libc::POSIX_FADV_WILLNEED,
+                )
+            };
+        }
         if self.read_pos == self.size && self.changed.is_none() {
             let mut one = [0u8; 1];
             if read_at(f, &mut one, self.size, &self.path)? > 0 {
