@@ -157,6 +157,25 @@ export function shipmentDir(drive: string): string {
   return join(drive, 'brickpost', ids[0]!);
 }
 
+/** Every file of a bag's data/packs, by path. */
+export function packFiles(bag: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string): void => {
+    for (const e of readdirSync(d, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      if (e.isDirectory()) walk(join(d, e.name));
+      else out.push(join(d, e.name));
+    }
+  };
+  walk(join(bag, 'data', 'packs'));
+  return out;
+}
+
+/** A pack's plaintext after its header frame (which names the shipment), decrypted by the age tool. */
+export function packFrames(pack: string, identity: string): Buffer {
+  const plain = sh('age', ['-d', '-i', identity, pack]);
+  return plain.subarray(8 + plain.readUInt32LE(4));
+}
+
 /** Deterministic pseudo-random bytes (SHA-256 in counter mode). */
 export function bytes(seed: string, n: number): Buffer {
   const out = Buffer.alloc(n);

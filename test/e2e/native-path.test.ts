@@ -17,7 +17,20 @@ import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { loadNative } from '@brickpost/native';
-import { brickpost, diffSnapshots, ROOT, hasTool, lastEvent, makeDataset, publisherAndSubscriber, sh, shipmentDir, snapshot, tempDir } from '../support.js';
+import {
+  brickpost,
+  diffSnapshots,
+  ROOT,
+  hasTool,
+  lastEvent,
+  makeDataset,
+  packFiles,
+  packFrames,
+  publisherAndSubscriber,
+  shipmentDir,
+  snapshot,
+  tempDir,
+} from '../support.js';
 
 const JS = { ...process.env, BRICKPOST_NATIVE: '0' };
 const NATIVE = { ...process.env, BRICKPOST_NATIVE: '1' };
@@ -26,25 +39,6 @@ const native = loadNative();
 // purpose (BRICKPOST_NATIVE=0); a core that failed to build or to load fails this test instead.
 const optionalAbsent = native.binding === null && (native.disabled || native.reason?.startsWith('cargo not found') === true);
 const why = optionalAbsent ? `no native core here (${native.reason})` : hasTool('age') ? null : 'the age tool is not installed';
-
-/** Every file of a bag's data/packs, by path. */
-function packs(bag: string): string[] {
-  const out: string[] = [];
-  const walk = (d: string): void => {
-    for (const e of readdirSync(d, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
-      if (e.isDirectory()) walk(join(d, e.name));
-      else out.push(join(d, e.name));
-    }
-  };
-  walk(join(bag, 'data', 'packs'));
-  return out;
-}
-
-/** A pack's plaintext after its header frame (which names the shipment). */
-function frames(pack: string, identity: string): Buffer {
-  const plain = sh('age', ['-d', '-i', identity, pack]);
-  return plain.subarray(8 + plain.readUInt32LE(4));
-}
 
 /** Each file of a shipment's tree in the publisher's catalog: chunk list and signature. */
 function tree(home: string, shipment: string): Array<Record<string, unknown>> {
@@ -106,13 +100,13 @@ describe.skipIf(why)(`native core and TypeScript path write the same shipment${w
   });
 
   test('packs hold the same frames, byte for byte', () => {
-    const a = packs(shipmentDir(shipped.js.drive));
-    const b = packs(shipmentDir(shipped.native.drive));
+    const a = packFiles(shipmentDir(shipped.js.drive));
+    const b = packFiles(shipmentDir(shipped.native.drive));
     assert.equal(a.length, b.length);
     assert.ok(a.length > 0);
     for (let i = 0; i < a.length; i++) {
-      const fa = frames(a[i]!, join(pubJs, 'age-identity.txt'));
-      const fb = frames(b[i]!, join(pubNative, 'age-identity.txt'));
+      const fa = packFrames(a[i]!, join(pubJs, 'age-identity.txt'));
+      const fb = packFrames(b[i]!, join(pubNative, 'age-identity.txt'));
       assert.equal(fa.length, fb.length, `pack ${i} plaintext length`);
       assert.ok(fa.equals(fb), `pack ${i} frames differ`);
     }
@@ -174,11 +168,11 @@ describe.skipIf(why)(`native core and TypeScript path write the same shipment${w
     assert.ok(nat.result.chunksHeld! > 20 && nat.result.chunksDelta! > 0, JSON.stringify(nat.result));
     for (const k of ['chunks', 'chunksHeld', 'bytesHeld', 'chunksDelta', 'bytesDelta', 'deltaFrameBytes'])
       assert.equal(nat.result[k], js.result[k], `${k} differs`);
-    const a = packs(shipmentDir(js.drive));
-    const b = packs(shipmentDir(nat.drive));
+    const a = packFiles(shipmentDir(js.drive));
+    const b = packFiles(shipmentDir(nat.drive));
     assert.equal(a.length, b.length);
     for (let i = 0; i < a.length; i++)
-      assert.ok(frames(a[i]!, join(pubJs, 'age-identity.txt')).equals(frames(b[i]!, join(pubNative, 'age-identity.txt'))), `pack ${i} frames differ`);
+      assert.ok(packFrames(a[i]!, join(pubJs, 'age-identity.txt')).equals(packFrames(b[i]!, join(pubNative, 'age-identity.txt'))), `pack ${i} frames differ`);
     assert.deepEqual(tree(pubNative, nat.id), tree(pubJs, js.id));
     for (const [path, env] of [
       ['js', NATIVE],

@@ -9,34 +9,15 @@
  */
 import { beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { brickpost, diffSnapshots, lastEvent, snapshot, tempDir } from '../support.js';
+import { brickpost, diffSnapshots, lastEvent, packFiles, packFrames, shipmentDir, snapshot, tempDir } from '../support.js';
 
 /** `n` MiB of bytes that compress somewhat and differ from `seed` to seed. */
 function largeBytes(n: number, seed: number): Buffer {
   const b = Buffer.alloc(n << 20);
   for (let i = 0; i < b.length; i += 4) b.writeUInt32LE((Math.imul(i >>> 12, 2654435761) ^ Math.imul(i, seed)) >>> 0, i);
   return b;
-}
-
-/** The plaintext of every pack of the drive's shipment after its header frame (which names the shipment), in pack order. */
-function packFrames(drive: string, identity: string): Buffer[] {
-  const bag = join(drive, 'brickpost', readdirSync(join(drive, 'brickpost'))[0]!);
-  const packs: string[] = [];
-  const walk = (d: string): void => {
-    for (const e of readdirSync(d, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
-      if (e.isDirectory()) walk(join(d, e.name));
-      else packs.push(join(d, e.name));
-    }
-  };
-  walk(join(bag, 'data', 'packs'));
-  return packs.map((p) => {
-    const r = spawnSync('age', ['-d', '-i', identity, p], { maxBuffer: 256 << 20 });
-    assert.equal(r.status, 0, String(r.stderr));
-    return r.stdout.subarray(8 + r.stdout.readUInt32LE(4));
-  });
 }
 
 describe('pack reads large files ahead of the walk', () => {
@@ -73,8 +54,8 @@ describe('pack reads large files ahead of the walk', () => {
       assert.equal(r.code, 0, r.stderr);
       assert.equal(lastEvent(r).result.chunksDeduplicated > 0, true, 'the copy of a large file is deduplicated');
     }
-    const a = packFrames(drives[0]!, join(home, 'age-identity.txt'));
-    const b = packFrames(drives[1]!, join(home2, 'age-identity.txt'));
+    const a = packFiles(shipmentDir(drives[0]!)).map((p) => packFrames(p, join(home, 'age-identity.txt')));
+    const b = packFiles(shipmentDir(drives[1]!)).map((p) => packFrames(p, join(home2, 'age-identity.txt')));
     assert.equal(a.length, b.length);
     a.forEach((f, i) => assert.ok(f.equals(b[i]!), `pack ${i} frames differ between two packs of one tree`));
     const dest = join(root, 'dest-same');

@@ -6,7 +6,8 @@ import { toFileError } from '../chunk/file.js';
 import { failpointError } from '../io/failpoint.js';
 import type { SourceEntry } from '../scan/index.js';
 import { RUN_MAX_CHUNKS } from './catalog-rows.js';
-import { SIGNATURE_MIN, type EntryPackerParts, type FileState, type Item, type LargeFeed, type WholeRead } from './entry-parts.js';
+import { SIGNATURE_MIN, type EntryPackerParts, type FileState, type Item, type WholeRead } from './entry-parts.js';
+import { LargeFeed, type FeedPart } from './large-feed.js';
 import type { ReadChunk } from './store.js';
 import { afterRead, MAX_READS, restarted } from './settle.js';
 import { dataRegions, sparsePieces } from './sparse.js';
@@ -140,27 +141,15 @@ export class EntryPacker {
 
   /** Starts reading a large file's chunks in the background, at most LARGE_AHEAD bytes ahead of their writing. */
   private feed(file: FileState): LargeFeed {
-    const feed: LargeFeed = { parts: [], bytes: 0, done: false, failure: null, wake: null, room: null, stop: false, read: Promise.resolve() };
-    this.feeds.add(feed);
-    const pump = async (): Promise<void> => {
-      try {
-        for await (const { length, job: encoded } of this.readLarge(file)) {
-          const job = encoded.then((c) => this.speculate(file, c, c.raw));
-          job.catch(() => undefined);
-          feed.parts.push({ length, job });
-          feed.bytes += length;
-          feed.wake?.();
-          while (feed.bytes > LARGE_AHEAD && !feed.stop) await new Promise<void>((r) => (feed.room = r));
-          if (feed.stop) return;
-        }
-      } catch (e) {
-        feed.failure = { error: e };
-      } finally {
-        feed.done = true;
-        feed.wake?.();
+    const chunks = async function* (this: EntryPacker): AsyncGenerator<FeedPart> {
+      for await (const { length, job: encoded } of this.readLarge(file)) {
+        const job = encoded.then((c) => this.speculate(file, c, c.raw));
+        job.catch(() => undefined);
+        yield { length, job };
       }
     };
-    feed.read = pump();
+    const feed = new LargeFeed(chunks.call(this), LARGE_AHEAD);
+    this.feeds.add(feed);
     return feed;
   }
 
@@ -171,20 +160,7 @@ export class EntryPacker {
    */
   private async writeLarge(file: FileState, feed: LargeFeed): Promise<void> {
     try {
-      for (;;) {
-        const part = feed.parts.shift();
-        if (part) {
-          feed.bytes -= part.length;
-          const room = feed.room;
-          feed.room = null;
-          room?.();
-          await this.storeChunk(file, await part.job);
-          continue;
-        }
-        if (feed.done) break;
-        await new Promise<void>((r) => (feed.wake = r));
-        feed.wake = null;
-      }
+      for (let part = await feed.next(); part; part = await feed.next()) await this.storeChunk(file, await part.job);
     } finally {
       this.feeds.delete(feed);
     }
@@ -198,14 +174,7 @@ export class EntryPacker {
 
   /** After a failure: ends the large files being read (closing them), so nothing reads on behind the pack. */
   async stop(): Promise<void> {
-    const reading = [...this.feeds];
-    for (const feed of reading) {
-      feed.stop = true;
-      const room = feed.room;
-      feed.room = null;
-      room?.();
-    }
-    await Promise.allSettled(reading.map((f) => f.read));
+    await Promise.allSettled([...this.feeds].map((f) => f.stop()));
   }
 
   private readOptions(file: FileState): EncodeFileOptions {

@@ -7,6 +7,7 @@ import type { SourceEntry } from '../scan/index.js';
 import type { ShipmentRows } from './catalog-rows.js';
 import type { ManifestOut } from './manifest-out.js';
 import type { ChunkStore, ReadChunk } from './store.js';
+import type { LargeFeed } from './large-feed.js';
 import type { Unsettled } from './settle.js';
 import type { Basis, TreeLookup, TreeRow } from './tree.js';
 
@@ -48,30 +49,6 @@ export type Item =
   | { kind: 'held'; file: FileState; row: TreeRow }
   | { kind: 'large'; file: FileState; feed: LargeFeed }
   | { kind: 'end'; file: FileState };
-
-/**
- * The chunks of a file larger than WHOLE_FILE_MAX as they are read, ahead of
- * the queue's turn to write them: read in the background (EntryPacker's
- * pump) while the walk goes on past the file, at most LARGE_AHEAD bytes of
- * chunks ahead of the writing.
- */
-export interface LargeFeed {
-  /** Chunk jobs read and not yet written, in file order. */
-  parts: Array<{ length: number; job: Promise<ReadChunk> }>;
-  /** Their bytes. */
-  bytes: number;
-  /** The read ended (to the end, stopped or failed). */
-  done: boolean;
-  /** Why the read failed, if it did. */
-  failure: { error: unknown } | null;
-  /** Wakes the writer waiting for a part, or the read waiting for room. */
-  wake: (() => void) | null;
-  room: (() => void) | null;
-  /** Set when the pack stops: the read ends at its next chunk. */
-  stop: boolean;
-  /** Settles when the read has ended and closed the file. */
-  read: Promise<void>;
-}
 
 /** A whole file read at once, its chunks encoded. */
 export interface WholeRead {
