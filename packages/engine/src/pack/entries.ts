@@ -339,7 +339,9 @@ export class EntryPacker {
 
   private over(limit: number): boolean {
     if (limit === 0) return this.queue.length > 0;
-    if (this.busy > limit || this.queue.length > MAX_ITEMS || this.heldBytes > MAX_HELD_BYTES) return true;
+    // Items that hold no work count only behind a large file: otherwise each leaves the queue young, where the GC costs least.
+    const count = this.feeds.size > 0 ? this.busy : this.queue.length;
+    if (count > limit || this.queue.length > MAX_ITEMS || this.heldBytes > MAX_HELD_BYTES) return true;
     // Only an item that brings bytes waits for bytes to be written: an unchanged file behind a large one does not.
     const last = this.queue.at(-1)?.kind;
     if (last !== 'whole' && last !== 'chunk' && last !== 'large') return false;
