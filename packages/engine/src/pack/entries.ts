@@ -57,7 +57,7 @@ export class EntryPacker {
 
   private push(item: Item): void {
     this.queue.push(item);
-    if (item.kind === 'whole' || item.kind === 'chunk' || item.kind === 'large') this.busy++;
+    if (holdsWork(item.kind)) this.busy++;
     else if (item.kind === 'held') this.heldBytes += item.row.hex.length;
   }
 
@@ -343,8 +343,8 @@ export class EntryPacker {
     const count = this.feeds.size > 0 ? this.busy : this.queue.length;
     if (count > limit || this.queue.length > MAX_ITEMS || this.heldBytes > MAX_HELD_BYTES) return true;
     // Only an item that brings bytes waits for bytes to be written: an unchanged file behind a large one does not.
-    const last = this.queue.at(-1)?.kind;
-    if (last !== 'whole' && last !== 'chunk' && last !== 'large') return false;
+    const last = this.queue.at(-1);
+    if (!last || !holdsWork(last.kind)) return false;
     // While a large file is read ahead, the other files' jobs get what its feed leaves of the bound.
     return this.queuedBytes > MAX_QUEUED_BYTES - (this.feeds.size > 0 ? LARGE_AHEAD : 0);
   }
@@ -353,7 +353,7 @@ export class EntryPacker {
   private async writeHead(): Promise<void> {
     const p = this.p;
     const item = this.queue.shift()!;
-    if (item.kind === 'whole' || item.kind === 'chunk' || item.kind === 'large') this.busy--;
+    if (holdsWork(item.kind)) this.busy--;
     if (item.kind === 'dir') {
       const e = item.entry;
       await p.manifest.add({ t: 'dir', p: e.path, mode: e.mode, mtime: e.mtimeNs.toString(), ...e.attrs });
@@ -485,6 +485,11 @@ const LARGE_AHEAD = 8 << 20;
  */
 const MAX_ITEMS = 64;
 const MAX_HELD_BYTES = 1 << 20;
+
+/** Items that hold work or its results (and source bytes): the queue's busy count. */
+function holdsWork(kind: Item['kind']): boolean {
+  return kind === 'whole' || kind === 'chunk' || kind === 'large';
+}
 
 /** A failure met while writing other files than the one being added, which must not leave that one out. */
 class Theirs extends Error {
