@@ -17,11 +17,14 @@ afterAll(() => {
 });
 
 const id = (n: number): Buffer => Buffer.alloc(32, n);
+/** A chunk list of chunks `ns` (0: a hole), 36 bytes an entry. */
+const list = (ns: readonly number[]): Buffer => Buffer.concat(ns.map((n) => Buffer.concat([id(n), Buffer.from([0, 0, 1, 0])])));
 const dataset = { id: 'd1', name: 'held', secret: Buffer.alloc(32) };
 insertDataset(catalog, dataset, 'publisher', '2026-01-01T00:00:00Z');
-for (const [seq, shipment, chunks] of [
-  [1, 'A', [1, 2]],
-  [2, 'B', [2, 3]],
+// A's one file has two chunks and a hole; B's files have one chunk each. The trees' chunk ids are derived from the lists when they are sealed.
+for (const [seq, shipment, files] of [
+  [1, 'A', [[1, 0, 2]]],
+  [2, 'B', [[2], [3], [0]]],
 ] as const) {
   ShipmentTables.create(
     catalog,
@@ -29,8 +32,16 @@ for (const [seq, shipment, chunks] of [
     [],
   );
   const t = new ShipmentTables(catalog, 'd1', shipment);
-  for (const c of chunks) t.addTreeChunk(id(c));
+  t.begin();
+  files.forEach((chunks, i) => t.addTreeFile({ path: `f${i}`, size: 0, mode: 0o644, mtimeNs: '0', ctimeNs: '0', ino: '0', chunks: list(chunks), sigId: null }));
+  t.sealing(files.length, 0, 0);
 }
+
+test('a sealed tree holds the distinct chunk ids of its lists, holes left out', () => {
+  const ids = catalog.db.prepare<[string], Buffer>('SELECT chunk FROM tree_chunks WHERE shipment_id = ? ORDER BY chunk').pluck();
+  assert.deepEqual(ids.all('A'), [id(1), id(2)]);
+  assert.deepEqual(ids.all('B'), [id(2), id(3)]);
+});
 
 test('one base tree: its chunks are held, and the set names the tree (a row of it needs no lookups)', () => {
   const held = heldInTrees(catalog, ['A']);

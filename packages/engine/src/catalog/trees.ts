@@ -8,6 +8,9 @@
  */
 import type { Catalog } from './catalog.js';
 
+/** Bytes per entry of a chunk list (`tree_files.chunks`): a chunk id (all zero for a hole) and its length, big-endian u32. */
+export const CHUNK_ENTRY = 36;
+
 /** A file of a tree as the catalog holds it (times and inode as decimal strings). */
 export interface TreeFileRow {
   size: number;

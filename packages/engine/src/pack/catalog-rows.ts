@@ -27,13 +27,8 @@ export interface NewSignature {
  */
 const TX_ROWS = 32768;
 
-/**
- * Rows of a run of stat-cache hits copied in one statement at most, and
- * chunks a file's list may have to join a run (copying its ids in SQL
- * copies the rest of its list once per chunk).
- */
+/** Rows of a run of stat-cache hits copied in one statement at most. */
 const RUN_ROWS = 4096;
-export const RUN_MAX_CHUNKS = 16;
 
 /** Stat-cache hits waiting to be copied: rows `from` to `to` of the tree of `ref`, all of them, in path order. */
 interface HeldRun {
@@ -117,12 +112,6 @@ export class ShipmentRows {
       this.tables.commit(true);
       this.pendingInTx = 0;
     }
-  }
-
-  /** Adds a chunk id to the shipment's tree (idempotent). */
-  addTreeChunk(id: Buffer): void {
-    this.tables.addTreeChunk(id);
-    this.tick();
   }
 
   /**

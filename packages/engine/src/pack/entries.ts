@@ -5,13 +5,12 @@ import { blockSizeFor } from '../delta/block-size.js';
 import { toFileError } from '../chunk/file.js';
 import { failpointError } from '../io/failpoint.js';
 import type { SourceEntry } from '../scan/index.js';
-import { RUN_MAX_CHUNKS } from './catalog-rows.js';
 import { SIGNATURE_MIN, type EntryPackerParts, type FileState, type Item, type WholeRead } from './entry-parts.js';
 import { LargeFeed, type FeedPart } from './large-feed.js';
 import type { ReadChunk } from './store.js';
 import { afterRead, MAX_READS, restarted } from './settle.js';
 import { dataRegions, sparsePieces } from './sparse.js';
-import { CHUNK_ENTRY, chunkEntry, heldRefs, holeEntry, chunkIds, type TreeRow } from './tree.js';
+import { chunkEntry, heldRefs, holeEntry, chunkIds, type TreeRow } from './tree.js';
 
 /**
  * Packs the entries of a source tree in manifest order. A file unchanged
@@ -423,12 +422,8 @@ export class EntryPacker {
     }
     await this.flushRefs(f, true);
     const ref = this.p.lookup.reference;
-    if (ref !== null && row.hex.length <= 2 * RUN_MAX_CHUNKS * CHUNK_ENTRY) this.p.rows.addHeldFile(ref, row.path, row.prev);
-    else {
-      const chunks = Buffer.from(row.hex, 'hex');
-      for (const id of chunkIds(chunks)) this.p.rows.addTreeChunk(id);
-      this.p.rows.addTreeFile(f.entry, chunks, row.sigId);
-    }
+    if (ref !== null) this.p.rows.addHeldFile(ref, row.path, row.prev);
+    else this.p.rows.addTreeFile(f.entry, Buffer.from(row.hex, 'hex'), row.sigId);
     this.filesUnchanged++;
     this.bytesIn += f.entry.size;
     this.p.progress.add(f.entry.size, 1);
@@ -437,10 +432,8 @@ export class EntryPacker {
   private async endFile(f: FileState, signature: Buffer | null): Promise<void> {
     await this.flushRefs(f, true);
     const sig = signature ? { blockSize: signature.readUInt32BE(8), length: f.entry.size, sig: signature } : null;
-    const list = Buffer.concat(f.list);
     // Only now: a re-read (settleLarge) drops the chunks of the reads before.
-    for (const id of chunkIds(list)) this.p.rows.addTreeChunk(id);
-    this.p.rows.addTreeFile(f.entry, list, sig);
+    this.p.rows.addTreeFile(f.entry, Buffer.concat(f.list), sig);
     this.filesRead++;
     this.p.progress.add(0, 1);
   }

@@ -1,5 +1,5 @@
 import type { Catalog } from '../catalog/catalog.js';
-import { newestTree, TreeQueries, treeStatKey } from '../catalog/trees.js';
+import { CHUNK_ENTRY, newestTree, TreeQueries, treeStatKey } from '../catalog/trees.js';
 import { toField, type ChunkRef } from '@brickpost/manifest';
 import type { SourceEntry } from '../scan/index.js';
 import { ReferenceCursor } from './ref-cursor.js';
@@ -22,8 +22,7 @@ import { ReferenceCursor } from './ref-cursor.js';
  *   tree with one content key and a stored signature; deltas apply to it.
  */
 
-/** Bytes per chunk in a chunk list. */
-export const CHUNK_ENTRY = 36;
+export { CHUNK_ENTRY };
 
 /** A file of the reference tree: its path (field form), the path of the row before it when known, its chunk list in hex and its signature. */
 export interface TreeRow {
