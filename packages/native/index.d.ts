@@ -162,6 +162,8 @@ export interface NativeBinding {
   threads(): number;
   findCut(data: Buffer, start: number, end: number, eof: boolean): number;
   signature(data: Buffer, block: number): Buffer;
+  /** One zstd frame of `data` at `level` (content size in its header), compressed on the CPU pool. */
+  compressFrame(data: Buffer, level: number): Promise<Buffer>;
   Chunker: typeof Chunker;
   BasisSignature: typeof BasisSignature;
   PayloadSealer: typeof PayloadSealer;

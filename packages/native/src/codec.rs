@@ -56,6 +56,15 @@ fn compress_into(raw: &[u8], level: i32, scratch: &mut Vec<u8>) -> usize {
     })
 }
 
+/// `raw` as one frame at `level`, its content size in the header (ZSTD_compressCCtx writes it).
+pub fn compress_frame(raw: &[u8], level: i32) -> Vec<u8> {
+    SCRATCH.with(|s| {
+        let mut scratch = s.borrow_mut();
+        let size = compress_into(raw, level, &mut scratch);
+        scratch[..size].to_vec()
+    })
+}
+
 /// The sampling test of codec.ts: four 4 KiB samples spread over a chunk
 /// larger than 64 KiB that do not shrink by 3 % at level 1.
 fn looks_incompressible(raw: &[u8], scratch: &mut Vec<u8>) -> bool {

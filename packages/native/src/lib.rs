@@ -27,6 +27,7 @@ mod sig;
 mod stage;
 
 use napi::bindgen_prelude::Buffer;
+use napi::{Env, JsObject};
 use napi_derive::napi;
 use std::sync::Once;
 
@@ -68,6 +69,22 @@ pub fn find_cut(data: Buffer, start: u32, end: u32, eof: bool) -> i64 {
         Some(n) => n as i64,
         None => -1,
     }
+}
+
+/// One Zstandard frame of `data` at `level`, its content size in the
+/// header (as zstd-napi's Compressor with contentSizeFlag writes it),
+/// compressed on the CPU pool: the blocks of manifest and signature-file
+/// lines (io/line-blocks.ts), which the JavaScript thread would otherwise
+/// compress itself.
+#[napi(ts_return_type = "Promise<Buffer>")]
+pub fn compress_frame(env: Env, data: Buffer, level: i32) -> napi::Result<JsObject> {
+    init();
+    let (settle, p) = promise::promise::<Buffer>(&env)?;
+    rayon::spawn(move || {
+        let frame = codec::compress_frame(&data, level);
+        settle.settle_keeping(Ok(frame.into()), data);
+    });
+    Ok(p)
 }
 
 /// The bpsig1 signature of `data` in blocks of `block` bytes.

@@ -7,7 +7,7 @@ import { headerFrame } from '../io/header-frame.js';
  * Writes data/manifest.age while the shipment is packed: records become
  * NDJSON lines (checked by the same rules a receiver applies), are gathered
  * into blocks, each block one zstd frame, the frames age-encrypted to the
- * shipment's recipients. Memory holds one block. The same bytes go to
+ * shipment's recipients. Memory holds two blocks (LineBlocks). The same bytes go to
  * every output: each drive of a set carries the manifest.
  */
 export class ManifestOut {
@@ -62,6 +62,7 @@ export class ManifestOut {
   }
 
   async abort(): Promise<void> {
+    await this.blocks.idle();
     for (const o of this.outs) await o.abort();
   }
 }

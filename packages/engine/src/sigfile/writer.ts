@@ -25,7 +25,7 @@ export interface SignatureFileTotals {
  * skippable frame naming the format, then zstd frames of NDJSON records,
  * then FILE.minisig. The file is written under a temporary name and renamed
  * into place by close(), so FILE is never seen half written. Records are
- * checked as a reader would check them; memory holds one block of lines.
+ * checked as a reader would check them; memory holds two blocks of lines at most.
  */
 export class SignatureFileWriter {
   private readonly blocks = new LineBlocks((f) => this.raw(f), 3);
@@ -129,6 +129,7 @@ export class SignatureFileWriter {
   async abort(): Promise<void> {
     if (this.done) return;
     this.done = true;
+    await this.blocks.idle();
     await this.out.abort();
     await rm(this.out.path, { force: true }).catch(() => undefined);
   }
