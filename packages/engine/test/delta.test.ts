@@ -8,6 +8,7 @@ import {
   blockSizeFor,
   computeDelta,
   decodeDelta,
+  deltaChunk,
   encodeDelta,
   parseSignature,
   rollWeak,
@@ -168,6 +169,37 @@ test('round trips: edits at start, middle and end, with odd read sizes', async (
   }
   const same = await delta(parseSignature(signature(old, B)), old);
   assert.deepEqual(same, [{ op: 'copy', block: 0, count: Math.ceil(n / B) }], 'an unchanged file is one copy op');
+});
+
+test('deltaChunk: rebuilds a chunk in a buffer of its own, or in the one given when it is large enough', async () => {
+  const B = 2048;
+  const old = stream(300 * KiB, 21);
+  const neu = Buffer.concat([old.subarray(0, 100 * KiB), stream(500, 22), old.subarray(100 * KiB)]);
+  const frame = encodeDelta(await delta(parseSignature(signature(old, B)), neu));
+  // The old file's pieces come in a reused buffer too, as the stager gives them: each must be copied before the next read.
+  const scratch = Buffer.alloc(1 * MiB);
+  const readOld = (offset: number, length: number): Promise<Uint8Array> => {
+    old.copy(scratch, 0, offset, offset + length);
+    scratch.fill(0xee, length, length + 16);
+    return Promise.resolve(scratch.subarray(0, length));
+  };
+  const own = await deltaChunk(readOld, old.length, B, frame, neu.length, 'f');
+  assert.ok(own.equals(neu));
+  const into = Buffer.alloc(neu.length + 1000, 0xaa);
+  const inGiven = await deltaChunk(readOld, old.length, B, frame, neu.length, 'f', into);
+  assert.ok(inGiven.equals(neu));
+  assert.equal(inGiven.buffer, into.buffer, 'the result is a view of the buffer given');
+  assert.equal(inGiven.byteOffset, into.byteOffset);
+  // Too small a buffer is not written to: the chunk gets its own.
+  const small = Buffer.alloc(neu.length - 1, 0xbb);
+  const inOwn = await deltaChunk(readOld, old.length, B, frame, neu.length, 'f', small);
+  assert.ok(inOwn.equals(neu));
+  assert.ok(small.every((b) => b === 0xbb));
+  // A delta that rebuilds more than the chunk's length is refused, whatever buffer it is given.
+  await assert.rejects(
+    deltaChunk(readOld, old.length, B, frame, neu.length - 1, 'f', into),
+    (e: unknown) => isBrickpostError(e) && e.code === 'CHUNK_MISMATCH',
+  );
 });
 
 test('round trips: empty old, old smaller than one block, both empty, runs of zeros', async () => {

@@ -74,7 +74,11 @@ export async function applyDelta(
  * One chunk of a shipment rebuilt from its delta frame (bpdelta1) and the
  * old file: at most `length` bytes (the chunk's length in its ref), in one
  * buffer. `what` names the file in the refusal of a delta that rebuilds
- * more. The caller checks the result's length and chunk id.
+ * more. The caller checks the result's length and chunk id. `into`, when
+ * it holds at least `length` bytes, is the buffer the chunk is rebuilt in
+ * (the result is a view of it), so a caller done with each chunk before
+ * the next reuses one buffer rather than leaving one per chunk to the
+ * garbage collector.
  * @throws BrickpostError CHUNK_MISMATCH (more than `length` bytes), and what applyDelta throws
  */
 export async function deltaChunk(
@@ -84,9 +88,10 @@ export async function deltaChunk(
   delta: Buffer,
   length: number,
   what: string,
+  into?: Buffer,
 ): Promise<Buffer> {
   // Each piece is copied once, into the chunk's buffer (no copy per piece, then another to join them).
-  const out = Buffer.allocUnsafe(length);
+  const out = into && into.length >= length ? into : Buffer.allocUnsafe(length);
   let got = 0;
   await applyDelta(readOld, oldLength, blockSize, decodeDelta(delta), async (buf) => {
     if (got + buf.length > length) throw new BrickpostError('CHUNK_MISMATCH', `a delta of ${what} rebuilds more than the chunk's ${length} bytes`);
@@ -94,5 +99,5 @@ export async function deltaChunk(
     got += buf.length;
     return Promise.resolve();
   });
-  return got === length ? out : out.subarray(0, got);
+  return got === out.length ? out : out.subarray(0, got);
 }

@@ -107,6 +107,11 @@ export class StagingWriter {
     return at;
   }
 
+  /** Whether the current file's bytes are gathered for the stage writer: write() then keeps each buffer until end(). */
+  get gathering(): boolean {
+    return this.gathered !== null;
+  }
+
   /** Starts the staged file of install op n, at `at` (flat, or inTree). */
   start(n: number, r: FileRecord, at: string = this.pathOf(n)): void {
     checkEntryPath(r.p);
