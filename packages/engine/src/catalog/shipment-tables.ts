@@ -15,7 +15,7 @@
  */
 import type { Catalog } from './catalog.js';
 import type Database from 'better-sqlite3';
-import { CHUNK_ENTRY, type TreeFileInsert } from './trees.js';
+import { CHUNK_ENTRY, chunkIds, type TreeFileInsert } from './trees.js';
 
 /** Where a chunk of the shipment was stored. */
 export interface StoredChunk {
@@ -96,7 +96,7 @@ export class ShipmentTables {
         SELECT @id, path, size, mode, mtime_ns, ctime_ns, ino, chunks, sig_id FROM tree_files WHERE shipment_id = @ref AND path >= @from AND path <= @to`,
     );
     // The ids of the chunk lists, 36 bytes an entry (trees.ts), holes (all-zero ids) left out: a list of one chunk, the most
-    // common, in SQL; longer lists through chunk_ids (a table-valued function, registerChunkIds). Sorted, so the index is
+    // common, in SQL; longer lists through brickpost_chunk_ids (a table-valued function, registerChunkIds). Sorted, so the index is
     // built from its first page to its last.
     registerChunkIds(db);
     this.treeChunks = db.prepare<[{ id: string }]>(
@@ -202,7 +202,6 @@ export class ShipmentTables {
   }
 }
 
-const HOLE_ID = Buffer.alloc(32);
 const withChunkIds = new WeakSet<Database.Database>();
 
 /**
@@ -217,11 +216,7 @@ function registerChunkIds(db: Database.Database): void {
     columns: ['id'],
     parameters: ['list'],
     *rows(list: unknown) {
-      if (!Buffer.isBuffer(list)) return;
-      for (let at = 0; at + CHUNK_ENTRY <= list.length; at += CHUNK_ENTRY) {
-        const id = list.subarray(at, at + 32);
-        if (!id.equals(HOLE_ID)) yield [id];
-      }
+      if (Buffer.isBuffer(list)) for (const id of chunkIds(list)) yield [id];
     },
   });
 }

@@ -11,6 +11,17 @@ import type { Catalog } from './catalog.js';
 /** Bytes per entry of a chunk list (`tree_files.chunks`): a chunk id (all zero for a hole) and its length, big-endian u32. */
 export const CHUNK_ENTRY = 36;
 
+/** The id of a hole's entries in a chunk list. */
+export const HOLE_ID = Buffer.alloc(32);
+
+/** The chunk ids of a chunk list (holes left out). */
+export function* chunkIds(chunks: Buffer): Generator<Buffer> {
+  for (let at = 0; at + CHUNK_ENTRY <= chunks.length; at += CHUNK_ENTRY) {
+    const id = chunks.subarray(at, at + 32);
+    if (!id.equals(HOLE_ID)) yield id;
+  }
+}
+
 /** A file of a tree as the catalog holds it (times and inode as decimal strings). */
 export interface TreeFileRow {
   size: number;

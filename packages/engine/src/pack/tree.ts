@@ -1,5 +1,5 @@
 import type { Catalog } from '../catalog/catalog.js';
-import { CHUNK_ENTRY, newestTree, TreeQueries, treeStatKey } from '../catalog/trees.js';
+import { CHUNK_ENTRY, chunkIds, HOLE_ID, newestTree, TreeQueries, treeStatKey } from '../catalog/trees.js';
 import { toField, type ChunkRef } from '@brickpost/manifest';
 import type { SourceEntry } from '../scan/index.js';
 import { ReferenceCursor } from './ref-cursor.js';
@@ -22,7 +22,7 @@ import { ReferenceCursor } from './ref-cursor.js';
  *   tree with one content key and a stored signature; deltas apply to it.
  */
 
-export { CHUNK_ENTRY };
+export { CHUNK_ENTRY, chunkIds };
 
 /** A file of the reference tree: its path (field form), the path of the row before it when known, its chunk list in hex and its signature. */
 export interface TreeRow {
@@ -49,7 +49,6 @@ export function chunkEntry(id: Buffer, length: number): Buffer {
   return e;
 }
 
-const HOLE_ID = Buffer.alloc(32);
 const MAX_PIECE = 0xffffffff;
 
 /** The chunk list entries of a hole of `length` bytes. */
@@ -74,14 +73,6 @@ export function heldRefs(hex: string): ChunkRef[] {
     } else refs.push([id, len]);
   }
   return refs;
-}
-
-/** The chunk ids of a chunk list (holes left out). */
-export function* chunkIds(chunks: Buffer): Generator<Buffer> {
-  for (let at = 0; at + CHUNK_ENTRY <= chunks.length; at += CHUNK_ENTRY) {
-    const id = chunks.subarray(at, at + 32);
-    if (!id.equals(HOLE_ID)) yield id;
-  }
 }
 
 /**
