@@ -142,6 +142,10 @@ export declare class StageWriter {
   constructor();
   /** Queues a whole file (takes the NativeBytes, copies the Buffers); waits while much is queued; the first failure so far, or null. */
   file(path: string, entry: string, parts: Array<Buffer | NativeBytes>, offsets: number[], size: number, mode: number, mtimeNs: string, sync: boolean): StageFailure | null;
+  /** Whether more than half the queue's bytes wait (await room() rather than queue more and block in file()). */
+  readonly busy: boolean;
+  /** Resolves once at most half the queue's bytes wait, or the queue stopped on a failure (which the next call reports). */
+  room(): Promise<void>;
   /** Once every file queued so far is done: the first failure, or null. */
   flush(): Promise<StageFailure | null>;
   /** Drops the files not started and waits for the one being written. */

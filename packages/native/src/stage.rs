@@ -9,7 +9,7 @@
 
 use crate::bytes::NativeBytes;
 use crate::error::BpError;
-use crate::promise::promise;
+use crate::promise::{promise, Settle};
 use crate::serial::Serial;
 use napi::bindgen_prelude::{Buffer, ClassInstance, Either};
 use napi::{Env, JsObject};
@@ -43,6 +43,19 @@ pub struct StageFailure {
 struct State {
     queued: usize,
     failure: Option<StageFailure>,
+    /// A promise of room(), settled once half the queue is free or the queue stopped.
+    room: Option<Settle<()>>,
+}
+
+impl State {
+    /// The room() promise to settle now, if one waits and there is room (or the queue stopped).
+    fn room_ready(&mut self) -> Option<Settle<()>> {
+        if self.failure.is_some() || self.queued <= LIMIT / 2 {
+            self.room.take()
+        } else {
+            None
+        }
+    }
 }
 
 struct Shared {
@@ -144,7 +157,7 @@ impl StageWriter {
     #[allow(clippy::new_without_default)]
     pub fn new() -> Self {
         crate::init();
-        StageWriter { serial: Some(Serial::new("brickpost-stage")), shared: Arc::new(Shared { state: Mutex::new(State { queued: 0, failure: None }), cv: Condvar::new() }) }
+        StageWriter { serial: Some(Serial::new("brickpost-stage")), shared: Arc::new(Shared { state: Mutex::new(State { queued: 0, failure: None, room: None }), cv: Condvar::new() }) }
     }
 
     /// Queues the staged file `path` (manifest entry `entry`): `parts` at
@@ -202,13 +215,40 @@ impl StageWriter {
                     s.failure = Some(StageFailure { step: step.into(), errno: e.raw_os_error().unwrap_or(libc::EIO), syscall: call.into(), entry: job.entry.clone(), path: job.path.clone() });
                 }
             }
+            let ready = s.room_ready();
             drop(s);
             shared.cv.notify_all();
+            if let Some(r) = ready {
+                r.settle(Ok(()));
+            }
             for (_, v) in job.parts {
                 crate::recycle::give(v);
             }
         });
         Ok(None)
+    }
+
+    /// Whether more than half the queue's bytes wait: the caller had better
+    /// await room() than queue more and have file() block its thread.
+    #[napi(getter)]
+    pub fn busy(&self) -> bool {
+        let s = self.shared.lock();
+        s.failure.is_none() && s.queued > LIMIT / 2
+    }
+
+    /// Resolves once at most half the queue's bytes wait (at once when so),
+    /// or the queue stopped on a failure (which the next call reports).
+    #[napi(ts_return_type = "Promise<void>")]
+    pub fn room(&self, env: Env) -> napi::Result<JsObject> {
+        let (settle, p) = promise::<()>(&env)?;
+        let mut s = self.shared.lock();
+        s.room = Some(settle);
+        let ready = s.room_ready();
+        drop(s);
+        if let Some(r) = ready {
+            r.settle(Ok(()));
+        }
+        Ok(p)
     }
 
     /// Resolves once every file queued so far is written (or failed): to the first failure, or null.
@@ -226,7 +266,7 @@ impl StageWriter {
     /// Writes nothing more: files not started are dropped; waits for the one being written.
     #[napi]
     pub fn abort(&mut self) {
-        {
+        let waiting = {
             let mut s = self.shared.lock();
             if s.failure.is_none() {
                 s.failure = Some(StageFailure {
@@ -237,6 +277,10 @@ impl StageWriter {
                     path: String::new(),
                 });
             }
+            s.room.take()
+        };
+        if let Some(r) = waiting {
+            r.settle(Ok(()));
         }
         if let Some(serial) = self.serial.take() {
             let done = Arc::new((Mutex::new(false), Condvar::new()));
