@@ -28,6 +28,7 @@ import { DestFolder } from './state.js';
 import { FolderChain } from './folder-chain.js';
 import { attrsKey, ChunkListDigest, lstatOrNull } from './old-tree.js';
 import type { ApplyPolicy } from './policy.js';
+import type { PlanGate } from './plan-gate.js';
 import type { PlannedDirs } from './planned-dirs.js';
 import { collisions, ExactNames, leavesDest, sweep } from './dest-view.js';
 
@@ -38,6 +39,14 @@ export interface Missing {
   path: string;
   reason: string;
 }
+
+/**
+ * Records planned between turns of the staging walk behind the plan
+ * (PlanGate): the manifest's records come a block of thousands at a time
+ * without a wait between them, so the plan gives the event loop a turn
+ * itself.
+ */
+const TURN_RECORDS = 256;
 
 /** Held chunks of one file whose lookup waits until the file is known to be staged (planApply). */
 const HELD_DEFERRED = 4096;
@@ -75,6 +84,8 @@ export interface PlanOptions {
   room?: SpaceBudget;
   /** Keeps the tree's folders for the commit's last phase. */
   dirs?: PlannedDirs;
+  /** Tells a staging walk running behind the plan how far it is, and stops the plan when the walk failed (steps.ts). */
+  gate?: PlanGate;
 }
 
 /**
@@ -303,14 +314,27 @@ export async function planApply(db: DestDb, dest: string, shipment: string, reco
   };
 
   let inTx = 0;
+  let index = -1;
+  let sinceTurn = 0;
+  const gate = opts.gate;
   db.begin();
   try {
     for await (const r of records) {
+      ++index;
+      if (gate?.stopped) throw gate.stopped.error;
       if (r.t === 'more') {
         if (file) takeRefs(r.c);
         continue;
       }
       finishFile();
+      if (gate) {
+        // Every record before this one is planned; now and then the walk behind gets the thread (its reads and the pack readers' results wait for it).
+        gate.pass(index);
+        if (++sinceTurn >= TURN_RECORDS) {
+          sinceTurn = 0;
+          await gate.turn();
+        }
+      }
       if ((r.t === 'dir' || r.t === 'file' || r.t === 'special') && (r.mode & 0o6000) !== 0 && !policy.setid) notApplied(r.p, NOT_APPLIED.setid);
       switch (r.t) {
         case 'dir': {

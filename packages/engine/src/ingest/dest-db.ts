@@ -144,11 +144,6 @@ export class DestDb {
     return this.opPages<OpRow>('n, kind, path, mode, mtime, old_mode, old_mtime, target, attrs, old_attrs', shipment, where, which === 'undo');
   }
 
-  /** The install ops of a shipment (one per staged file) in order: each op's number, path and target (STAGED_IN_TREE or null). */
-  installs(shipment: string): Generator<{ n: number; path: string; target: string | null }, void> {
-    return this.opPages<{ n: number; path: string; target: string | null }>('n, path, target', shipment, ` AND kind = 'install'`, false);
-  }
-
   /**
    * Columns `cols` of a shipment's ops matching `where`, in order of their
    * numbers, a page at a time (keyset on the primary key): the connection
@@ -166,6 +161,13 @@ export class DestDb {
       if (rows.length < OPS_PAGE || last === undefined) return;
       after = last.n;
     }
+  }
+
+  /** The install ops of a shipment numbered after `after`, in order, a page at most (InstallCursor). */
+  installsAfter(shipment: string, after: number): Array<{ n: number; path: string; target: string | null }> {
+    return this.q<[string, number], { n: number; path: string; target: string | null }>(
+      `SELECT n, path, target FROM ops WHERE shipment = ? AND n > ? AND kind = 'install' ORDER BY n LIMIT ${OPS_PAGE}`,
+    ).all(shipment, after);
   }
 
   /** Whether the journal keeps any op of `shipment` (its undo steps). */

@@ -33,7 +33,7 @@ import { merge, writeNotApplied } from './lists.js';
 import { policyOf } from './policy.js';
 import { discardPrestored } from './prestore.js';
 import { DestFolder, prepareDest, type AppliedShipment, type DestState } from './state.js';
-import { planAgainstDest, stageFiles, type Planned, type Run, type Staged } from './steps.js';
+import { planAndStage, type Planned, type Run, type Staged } from './steps.js';
 
 /**
  * Applies a shipment to a destination folder, so that DEST becomes the
@@ -45,11 +45,11 @@ import { planAgainstDest, stageFiles, type Planned, type Run, type Staged } from
  *    anything else on the drive is read;
  * 2. checkFollows: the shipment must follow DEST's chain (replay, gap and
  *    fork refused);
- * 3. planAgainstDest: DEST's current tree (its stored manifest, each file
+ * 3. planAndStage: DEST's current tree (its stored manifest, each file
  *    checked with lstat) against the shipment's; what DEST lacks refuses
  *    the shipment before anything changes, with a request file for the
  *    publisher;
- * 4. stageFiles: every new or changed file is built in
+ * 4. planAndStage, staging: every new or changed file is built in
  *    DEST/.brickpost/staging from the drive (each chunk checked against its
  *    keyed id, each pack against its signed SHA-256), from chunks of DEST's
  *    files and from deltas against them (each rebuilt chunk checked against
@@ -140,9 +140,8 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
     });
     if (run.current?.shipment === s.id) return summary({ alreadyApplied: true });
     await checkFollows(run);
-    const planned = await planAgainstDest(run);
+    const { planned, staged } = await planAndStage(run);
     caps = planned.caps;
-    const staged = await stageFiles(run, planned);
     const notAppliedList = await commitStaged(run, planned, staged, incoming, given);
     const { plan } = planned;
     const { stager, writer } = staged;

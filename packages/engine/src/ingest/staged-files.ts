@@ -49,14 +49,20 @@ export class Stager implements ShipmentVisitor {
   /**
    * The plan's install ops in order: the files to stage, in the order the
    * walk meets them (both follow the manifest), so a file the plan keeps
-   * costs the walk no lookup.
+   * costs the walk no lookup. Read a page at a time; while the plan is
+   * still being written (`planning`), a page read to its end is asked for
+   * again, as the walk runs behind the plan (PlanGate).
    */
-  private readonly installs: Generator<{ n: number; path: string; target: string | null }, void>;
-  private nextInstall: { n: number; path: string; target: string | null } | undefined;
+  private page: Array<{ n: number; path: string; target: string | null }> = [];
+  private at = 0;
+  private after = -1;
+  private pagesEnded = false;
+  /** Whether the plan is still being written (an ingest that plans while it stages). */
+  planning: () => boolean = () => false;
 
   constructor(
     db: DestDb,
-    shipment: string,
+    private readonly shipment: string,
     private readonly dest: string,
     private readonly writer: StagingWriter,
     private readonly key: Buffer,
@@ -64,22 +70,27 @@ export class Stager implements ShipmentVisitor {
   ) {
     this.db = db;
     this.anyOld = db.anyIntactOld();
-    this.installs = db.installs(shipment);
-    this.advance();
   }
 
-  private advance(): void {
-    const n = this.installs.next();
-    this.nextInstall = n.done ? undefined : n.value;
+  /** The next install op the walk has not met, if the plan wrote one. */
+  private nextInstall(): { n: number; path: string; target: string | null } | undefined {
+    if (this.at < this.page.length) return this.page[this.at];
+    if (this.pagesEnded) return undefined;
+    const planning = this.planning();
+    this.page = this.db.installsAfter(this.shipment, this.after);
+    this.at = 0;
+    if (this.page.length === 0 && !planning) this.pagesEnded = true;
+    return this.page[0];
   }
 
   /** Files not to build (damaged on the drive, ingest --skip-damaged): they stay out of DEST. */
   skip: ReadonlySet<string> = new Set();
 
   wants(r: FileRecord): boolean {
-    const op = this.nextInstall;
+    const op = this.nextInstall();
     if (op?.path !== dbPath(r.p)) return false;
-    this.advance();
+    this.at++;
+    this.after = op.n;
     if (this.skip.has(r.p)) return false;
     const at = op.target === STAGED_IN_TREE ? this.writer.inTree(r.p) : this.writer.pathOf(op.n);
     // The planner marked it by the rule inTree follows.
@@ -165,10 +176,12 @@ export class Stager implements ShipmentVisitor {
     this.writer.write(data);
   }
 
-  fileEnd(r: FileRecord): void {
+  fileEnd(r: FileRecord): Promise<void> | void {
     this.writer.end(r);
     this.file = null;
     failpoint('stage');
+    // The stage writer's thread is behind: the walk waits for it without holding the JavaScript thread, which meanwhile plans (planAndStage).
+    if (this.writer.busy) return this.writer.room();
   }
 
   /**
@@ -177,7 +190,8 @@ export class Stager implements ShipmentVisitor {
    * @throws Error when the walk and the plan disagree (a bug)
    */
   checkAllMet(): void {
-    if (this.nextInstall) throw new Error(`the walk did not reach ${quote(pathFromDb(this.nextInstall.path))}, which the plan stages`);
+    const op = this.nextInstall();
+    if (op) throw new Error(`the walk did not reach ${quote(pathFromDb(op.path))}, which the plan stages`);
   }
 
   close(): void {

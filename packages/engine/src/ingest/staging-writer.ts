@@ -257,6 +257,16 @@ export class StagingWriter {
     this.files++;
   }
 
+  /** Whether the stage writer has much queued: room() then waits without blocking the JavaScript thread, as end() would. */
+  get busy(): boolean {
+    return this.queue?.busy === true;
+  }
+
+  /** Resolves once the stage writer has room again (or stopped on a failure, which the next call reports). */
+  room(): Promise<void> {
+    return this.queue ? this.queue.room() : Promise.resolve();
+  }
+
   /**
    * Waits until every file handed to the stage writer is written.
    * @throws BrickpostError the first failure, as the synchronous calls word it

@@ -1,5 +1,5 @@
 // Steps 3 and 4 of an ingest (ingest.ts): plan the shipment against DEST's tree, then stage what changes.
-import { rm } from 'node:fs/promises';
+import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { age, BrickpostError, type ShipmentRecord } from '@brickpost/manifest';
 import type { EventSink, IngestOptions } from '../api/index.js';
@@ -21,6 +21,7 @@ import { AttrApplier } from './attrs.js';
 import { collisionError, probeDest, type DestCaps } from './dest-caps.js';
 import type { DestDb } from './dest-db.js';
 import { writeSkipped } from './lists.js';
+import { PlanGate } from './plan-gate.js';
 import { PlannedDirs } from './planned-dirs.js';
 import type { ApplyPolicy } from './policy.js';
 import { discardPrestored, prestoreFor, prestoreUndo } from './prestore.js';
@@ -28,7 +29,7 @@ import { refuse } from './request.js';
 import { scanOldTree } from './seed.js';
 import { Stager } from './staged-files.js';
 import { StagingWriter } from './staging-writer.js';
-import type { AppliedShipment, DestFolder, DestState } from './state.js';
+import { STATE_DIR, type AppliedShipment, type DestFolder, type DestState } from './state.js';
 import type { Prestored } from './undo-compact.js';
 
 /** What the steps of one ingest share. */
@@ -52,10 +53,9 @@ export interface Run {
   current: AppliedShipment | undefined;
 }
 
-/** What step 3 decided. */
-export interface Planned {
+/** What step 3 prepares before it plans. */
+export interface Prepared {
   key: Buffer;
-  plan: Plan;
   caps: DestCaps;
   /** The data drives of a set that are missing, to rebuild. */
   lost: ReturnType<typeof lostShares>;
@@ -63,15 +63,72 @@ export interface Planned {
   oldTree: () => AsyncIterable<OldFile>;
   /** The shipment's folders, for the commit's last phase. */
   dirs: PlannedDirs;
+  /** Free space on DEST, taken as the plan streams. */
+  room: SpaceBudget;
+}
+
+/** What step 3 decided. */
+export interface Planned extends Prepared {
+  plan: Plan;
 }
 
 /**
- * Step 3: plans the shipment against the tree DEST holds. Refuses it when
- * names would collide on DEST, or when DEST lacks data it builds on (with
- * a request file for the publisher).
+ * Steps 3 and 4. Where DEST holds nothing yet and the shipment needs
+ * nothing from it (a first ingest into an empty folder, the bulk of a
+ * first delivery), the staging walk runs behind the plan rather than
+ * after it (PlanGate): the plan's work on the JavaScript thread overlaps
+ * the writing of the files on the stage writer's, which is what bounds a
+ * tree of many small files. Everything a refusal needs is still decided
+ * before DEST changes: the commit starts only once both ended.
  */
-export async function planAgainstDest(run: Run): Promise<Planned> {
-  const { dest, folder, db, s, h, current } = run;
+export async function planAndStage(run: Run): Promise<{ planned: Planned; staged: Staged }> {
+  const prepared = await preparePlan(run);
+  if (!(await overlaps(run, prepared))) {
+    const planned = { ...prepared, plan: await makePlan(run, prepared) };
+    await refuseUnplannable(run, planned);
+    return { planned, staged: await stageFiles(run, planned, { bytes: planned.plan.bytesToStage, files: planned.plan.filesStaged }) };
+  }
+  const gate = new PlanGate();
+  const planning = makePlan(run, prepared, gate).then(
+    (plan) => (gate.ended(), plan),
+    (e: unknown) => {
+      gate.ended(e);
+      throw e;
+    },
+  );
+  planning.catch(() => undefined);
+  // Everything is staged here: the shipment's totals are what the walk writes.
+  const staged = await stageFiles(run, prepared, { bytes: run.s.info.bytes, files: run.s.info.files }, gate);
+  let planned: Planned;
+  try {
+    planned = { ...prepared, plan: await planning };
+    await refuseUnplannable(run, planned);
+  } catch (e) {
+    await discardStaged(run, staged);
+    throw e;
+  }
+  staged.progress.bytesTotal = planned.plan.bytesToStage;
+  staged.progress.filesTotal = planned.plan.filesStaged;
+  return { planned, staged };
+}
+
+/**
+ * Whether the staging walk can run behind the plan: DEST is an empty
+ * folder (nothing to keep, retire or copy from), the shipment is
+ * self-contained, no drive of a set is rebuilt and no damage is looked
+ * for first, and DEST tells names apart exactly as the manifest does.
+ */
+async function overlaps(run: Run, p: Prepared): Promise<boolean> {
+  const { h } = run;
+  if (run.current || h.bases.length > 0 || h.against !== null || p.lost.length > 0 || run.opts.skipDamaged) return false;
+  if (p.caps.caseInsensitive || p.caps.normalizationInsensitive) return false;
+  const names = await readdir(run.dest);
+  return names.every((n) => n === STATE_DIR);
+}
+
+/** Step 3, first part: DEST's current tree loaded, its capabilities probed, free space taken. */
+async function preparePlan(run: Run): Promise<Prepared> {
+  const { dest, folder, db, h, current } = run;
   const key = chunkKey(Buffer.from(h.secret, 'base64'));
   // DEST's copy of the manifest it applied last went whole through the strict parser then: it is read as written now (the record checks still run).
   const oldTree = (): AsyncIterable<OldFile> =>
@@ -87,15 +144,31 @@ export async function planAgainstDest(run: Run): Promise<Planned> {
     lost.reduce((a, x) => a + x.bytes, 0),
     { where: 'destination', what: 'the shipment' },
   );
-  const dirs = new PlannedDirs(db);
-  const plan = await planApply(db, dest, s.id, readManifest(s, run.identities), { caps, policy: run.policy, room, dirs });
-  // The plan read the manifest's copy whole through the strict parser: the walk reads it again faster.
-  s.manifestChecked = true;
-  if (plan.collisionCount > 0) throw collisionError(dest, caps, plan.collisions, plan.collisionCount);
+  return { key, caps, lost, oldTree, dirs: new PlannedDirs(db), room };
+}
+
+/** Step 3: plans the shipment against the tree DEST holds. */
+async function makePlan(run: Run, p: Prepared, gate?: PlanGate): Promise<Plan> {
+  const { caps, room, dirs } = p;
+  const plan = await planApply(run.db, run.dest, run.s.id, readManifest(run.s, run.identities), {
+    caps,
+    policy: run.policy,
+    room,
+    dirs,
+    ...(gate ? { gate } : {}),
+  });
+  // The plan read the manifest's copy whole through the strict parser: later passes read it again faster.
+  run.s.manifestChecked = true;
+  return plan;
+}
+
+/** Refuses the shipment when names would collide on DEST, or when DEST lacks data it builds on (with a request file for the publisher). */
+async function refuseUnplannable(run: Run, planned: Planned): Promise<void> {
+  const { plan } = planned;
+  if (plan.collisionCount > 0) throw collisionError(run.dest, planned.caps, plan.collisions, plan.collisionCount);
   if (plan.missing.length > 0) {
-    throw await refuse(run.ctx, folder, s, h, run.state, plan.missing, run.opts.requestOut, oldTree);
+    throw await refuse(run.ctx, run.folder, run.s, run.h, run.state, plan.missing, run.opts.requestOut, planned.oldTree);
   }
-  return { key, plan, caps, lost, oldTree, dirs };
 }
 
 /** What step 4 built. */
@@ -119,9 +192,9 @@ export interface Staged {
  * the large files the commit will retire go into the undo store on the
  * chunk pipeline's threads (prestore.ts), to be recorded after the commit.
  */
-export async function stageFiles(run: Run, planned: Planned): Promise<Staged> {
+export async function stageFiles(run: Run, planned: Prepared, totals: { bytes: number; files: number }, gate?: PlanGate): Promise<Staged> {
   const { folder, s, onEvent, signal, me, opts, policy } = run;
-  const { plan, lost } = planned;
+  const { lost } = planned;
   const rebuilt = join(folder.state, 'rebuild', s.id);
   if (lost.length > 0) {
     const rp = new Progress(onEvent, 'rebuild');
@@ -129,7 +202,9 @@ export async function stageFiles(run: Run, planned: Planned): Promise<Staged> {
     await rebuildMissing(run.members, rebuilt, rp, signal);
     rp.emit();
   }
-  const whole = mergedShipment(run.members, lost.length > 0 ? rebuilt : null);
+  const merged = mergedShipment(run.members, lost.length > 0 ? rebuilt : null);
+  // Behind the plan, the walk reads the manifest without the strict parser too: it acts on a record only once the plan's strict pass accepted it.
+  const whole = gate ? { ...merged, manifestChecked: true } : merged;
   const damage = opts.skipDamaged ? await findDamage(whole, me.ageIdentity, signal) : new Map<number, Array<[number, number]>>();
   const skipped = damage.size > 0 ? await damagedFiles(whole, me.ageIdentity, damage) : new Set<string>();
 
@@ -139,30 +214,34 @@ export async function stageFiles(run: Run, planned: Planned): Promise<Staged> {
   const applier = new AttrApplier(policy, (message, path) => onEvent({ type: 'warning', code: 'NOT_APPLIED', message, path }));
   const writer = new StagingWriter(staging, !CAN_SYNC_FS, policy, applier);
   const progress = new Progress(onEvent, 'ingest');
-  progress.bytesTotal = plan.bytesToStage;
-  progress.filesTotal = plan.filesStaged;
+  progress.bytesTotal = totals.bytes;
+  progress.filesTotal = totals.files;
   progress.emit();
   const ahead = prestoreFor(folder, run.db, s.id);
   const stager = new Stager(run.db, s.id, run.dest, writer, planned.key, ahead.pre);
   stager.skip = skipped;
+  // Behind the plan, its ops are read as it writes them, and its transaction holds the walk's lookups.
+  if (gate) stager.planning = () => gate.planning;
   let failed = false;
   const prestoring = prestoreUndo(folder, run.db, ahead, planned.key, () => failed || signal?.aborted === true);
   let pre: Prestored;
   try {
     // The walk looks each file up in the journal: one transaction for all, not a lock and an unlock of the journal each.
-    run.db.begin();
+    if (!gate) run.db.begin();
     // The undo store reads and compresses the files retired beside the walk: the walk holds a quarter as much ahead meanwhile,
     // so the two stay within the memory bound (the 2 GiB bench's second ingest peaked at 209 MB with the full amount, 187 MB so).
     const aheadBytes = ahead.wanted.length > 0 ? MAX_QUEUED_BYTES / 4 : MAX_QUEUED_BYTES;
-    await walkShipment(whole, me.ageIdentity, stager, progress, signal, new Set(damage.keys()), aheadBytes);
+    await walkShipment(whole, me.ageIdentity, stager, progress, signal, new Set(damage.keys()), aheadBytes, gate);
     stager.checkAllMet();
     await writer.flush();
-    run.db.commit();
+    if (!gate) run.db.commit();
     pre = await prestoring;
     if (CAN_SYNC_FS) await syncFilesystem(staging);
-  } catch (e) {
+  } catch (err) {
     failed = true;
-    run.db.rollback();
+    // Behind the plan: the plan stops (rolling its transaction back) before anything is cleared, and a failure of its own is the one to report.
+    const e = gate ? await gate.halt(err) : err;
+    if (!gate) run.db.rollback();
     await discardPrestored(folder, await prestoring);
     writer.abort();
     stager.close();
@@ -183,4 +262,10 @@ export async function stageFiles(run: Run, planned: Planned): Promise<Staged> {
   stager.close();
   const skippedList = skipped.size > 0 ? await writeSkipped(folder.state, s.id, skipped, onEvent) : null;
   return { rebuilt, skipped, skippedList, stager, writer, applier, progress, pre };
+}
+
+/** Clears what step 4 built, for a shipment refused after it (planAndStage). */
+async function discardStaged(run: Run, staged: Staged): Promise<void> {
+  await discardPrestored(run.folder, staged.pre);
+  await rm(run.folder.staging(run.s.id), { recursive: true, force: true }).catch(() => undefined);
 }

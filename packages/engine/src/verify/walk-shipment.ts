@@ -51,6 +51,15 @@ export interface ShipmentVisitor {
   wants?(r: FileRecord): boolean;
 }
 
+/**
+ * What a walk waits for before it acts on each record (ingest's PlanGate):
+ * `index` counts the manifest's records from its header (0). Undefined
+ * when the walk may go on at once.
+ */
+export interface RecordGate {
+  reached(index: number): Promise<void> | undefined;
+}
+
 /** Chunks of one pack requested from a reader thread at once. */
 interface Batch {
   pack: number;
@@ -110,6 +119,8 @@ export async function walkShipment(
   damaged: ReadonlySet<number> = new Set(),
   /** Decoded chunk bytes the walk may hold ahead of the visitor: less where something else runs beside it and needs memory. */
   aheadBytes: number = MAX_QUEUED_BYTES,
+  /** Where another pass over the manifest must be ahead of the walk (an ingest that plans while it stages). */
+  gate?: RecordGate,
 ): Promise<{ files: number; dirs: number; bytes: number; chunks: number; held: number; deltas: number; decoded: number }> {
   const identities = age.parseIdentityFile(identityText);
   let readers: PackSource | null = null;
@@ -235,9 +246,18 @@ export async function walkShipment(
     file = null;
   };
 
+  let index = -1;
   try {
     for await (const r of readManifest(s, identities)) {
       if (signal?.aborted) throw new BrickpostError('CANCELLED', 'cancelled');
+      const wait = gate?.reached(++index);
+      if (wait) {
+        // What the walk holds ahead goes to the visitor first, so the threads behind it have work while the plan catches up.
+        wait.catch(() => undefined);
+        if (open) send(open);
+        await drain(0);
+        await wait;
+      }
       switch (r.t) {
         case 'shipment':
           if (!readers) {
