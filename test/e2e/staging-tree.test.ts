@@ -4,7 +4,8 @@
  * such folder in whole instead of renaming its files one by one. Checked
  * here on real files and the real journal: which install ops the planner
  * marks, that a name the tree cannot hold is staged flat and still lands
- * inside its moved folder, that a kill after any op of the install phase
+ * inside its moved folder, that the commit takes no step for the files a
+ * folder moved in whole holds, that a kill after any step of the install phase
  * resumes to the exact tree, and that a folder found in the way at commit
  * is merged into file by file, keeping what it held.
  */
@@ -69,8 +70,8 @@ describe('staging tree', () => {
   let want: Map<string, Node>;
 
   beforeAll(() => {
-    // Folders nested three deep, files beside folders, a root-level file, an empty folder.
-    for (const d of ['a/b/c', 'a/e', 'z/y', 'empty']) mkdirSync(join(src, d), { recursive: true });
+    // Folders nested three deep, files beside folders, a root-level file, an empty folder, and one inside a folder moved in whole.
+    for (const d of ['a/b/c', 'a/e', 'a/void', 'z/y', 'empty']) mkdirSync(join(src, d), { recursive: true });
     const files: Array<[string, number]> = [
       ['top.txt', 100],
       ['a/one.bin', 70_000],
@@ -111,8 +112,18 @@ describe('staging tree', () => {
     assert.deepEqual(readdirSync(join(dest, '.brickpost', 'staging')), [], 'nothing is left staged');
   });
 
-  // Before the second shipment below (the home refuses an older one after it). The install phase of the first ingest: 7 mkdir ops (a, a/b, a/b/c, a/e, empty, z, z/y) and 8 installs, in manifest order.
-  for (let k = 1; k <= 15; k++) {
+  // Before the second shipment below (the home refuses an older one after it). The journal holds 8 mkdir ops (a, a/b, a/b/c,
+  // a/e, a/void, empty, z, z/y) and 8 installs; the install phase of the first ingest takes a step for each folder (a/void,
+  // which the staging tree lacks, is made inside `a` once `a` moved in) and for the two files staged flat (top.txt and the
+  // odd name), none for the 6 files that moved in with folders `a` and `z`.
+  const STEPS = 10;
+  test('the install phase takes no step for the files a folder moved in whole holds', () => {
+    const dest = join(root, 'dest-steps');
+    const r = brickpost(sub, ['ingest', drive, dest], { env: { ...process.env, BRICKPOST_FAILPOINT: `apply-install@${STEPS + 1}` } });
+    assert.equal(r.code, 0, r.stderr);
+    check(dest);
+  });
+  for (let k = 1; k <= STEPS; k++) {
     test(`killed after install op ${k}: ingest again gives the exact tree`, () => {
       const dest = join(root, `dest-kill-${k}`);
       killedAt(sub, `apply-install@${k}`, ['ingest', drive, dest]);

@@ -10,7 +10,7 @@ import { fsPath } from '../io/fs-path.js';
 import { setTimesPath } from '../io/times.js';
 import { CAN_SYNC_FS, syncDir, syncFilesystem } from '../io/sync.js';
 import type { AttrApplier } from './attrs.js';
-import { pathFromDb, type DestDb, type JournalRow, type OpRow, type OpSelection } from './dest-db.js';
+import { dbPath, pathFromDb, type DestDb, type JournalRow, type OpRow, type OpSelection } from './dest-db.js';
 import { STAGED_IN_TREE } from './dest-rows.js';
 import { FolderChain } from './folder-chain.js';
 import { isSpecial, lstatIfPresent, mkdirIfAbsent, moveFolderIn, moveIfPresent, removeDir } from './moves.js';
@@ -78,13 +78,19 @@ export async function runApply(
       j = await advance(folder, db, j, 'install');
     }
     if (j.phase === 'install') {
-      // The last folder moved in whole from the staging tree: the files staged in the tree below it moved with it.
+      // The last folder moved in whole from the staging tree: the files staged in the tree below it moved with it, and their
+      // ops are passed over (DestDb.installPhase) after it and after each other op below it.
       let moved: string | null = null;
-      for (const o of readOps(db, j.shipment, 'install')) {
+      let passOver = false;
+      for (const row of db.installPhase(j.shipment, () => (passOver ? dbPath(moved!.slice(0, -1)) : null))) {
+        const o = { ...row, path: pathFromDb(row.path) };
         const target = join(folder.dest, o.path);
+        passOver = moved !== null && o.path.startsWith(moved);
         if (o.kind === 'mkdir') {
-          if (moveFolderIn(join(tree, o.path), target)) moved = o.path + '/';
-          else mkdirIfAbsent(target);
+          if (moveFolderIn(join(tree, o.path), target)) {
+            moved = o.path + '/';
+            passOver = true;
+          } else mkdirIfAbsent(target);
         } else if (o.kind === 'install') {
           if (o.target !== STAGED_IN_TREE) moveIfPresent(join(staged, String(o.n)), target);
           else if (moved === null || !o.path.startsWith(moved)) moveIfPresent(join(tree, o.path), target);

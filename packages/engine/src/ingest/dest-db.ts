@@ -9,7 +9,7 @@ import { DEFAULT_POLICY, type ApplyPolicy } from './policy.js';
 import { UNDO_SCHEMA } from './undo-db.js';
 
 export { isOlderJournal, JOURNAL_VERSION } from './dest-schema.js';
-import type { JournalRow, OldRow, OpInsert, OpRow, OpSelection } from './dest-rows.js';
+import { STAGED_IN_TREE, type JournalRow, type OldRow, type OpInsert, type OpRow, type OpSelection } from './dest-rows.js';
 export type { JournalRow, OldRow, OpInsert, OpKind, OpRow, OpSelection } from './dest-rows.js';
 
 /**
@@ -131,17 +131,50 @@ export class DestDb {
     ).run(o.shipment, o.n, o.kind, o.path, o.mode, o.mtime, o.oldMode, o.oldMtime, o.target, o.attrs, o.oldAttrs);
   }
 
+  /**
+   * The ops of the install phase of a shipment in order, paths in their
+   * stored form, a page at a time, passing over the files staged in the
+   * staging tree below a folder the commit moved in whole from there (they
+   * moved with it): after each op, `passOver()` names that folder (stored
+   * form) when such files may follow. The manifest lists a folder's tree
+   * after it, so they come in runs between the ops of the folders below
+   * (which are still made where the staging tree had none: a folder with no
+   * file staged in it); a run past the page is passed over in SQL, without
+   * a row read for each of its files.
+   */
+  *installPhase(shipment: string, passOver: () => string | null): Generator<OpRow, void> {
+    const page = this.q<[string, number], OpRow>(`SELECT ${OP_COLUMNS} FROM ops WHERE shipment = ? AND n > ?${INSTALL_OPS} ORDER BY n LIMIT ${OPS_PAGE}`);
+    let rows = page.all(shipment, -1);
+    let i = 0;
+    while (i < rows.length) {
+      yield rows[i++]!;
+      const dir = passOver();
+      if (dir !== null) {
+        const below = `${dir}/`;
+        while (i < rows.length && rows[i]!.kind === 'install' && rows[i]!.target === STAGED_IN_TREE && rows[i]!.path.startsWith(below)) i++;
+        if (i === rows.length && rows.length === OPS_PAGE) {
+          const next = this.q<[string, number, string, string, string], number>(
+            `SELECT n FROM ops WHERE shipment = ? AND n > ?${INSTALL_OPS} AND NOT (path >= ? AND path < ? AND kind = 'install' AND target = ?) ORDER BY n LIMIT 1`,
+          )
+            .pluck()
+            .get(shipment, rows[i - 1]!.n, below, `${dir}0`, STAGED_IN_TREE);
+          if (next === undefined) return;
+          rows = page.all(shipment, next - 1);
+          i = 0;
+          continue;
+        }
+      }
+      if (i === rows.length && rows.length === OPS_PAGE) {
+        rows = page.all(shipment, rows[i - 1]!.n);
+        i = 0;
+      }
+    }
+  }
+
   /** The ops of a shipment of one commit phase (or all of them, newest first to undo them), paths in their stored form. */
   ops(shipment: string, which: OpSelection): Generator<OpRow, void> {
-    const where =
-      which === 'retire'
-        ? ` AND kind = 'retire'`
-        : which === 'install'
-          ? ` AND kind != 'retire' AND kind NOT IN ${LINK_OPS}`
-          : which === 'links'
-            ? ` AND kind IN ${LINK_OPS}`
-            : '';
-    return this.opPages<OpRow>('n, kind, path, mode, mtime, old_mode, old_mtime, target, attrs, old_attrs', shipment, where, which === 'undo');
+    const where = which === 'retire' ? ` AND kind = 'retire'` : which === 'install' ? INSTALL_OPS : which === 'links' ? ` AND kind IN ${LINK_OPS}` : '';
+    return this.opPages<OpRow>(OP_COLUMNS, shipment, where, which === 'undo');
   }
 
   /**
@@ -163,7 +196,7 @@ export class DestDb {
     }
   }
 
-  /** The install ops of a shipment numbered after `after`, in order, a page at most (InstallCursor). */
+  /** The install ops of a shipment numbered after `after`, in order, a page at most (the Stager reads them as the plan writes them). */
   installsAfter(shipment: string, after: number): Array<{ n: number; path: string; target: string | null }> {
     return this.q<[string, number], { n: number; path: string; target: string | null }>(
       `SELECT n, path, target FROM ops WHERE shipment = ? AND n > ? AND kind = 'install' ORDER BY n LIMIT ${OPS_PAGE}`,
@@ -343,6 +376,12 @@ const OPS_PAGE = 512;
 
 /** Ops of the links phase: after every file and folder is in place. */
 const LINK_OPS = "('hardlink', 'symlink', 'special', 'lmeta')";
+
+/** The condition on the ops of the install phase. */
+const INSTALL_OPS = ` AND kind != 'retire' AND kind NOT IN ${LINK_OPS}`;
+
+/** The columns of an OpRow. */
+const OP_COLUMNS = 'n, kind, path, mode, mtime, old_mode, old_mtime, target, attrs, old_attrs';
 
 /**
  * The step of the journal in progress, read without writing (the journal
