@@ -98,7 +98,14 @@ export async function planAndStage(run: Run): Promise<{ planned: Planned; staged
   );
   planning.catch(() => undefined);
   // Everything is staged here: the shipment's totals are what the walk writes.
-  const staged = await stageFiles(run, prepared, { bytes: run.s.info.bytes, files: run.s.info.files }, gate);
+  let staged: Staged;
+  try {
+    staged = await stageFiles(run, prepared, { bytes: run.s.info.bytes, files: run.s.info.files }, gate);
+  } catch (e) {
+    // Also where staging failed before its walk: the plan must have stopped before the journal is closed.
+    await gate.halt(e);
+    throw e;
+  }
   let planned: Planned;
   try {
     planned = { ...prepared, plan: await planning };
