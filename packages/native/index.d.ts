@@ -3,6 +3,8 @@ export declare class NativeBytes {
   readonly length: number;
   /** A copy in a Buffer. */
   toBuffer(): Buffer;
+  /** Copies them into the start of `into` (at least their length) and frees them; their length. */
+  moveInto(into: Buffer): number;
   /** Frees them now. */
   release(): void;
   /** Writes them to open file `fd` at `position` and frees them. */
@@ -119,7 +121,7 @@ export declare class PackReader {
     keep: boolean,
     maxChunk: number,
     maxDelta: number,
-  ): Promise<Array<Buffer | NativeBytes | null>>;
+  ): Promise<Array<NativeBytes | null>>;
   finish(): Promise<PackEnd>;
   close(): void;
 }

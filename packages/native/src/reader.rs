@@ -18,7 +18,7 @@ use crate::serial::Serial;
 use chacha20poly1305::aead::AeadInPlace;
 use chacha20poly1305::{ChaCha20Poly1305, Tag};
 use crate::bytes::NativeBytes;
-use napi::bindgen_prelude::{Buffer, Either};
+use napi::bindgen_prelude::Buffer;
 use napi::{Env, JsObject};
 use napi_derive::napi;
 use rayon::prelude::*;
@@ -369,10 +369,9 @@ impl PackReader {
     /// The verified bytes of chunks [offset, frame length, length] read in
     /// order (`random`: each where it is, the cursor unmoved). A frame of
     /// `delta` is decoded to its length (at most `maxDelta`) without an id
-    /// check and comes back as a Buffer; any other is checked against its
-    /// id (32 bytes each in `ids`) and comes back held natively, or as null
-    /// unless `keep`.
-    #[napi(ts_return_type = "Promise<Array<Buffer | NativeBytes | null>>")]
+    /// check; any other is checked against its id (32 bytes each in `ids`).
+    /// Each comes back held natively, or as null unless `keep`.
+    #[napi(ts_return_type = "Promise<Array<NativeBytes | null>>")]
     #[allow(clippy::too_many_arguments)]
     pub fn read_chunks(
         &self,
@@ -387,7 +386,7 @@ impl PackReader {
         max_chunk: f64,
         max_delta: f64,
     ) -> napi::Result<JsObject> {
-        let (settle, p) = promise::<Vec<Option<Either<Buffer, NativeBytes>>>>(&env)?;
+        let (settle, p) = promise::<Vec<Option<NativeBytes>>>(&env)?;
         let ids = ids.to_vec();
         let mac = self.mac.clone();
         self.queue(move |c| {
@@ -404,17 +403,27 @@ impl PackReader {
                 }
             }
             rayon::spawn(move || {
-                let decoded: Vec<BpResult<Option<Either<Buffer, NativeBytes>>>> = frames
+                let decoded: Vec<BpResult<Option<NativeBytes>>> = frames
                     .par_iter()
                     .enumerate()
                     .map(|(i, f)| {
                         if delta[i] {
-                            decode_frame(f, lengths[i] as u64, max_delta as u64).map(|v| Some(Either::A(Buffer::from(v)))).map_err(|e| e.at(i))
+                            // Unapplied: checked only as a frame here, and kept natively until read (NativeBytes.moveInto).
+                            decode_frame(f, lengths[i] as u64, max_delta as u64)
+                                .map(|v| {
+                                    if keep {
+                                        Some(NativeBytes::new(v))
+                                    } else {
+                                        crate::recycle::give(v);
+                                        None
+                                    }
+                                })
+                                .map_err(|e| e.at(i))
                         } else {
                             decode_chunk(f, lengths[i] as u64, &ids[i * 32..i * 32 + 32], &mac, max_chunk as u64)
                                 .map(|v| {
                                     if keep {
-                                        Some(Either::B(NativeBytes::new(v)))
+                                        Some(NativeBytes::new(v))
                                     } else {
                                         crate::recycle::give(v);
                                         None

@@ -13,7 +13,7 @@ import {
   type ShipmentRecord,
   type SpecialRecord,
 } from '@brickpost/manifest';
-import { chunkKey } from '../chunk/index.js';
+import { chunkKey, releaseFrame } from '../chunk/index.js';
 import type { OpenedShipment } from '../drive/open.js';
 import type { Progress } from '../io/progress.js';
 import { native } from '../io/native.js';
@@ -36,6 +36,7 @@ export interface ShipmentVisitor {
   /**
    * The file's next chunk is a delta ref: `delta` is its frame decoded to
    * deltaLength bytes of bpdelta1, not yet applied (so its id is unchecked).
+   * Valid until the call settles: the walk reuses the buffer for the next.
    */
   delta?(ref: DeltaRef, delta: Buffer): Promise<void> | void;
   /** The file's next `length` bytes are a hole (v2): zeros that are not stored. */
@@ -132,6 +133,13 @@ export async function walkShipment(
   const checked = visit.chunk === undefined && visit.delta === undefined ? new CheckedFrames() : null;
   const maxQueue = checked ? MAX_QUEUE_CHECKING : MAX_QUEUE;
   let file: FileRecord | null = null;
+  /** The buffer deltas held natively are read into (one at a time: the visitor is done with a delta when its call settles). */
+  let deltaBuf = Buffer.alloc(0);
+  const deltaBytes = (data: ChunkBytes): Buffer => {
+    if (Buffer.isBuffer(data)) return data;
+    if (deltaBuf.length < data.length) deltaBuf = Buffer.allocUnsafe(Math.max(data.length, 2 * deltaBuf.length));
+    return deltaBuf.subarray(0, data.moveInto(deltaBuf));
+  };
   /** The current file is one the visitor does not want: its refs are not read. */
   let skipping = false;
   let open: Batch | null = null;
@@ -205,10 +213,12 @@ export async function walkShipment(
         queuedBytes -= it.batch.refs[it.i]![2];
         if (it.delta) {
           progress.add(it.delta[4]);
-          await visit.delta?.(it.delta, data as Buffer);
+          if (visit.delta && data !== null) await visit.delta(it.delta, deltaBytes(data));
+          else if (data !== null) releaseFrame(data);
         } else {
           progress.add(it.batch.refs[it.i]![2]);
-          if (data !== null) await visit.chunk?.(data);
+          if (visit.chunk && data !== null) await visit.chunk(data);
+          else if (data !== null) releaseFrame(data);
         }
         continue;
       }
@@ -270,7 +280,7 @@ export async function walkShipment(
               key: chunkKey(Buffer.from(r.secret, 'base64')),
             };
             const core = native();
-            readers = core ? new NativePackReaders(core, init, visit.chunk !== undefined) : new PackReaders(init);
+            readers = core ? new NativePackReaders(core, init, visit.chunk !== undefined || visit.delta !== undefined) : new PackReaders(init);
           }
           await visit.header?.(r);
           break;
