@@ -53,6 +53,19 @@ test('inflate decodes a gibibyte frame only as far as it is pulled, in pieces of
   assert.ok(process.memoryUsage().rss - rss < 64 << 20, 'memory grew by less than 64 MiB');
 });
 
+test('inflate yields every piece in one buffer, each whole until the next is pulled', async () => {
+  const text = Array.from({ length: 40_000 }, (_, i) => `{"t":"file","p":"dir/${i.toString(36)}"}\n`).join('');
+  const copies: Buffer[] = [];
+  const buffers = new Set<ArrayBufferLike>();
+  for await (const p of inflate(once(zstd(text)), 'm')) {
+    copies.push(Buffer.from(p));
+    buffers.add(p.buffer);
+  }
+  assert.ok(copies.length > 4, `${copies.length} pieces`);
+  assert.equal(buffers.size, 1);
+  assert.equal(Buffer.concat(copies).toString(), text);
+});
+
 test('inflate refuses past its limit as soon as it is passed, naming the offset', async () => {
   const limit = { bytes: 10 << 20, error: (at: number) => new BrickpostError('LIMIT_EXCEEDED', `bomb: past the limit at compressed offset ${at}`) };
   const r = await drain(inflate(once(rle(0x61, GIB)), 'bomb', limit));

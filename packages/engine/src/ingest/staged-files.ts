@@ -39,7 +39,7 @@ export class Stager implements ShipmentVisitor {
   /** Install op of each file wanted and where it is staged, until the walk reaches it (wants runs ahead of the writes). */
   private readonly pending = new Map<string, { n: number; at: string }>();
   private readonly fds = new Map<string, number>();
-  /** Reused by delta(): the old file's pieces as they are read, and the chunk rebuilt. */
+  /** Reused by delta(): the old file's pieces as they are read; and the chunk rebuilt, or read whole by held(). */
   private pieces: Buffer | null = null;
   private rebuilt: Buffer | null = null;
   private readonly db: DestDb;
@@ -138,7 +138,8 @@ export class Stager implements ShipmentVisitor {
       this.bytesReused += row.len;
       return;
     }
-    const data = this.read(row.path, row.offset, row.len);
+    // Into the buffer deltas are rebuilt in where the writer writes the chunk at once (as it does theirs).
+    const data = this.read(row.path, row.offset, row.len, this.writer.gathering ? undefined : (this.rebuilt = grown(this.rebuilt, row.len)));
     if (!chunkId(this.key, data).equals(id)) {
       throw this.basisMissing(
         row.path,

@@ -15,7 +15,10 @@ export interface InflateLimit {
  * nothing) from `input` only as fast as the consumer pulls: every piece
  * yielded is at most INFLATE_PIECE bytes, and nothing is decoded before it
  * is asked for, so memory holds one input block and one piece however far
- * the frames expand. A frame that needs a window over 8 MiB is refused
+ * the frames expand. Each piece is valid until the next is asked for: one
+ * buffer serves them all (a manifest read to its end left 28 MB of them to
+ * the garbage collector, held through a second ingest's peak). A frame
+ * that needs a window over 8 MiB is refused
  * before it is decoded, and a stream that decodes past `limit` as soon as
  * it does; each message names `where` and the offset in the compressed
  * stream.
@@ -27,10 +30,10 @@ export async function* inflate(input: AsyncIterable<Buffer>, where: string, limi
   let inFrame = false;
   let read = 0;
   let total = 0;
+  const dst = Buffer.allocUnsafe(INFLATE_PIECE);
   for await (const block of input) {
     let src = block;
     for (;;) {
-      const dst = Buffer.allocUnsafe(INFLATE_PIECE);
       let ret: number;
       let produced: number;
       let consumed: number;
