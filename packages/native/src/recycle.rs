@@ -3,7 +3,7 @@
 //! so a chunk's frame or decoded bytes cost a page fault and a zeroed page
 //! for every 4 KiB each time; read at deep verify and ingest, that was
 //! about a tenth of their CPU. A few buffers freed by one chunk are kept
-//! for the next; memory stays bounded by KEEP buffers of at most MAX bytes.
+//! for the next; memory stays bounded by KEEP buffers and KEEP_BYTES in all.
 
 use std::sync::Mutex;
 
@@ -12,6 +12,9 @@ const KEEP: usize = 4;
 /// Smaller buffers come from the heap cheaply; larger ones are rare and not kept.
 const MIN: usize = 64 * 1024;
 const MAX: usize = 9 << 20;
+/// Bytes kept at most: the largest chunks' buffers (4 MiB and more) would otherwise fill every place and stay, 16 MB
+/// and more held through a second ingest's peak for chunks that are mostly about 1 MiB.
+const KEEP_BYTES: usize = 8 << 20;
 
 static FREE: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
 
@@ -41,11 +44,12 @@ pub fn give(b: Vec<u8>) {
         return;
     }
     let mut free = FREE.lock().unwrap_or_else(|e| e.into_inner());
-    if free.len() < KEEP {
+    let kept: usize = free.iter().map(Vec::capacity).sum();
+    if free.len() < KEEP && kept + b.capacity() <= KEEP_BYTES {
         free.push(b);
     } else if let Some(i) = (0..free.len()).min_by_key(|&i| free[i].capacity()) {
-        // A larger buffer replaces the smallest kept one.
-        if free[i].capacity() < b.capacity() {
+        // A larger buffer replaces the smallest kept one, within the bytes kept.
+        if free[i].capacity() < b.capacity() && kept - free[i].capacity() + b.capacity() <= KEEP_BYTES {
             free[i] = b;
         }
     }
