@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { brickpost, diffSnapshots, errorEvent, lastEvent, publisherAndSubscriber, snapshot, tempDir, type Node } from '../support.js';
 
-/** Folders and files per folder: 12,000 files, more records than the plan may run ahead of the walk (plan-gate.ts, AHEAD: 8,192). */
+/** Folders and files per folder: 12,000 files, more records than the plan may run ahead of the walk (plan-gate.ts, AHEAD: 4,096). */
 const FOLDERS = 60;
 const PER_FOLDER = 200;
 

@@ -8,7 +8,33 @@
  */
 import { describe, test } from 'vitest';
 import assert from 'node:assert/strict';
-import { AHEAD, PlanGate } from '../src/ingest/plan-gate.js';
+import type { ChunkRef, ManifestRecord } from '@brickpost/manifest';
+import { AHEAD, AHEAD_REFS, FILE_REFS, PlanGate } from '../src/ingest/plan-gate.js';
+
+/** A file record with `refs` chunk refs, and `more` records of more. */
+function fileRecords(p: string, refs: number): ManifestRecord[] {
+  const ref: ChunkRef = ['ab'.repeat(32), 0, 0, 10, 10];
+  const out: ManifestRecord[] = [];
+  for (let left = refs, first = true; first || left > 0; first = false) {
+    const c = Array.from({ length: Math.min(1024, left) }, () => ref);
+    left -= c.length;
+    out.push(first ? { t: 'file', p, size: 10 * c.length, mode: 0o644, mtime: '0', c } : { t: 'more', c });
+  }
+  return out;
+}
+
+/** Collects what recordsFor yields, counting the idle calls; `own` stands for the walk's own reading of the manifest. */
+async function collect(gate: PlanGate, own: ManifestRecord[], idle: { calls: number }): Promise<ManifestRecord[]> {
+  const got: ManifestRecord[] = [];
+  const reading = async function* (): AsyncGenerator<ManifestRecord> {
+    yield* own;
+  };
+  for await (const r of gate.recordsFor(reading, async () => {
+    idle.calls++;
+  }))
+    got.push(r);
+  return got;
+}
 
 /** Lets every callback the event loop holds run (the gate's own turn is one setImmediate). */
 async function settle(): Promise<void> {
@@ -95,5 +121,63 @@ describe('PlanGate', () => {
     assert.equal(gate.stopped?.error, walkError);
     gate.ended(walkError);
     assert.equal(await halted, walkError);
+  });
+
+  test('the plan hands over every record it read, in order; the walk waits for the next, going idle first', async () => {
+    const gate = new PlanGate();
+    const records: ManifestRecord[] = [{ t: 'dir', p: 'a', mode: 0o755, mtime: '0' }, ...fileRecords('a/f', 3), ...fileRecords('a/g', 1)];
+    const idle = { calls: 0 };
+    const walk = collect(gate, [], idle);
+    assert.equal(await stateOf(walk), 'pending');
+    assert.equal(idle.calls, 1, 'nothing to take: the walk sent what it held, then waited');
+    for (const r of records) gate.put(r);
+    gate.ended();
+    assert.deepEqual(await walk, records);
+  });
+
+  test('records of one file past FILE_REFS are not held: the walk reads them and the rest itself', async () => {
+    const gate = new PlanGate();
+    const small = fileRecords('small', 2);
+    const huge = fileRecords('huge', FILE_REFS + 2048);
+    const after = fileRecords('after', 1);
+    const all = [...small, ...huge, ...after];
+    // The plan reads and hands over all of them; each `more` adds 1024 refs to the huge file's.
+    for (const r of all) gate.put(r);
+    gate.ended();
+    const kept = small.length + Math.ceil(FILE_REFS / 1024);
+    const own = all.map((r) => ({ ...r }));
+    const got = await collect(gate, own, { calls: 0 });
+    assert.equal(got.length, all.length);
+    assert.deepEqual(got, all);
+    got.forEach((r, i) => assert.equal(r === own[i], i >= kept, `record ${i} from ${i >= kept ? 'its own reading' : 'the plan'}`));
+  });
+
+  test('records holding more than AHEAD_REFS refs ask the plan to take its turn, which waits for the walk to take them', async () => {
+    const gate = new PlanGate();
+    let full = false;
+    let n = 0;
+    while (!full) for (const r of fileRecords(`f${n++}`, 1024)) full = gate.put(r) || full;
+    assert.ok(n * 1024 > AHEAD_REFS);
+    gate.pass(n);
+    const turn = gate.turn();
+    assert.equal(await stateOf(turn), 'pending', 'the walk has taken nothing');
+    const got: ManifestRecord[] = [];
+    const nothing = async function* (): AsyncGenerator<ManifestRecord> {};
+    const records = gate.recordsFor(nothing, async () => undefined);
+    const it = records[Symbol.asyncIterator]();
+    for (let i = 0; i < n; i++) {
+      got.push((await it.next()).value as ManifestRecord);
+      assert.equal(gate.reached(i), undefined);
+    }
+    assert.equal(await stateOf(turn), 'resolved');
+    assert.equal(got.length, n);
+  });
+
+  test("a plan that fails fails the walk's wait for the next record with its error", async () => {
+    const gate = new PlanGate();
+    const walk = collect(gate, [], { calls: 0 });
+    const planError = new Error('plan: unsafe path');
+    gate.ended(planError);
+    await assert.rejects(walk, (e) => e === planError);
   });
 });

@@ -322,6 +322,8 @@ export async function planApply(db: DestDb, dest: string, shipment: string, reco
     for await (const r of records) {
       ++index;
       if (gate?.stopped) throw gate.stopped.error;
+      // The walk behind takes the record from here once it is planned, rather than read the manifest again.
+      const full = gate?.put(r) === true;
       if (r.t === 'more') {
         if (file) takeRefs(r.c);
         continue;
@@ -330,7 +332,7 @@ export async function planApply(db: DestDb, dest: string, shipment: string, reco
       if (gate) {
         // Every record before this one is planned; now and then the walk behind gets the thread (its reads and the pack readers' results wait for it).
         gate.pass(index);
-        if (++sinceTurn >= TURN_RECORDS) {
+        if (++sinceTurn >= TURN_RECORDS || full) {
           sinceTurn = 0;
           await gate.turn();
         }

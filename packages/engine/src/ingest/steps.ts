@@ -210,7 +210,8 @@ export async function stageFiles(run: Run, planned: Prepared, totals: { bytes: n
     rp.emit();
   }
   const merged = mergedShipment(run.members, lost.length > 0 ? rebuilt : null);
-  // Behind the plan, the walk reads the manifest without the strict parser too: it acts on a record only once the plan's strict pass accepted it.
+  // Behind the plan, the walk takes the records the plan read; past a file too large to hold them for (PlanGate), it reads the
+  // manifest itself, without the strict parser: it acts on a record only once the plan's strict pass accepted it.
   const whole = gate ? { ...merged, manifestChecked: true } : merged;
   const damage = opts.skipDamaged ? await findDamage(whole, me.ageIdentity, signal) : new Map<number, Array<[number, number]>>();
   const skipped = damage.size > 0 ? await damagedFiles(whole, me.ageIdentity, damage) : new Set<string>();

@@ -10,6 +10,7 @@ import {
   type HardRecord,
   type HeldRef,
   type LinkRecord,
+  type ManifestRecord,
   type ShipmentRecord,
   type SpecialRecord,
 } from '@brickpost/manifest';
@@ -59,6 +60,8 @@ export interface ShipmentVisitor {
  */
 export interface RecordGate {
   reached(index: number): Promise<void> | undefined;
+  /** The manifest's records, handed over by the other pass; `own` reads the manifest (for what it does not hand over), `idle` runs before a wait. */
+  recordsFor(own: () => AsyncIterable<ManifestRecord>, idle: () => Promise<void>): AsyncIterable<ManifestRecord>;
 }
 
 /** Chunks of one pack requested from a reader thread at once. */
@@ -257,15 +260,18 @@ export async function walkShipment(
   };
 
   let index = -1;
+  /** What the walk holds ahead goes to the visitor first, so the threads behind it have work while the plan catches up. */
+  const idle = async (): Promise<void> => {
+    if (open) send(open);
+    await drain(0);
+  };
   try {
-    for await (const r of readManifest(s, identities)) {
+    for await (const r of gate ? gate.recordsFor(() => readManifest(s, identities), idle) : readManifest(s, identities)) {
       if (signal?.aborted) throw new BrickpostError('CANCELLED', 'cancelled');
       const wait = gate?.reached(++index);
       if (wait) {
-        // What the walk holds ahead goes to the visitor first, so the threads behind it have work while the plan catches up.
         wait.catch(() => undefined);
-        if (open) send(open);
-        await drain(0);
+        await idle();
         await wait;
       }
       switch (r.t) {
