@@ -407,30 +407,22 @@ impl PackReader {
                     .par_iter()
                     .enumerate()
                     .map(|(i, f)| {
-                        if delta[i] {
-                            // Unapplied: checked only as a frame here, and kept natively until read (NativeBytes.moveInto).
+                        // Unapplied, a delta is checked only as a frame here; either is kept natively until read (writeTo, moveInto).
+                        let bytes = if delta[i] {
                             decode_frame(f, lengths[i] as u64, max_delta as u64)
-                                .map(|v| {
-                                    if keep {
-                                        Some(NativeBytes::new(v))
-                                    } else {
-                                        crate::recycle::give(v);
-                                        None
-                                    }
-                                })
-                                .map_err(|e| e.at(i))
                         } else {
                             decode_chunk(f, lengths[i] as u64, &ids[i * 32..i * 32 + 32], &mac, max_chunk as u64)
-                                .map(|v| {
-                                    if keep {
-                                        Some(NativeBytes::new(v))
-                                    } else {
-                                        crate::recycle::give(v);
-                                        None
-                                    }
-                                })
-                                .map_err(|e| e.at(i))
-                        }
+                        };
+                        bytes
+                            .map(|v| {
+                                if keep {
+                                    Some(NativeBytes::new(v))
+                                } else {
+                                    crate::recycle::give(v);
+                                    None
+                                }
+                            })
+                            .map_err(|e| e.at(i))
                     })
                     .collect();
                 frames.into_iter().for_each(crate::recycle::give);
