@@ -152,6 +152,24 @@ describe('PlanGate', () => {
     got.forEach((r, i) => assert.equal(r === own[i], i >= kept, `record ${i} from ${i >= kept ? 'its own reading' : 'the plan'}`));
   });
 
+  test('a walk waiting for the next record goes on reading itself when a file turns out too large to hold', async () => {
+    const gate = new PlanGate();
+    const huge = fileRecords('huge', FILE_REFS + 1024);
+    const all = [{ t: 'dir', p: 'd', mode: 0o755, mtime: '0' } as ManifestRecord, ...huge, ...fileRecords('after', 1)];
+    const own = all.map((r) => ({ ...r }));
+    const walk = collect(gate, own, { calls: 0 });
+    // The file's records up to FILE_REFS are handed over; the walk takes them and waits for the next.
+    for (const r of all.slice(0, 1 + FILE_REFS / 1024)) gate.put(r);
+    assert.equal(await stateOf(walk), 'pending');
+    // The next one is past FILE_REFS: the walk, waiting, must go on by itself, while the plan is still at that file.
+    gate.put(all[1 + FILE_REFS / 1024]!);
+    assert.equal(await stateOf(walk), 'resolved');
+    const got = await walk;
+    assert.deepEqual(got, all);
+    assert.equal(got[1 + FILE_REFS / 1024], own[1 + FILE_REFS / 1024], 'from its own reading');
+    assert.ok(gate.planning, 'the plan has not ended');
+  });
+
   test('records holding more than AHEAD_REFS refs ask the plan to take its turn, which waits for the walk to take them', async () => {
     const gate = new PlanGate();
     let full = false;

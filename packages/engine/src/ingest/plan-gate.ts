@@ -95,16 +95,16 @@ export class PlanGate implements RecordGate {
     if (this.readFrom !== null) return false;
     const refs = r.t === 'file' || r.t === 'more' ? r.c.length : 0;
     this.fileRefs = r.t === 'more' ? this.fileRefs + refs : refs;
-    if (this.fileRefs > FILE_REFS) {
-      this.readFrom = index;
-      return false;
+    if (this.fileRefs > FILE_REFS) this.readFrom = index;
+    else {
+      this.records.push(r);
+      this.refs += refs;
     }
-    this.records.push(r);
-    this.refs += refs;
+    // A walk waiting for the next record takes it, or reads on itself.
     const go = this.more;
     this.more = null;
     go?.();
-    return this.refs > AHEAD_REFS;
+    return this.readFrom === null && this.refs > AHEAD_REFS;
   }
 
   private take(): ManifestRecord | null {
