@@ -3,7 +3,8 @@
  * on both chunk pipelines: one destination ingests with the native core,
  * another with the TypeScript path (BRICKPOST_NATIVE=0). Shipment 2
  * changes a few bytes of a file past 8 MiB (the large-file path) and one
- * under it, and deletes more files than one batch holds (512). Both stores
+ * under it, and deletes more files than one batch holds (512), among them
+ * 40 with the same bytes (stored at once, they share one chunk). Both stores
  * then hold the same chunks, each a zstd frame whose bytes hash to its
  * name (checked with the zstd tool), no whole file is left behind, and
  * rollback gives shipment 1 back byte for byte on both.
@@ -54,6 +55,7 @@ describe.skipIf(why)(`undo files turned into chunks, on both pipelines${why ? ` 
     writeFileSync(join(src, 'large.bin'), Buffer.concat([bytes('large', 10 << 20), Buffer.from('text '.repeat(200_000))]));
     writeFileSync(join(src, 'small.txt'), 'a line of text\n'.repeat(100_000));
     for (let i = 0; i < 600; i++) writeFileSync(join(src, 'many', `f${i}.txt`), `file ${i}\n`.repeat(1 + (i % 50)));
+    for (let i = 0; i < 40; i++) writeFileSync(join(src, 'many', `same${i}.txt`), 'the same bytes in each\n'.repeat(300));
     for (let seq = 1; seq <= 2; seq++) {
       if (seq === 2) {
         overwriteAt(join(src, 'large.bin'), 5 << 20, bytes('edit', 64));
@@ -86,6 +88,8 @@ describe.skipIf(why)(`undo files turned into chunks, on both pipelines${why ? ` 
     }
     assert.deepEqual(recorded(dests.js), recorded(dests.native));
     assert.ok(recorded(dests.native).length > 10);
+    const same = createHash('sha256').update('the same bytes in each\n'.repeat(300)).digest('hex');
+    assert.ok(recorded(dests.native).includes(same), 'the 40 files of the same bytes are kept by their one chunk');
   });
 
   test('each chunk file is one zstd frame of bytes that hash to its name', () => {

@@ -23,6 +23,9 @@ import type { FreshChunk, Prestored, PrestoreReading } from './prestored.js';
  */
 const BATCH_FILES = 512;
 const BATCH_BYTES = 64 << 20;
+/** Small files stored at once, and their bytes at most (one larger file goes alone). */
+const STORE_FILES = 16;
+const STORE_BYTES = 32 << 20;
 
 /** A file whose chunks are written, waiting for its batch's sync and row. */
 interface Turned {
@@ -80,6 +83,11 @@ export class Compactor {
   readonly fresh = new Map<string, FreshChunk>();
   private freshBytes = 0;
   private readonly dirs = new Set<string>();
+  /** Small files being stored, and their bytes. */
+  private readonly inflight = new Set<Promise<void>>();
+  private inflightBytes = 0;
+  /** The first error of a small file's store, thrown at the next entry or flush. */
+  private failed: { e: unknown } | null = null;
 
   /**
    * @param stop - checked between batches of a large file: true gives up storing it.
@@ -113,14 +121,45 @@ export class Compactor {
       return;
     }
     const row: UndoFileRow = { shipment: id, n, rel: key, size: Number(st.size), mode: Number(st.mode) & 0o7777, mtime: String(st.mtimeNs) };
-    const hashes = this.prestored(id, n, rel, st) ?? (await this.store(path, row.size));
-    if (hashes === null) return;
-    this.batch.push({ row, path, hashes });
+    const known = this.prestored(id, n, rel, st);
+    if (known !== null) this.batch.push({ row, path, hashes: known });
+    else if (row.size > WHOLE_FILE_MAX) {
+      const hashes = await this.store(path, row.size);
+      if (hashes !== null) this.batch.push({ row, path, hashes });
+    } else {
+      // Small files go several at a time: one after another, each waits on its own read.
+      while (this.inflight.size >= STORE_FILES || (this.inflight.size > 0 && this.inflightBytes + row.size > STORE_BYTES)) {
+        await Promise.race(this.inflight);
+      }
+      this.inflightBytes += row.size;
+      const job: Promise<void> = this.store(path, row.size)
+        .then(
+          (hashes) => void (hashes !== null && this.batch.push({ row, path, hashes })),
+          (e: unknown) => void (this.failed ??= { e }),
+        )
+        .finally(() => {
+          this.inflightBytes -= row.size;
+          this.inflight.delete(job);
+        });
+      this.inflight.add(job);
+    }
+    this.rethrow();
     if (this.batch.length >= BATCH_FILES || this.freshBytes >= BATCH_BYTES) await this.flush();
+  }
+
+  /** Waits for the small files being stored; throws the first of their errors. */
+  private async drain(): Promise<void> {
+    while (this.inflight.size > 0) await Promise.race(this.inflight);
+    this.rethrow();
+  }
+
+  private rethrow(): void {
+    if (this.failed !== null) throw this.failed.e;
   }
 
   /** Makes the batch's chunk files durable, records them and its files, then removes the whole files. */
   async flush(): Promise<void> {
+    await this.drain();
     if (this.batch.length === 0 && this.fresh.size === 0) return;
     if (this.fresh.size > 0) {
       if (CAN_SYNC_FS) await syncFilesystem(storeDir(this.folder));
@@ -144,6 +183,8 @@ export class Compactor {
   }
 
   async close(): Promise<void> {
+    // After a failure: the stores still running end before their pipeline does.
+    await Promise.allSettled(this.inflight);
     await this.pipeline?.close();
     this.pipeline = null;
   }
