@@ -1,6 +1,6 @@
 import { BrickpostError, quote } from '../errors.js';
 import { parseStrictJson, roundTrips, type Json } from './json.js';
-import { checkPath, compareFolded, comparePaths, foldKey } from './path.js';
+import { checkPath, checkPathName, compareFolded, comparePaths, foldKey } from './path.js';
 import { checkRecord } from './schema.js';
 import {
   manifestVersion,
@@ -158,9 +158,9 @@ export class ManifestReader {
   }
 
   private entry(r: EntryRecord, where: string): void {
-    const parts = checkPath(r.p, where, this.version);
-    const name = parts[parts.length - 1]!;
-    const parent = parts.slice(0, -1).join('/');
+    const name = checkPathName(r.p, where, this.version);
+    // Names hold no slash: the parent is what comes before the last one.
+    const parent = name.length === r.p.length ? '' : r.p.slice(0, r.p.length - name.length - 1);
     while (this.stack.length > 1 && this.stack[this.stack.length - 1]!.path !== parent) this.closeLevel(this.stack.pop()!);
     const top = this.stack[this.stack.length - 1]!;
     const key = foldKey(name);
