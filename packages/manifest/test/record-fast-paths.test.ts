@@ -6,7 +6,7 @@
 import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import * as fc from 'fast-check';
-import { checkPath, checkPathName } from '../src/records/path.js';
+import { checkPath, checkPathByRules, checkPathName } from '../src/records/path.js';
 import { checkRecord } from '../src/records/schema.js';
 import { RECORD_LIMITS } from '../src/records/types.js';
 import type { Json } from '../src/records/json.js';
@@ -33,13 +33,15 @@ const paths = fc.oneof(
   fc.integer({ min: 1020, max: 1030 }).map((n) => Array.from({ length: n }, () => 'd').join('/')),
 );
 
-test('checkPathName gives checkPath’s last component, or its error in its words', () => {
+test('checkPath and checkPathName decide as the rules one by one do, in their words', () => {
   fc.assert(
     fc.property(paths, fc.constantFrom<1 | 2>(1, 2), (path, version) => {
-      const full = outcome(() => checkPath(path, 'm line 2', version));
+      const rules = outcome(() => checkPathByRules(path, 'm line 2', version));
+      const parts = outcome(() => checkPath(path, 'm line 2', version));
       const name = outcome(() => checkPathName(path, 'm line 2', version));
-      if ('value' in full) assert.deepEqual(name, { value: full.value[full.value.length - 1] }, JSON.stringify(path));
-      else assert.deepEqual(name, full, JSON.stringify(path));
+      assert.deepEqual(parts, rules, JSON.stringify(path));
+      if ('value' in rules) assert.deepEqual(name, { value: rules.value[rules.value.length - 1] }, JSON.stringify(path));
+      else assert.deepEqual(name, rules, JSON.stringify(path));
     }),
     { numRuns: 3000 },
   );
