@@ -134,8 +134,12 @@ export class Compactor {
       this.inflightBytes += row.size;
       const job: Promise<void> = this.store(path, row.size)
         .then(
-          (hashes) => void (hashes !== null && this.batch.push({ row, path, hashes })),
-          (e: unknown) => void (this.failed ??= { e }),
+          (hashes) => {
+            if (hashes !== null) this.batch.push({ row, path, hashes });
+          },
+          (e: unknown) => {
+            this.failed ??= { e };
+          },
         )
         .finally(() => {
           this.inflightBytes -= row.size;
