@@ -61,6 +61,8 @@ impl State {
 struct Shared {
     state: Mutex<State>,
     cv: Condvar,
+    /// Only the stage's thread uses it.
+    pacer: Mutex<Pacer>,
 }
 
 impl Shared {
@@ -104,6 +106,81 @@ fn start_writeback(fd: libc::c_int) {
     }
     #[cfg(not(target_os = "linux"))]
     let _ = fd;
+}
+
+/// Bytes and files written after which the stage asks for a sync of their
+/// file system, off its own thread: the kernel starts writing dirty pages
+/// back only at a tenth of the memory (2.4 GB here) or after 30 s, so a
+/// stage of many small files left all of it to the one sync before the
+/// commit, which then waited on the disk alone (2 s of a 12 s ingest of
+/// 300,000 files). Synced as they go, the disk writes while the files
+/// are made, and the last sync finds little left: 11.0 s against 11.7-12.0.
+const PACE_BYTES: u64 = 32 << 20;
+const PACE_FILES: u64 = 8192;
+
+/// A thread that syncs the file system of the folder it is sent, one at a
+/// time; what is sent while one runs is dropped (the next sync covers it).
+/// Advice only: a sync that fails is left to the one before the commit,
+/// which reports it.
+struct Pacer {
+    tx: Option<std::sync::mpsc::SyncSender<std::path::PathBuf>>,
+    bytes: u64,
+    files: u64,
+}
+
+impl Pacer {
+    fn new() -> Self {
+        Pacer { tx: None, bytes: 0, files: 0 }
+    }
+
+    /// Counts a file written at `path`; past the pace, asks for a sync of its file system.
+    fn wrote(&mut self, path: &str, bytes: u64) {
+        self.bytes += bytes;
+        self.files += 1;
+        if self.bytes < PACE_BYTES && self.files < PACE_FILES {
+            return;
+        }
+        let Some(dir) = std::path::Path::new(path).parent() else { return };
+        if self.tx.is_none() {
+            self.tx = Self::start();
+        }
+        if let Some(tx) = &self.tx {
+            // Full: a sync is running, and this one waits for the next pace.
+            if tx.try_send(dir.to_path_buf()).is_ok() {
+                self.bytes = 0;
+                self.files = 0;
+            }
+        }
+    }
+
+    fn start() -> Option<std::sync::mpsc::SyncSender<std::path::PathBuf>> {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<std::path::PathBuf>(0);
+        let spawned = std::thread::Builder::new().name("brickpost-sync".into()).stack_size(64 * 1024).spawn(move || {
+            for dir in rx {
+                sync_fs(&dir);
+            }
+        });
+        spawned.ok().map(|_| tx)
+    }
+}
+
+/// syncfs(2) of the file system holding `dir` (Linux); errors ignored.
+fn sync_fs(dir: &std::path::Path) {
+    #[cfg(target_os = "linux")]
+    {
+        let Ok(c) = CString::new(dir.as_os_str().as_bytes()) else { return };
+        // SAFETY: a valid C string; the descriptor is closed below.
+        let fd = unsafe { libc::open(c.as_ptr(), libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC) };
+        if fd >= 0 {
+            // SAFETY: fd is open; syncfs only flushes.
+            unsafe {
+                libc::syncfs(fd);
+                libc::close(fd);
+            }
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = dir;
 }
 
 /// Writes one staged file; the step, the call and the error of a failure.
@@ -157,7 +234,7 @@ impl StageWriter {
     #[allow(clippy::new_without_default)]
     pub fn new() -> Self {
         crate::init();
-        StageWriter { serial: Some(Serial::new("brickpost-stage")), shared: Arc::new(Shared { state: Mutex::new(State { queued: 0, failure: None, room: None }), cv: Condvar::new() }) }
+        StageWriter { serial: Some(Serial::new("brickpost-stage")), shared: Arc::new(Shared { state: Mutex::new(State { queued: 0, failure: None, room: None }), cv: Condvar::new(), pacer: Mutex::new(Pacer::new()) }) }
     }
 
     /// Queues the staged file `path` (manifest entry `entry`): `parts` at
@@ -208,6 +285,9 @@ impl StageWriter {
         serial.run(move || {
             let failed = shared.lock().failure.is_some();
             let r = if failed { Ok(()) } else { write_file(&job) };
+            if r.is_ok() && !failed && !job.sync {
+                shared.pacer.lock().unwrap_or_else(|e| e.into_inner()).wrote(&job.path, job.size);
+            }
             let mut s = shared.lock();
             s.queued -= bytes;
             if let Err((step, call, e)) = r {
