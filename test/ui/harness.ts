@@ -105,7 +105,17 @@ export async function shot(page: Page, name: string): Promise<string> {
 
 /** The step the wizard shows now (its data-step), after waiting for `id`. */
 export async function atStep(page: Page, id: string, timeout = 30_000): Promise<void> {
-  await page.waitForSelector(`section.step[data-step="${id}"]`, { timeout });
+  try {
+    await page.waitForSelector(`section.step[data-step="${id}"]`, { timeout });
+  } catch (e) {
+    // What the page shows instead (a failed job's banner, a progress panel) is what a failure in CI needs to say.
+    const shown = await page
+      .evaluate<string>(
+        `[...document.querySelectorAll('section.step')].map((s) => 'step ' + s.dataset.step + ': ' + s.innerText.replace(/\\s+/g, ' ').slice(0, 1500)).join(' | ') || 'no step'`,
+      )
+      .catch((f: unknown) => `(the page could not be read: ${String(f)})`);
+    throw new Error(`the wizard did not reach step ${id} in ${timeout} ms; it shows ${shown}`, { cause: e });
+  }
   // A locator, not a waitForFunction string: polling a string predicate needs eval, which the page's CSP refuses.
   await page.locator('.step-body > p.muted', { hasText: /^Loading/ }).waitFor({ state: 'detached', timeout });
 }
