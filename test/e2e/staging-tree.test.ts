@@ -170,4 +170,23 @@ describe('staging tree', () => {
       rmSync(join(src, 'a', 'e', 'added.txt'), { force: true });
     }
   });
+
+  // The journal is read 512 ops at a time; past the page where a folder moved in whole, the pages are read without its files.
+  test('a folder moved in whole across pages of the journal: the folders below it are still made, its files take no step', () => {
+    const big = join(root, 'src-big');
+    for (const d of ['big/m', 'big/n-empty', 'big/o/p-empty']) mkdirSync(join(big, d), { recursive: true });
+    for (let i = 0; i < 1300; i++) writeFileSync(join(big, 'big', `f${String(i).padStart(4, '0')}.txt`), `file ${i}\n`);
+    writeFileSync(join(big, 'big', 'm', 'x.txt'), 'in m\n');
+    writeFileSync(join(big, 'last.txt'), 'at the top\n');
+    const bigDrive = join(root, 'drive-big');
+    mkdirSync(bigDrive);
+    const recipient = JSON.parse(brickpost(sub, ['whoami', '--json']).stdout).recipient as string;
+    assert.equal(brickpost(pub, ['pack', big, '--to', bigDrive, '--recipient', recipient, '--dataset', 'big']).code, 0);
+    // Steps: the 5 folders (big, big/m, big/n-empty, big/o, big/o/p-empty) and last.txt, staged flat; none for the 1,301 files below big.
+    const dest = join(root, 'dest-big');
+    const r = brickpost(sub, ['ingest', bigDrive, dest], { env: { ...process.env, BRICKPOST_FAILPOINT: 'apply-install@7' } });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(installOps(dest).size, 1302);
+    assert.deepEqual(diffSnapshots(snapshot(big), snapshot(dest)), []);
+  });
 });

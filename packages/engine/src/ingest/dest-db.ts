@@ -139,8 +139,9 @@ export class DestDb {
    * form) when such files may follow. The manifest lists a folder's tree
    * after it, so they come in runs between the ops of the folders below
    * (which are still made where the staging tree had none: a folder with no
-   * file staged in it); a run past the page is passed over in SQL, without
-   * a row read for each of its files.
+   * file staged in it). Within a page a run is skipped; the pages after it
+   * are read without them (in SQL), so a tree moved whole costs a row read
+   * for each of its folders, not for each of its files.
    */
   *installPhase(shipment: string, passOver: () => string | null): Generator<OpRow, void> {
     const page = this.q<[string, number], OpRow>(`SELECT ${OP_COLUMNS} FROM ops WHERE shipment = ? AND n > ?${INSTALL_OPS} ORDER BY n LIMIT ${OPS_PAGE}`);
@@ -152,20 +153,15 @@ export class DestDb {
       if (dir !== null) {
         const below = `${dir}/`;
         while (i < rows.length && rows[i]!.kind === 'install' && rows[i]!.target === STAGED_IN_TREE && rows[i]!.path.startsWith(below)) i++;
-        if (i === rows.length && rows.length === OPS_PAGE) {
-          const next = this.q<[string, number, string, string, string], number>(
-            `SELECT n FROM ops WHERE shipment = ? AND n > ?${INSTALL_OPS} AND NOT (path >= ? AND path < ? AND kind = 'install' AND target = ?) ORDER BY n LIMIT 1`,
-          )
-            .pluck()
-            .get(shipment, rows[i - 1]!.n, below, `${dir}0`, STAGED_IN_TREE);
-          if (next === undefined) return;
-          rows = page.all(shipment, next - 1);
-          i = 0;
-          continue;
-        }
       }
       if (i === rows.length && rows.length === OPS_PAGE) {
-        rows = page.all(shipment, rows[i - 1]!.n);
+        const after = rows[i - 1]!.n;
+        rows =
+          dir === null
+            ? page.all(shipment, after)
+            : this.q<[string, number, string, string, string], OpRow>(
+                `SELECT ${OP_COLUMNS} FROM ops WHERE shipment = ? AND n > ?${INSTALL_OPS} AND NOT (path >= ? AND path < ? AND kind = 'install' AND target = ?) ORDER BY n LIMIT ${OPS_PAGE}`,
+              ).all(shipment, after, `${dir}/`, `${dir}0`, STAGED_IN_TREE);
         i = 0;
       }
     }
