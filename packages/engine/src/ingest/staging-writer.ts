@@ -1,6 +1,6 @@
 import { constants } from 'node:fs';
 import { getSystemErrorMap } from 'node:util';
-import { closeSync, fchmodSync, fdatasyncSync, ftruncateSync, openSync, writeSync } from 'node:fs';
+import { closeSync, fchmodSync, fdatasyncSync, ftruncateSync, mkdirSync, openSync, statSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import * as posix from '@brickpost/posix';
 import { BrickpostError, checkEntryPath, quote, type FileRecord } from '@brickpost/manifest';
@@ -98,7 +98,7 @@ export class StagingWriter {
     const dir = dirname(at);
     if (dir !== this.treeDir) {
       try {
-        makeFoldersSync(dir, 0o700);
+        this.makeTreeDir(dir);
       } catch (e) {
         throw toEnvironmentError(e, `cannot create the staging folder of ${quote(rel)}`, { on: 'destination', path: dir });
       }
@@ -106,6 +106,41 @@ export class StagingWriter {
     }
     return at;
   }
+
+  /**
+   * Makes folder `dir` of the staging tree and those missing above it. The
+   * folders made last, from the tree down, are kept: files come in manifest
+   * order (depth-first), so each folder is made once, below one that
+   * exists, and nothing fails on the way (a failed mkdir costs Node an
+   * exception: 3,300 folders of 300,000 files took 0.35 s of the JavaScript
+   * thread). In any other order a folder met again is found (EEXIST).
+   */
+  private makeTreeDir(dir: string): void {
+    const made = this.madeDirs;
+    if (made.length === 0) {
+      makeFoldersSync(this.tree, 0o700);
+      made.push(this.tree);
+    }
+    let top = made[made.length - 1]!;
+    while (made.length > 1 && dir !== top && !dir.startsWith(`${top}/`)) {
+      made.pop();
+      top = made[made.length - 1]!;
+    }
+    if (dir === top) return;
+    for (let at = dir.indexOf('/', top.length + 1); ; at = dir.indexOf('/', at + 1)) {
+      const d = at < 0 ? dir : dir.slice(0, at);
+      try {
+        mkdirSync(d, 0o700);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || !statSync(d).isDirectory()) throw e;
+      }
+      made.push(d);
+      if (at < 0) return;
+    }
+  }
+
+  /** The chain of staging-tree folders made last (makeTreeDir), each below the one before. */
+  private readonly madeDirs: string[] = [];
 
   /** Whether the current file's bytes are gathered for the stage writer: write() then keeps each buffer until end(). */
   get gathering(): boolean {
@@ -291,7 +326,8 @@ export class StagingWriter {
  * the install ops of files staged so by this same rule.
  */
 export function treePath(tree: string, rel: string): string | null {
-  const at = join(tree, rel);
+  // A manifest entry path (checked: no empty, `.` or `..` name) joins as it is.
+  const at = `${tree}/${rel}`;
   return typeof fsPath(at) === 'string' && Buffer.byteLength(at) <= TREE_PATH_MAX ? at : null;
 }
 
