@@ -360,7 +360,8 @@ export async function planApply(db: DestDb, dest: string, shipment: string, reco
           heldMissing = 0;
           basisProblem = null;
           holes = 0;
-          fileOld = db.oldEntry(dbPath(r.p));
+          // Below a folder DEST lacks (or holds as something else) nothing of DEST is kept or retired: no lookup per file.
+          fileOld = fileInPlace ? db.oldEntry(dbPath(r.p)) : undefined;
           staged = fileOld === undefined;
           if (r.b) {
             const b = db.oldEntry(dbPath(r.b[0]));
