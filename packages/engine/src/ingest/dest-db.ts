@@ -7,6 +7,7 @@ import { APPLICATION_IDS, busyTimeout, closeDatabase, KIND_NAMES, openOwnDatabas
 import { addColumns, isOlderJournal, JOURNAL_VERSION, SCHEMA } from './dest-schema.js';
 import { DEFAULT_POLICY, type ApplyPolicy } from './policy.js';
 import { UNDO_SCHEMA } from './undo-db.js';
+import { RowBatch } from './row-batch.js';
 
 export { isOlderJournal, JOURNAL_VERSION } from './dest-schema.js';
 import { STAGED_IN_TREE, type JournalRow, type OldRow, type OpInsert, type OpRow, type OpSelection } from './dest-rows.js';
@@ -36,9 +37,23 @@ export type { JournalRow, OldRow, OpInsert, OpKind, OpRow, OpSelection } from '.
  * `brickpost journal recover DEST` (journal-recover.ts).
  */
 export class DestDb {
-  readonly db: Database.Database;
+  private readonly conn: Database.Database;
   readonly place: DatabasePlace;
   private readonly stmts = new Map<string, Database.Statement>();
+  /** Rows of `ops` and `new` the planner added, inserted a batch at a time (flushed before any other statement). */
+  private readonly opRows = new RowBatch(
+    () => this.conn,
+    'INSERT INTO ops (shipment, n, kind, path, mode, mtime, old_mode, old_mtime, target, attrs, old_attrs) VALUES',
+    11,
+  );
+  private readonly newRows = new RowBatch(() => this.conn, 'INSERT INTO new (path, type, action, n, digest, parent, fkey) VALUES', 7);
+
+  /** The connection, with every row added so far inserted. */
+  get db(): Database.Database {
+    this.opRows.flush();
+    this.newRows.flush();
+    return this.conn;
+  }
 
   /**
    * Opens (creating, or adopting one an older brickpost wrote) the
@@ -48,7 +63,7 @@ export class DestDb {
   constructor(stateDir: string) {
     const file = join(stateDir, 'journal.sqlite');
     this.place = { file, what: 'destination journal', recover: commandLine(['journal', 'recover', dirname(stateDir)]) };
-    this.db = openOwnDatabase({
+    this.conn = openOwnDatabase({
       place: this.place,
       appId: APPLICATION_IDS.journal,
       others: KIND_NAMES,
@@ -126,9 +141,7 @@ export class DestDb {
 
   /** Records op `n` of a shipment (the planner writes them in order). */
   addOp(o: OpInsert): void {
-    this.q<[string, number, string, string, number | null, string | null, number | null, string | null, string | null, string | null, string | null]>(
-      'INSERT INTO ops (shipment, n, kind, path, mode, mtime, old_mode, old_mtime, target, attrs, old_attrs) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-    ).run(o.shipment, o.n, o.kind, o.path, o.mode, o.mtime, o.oldMode, o.oldMtime, o.target, o.attrs, o.oldAttrs);
+    this.opRows.add(o.shipment, o.n, o.kind, o.path, o.mode, o.mtime, o.oldMode, o.oldMtime, o.target, o.attrs, o.oldAttrs);
   }
 
   /**
@@ -211,9 +224,7 @@ export class DestDb {
 
   /** Records an entry of the shipment's tree being planned (scratch table `new`). */
   addNew(path: string, type: string, action: string, n: number | null, digest: Buffer | null, parent: string, fkey: string | null): void {
-    this.q<[string, string, string, number | null, Buffer | null, string, string | null]>(
-      'INSERT INTO new (path, type, action, n, digest, parent, fkey) VALUES (?, ?, ?, ?, ?, ?, ?)',
-    ).run(path, type, action, n, digest, parent, fkey);
+    this.newRows.add(path, type, action, n, digest, parent, fkey);
   }
 
   /** An entry of the planned tree: its type and what the commit does with it. */
@@ -289,7 +300,9 @@ export class DestDb {
 
   /** Rolls the batch back, if one is open. */
   rollback(): void {
-    if (this.db.inTransaction) this.db.exec('ROLLBACK');
+    this.opRows.discard();
+    this.newRows.discard();
+    if (this.conn.inTransaction) this.conn.exec('ROLLBACK');
   }
 
   /** Clears the folder attributes to apply deepest first (a temporary table of this connection). */
@@ -321,9 +334,10 @@ export class DestDb {
 
   /** The statement of `sql`, prepared once per DestDb. */
   private q<P extends unknown[] = unknown[], R = unknown>(sql: string): Database.Statement<P, R> {
+    const db = this.db;
     let s = this.stmts.get(sql);
     if (s === undefined) {
-      s = this.db.prepare(sql);
+      s = db.prepare(sql);
       this.stmts.set(sql, s);
     }
     return s as Database.Statement<P, R>;
@@ -331,7 +345,10 @@ export class DestDb {
 
   /** Syncs and closes; closed even when the sync fails. @throws BrickpostError IO, NO_SPACE, PERMISSION */
   close(): void {
-    closeDatabase(this.db);
+    // Rows never committed go with their transaction.
+    this.opRows.discard();
+    this.newRows.discard();
+    closeDatabase(this.conn);
   }
 
   /**
