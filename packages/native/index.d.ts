@@ -141,7 +141,8 @@ export interface StageFailure {
 
 /** Staged files created, written, finished and closed in order on a thread of their own. */
 export declare class StageWriter {
-  constructor();
+  /** `tree`: the staging tree, below which a file's missing folders are made (mode 0700) as it is written. */
+  constructor(tree?: string | null);
   /** Queues a whole file (takes the NativeBytes, copies the Buffers); waits while much is queued; the first failure so far, or null. */
   file(path: string, entry: string, parts: Array<Buffer | NativeBytes>, offsets: number[], size: number, mode: number, mtimeNs: string, sync: boolean): StageFailure | null;
   /** Whether more than half the queue's bytes wait (await room() rather than queue more and block in file()). */

@@ -15,7 +15,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { brickpost, bytes, CLI, diffSnapshots, publisherAndSubscriber, snapshot, tempDir, type Node } from '../support.js';
+import { brickpost, bytes, CLI, diffSnapshots, lastEvent, publisherAndSubscriber, snapshot, tempDir, type Node } from '../support.js';
 
 /** Runs brickpost with a failpoint armed, asserting that it died there. */
 function killedAt(home: string, point: string, args: string[]): void {
@@ -169,6 +169,29 @@ describe('staging tree', () => {
       rmSync(join(src, 'a', 'new'), { recursive: true, force: true });
       rmSync(join(src, 'a', 'e', 'added.txt'), { force: true });
     }
+  });
+
+  test('a file moved into a new folder is copied from the one DEST has, into the staging tree, not built from the drive', () => {
+    const moved = join(root, 'src-moved');
+    mkdirSync(join(moved, 'keep'), { recursive: true });
+    const data = bytes('moved', 300_000);
+    writeFileSync(join(moved, 'keep', 'moved.bin'), data);
+    writeFileSync(join(moved, 'keep', 'other.txt'), 'stays\n');
+    const recipient = JSON.parse(brickpost(sub, ['whoami', '--json']).stdout).recipient as string;
+    const drives = [join(root, 'drive-moved-1'), join(root, 'drive-moved-2')];
+    for (const d of drives) mkdirSync(d);
+    assert.equal(brickpost(pub, ['pack', moved, '--to', drives[0]!, '--recipient', recipient, '--dataset', 'moved']).code, 0);
+    const dest = join(root, 'dest-moved');
+    assert.equal(brickpost(sub, ['ingest', drives[0]!, dest]).code, 0);
+    mkdirSync(join(moved, 'new', 'deeper'), { recursive: true });
+    renameSync(join(moved, 'keep', 'moved.bin'), join(moved, 'new', 'deeper', 'moved.bin'));
+    assert.equal(brickpost(pub, ['pack', moved, '--to', drives[1]!, '--recipient', recipient, '--dataset', 'moved']).code, 0);
+    const r = brickpost(sub, ['ingest', drives[1]!, dest, '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(installOps(dest).get('new/deeper/moved.bin'), 'tree');
+    assert.equal(lastEvent(r).result.filesLinked, 1, r.stdout);
+    assert.ok(readFileSync(join(dest, 'new', 'deeper', 'moved.bin')).equals(data));
+    assert.deepEqual(diffSnapshots(snapshot(moved), snapshot(dest)), []);
   });
 
   // The journal is read 512 ops at a time; past the page where a folder moved in whole, the pages are read without its files.

@@ -113,3 +113,30 @@ test.skipIf(noCore)(`after abort returns, nothing more is written, and each file
   await assert.rejects(w.flush(), /staging was stopped/);
   assert.deepEqual(readdirSync(w.root), written);
 });
+
+test.skipIf(noCore)(`files of the staging tree get their folders where they are written, small on the stage thread, large here${skipped}`, async () => {
+  const w = writerIn('tree');
+  const big = Buffer.alloc((1 << 20) + 1, 3);
+  const files: Array<[string, Buffer]> = [
+    ['a/b/c/one', Buffer.from('1')],
+    ['a/b/c/two', Buffer.from('22')],
+    ['a/b/d/three', Buffer.from('333')],
+    ['a/e/big', big],
+    ['a/e/f/g/four', Buffer.from('4444')],
+    ['top/five', Buffer.from('5')],
+  ];
+  files.forEach(([p, data], n) => {
+    const r = record(p, data.length, 0o644, '0');
+    const at = w.inTree(p);
+    assert.ok(at !== null);
+    w.start(n, r, at);
+    w.write(data);
+    w.end(r);
+  });
+  await w.flush();
+  const tree = join(w.root, 'tree');
+  for (const [p, data] of files) assert.ok(readFileSync(join(tree, p)).equals(data), p);
+  for (const d of ['a', 'a/b', 'a/b/c', 'a/b/d', 'a/e', 'a/e/f', 'a/e/f/g', 'top']) assert.equal(statSync(join(tree, d)).mode & 0o777, 0o700, d);
+  // Only below the tree: a flat file whose staging folder is gone still fails (above).
+  assert.deepEqual(readdirSync(w.root).sort(), ['tree']);
+});

@@ -61,6 +61,8 @@ impl State {
 struct Shared {
     state: Mutex<State>,
     cv: Condvar,
+    /// The staging tree and a slash: below it, a file's missing folders are made.
+    tree: Option<Vec<u8>>,
     /// Only the stage's thread uses it.
     pacer: Mutex<Pacer>,
 }
@@ -183,14 +185,60 @@ fn sync_fs(dir: &std::path::Path) {
     let _ = dir;
 }
 
+/// Makes the folders missing above the file at `path` (mode 0700, as the
+/// staging tree's) below the folder `path[..root]`, which must exist: up
+/// from the file's folder to the first that exists, then down. The staging
+/// tree's files come in manifest order, so a folder is made here, on the
+/// stage writer's thread, when its first file is written (StagingWriter.inTree
+/// leaves it to this thread).
+fn make_parents(path: &[u8], root: usize) -> io::Result<()> {
+    let mkdir = |end: usize| -> io::Result<()> {
+        let dir = CString::new(&path[..end]).map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))?;
+        // SAFETY: a valid C string.
+        check(unsafe { libc::mkdir(dir.as_ptr(), 0o700) })
+    };
+    let parent = |end: usize| path[..end].iter().rposition(|&b| b == b'/').filter(|&i| i > root);
+    let mut missing = Vec::new();
+    let mut end = parent(path.len()).ok_or_else(|| io::Error::from_raw_os_error(libc::ENOENT))?;
+    loop {
+        match mkdir(end) {
+            Ok(()) => break,
+            Err(e) if e.raw_os_error() == Some(libc::EEXIST) => break,
+            Err(e) if e.raw_os_error() == Some(libc::ENOENT) => {
+                missing.push(end);
+                end = parent(end).ok_or(e)?;
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    for &end in missing.iter().rev() {
+        match mkdir(end) {
+            Err(e) if e.raw_os_error() != Some(libc::EEXIST) => return Err(e),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
 /// Writes one staged file; the step, the call and the error of a failure.
-fn write_file(j: &Job) -> Result<(), (&'static str, &'static str, io::Error)> {
+fn write_file(j: &Job, tree: Option<&[u8]>) -> Result<(), (&'static str, &'static str, io::Error)> {
     let c = CString::new(std::ffi::OsStr::new(&j.path).as_bytes()).map_err(|_| ("create", "open", io::Error::from_raw_os_error(libc::EINVAL)))?;
     let flags = libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW | libc::O_CLOEXEC;
     // SAFETY: a valid C string; the descriptor is owned by the File below.
-    let fd = unsafe { libc::open(c.as_ptr(), flags, 0o600 as libc::c_uint) };
+    let mut fd = unsafe { libc::open(c.as_ptr(), flags, 0o600 as libc::c_uint) };
     if fd < 0 {
-        return Err(("create", "open", io::Error::last_os_error()));
+        let e = io::Error::last_os_error();
+        // A file of the staging tree whose folder is not made yet: its folders, then the file.
+        let below = tree.filter(|t| c.as_bytes().starts_with(t)).map(|t| t.len() - 1);
+        let (Some(libc::ENOENT), Some(root)) = (e.raw_os_error(), below) else {
+            return Err(("create", "open", e));
+        };
+        make_parents(c.as_bytes(), root).map_err(|e| ("create", "mkdir", e))?;
+        // SAFETY: as above.
+        fd = unsafe { libc::open(c.as_ptr(), flags, 0o600 as libc::c_uint) };
+        if fd < 0 {
+            return Err(("create", "open", io::Error::last_os_error()));
+        }
     }
     // SAFETY: fd was just opened and is owned here alone.
     let f = unsafe { File::from_raw_fd(fd) };
@@ -232,9 +280,17 @@ pub struct StageWriter {
 impl StageWriter {
     #[napi(constructor)]
     #[allow(clippy::new_without_default)]
-    pub fn new() -> Self {
+    pub fn new(tree: Option<String>) -> Self {
         crate::init();
-        StageWriter { serial: Some(Serial::new("brickpost-stage")), shared: Arc::new(Shared { state: Mutex::new(State { queued: 0, failure: None, room: None }), cv: Condvar::new(), pacer: Mutex::new(Pacer::new()) }) }
+        StageWriter {
+            serial: Some(Serial::new("brickpost-stage")),
+            shared: Arc::new(Shared {
+                state: Mutex::new(State { queued: 0, failure: None, room: None }),
+                cv: Condvar::new(),
+                pacer: Mutex::new(Pacer::new()),
+                tree: tree.map(|t| format!("{t}/").into_bytes()),
+            }),
+        }
     }
 
     /// Queues the staged file `path` (manifest entry `entry`): `parts` at
@@ -284,7 +340,7 @@ impl StageWriter {
         let shared = self.shared.clone();
         serial.run(move || {
             let failed = shared.lock().failure.is_some();
-            let r = if failed { Ok(()) } else { write_file(&job) };
+            let r = if failed { Ok(()) } else { write_file(&job, shared.tree.as_deref()) };
             if r.is_ok() && !failed && !job.sync {
                 shared.pacer.lock().unwrap_or_else(|e| e.into_inner()).wrote(&job.path, job.size);
             }

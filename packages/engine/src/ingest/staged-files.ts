@@ -100,6 +100,8 @@ export class Stager implements ShipmentVisitor {
       // A file being retired whose content is the new file's: copy it instead of building it.
       const found = this.db.retiredWith(digest);
       const from = found === undefined ? undefined : pathFromDb(found);
+      // Copied on this thread: its folder in the staging tree is made here first.
+      if (from !== undefined && op.target === STAGED_IN_TREE) this.writer.folderOf(at, r.p);
       if (from !== undefined && copyRetired(join(this.dest, from), at, r.size)) {
         this.writer.finishLinked(op.n, r, at);
         this.linked++;
