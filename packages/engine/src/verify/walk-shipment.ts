@@ -72,6 +72,8 @@ interface Batch {
   files: string[];
   bytes: number;
   result: Promise<Array<ChunkBytes | null>> | null;
+  /** What result resolved to, once it did. */
+  data?: Array<ChunkBytes | null>;
 }
 
 type Item =
@@ -150,7 +152,7 @@ export async function walkShipment(
 
   const send = (b: Batch): void => {
     if (b.result) return;
-    b.result = readers!.read(b.pack, b.refs);
+    b.result = readers!.read(b.pack, b.refs).catch(async (e: unknown) => Promise.reject(await blameRef(e, s, b.pack, b.refs, b.files)));
     b.result.catch(() => undefined);
     if (open === b) open = null;
   };
@@ -205,51 +207,55 @@ export async function walkShipment(
     }
   };
 
+  // A visitor's call is awaited only when it returned a promise, and a batch's chunks once: an await costs a promise and a turn of
+  // the event loop even on a plain value, for each chunk, file and folder (a tenth of what an ingest of small files allocated).
   const drain = async (limit: number): Promise<void> => {
     while (queue.length > limit) {
       const it = queue[0]!;
+      let step: Promise<void> | void = undefined;
       if (it.kind === 'chunk') {
         const b = it.batch;
         send(b);
-        const data = (await b.result!.catch(async (e: unknown) => Promise.reject(await blameRef(e, s, b.pack, b.refs, b.files))))[it.i] ?? null;
+        const data = (b.data ?? (b.data = await b.result!))[it.i] ?? null;
         queue.shift();
         queuedBytes -= it.batch.refs[it.i]![2];
         if (it.delta) {
           progress.add(it.delta[4]);
-          if (visit.delta && data !== null) await visit.delta(it.delta, deltaBytes(data));
+          if (visit.delta && data !== null) step = visit.delta(it.delta, deltaBytes(data));
           else if (data !== null) releaseFrame(data);
         } else {
           progress.add(it.batch.refs[it.i]![2]);
-          if (visit.chunk && data !== null) await visit.chunk(data);
+          if (visit.chunk && data !== null) step = visit.chunk(data);
           else if (data !== null) releaseFrame(data);
         }
+        if (step) await step;
         continue;
       }
       queue.shift();
       if (it.kind === 'held') {
         progress.add(it.ref[1]);
-        await visit.held?.(it.ref);
+        step = visit.held?.(it.ref);
       } else if (it.kind === 'hole') {
         progress.add(it.length);
-        await visit.hole?.(it.length);
-      } else if (it.kind === 'entry') await visit.entry?.(it.r);
-      else if (it.kind === 'dir') await visit.dir?.(it.r);
-      else if (it.kind === 'file') await visit.fileStart?.(it.r);
-      else {
-        await visit.fileEnd?.(it.r);
-        progress.add(0, 1);
-      }
+        step = visit.hole?.(it.length);
+      } else if (it.kind === 'entry') step = visit.entry?.(it.r);
+      else if (it.kind === 'dir') step = visit.dir?.(it.r);
+      else if (it.kind === 'file') step = visit.fileStart?.(it.r);
+      else step = visit.fileEnd?.(it.r);
+      if (step) await step;
+      if (it.kind === 'end') progress.add(0, 1);
     }
   };
 
   /**
-   * Waits for the visitor while the queue is over its bounds. Called after
-   * each ref, not only after each record: a record names up to 1024
-   * chunks, whose batches would otherwise all be read and decoded at once
-   * (64 MB and more of a large file's chunks held at ingest).
+   * Whether the queue is over its bounds, checked after each ref, not only
+   * after each record: a record names up to 1024 chunks, whose batches
+   * would otherwise all be read and decoded at once (64 MB and more of a
+   * large file's chunks held at ingest). Then `bound` waits for the
+   * visitor until it is half as full (only then: an async call allocates).
    */
+  const over = (): boolean => queue.length > maxQueue || queuedBytes > aheadBytes;
   const bound = async (): Promise<void> => {
-    if (queue.length <= maxQueue && queuedBytes <= aheadBytes) return;
     if (open) send(open);
     while (queue.length > maxQueue / 2 || queuedBytes > aheadBytes / 2) await drain(queue.length - 1);
   };
@@ -308,14 +314,14 @@ export async function walkShipment(
           queue.push({ kind: 'file', r });
           for (const ref of r.c) {
             addRef(ref, r.p);
-            await bound();
+            if (over()) await bound();
           }
           break;
         case 'more':
           if (!skipping && file)
             for (const ref of r.c) {
               addRef(ref, file.p);
-              await bound();
+              if (over()) await bound();
             }
           break;
         case 'link':
@@ -342,7 +348,7 @@ export async function walkShipment(
           await drain(0);
           break;
       }
-      await bound();
+      if (over()) await bound();
     }
     await drain(0);
     return totals;
