@@ -6,7 +6,7 @@
 import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import * as fc from 'fast-check';
-import { checkPath, checkPathByRules, checkPathName } from '../src/records/path.js';
+import { assertEntryPath, checkPath, checkPathByRules, checkPathName } from '../src/records/path.js';
 import { checkRecord } from '../src/records/schema.js';
 import { RECORD_LIMITS } from '../src/records/types.js';
 import type { Json } from '../src/records/json.js';
@@ -33,7 +33,7 @@ const paths = fc.oneof(
   fc.integer({ min: 1020, max: 1030 }).map((n) => Array.from({ length: n }, () => 'd').join('/')),
 );
 
-test('checkPath and checkPathName decide as the rules one by one do, in their words', () => {
+test('checkPath, checkPathName and assertEntryPath decide as the rules one by one do, in their words', () => {
   fc.assert(
     fc.property(paths, fc.constantFrom<1 | 2>(1, 2), (path, version) => {
       const rules = outcome(() => checkPathByRules(path, 'm line 2', version));
@@ -42,6 +42,10 @@ test('checkPath and checkPathName decide as the rules one by one do, in their wo
       assert.deepEqual(parts, rules, JSON.stringify(path));
       if ('value' in rules) assert.deepEqual(name, { value: rules.value[rules.value.length - 1] }, JSON.stringify(path));
       else assert.deepEqual(name, rules, JSON.stringify(path));
+      if (version === 2) {
+        const asserted = outcome(() => assertEntryPath(path, 'm line 2'));
+        assert.deepEqual(asserted, 'value' in rules ? { value: undefined } : rules, JSON.stringify(path));
+      }
     }),
     { numRuns: 3000 },
   );

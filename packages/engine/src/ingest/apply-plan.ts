@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import * as posix from '@brickpost/posix';
 import {
   BrickpostError,
-  checkEntryPath,
+  assertEntryPath,
   checkWindowsPath,
   foldKey,
   quote,
@@ -124,7 +124,7 @@ export interface PlanOptions {
 export async function planApply(db: DestDb, dest: string, shipment: string, records: AsyncIterable<ManifestRecord>, opts: PlanOptions): Promise<Plan> {
   const { caps, policy } = opts;
   const check = (p: string): void => {
-    checkEntryPath(p);
+    assertEntryPath(p);
     if (caps.windowsNames) checkWindowsPath(p);
   };
   const plan: Plan = {

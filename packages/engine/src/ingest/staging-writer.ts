@@ -3,7 +3,7 @@ import { getSystemErrorMap } from 'node:util';
 import { closeSync, fchmodSync, fdatasyncSync, ftruncateSync, mkdirSync, openSync, statSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import * as posix from '@brickpost/posix';
-import { BrickpostError, checkEntryPath, quote, type FileRecord } from '@brickpost/manifest';
+import { assertEntryPath, BrickpostError, quote, type FileRecord } from '@brickpost/manifest';
 import { toEnvironmentError } from '../io/errors.js';
 import { failpointError, fsError } from '../io/failpoint.js';
 import { clampedNs, setTimesFd } from '../io/times.js';
@@ -156,7 +156,7 @@ export class StagingWriter {
 
   /** Starts the staged file of install op n, at `at` (flat, or inTree). */
   start(n: number, r: FileRecord, at: string = this.pathOf(n)): void {
-    checkEntryPath(r.p);
+    assertEntryPath(r.p);
     this.current = at;
     this.fileAt = 0;
     this.dataEnd = 0;

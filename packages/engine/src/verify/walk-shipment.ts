@@ -209,8 +209,8 @@ export async function walkShipment(
 
   // A visitor's call is awaited only when it returned a promise, and a batch's chunks once: an await costs a promise and a turn of
   // the event loop even on a plain value, for each chunk, file and folder (a tenth of what an ingest of small files allocated).
-  const drain = async (limit: number): Promise<void> => {
-    while (queue.length > limit) {
+  const drain = async (limit: number, bytes = Infinity): Promise<void> => {
+    while (queue.length > limit || (queue.length > 0 && queuedBytes > bytes)) {
       const it = queue[0]!;
       let step: Promise<void> | void = undefined;
       if (it.kind === 'chunk') {
@@ -257,7 +257,7 @@ export async function walkShipment(
   const over = (): boolean => queue.length > maxQueue || queuedBytes > aheadBytes;
   const bound = async (): Promise<void> => {
     if (open) send(open);
-    while (queue.length > maxQueue / 2 || queuedBytes > aheadBytes / 2) await drain(queue.length - 1);
+    await drain(maxQueue / 2, aheadBytes / 2);
   };
 
   const endFile = (): void => {

@@ -147,6 +147,12 @@ export function checkEntryPath(path: string, where = 'manifest'): string[] {
   return checkPath(path, where, 2);
 }
 
+/** checkEntryPath where its names are not needed: the same checks and refusals, and nothing made for a plain path. */
+export function assertEntryPath(path: string, where = 'manifest'): void {
+  if (typeof path === 'string' && path.length > 0 && plainLastStart(path) >= 0) return;
+  checkPathByRules(path, where, 2);
+}
+
 // Windows (FORMAT.md §paths, Windows destinations): device names, with any
 // extension and trailing spaces before it, and characters Win32 refuses.
 const WINDOWS_RESERVED = /^(CON|PRN|AUX|NUL|COM[1-9¹²³]|LPT[1-9¹²³]) *(\..*)?$/i;
