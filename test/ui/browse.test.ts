@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { brickpost, publisherAndSubscriber, tempDir } from '../support.js';
 import { diffTrees, fullSnapshot } from '../tree.js';
-import { atStep, launch, openApp, overflowsX, shot, skipReason, startUi, tabTo, unlabelled, type Ui } from './harness.js';
+import { atStep, JOB_MS, launch, openApp, overflowsX, shot, skipReason, startUi, tabTo, type Ui, unlabelled } from './harness.js';
 
 const skip = skipReason();
 
@@ -94,7 +94,7 @@ describe.skipIf(skip)(`taking files off a drive, and leaving files out of a ship
     assert.deepEqual(await unlabelled(page), []);
     await shot(page, 'publish-5-options-filters');
     await page.click('[data-primary]');
-    await atStep(page, 'done', 120_000);
+    await atStep(page, 'done', JOB_MS);
     const carries = (await page.textContent('[data-testid=carries]')) ?? '';
     // docs/a.txt, docs/b.txt, docs/deep/c.txt, docs/deep/d.bin, top.txt and the four odd names; docs, docs/deep; two links.
     assert.match(carries, /^9 files, 2 folders, 2 symbolic links, 0 hard links, 0 special files; 0 sparse files\.$/);
@@ -175,7 +175,7 @@ describe.skipIf(skip)(`taking files off a drive, and leaving files out of a ship
     assert.deepEqual(await unlabelled(page), []);
     await shot(page, 'receive-take-to');
     await page.click('[data-primary]');
-    await atStep(page, 'taken', 120_000);
+    await atStep(page, 'taken', JOB_MS);
     const banner = (await page.textContent('[data-testid=taken]')) ?? '';
     assert.match(banner, /^Wrote 6 files and 2 folders \(/);
     assert.ok(banner.includes(to));
@@ -202,7 +202,7 @@ describe.skipIf(skip)(`taking files off a drive, and leaving files out of a ship
     await atStep(page, 'dest');
     await page.fill('input[name=dest]', join(root, 'dest'));
     await page.click('[data-primary]');
-    await atStep(page, 'received', 120_000);
+    await atStep(page, 'received', JOB_MS);
     assert.match((await page.textContent('.step-body .facts')) ?? '', /2 symbolic links, 0 hard links, 0 special files/);
     assert.match((await page.textContent('[data-testid=not-applied]')) ?? '', /Symbolic links pointing outside the tree.*: 1\./);
     const list = (await page.textContent('[data-testid=not-applied-list]'))?.trim() ?? '';

@@ -21,7 +21,7 @@ import { DeleteObjectCommand } from '@aws-sdk/client-s3';
 import { brickpost, CLI, lastEvent, tempDir } from '../support.js';
 import { diffObjects, objects, put } from '../s3/helpers.js';
 import { s3Skip, startS3, type S3Server } from '../s3/server.js';
-import { atStep, launch, openApp, shot, skipReason, startUi, unlabelled, type Ui } from './harness.js';
+import { atStep, JOB_MS, launch, openApp, shot, skipReason, startUi, type Ui, unlabelled } from './harness.js';
 
 const skip = skipReason() ?? (s3Skip() || null);
 
@@ -143,7 +143,7 @@ describe.skipIf(skip)(`desktop wizards with a bucket${skip ? ` [skipped: ${skip}
     await page.click('[data-primary]');
     await atStep(page, 'pack');
     assert.match((await page.textContent('.facts')) ?? '', /From bucket\s*s3:\/\/survey-raw\/2026/);
-    await atStep(page, 'done', 120_000);
+    await atStep(page, 'done', JOB_MS);
     shipmentId = (await page.textContent('[data-testid=shipment-id]'))!.trim();
     assert.ok(existsSync(join(drive, 'brickpost', shipmentId)), 'the shipment is on the drive');
     assert.match((await page.textContent('.facts')) ?? '', /3 files/);
@@ -187,7 +187,7 @@ describe.skipIf(skip)(`desktop wizards with a bucket${skip ? ` [skipped: ${skip}
     await page.click('[data-primary]');
     await atStep(page, 'ingest');
     assert.match((await page.textContent('.facts')) ?? '', /Into bucket\s*s3:\/\/archive\/survey/);
-    await atStep(page, 'received', 120_000);
+    await atStep(page, 'received', JOB_MS);
     assert.deepEqual(diffObjects(await objects(s3.client, 'survey-raw', '2026/'), await objects(s3.client, 'archive', 'survey/')), []);
     assert.equal(await page.locator('button:has-text("Export receipt")').count(), 0, 'receipts are made of folders only');
     await shot(page, 'bucket-receive-5-done');

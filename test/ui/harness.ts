@@ -103,6 +103,14 @@ export async function shot(page: Page, name: string): Promise<string> {
   return path;
 }
 
+/**
+ * How long a wizard's job (pack, ingest, extract, rebuild) may take to
+ * show its page: a guard against a hang, far above the seconds each takes
+ * on an idle machine, since on CI the suite's other files share the disk
+ * (an ingest's file-system syncs also wait for what the others wrote).
+ */
+export const JOB_MS = 300_000;
+
 /** The step the wizard shows now (its data-step), after waiting for `id`. */
 export async function atStep(page: Page, id: string, timeout = 30_000): Promise<void> {
   try {

@@ -13,7 +13,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { brickpost, lastEvent, publisherAndSubscriber, tempDir } from '../support.js';
-import { launch, openApp, shot, skipReason, startUi, unlabelled, type Ui } from './harness.js';
+import { JOB_MS, launch, openApp, shot, skipReason, startUi, type Ui, unlabelled } from './harness.js';
 
 const skip = skipReason();
 
@@ -71,7 +71,7 @@ describe.skipIf(skip)(`rebuilding a lost drive in the desktop app${skip ? ` [ski
     mkdirSync(empty);
     await page.fill('input[name="to"]', empty);
     await page.getByRole('button', { name: 'Rebuild', exact: true }).click();
-    await page.getByText('Drive 2 of 3 (data) rebuilt and verified.').waitFor({ timeout: 120_000 });
+    await page.getByText('Drive 2 of 3 (data) rebuilt and verified.').waitFor({ timeout: JOB_MS });
     assert.match(await page.locator('[data-view="rebuild"]').innerText(), /From drives\s+1, 3/);
     await shot(page, 'rebuild-done');
     const lost = join(drives[1]!, 'brickpost', id);

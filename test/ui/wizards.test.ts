@@ -15,7 +15,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { brickpost, CLI, diffSnapshots, makeDataset, MAKE_DATASET, sh, snapshot, tempDir } from '../support.js';
-import { atStep, launch, openApp, shot, skipReason, srcdoc, startUi, unlabelled, type Ui } from './harness.js';
+import { atStep, JOB_MS, launch, openApp, shot, skipReason, srcdoc, startUi, type Ui, unlabelled } from './harness.js';
 
 const skip = skipReason();
 
@@ -118,7 +118,7 @@ describe.skipIf(skip)(`desktop wizards${skip ? ` [skipped: ${skip}]` : ''}`, () 
     await page.waitForSelector('.progress-panel');
     await shot(page, 'publish-6-packing');
 
-    await atStep(page, 'done', 120_000);
+    await atStep(page, 'done', JOB_MS);
     shipmentId = (await page.textContent('[data-testid=shipment-id]'))!.trim();
     assert.match(shipmentId, /\S{6,}/);
     for (const d of [d1, d2]) assert.ok(existsSync(join(d, 'brickpost', shipmentId)), `no shipment folder on ${d}`);
@@ -182,7 +182,7 @@ describe.skipIf(skip)(`desktop wizards${skip ? ` [skipped: ${skip}]` : ''}`, () 
     await shot(page, 'receive-4-dest');
     assert.deepEqual(await unlabelled(page), []);
     await page.click('[data-primary]');
-    await atStep(page, 'received', 120_000);
+    await atStep(page, 'received', JOB_MS);
     assert.deepEqual(diffSnapshots(snapshot(src), snapshot(dest)), []);
     await shot(page, 'receive-5-done');
 
@@ -224,7 +224,7 @@ describe.skipIf(skip)(`desktop wizards${skip ? ` [skipped: ${skip}]` : ''}`, () 
     assert.match((await page.textContent('[data-testid=applies]')) ?? '', /incremental update: shipment 2 on top of shipment 1/);
     await shot(page, 'receive-incremental-dest');
     await page.click('[data-primary]');
-    await atStep(page, 'received', 120_000);
+    await atStep(page, 'received', JOB_MS);
     assert.deepEqual(diffSnapshots(snapshot(src), snapshot(dest)), []);
 
     await page.click('a:has-text("History of this folder")');
