@@ -208,7 +208,7 @@ export async function walkShipment(
   };
 
   // A visitor's call is awaited only when it returned a promise, and a batch's chunks once: an await costs a promise and a turn of
-  // the event loop even on a plain value, for each chunk, file and folder (a tenth of what an ingest of small files allocated).
+  // the event loop even on a plain value, for each chunk, file and folder (a quarter of what an ingest of small files allocated).
   const drain = async (limit: number, bytes = Infinity): Promise<void> => {
     while (queue.length > limit || (queue.length > 0 && queuedBytes > bytes)) {
       const it = queue[0]!;
