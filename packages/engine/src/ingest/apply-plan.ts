@@ -186,6 +186,8 @@ export async function planApply(db: DestDb, dest: string, shipment: string, reco
     if (plan.notAppliedList.length < 100000) plan.notAppliedList.push({ path, reason });
   };
   const names = new ExactNames(dest, caps);
+  /** DEST's current files, looked up in the manifest's order (nearly the table's). */
+  const olds = db.oldCursor();
   const chain = new FolderChain();
   /** DEST's entry at p, when the folders above it are real and it has exactly that name. */
   const present = (p: string): ReturnType<typeof lstatOrNull> => (chain.parentReal(p) ? names.lstat(p) : null);
@@ -361,7 +363,7 @@ export async function planApply(db: DestDb, dest: string, shipment: string, reco
           basisProblem = null;
           holes = 0;
           // Below a folder DEST lacks (or holds as something else) nothing of DEST is kept or retired: no lookup per file.
-          fileOld = fileInPlace ? db.oldEntry(dbPath(r.p)) : undefined;
+          fileOld = fileInPlace ? olds.lookup(dbPath(r.p)) : undefined;
           staged = fileOld === undefined;
           if (r.b) {
             const b = db.oldEntry(dbPath(r.b[0]));

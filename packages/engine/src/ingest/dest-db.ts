@@ -7,6 +7,7 @@ import { APPLICATION_IDS, busyTimeout, closeDatabase, KIND_NAMES, openOwnDatabas
 import { addColumns, isOlderJournal, JOURNAL_VERSION, SCHEMA } from './dest-schema.js';
 import { DEFAULT_POLICY, type ApplyPolicy } from './policy.js';
 import { UNDO_SCHEMA } from './undo-db.js';
+import { CURSOR_PAGE, PathCursor } from './path-cursor.js';
 import { RowBatch } from './row-batch.js';
 
 export { isOlderJournal, JOURNAL_VERSION } from './dest-schema.js';
@@ -47,11 +48,14 @@ export class DestDb {
     11,
   );
   private readonly newRows = new RowBatch(() => this.conn, 'INSERT INTO new (path, type, action, n, digest, parent, fkey) VALUES', 7);
+  /** Rows of `old` and `held` loadOldTree adds, likewise. */
+  private readonly oldRows = new RowBatch(() => this.conn, 'INSERT OR REPLACE INTO old (path, type, size, mode, mtime, digest, ok, attrs) VALUES', 8);
+  private readonly heldRows = new RowBatch(() => this.conn, 'INSERT INTO held (id, path, offset, len) VALUES', 4);
+  private readonly batches = [this.opRows, this.newRows, this.oldRows, this.heldRows];
 
   /** The connection, with every row added so far inserted. */
   get db(): Database.Database {
-    this.opRows.flush();
-    this.newRows.flush();
+    for (const b of this.batches) b.flush();
     return this.conn;
   }
 
@@ -251,14 +255,23 @@ export class DestDb {
 
   /** Records a file of DEST's current tree (scratch table `old`). */
   addOld(path: string, size: number, mode: number, mtime: string, digest: Buffer, ok: boolean, attrs: string | null): void {
-    this.q<[string, string, number, number, string, Buffer, number, string | null]>(
-      'INSERT OR REPLACE INTO old (path, type, size, mode, mtime, digest, ok, attrs) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-    ).run(path, 'file', size, mode, mtime, digest, ok ? 1 : 0, attrs);
+    this.oldRows.add(path, 'file', size, mode, mtime, digest, ok ? 1 : 0, attrs);
   }
 
   /** A file of DEST's current tree. */
   oldEntry(path: string): OldRow | undefined {
-    return this.q<[string], OldRow>('SELECT size, mode, mtime, digest, ok, attrs FROM old WHERE path = ?').get(path);
+    return this.q<[string], OldRow>(`SELECT ${OLD_COLUMNS} FROM old WHERE path = ?`).get(path);
+  }
+
+  /** Lookups of files of DEST's current tree, made in nearly path order (the planner's, in manifest order). */
+  oldCursor(): PathCursor<OldRow & { path: string }> {
+    const first = this.q<[], OldRow & { path: string }>(`SELECT path, ${OLD_COLUMNS} FROM old ORDER BY path LIMIT ${CURSOR_PAGE}`);
+    const after = this.q<[string], OldRow & { path: string }>(`SELECT path, ${OLD_COLUMNS} FROM old WHERE path > ? ORDER BY path LIMIT ${CURSOR_PAGE}`);
+    const one = this.q<[string], OldRow & { path: string }>(`SELECT path, ${OLD_COLUMNS} FROM old WHERE path = ?`);
+    return new PathCursor(
+      (last) => (last === null ? first.all() : after.all(last)),
+      (path) => one.get(path),
+    );
   }
 
   /** Whether DEST holds any intact file to copy from (none on a first ingest: no lookup per file then). */
@@ -279,7 +292,7 @@ export class DestDb {
 
   /** Records where DEST holds a chunk (the first place found is kept). */
   addHeld(id: Buffer, path: string, offset: number, len: number): void {
-    this.q<[Buffer, string, number, number]>('INSERT INTO held (id, path, offset, len) VALUES (?, ?, ?, ?)').run(id, path, offset, len);
+    this.heldRows.add(id, path, offset, len);
   }
 
   /** Where DEST holds a chunk, if it does. */
@@ -300,8 +313,7 @@ export class DestDb {
 
   /** Rolls the batch back, if one is open. */
   rollback(): void {
-    this.opRows.discard();
-    this.newRows.discard();
+    for (const b of this.batches) b.discard();
     if (this.conn.inTransaction) this.conn.exec('ROLLBACK');
   }
 
@@ -346,8 +358,7 @@ export class DestDb {
   /** Syncs and closes; closed even when the sync fails. @throws BrickpostError IO, NO_SPACE, PERMISSION */
   close(): void {
     // Rows never committed go with their transaction.
-    this.opRows.discard();
-    this.newRows.discard();
+    for (const b of this.batches) b.discard();
     closeDatabase(this.conn);
   }
 
@@ -383,6 +394,9 @@ export class DestDb {
 
 /** The scratch table of where DEST holds each chunk, as resetScratch makes it (a chunk in several files has a row for each). */
 const HELD_TABLE = 'CREATE TABLE held (id BLOB NOT NULL, path TEXT NOT NULL, offset INTEGER NOT NULL, len INTEGER NOT NULL)';
+
+/** The columns of an OldRow. */
+const OLD_COLUMNS = 'size, mode, mtime, digest, ok, attrs';
 
 /** Rows of the journal's ops read at a time: a commit holds one page, never the shipment's ops whole. */
 const OPS_PAGE = 512;
