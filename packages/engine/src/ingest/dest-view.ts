@@ -7,26 +7,32 @@ import type { Plan } from './apply-plan.js';
 import type { DestCaps } from './dest-caps.js';
 import { dbPath, pathFromDb, type DestDb } from './dest-db.js';
 import { lstatOrNull } from './old-tree.js';
+import { comparePaths } from './path-cursor.js';
 import { STATE_DIR } from './state.js';
 
 // How the planner sees DEST: its entries by their exact names, what the new tree lacks, and names it cannot hold apart.
 
 /** Anything DEST has that the new tree lacks is retired, whole folders at once. */
 export function sweep(dest: string, db: DestDb, retire: (p: string) => void): void {
+  // Each folder's entries in name order: the lookups then follow the planned tree's order, but where a name sorts before `/`.
+  const planned = db.newCursor();
   const visit = (rel: string): void => {
-    let entries: import('node:fs').Dirent<Buffer>[];
+    let entries: Array<{ p: string; key: string; dir: boolean }>;
     try {
-      entries = readdirSync(fsPath(rel ? join(dest, rel) : dest), { withFileTypes: true, encoding: 'buffer' });
+      entries = readdirSync(fsPath(rel ? join(dest, rel) : dest), { withFileTypes: true, encoding: 'buffer' }).map((d) => {
+        const name = fromBytes(d.name);
+        const p = rel ? `${rel}/${name}` : name;
+        return { p, key: dbPath(p), dir: d.isDirectory() };
+      });
     } catch (e) {
       throw toEnvironmentError(e, `cannot list ${quote(rel || dest)}`);
     }
+    entries.sort((a, b) => comparePaths(a.key, b.key));
     for (const d of entries) {
-      const name = fromBytes(d.name);
-      if (!rel && name === STATE_DIR) continue;
-      const p = rel ? `${rel}/${name}` : name;
-      const t = db.newEntry(dbPath(p));
-      if (t === undefined) retire(p);
-      else if (t.type === 'dir' && t.action === 'keep' && d.isDirectory()) visit(p);
+      if (!rel && d.p === STATE_DIR) continue;
+      const t = planned.lookup(d.key);
+      if (t === undefined) retire(d.p);
+      else if (t.type === 'dir' && t.action === 'keep' && d.dir) visit(d.p);
     }
   };
   visit('');

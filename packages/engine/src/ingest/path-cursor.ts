@@ -16,33 +16,36 @@ export const CURSOR_PAGE = 512;
  * (null: from the first) in SQLite's BINARY order, which is the order of
  * code points (UTF-8 bytes); comparePaths is that order.
  */
-export class PathCursor<R extends { path: string }> {
+export class PathCursor<R> {
   private rows: R[] = [];
   private i = 0;
   private done = false;
 
+  /** `pathOf` gives a row's path (rows may be SQLite's raw arrays, which cost less to read than objects). */
   constructor(
     private readonly page: (after: string | null) => R[],
     private readonly get: (path: string) => R | undefined,
+    private readonly pathOf: (row: R) => string,
   ) {}
 
   lookup(path: string): R | undefined {
     for (;;) {
       if (this.i === this.rows.length) {
         if (this.done) return this.get(path);
-        const last = this.rows.length > 0 ? this.rows[this.rows.length - 1]!.path : null;
+        const last = this.rows.length > 0 ? this.pathOf(this.rows[this.rows.length - 1]!) : null;
         this.rows = this.page(last);
         this.i = 0;
         if (this.rows.length < CURSOR_PAGE) this.done = true;
         if (this.rows.length === 0) return this.get(path);
       }
       const row = this.rows[this.i]!;
-      if (row.path === path) {
+      const at = this.pathOf(row);
+      if (at === path) {
         this.i++;
         return row;
       }
       // A row after the path: the path is not in the table, or was asked out of order.
-      if (comparePaths(row.path, path) > 0) return this.get(path);
+      if (comparePaths(at, path) > 0) return this.get(path);
       this.i++;
     }
   }
