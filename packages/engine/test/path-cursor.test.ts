@@ -6,10 +6,11 @@
  */
 import { afterAll, test } from 'vitest';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dbPath, DestDb } from '../src/ingest/dest-db.js';
+import { sweep } from '../src/ingest/dest-view.js';
 import { loadOldTree, type OldFile } from '../src/ingest/old-tree.js';
 import { comparePaths, CURSOR_PAGE, PathCursor } from '../src/ingest/path-cursor.js';
 
@@ -134,6 +135,52 @@ test('the planned tree read through a cursor holds the rows added just before, n
     // A row added after the cursor read its last page is still found (exactly, behind the cursor's end).
     db.addNew('a/y', 'file', 'stage', 1, null, 'a', null);
     assert.deepEqual(planned.lookup('a/y'), { type: 'file', action: 'stage' });
+    db.commit();
+  } finally {
+    db.close();
+  }
+});
+
+test('the sweep retires exactly what DEST holds beyond the planned tree, reading it in the tree order', () => {
+  const dest = join(root, 'sweep-dest');
+  const state = join(dest, '.brickpost');
+  mkdirSync(state, { recursive: true });
+  const r = rng(5);
+  // Folders and files whose names sort around `/`: `a`, `a-b`, `a.b`, `a b`, `a0`, and names beyond U+FFFF.
+  const names = ['a', 'a-b', 'a.b', 'a b', 'a0', 'B', '\uffef', '😀'];
+  const all: Array<{ p: string; dir: boolean }> = [];
+  const make = (rel: string, depth: number): void => {
+    for (const n of names) {
+      if (r() < 0.3) continue;
+      const p = rel ? `${rel}/${n}` : n;
+      const dir = depth < 3 && r() < 0.5;
+      if (dir) mkdirSync(join(dest, p));
+      else writeFileSync(join(dest, p), p);
+      all.push({ p, dir });
+      if (dir) make(p, depth + 1);
+    }
+  };
+  make('', 0);
+  const db = new DestDb(state);
+  try {
+    db.begin();
+    // The planned tree keeps some entries (a folder kept is looked into), replaces some folders by files, and plans more.
+    const planned = new Map<string, 'dir' | 'file'>();
+    for (const e of all) {
+      const parent = e.p.includes('/') ? e.p.slice(0, e.p.lastIndexOf('/')) : '';
+      if (parent !== '' && planned.get(parent) !== 'dir') continue;
+      if (r() < 0.2) continue;
+      planned.set(e.p, e.dir && r() < 0.9 ? 'dir' : 'file');
+    }
+    planned.set('new-only', 'file');
+    for (const [p, type] of planned) db.addNew(dbPath(p), type, 'keep', null, null, '', null);
+    const retired: string[] = [];
+    sweep(dest, db, (p) => retired.push(p));
+    // What a walk of DEST retires: each entry the plan lacks whose folders the plan keeps as folders (nothing below it).
+    const ancestors = (p: string): string[] => p.split('/').slice(0, -1).map((_, i, parts) => parts.slice(0, i + 1).join('/'));
+    const want = all.filter((e) => !planned.has(e.p) && ancestors(e.p).every((a) => planned.get(a) === 'dir')).map((e) => e.p);
+    assert.deepEqual([...retired].sort(), want.sort());
+    assert.ok(retired.length > 5, `the tree retires some entries (${retired.length})`);
     db.commit();
   } finally {
     db.close();

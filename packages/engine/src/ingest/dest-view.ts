@@ -12,27 +12,40 @@ import { STATE_DIR } from './state.js';
 
 // How the planner sees DEST: its entries by their exact names, what the new tree lacks, and names it cannot hold apart.
 
-/** Anything DEST has that the new tree lacks is retired, whole folders at once. */
+/**
+ * Anything DEST has that the new tree lacks is retired, whole folders at
+ * once. DEST is read in the planned tree's key order (a folder's entries by
+ * name, and a folder's own entries where its path followed by `/` sorts
+ * among its siblings), so each lookup is the cursor's next row.
+ */
 export function sweep(dest: string, db: DestDb, retire: (p: string) => void): void {
-  // Each folder's entries in name order: the lookups then follow the planned tree's order, but where a name sorts before `/`.
   const planned = db.newCursor();
   const visit = (rel: string): void => {
-    let entries: Array<{ p: string; key: string; dir: boolean }>;
+    // Each entry at its key, and each folder's tree at its key and `/`, after its own entry.
+    const steps: Array<{ key: string; p: string; dir: boolean; tree: boolean }> = [];
     try {
-      entries = readdirSync(fsPath(rel ? join(dest, rel) : dest), { withFileTypes: true, encoding: 'buffer' }).map((d) => {
+      for (const d of readdirSync(fsPath(rel ? join(dest, rel) : dest), { withFileTypes: true, encoding: 'buffer' })) {
         const name = fromBytes(d.name);
+        if (!rel && name === STATE_DIR) continue;
         const p = rel ? `${rel}/${name}` : name;
-        return { p, key: dbPath(p), dir: d.isDirectory() };
-      });
+        const key = dbPath(p);
+        const dir = d.isDirectory();
+        steps.push({ key, p, dir, tree: false });
+        if (dir) steps.push({ key: `${key}/`, p, dir, tree: true });
+      }
     } catch (e) {
       throw toEnvironmentError(e, `cannot list ${quote(rel || dest)}`);
     }
-    entries.sort((a, b) => comparePaths(a.key, b.key));
-    for (const d of entries) {
-      if (!rel && d.p === STATE_DIR) continue;
-      const t = planned.lookup(d.key);
-      if (t === undefined) retire(d.p);
-      else if (t.type === 'dir' && t.action === 'keep' && d.dir) visit(d.p);
+    steps.sort((a, b) => comparePaths(a.key, b.key));
+    const kept = new Set<string>();
+    for (const s of steps) {
+      if (s.tree) {
+        if (kept.has(s.p)) visit(s.p);
+        continue;
+      }
+      const t = planned.lookup(s.key);
+      if (t === undefined) retire(s.p);
+      else if (t.type === 'dir' && t.action === 'keep' && s.dir) kept.add(s.p);
     }
   };
   visit('');
