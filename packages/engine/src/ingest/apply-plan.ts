@@ -22,6 +22,7 @@ import { fsPath } from '../io/fs-path.js';
 import { NOT_APPLIED } from './attrs.js';
 import type { DestCaps } from './dest-caps.js';
 import { dbPath, type DestDb, type OpKind } from './dest-db.js';
+import type { RecordStash } from './record-stash.js';
 import { STAGED_IN_TREE } from './dest-rows.js';
 import { treePath } from './staging-writer.js';
 import { DestFolder } from './state.js';
@@ -86,6 +87,8 @@ export interface PlanOptions {
   dirs?: PlannedDirs;
   /** Tells a staging walk running behind the plan how far it is, and stops the plan when the walk failed (steps.ts). */
   gate?: PlanGate;
+  /** Keeps the records of the files staged, for the staging walk after the plan. */
+  stash?: RecordStash;
 }
 
 /**
@@ -225,9 +228,11 @@ export async function planApply(db: DestDb, dest: string, shipment: string, reco
         if (metaChanged || attrsChanged)
           op('meta', r.p, { mode: r.mode, mtime: r.mtime, oldMode: old.mode, oldMtime: old.mtime, attrs: r, oldAttrs: old.attrs });
         addNew(r.p, 'file', 'keep');
+        stash?.kept();
         return;
       }
     }
+    stash?.staged();
     checkHeld();
     if (heldMissing > 0)
       addMissing(
@@ -319,6 +324,7 @@ export async function planApply(db: DestDb, dest: string, shipment: string, reco
   let index = -1;
   let sinceTurn = 0;
   const gate = opts.gate;
+  const stash = opts.stash;
   db.begin();
   try {
     for await (const r of records) {
@@ -327,10 +333,14 @@ export async function planApply(db: DestDb, dest: string, shipment: string, reco
       // The walk behind takes the record from here once it is planned, rather than read the manifest again.
       const full = gate?.put(r) === true;
       if (r.t === 'more') {
-        if (file) takeRefs(r.c);
+        if (file) {
+          takeRefs(r.c);
+          stash?.more(r);
+        }
         continue;
       }
       finishFile();
+      stash?.next(r);
       if (gate) {
         // Every record before this one is planned; now and then the walk behind gets the thread (its reads and the pack readers' results wait for it).
         gate.pass(index);

@@ -1,7 +1,7 @@
 // Steps 3 and 4 of an ingest (ingest.ts): plan the shipment against DEST's tree, then stage what changes.
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { age, BrickpostError, type ShipmentRecord } from '@brickpost/manifest';
+import { age, BrickpostError, type ManifestRecord, type ShipmentRecord } from '@brickpost/manifest';
 import type { EventSink, IngestOptions } from '../api/index.js';
 import { chunkKey } from '../chunk/index.js';
 import type { Context } from '../context.js';
@@ -16,13 +16,14 @@ import type { Identity } from '../keys/index.js';
 import { damagedFiles, findDamage } from '../verify/damage.js';
 import { readManifest, readManifestFile } from '../verify/manifest-stream.js';
 import { MAX_QUEUED_BYTES, walkShipment } from '../verify/walk-shipment.js';
-import { loadOldTree, oldFilesFromManifest, planApply, type OldFile, type Plan } from './apply-plan.js';
+import { loadOldTree, oldFilesFromManifest, planApply, type OldFile, type Plan, type PlanOptions } from './apply-plan.js';
 import { AttrApplier } from './attrs.js';
 import { collisionError, probeDest, type DestCaps } from './dest-caps.js';
 import type { DestDb } from './dest-db.js';
 import { writeSkipped } from './lists.js';
 import { PlanGate } from './plan-gate.js';
 import { PlannedDirs } from './planned-dirs.js';
+import { RecordStash } from './record-stash.js';
 import type { ApplyPolicy } from './policy.js';
 import { discardPrestored, prestoreFor, prestoreUndo } from './prestore.js';
 import { refuse } from './request.js';
@@ -84,12 +85,14 @@ export interface Planned extends Prepared {
 export async function planAndStage(run: Run): Promise<{ planned: Planned; staged: Staged }> {
   const prepared = await preparePlan(run);
   if (!(await overlaps(run, prepared))) {
-    const planned = { ...prepared, plan: await makePlan(run, prepared) };
+    const stash = new RecordStash();
+    const planned = { ...prepared, plan: await makePlan(run, prepared, { stash }) };
     await refuseUnplannable(run, planned);
-    return { planned, staged: await stageFiles(run, planned, { bytes: planned.plan.bytesToStage, files: planned.plan.filesStaged }) };
+    const totals = { bytes: planned.plan.bytesToStage, files: planned.plan.filesStaged };
+    return { planned, staged: await stageFiles(run, planned, totals, undefined, stash.records()) };
   }
   const gate = new PlanGate();
-  const planning = makePlan(run, prepared, gate).then(
+  const planning = makePlan(run, prepared, { gate }).then(
     (plan) => (gate.ended(), plan),
     (e: unknown) => {
       gate.ended(e);
@@ -155,14 +158,14 @@ async function preparePlan(run: Run): Promise<Prepared> {
 }
 
 /** Step 3: plans the shipment against the tree DEST holds. */
-async function makePlan(run: Run, p: Prepared, gate?: PlanGate): Promise<Plan> {
+async function makePlan(run: Run, p: Prepared, pass: Pick<PlanOptions, 'gate' | 'stash'>): Promise<Plan> {
   const { caps, room, dirs } = p;
   const plan = await planApply(run.db, run.dest, run.s.id, readManifest(run.s, run.identities), {
     caps,
     policy: run.policy,
     room,
     dirs,
-    ...(gate ? { gate } : {}),
+    ...pass,
   });
   // The plan read the manifest's copy whole through the strict parser: later passes read it again faster.
   run.s.manifestChecked = true;
@@ -199,7 +202,14 @@ export interface Staged {
  * the large files the commit will retire go into the undo store on the
  * chunk pipeline's threads (prestore.ts), to be recorded after the commit.
  */
-export async function stageFiles(run: Run, planned: Prepared, totals: { bytes: number; files: number }, gate?: PlanGate): Promise<Staged> {
+export async function stageFiles(
+  run: Run,
+  planned: Prepared,
+  totals: { bytes: number; files: number },
+  gate?: PlanGate,
+  /** The records of the files the plan staged, when it kept them (RecordStash): the walk goes through those, not the manifest. */
+  stashed?: readonly ManifestRecord[] | null,
+): Promise<Staged> {
   const { folder, s, onEvent, signal, me, opts, policy } = run;
   const { lost } = planned;
   const rebuilt = join(folder.state, 'rebuild', s.id);
@@ -239,7 +249,7 @@ export async function stageFiles(run: Run, planned: Prepared, totals: { bytes: n
     // The undo store reads and compresses the files retired beside the walk: the walk holds a quarter as much ahead meanwhile,
     // so the two stay within the memory bound (the 2 GiB bench's second ingest peaked at 209 MB with the full amount, 187 MB so).
     const aheadBytes = ahead.wanted.length > 0 ? MAX_QUEUED_BYTES / 4 : MAX_QUEUED_BYTES;
-    await walkShipment(whole, me.ageIdentity, stager, progress, signal, new Set(damage.keys()), aheadBytes, gate);
+    await walkShipment(whole, me.ageIdentity, stager, progress, signal, new Set(damage.keys()), aheadBytes, gate, stashed);
     stager.checkAllMet();
     await writer.flush();
     if (!gate) run.db.commit();

@@ -3,6 +3,7 @@ import {
   BrickpostError,
   packPath,
   quote,
+  refLength,
   type ChunkRef,
   type DeltaRef,
   type DirRecord,
@@ -127,6 +128,12 @@ export async function walkShipment(
   aheadBytes: number = MAX_QUEUED_BYTES,
   /** Where another pass over the manifest must be ahead of the walk (an ingest that plans while it stages). */
   gate?: RecordGate,
+  /**
+   * The records to walk instead of the manifest's, when a pass before kept
+   * those the visitor needs (an ingest's plan, RecordStash): the header,
+   * the files it wants, the packs and the end, in manifest order.
+   */
+  stashed?: readonly ManifestRecord[] | null,
 ): Promise<{ files: number; dirs: number; bytes: number; chunks: number; held: number; deltas: number; decoded: number }> {
   const identities = age.parseIdentityFile(identityText);
   let readers: PackSource | null = null;
@@ -260,7 +267,10 @@ export async function walkShipment(
     await drain(maxQueue / 2, aheadBytes / 2);
   };
 
+  /** The bytes the refs of the current wanted file cover so far: at its end, its size (the manifest reader checked so; a walk of records kept from it checks again). */
+  let fileBytes = 0;
   const endFile = (): void => {
+    if (file && fileBytes !== file.size) throw new Error(`the walk met refs of ${quote(file.p)} covering ${fileBytes} bytes, not its size ${file.size}`);
     if (file) queue.push({ kind: 'end', r: file });
     file = null;
   };
@@ -272,7 +282,8 @@ export async function walkShipment(
     await drain(0);
   };
   try {
-    for await (const r of gate ? gate.recordsFor(() => readManifest(s, identities), idle) : readManifest(s, identities)) {
+    const records = gate ? gate.recordsFor(() => readManifest(s, identities), idle) : (stashed ?? readManifest(s, identities));
+    for await (const r of records) {
       if (signal?.aborted) throw new BrickpostError('CANCELLED', 'cancelled');
       const wait = gate?.reached(++index);
       if (wait) {
@@ -311,8 +322,10 @@ export async function walkShipment(
           }
           skipping = false;
           file = r;
+          fileBytes = 0;
           queue.push({ kind: 'file', r });
           for (const ref of r.c) {
+            fileBytes += refLength(ref);
             addRef(ref, r.p);
             if (over()) await bound();
           }
@@ -320,6 +333,7 @@ export async function walkShipment(
         case 'more':
           if (!skipping && file)
             for (const ref of r.c) {
+              fileBytes += refLength(ref);
               addRef(ref, file.p);
               if (over()) await bound();
             }
