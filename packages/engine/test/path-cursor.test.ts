@@ -107,7 +107,10 @@ test('lookups in any order answer as point queries do, and in order read each pa
     const cursor = new PathCursor(
       (after) => {
         pages++;
-        return sorted.filter((p) => after === null || comparePaths(p, after) > 0).slice(0, CURSOR_PAGE).map((path) => ({ path }));
+        return sorted
+          .filter((p) => after === null || comparePaths(p, after) > 0)
+          .slice(0, CURSOR_PAGE)
+          .map((path) => ({ path }));
       },
       (path) => (gets++, sorted.includes(path) ? { path } : undefined),
       (row) => row.path,
@@ -177,7 +180,11 @@ test('the sweep retires exactly what DEST holds beyond the planned tree, reading
     const retired: string[] = [];
     sweep(dest, db, (p) => retired.push(p));
     // What a walk of DEST retires: each entry the plan lacks whose folders the plan keeps as folders (nothing below it).
-    const ancestors = (p: string): string[] => p.split('/').slice(0, -1).map((_, i, parts) => parts.slice(0, i + 1).join('/'));
+    const ancestors = (p: string): string[] =>
+      p
+        .split('/')
+        .slice(0, -1)
+        .map((_, i, parts) => parts.slice(0, i + 1).join('/'));
     const want = all.filter((e) => !planned.has(e.p) && ancestors(e.p).every((a) => planned.get(a) === 'dir')).map((e) => e.p);
     assert.deepEqual([...retired].sort(), want.sort());
     assert.ok(retired.length > 5, `the tree retires some entries (${retired.length})`);

@@ -10,8 +10,14 @@ import type { ManifestRecord } from '@brickpost/manifest';
 import { RecordStash } from '../src/ingest/record-stash.js';
 
 const id = (n: number): string => n.toString(16).padStart(64, '0');
-const file = (p: string, refs: number): ManifestRecord =>
-  ({ t: 'file', p, size: refs, mode: 0o644, mtime: '0', c: Array.from({ length: refs }, (_, i) => [id(i), 1]) });
+const file = (p: string, refs: number): ManifestRecord => ({
+  t: 'file',
+  p,
+  size: refs,
+  mode: 0o644,
+  mtime: '0',
+  c: Array.from({ length: refs }, (_, i) => [id(i), 1]),
+});
 const more = (refs: number): ManifestRecord & { t: 'more' } => ({ t: 'more', c: Array.from({ length: refs }, (_, i) => [id(i), 1]) });
 const head = { t: 'shipment' } as unknown as ManifestRecord;
 const dir = { t: 'dir', p: 'd', mode: 0o755, mtime: '0' } as ManifestRecord;
@@ -23,7 +29,7 @@ const end = { t: 'end' } as unknown as ManifestRecord;
 function feed(stash: RecordStash, records: ManifestRecord[], staged: (p: string) => boolean): void {
   let current: string | null = null;
   const decide = (): void => {
-    if (current !== null) (staged(current) ? stash.staged() : stash.kept());
+    if (current !== null) staged(current) ? stash.staged() : stash.kept();
     current = null;
   };
   for (const r of records) {
