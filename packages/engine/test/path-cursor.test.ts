@@ -92,10 +92,10 @@ test('lookups in any order answer as point queries do, and in order read each pa
       [asks[i], asks[j]] = [asks[j]!, asks[i]!];
     }
     for (const order of [sorted, asks, [...asks].reverse()]) {
-      const cursor = db.oldCursor();
+      const cursor = db.scratch.oldCursor();
       for (const path of order) {
         const p = dbPath(path);
-        const want = db.oldEntry(p);
+        const want = db.scratch.oldEntry(p);
         const got = cursor.lookup(p);
         assert.deepEqual(got, want, p);
       }
@@ -129,14 +129,14 @@ test('the planned tree read through a cursor holds the rows added just before, n
   const db = new DestDb(dir);
   try {
     db.begin();
-    const planned = db.newCursor();
+    const planned = db.scratch.newCursor();
     // Fewer rows than a batch: they wait in the planner's batch until a read flushes them.
     const paths = ['a', 'a-b', 'a/x', 'b'];
-    for (const p of paths) db.addNew(p, p === 'a' ? 'dir' : 'file', 'keep', null, null, '', null);
+    for (const p of paths) db.scratch.addNew(p, p === 'a' ? 'dir' : 'file', 'keep', null, null, '', null);
     for (const p of paths) assert.deepEqual(planned.lookup(p), { type: p === 'a' ? 'dir' : 'file', action: 'keep' }, p);
     assert.equal(planned.lookup('c'), undefined);
     // A row added after the cursor read its last page is still found (exactly, behind the cursor's end).
-    db.addNew('a/y', 'file', 'stage', 1, null, 'a', null);
+    db.scratch.addNew('a/y', 'file', 'stage', 1, null, 'a', null);
     assert.deepEqual(planned.lookup('a/y'), { type: 'file', action: 'stage' });
     db.commit();
   } finally {
@@ -176,7 +176,7 @@ test('the sweep retires exactly what DEST holds beyond the planned tree, reading
       planned.set(e.p, e.dir && r() < 0.9 ? 'dir' : 'file');
     }
     planned.set('new-only', 'file');
-    for (const [p, type] of planned) db.addNew(dbPath(p), type, 'keep', null, null, '', null);
+    for (const [p, type] of planned) db.scratch.addNew(dbPath(p), type, 'keep', null, null, '', null);
     const retired: string[] = [];
     sweep(dest, db, (p) => retired.push(p));
     // What a walk of DEST retires: each entry the plan lacks whose folders the plan keeps as folders (nothing below it).

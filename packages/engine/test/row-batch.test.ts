@@ -43,8 +43,8 @@ test('each read sees every row added before it, whole batches and the rest', () 
   const total = 2 * BATCH_ROWS + 5;
   for (let n = 0; n < total; n++) {
     db.addOp(op(n));
-    db.addNew(`d/f${n}`, 'file', 'stage', n, Buffer.from([n]), 'd', null);
-    if (n >= 2 * BATCH_ROWS) assert.deepEqual(db.newFile(`d/f${n}`), { action: 'stage', n, digest: Buffer.from([n]) });
+    db.scratch.addNew(`d/f${n}`, 'file', 'stage', n, Buffer.from([n]), 'd', null);
+    if (n >= 2 * BATCH_ROWS) assert.deepEqual(db.scratch.newFile(`d/f${n}`), { action: 'stage', n, digest: Buffer.from([n]) });
   }
   db.addOp(op(total, 'mkdir'));
   const installs = db.installsAfter('S', -1);
@@ -53,7 +53,7 @@ test('each read sees every row added before it, whole batches and the rest', () 
     Array.from({ length: total }, (_, n) => [n, `d/f${n}`, n % 2 ? 'tree' : null]),
   );
   // Through the connection itself, as other modules read the journal.
-  db.addNew('d/last', 'file', 'keep', null, null, 'd', null);
+  db.scratch.addNew('d/last', 'file', 'keep', null, null, 'd', null);
   assert.equal(db.db.prepare('SELECT COUNT(*) FROM new').pluck().get(), total + 1);
   assert.deepEqual(
     [...db.ops('S', 'undo')].reverse().map((r) => [r.n, r.kind, r.mtime]),

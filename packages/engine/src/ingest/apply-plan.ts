@@ -23,7 +23,7 @@ import { NOT_APPLIED } from './attrs.js';
 import type { DestCaps } from './dest-caps.js';
 import { dbPath, type DestDb, type OpKind } from './dest-db.js';
 import type { RecordStash } from './record-stash.js';
-import { STAGED_IN_TREE } from './dest-rows.js';
+import { STAGED_IN_TREE, type OldRow } from './dest-rows.js';
 import { treePath } from './staging-writer.js';
 import { DestFolder } from './state.js';
 import { FolderChain } from './folder-chain.js';
@@ -179,7 +179,7 @@ export async function planApply(db: DestDb, dest: string, shipment: string, reco
   const addNew = (p: string, type: string, action: string, k: number | null = null, digest: Buffer | null = null): void => {
     const slash = p.lastIndexOf('/');
     const key = keyOf(p.slice(slash + 1));
-    db.addNew(dbPath(p), type, action, k, digest, slash < 0 ? '' : dbPath(p.slice(0, slash)), key === null ? null : dbPath(key));
+    db.scratch.addNew(dbPath(p), type, action, k, digest, slash < 0 ? '' : dbPath(p.slice(0, slash)), key === null ? null : dbPath(key));
   };
   const addMissing = (path: string, reason: string): void => {
     if (plan.missing.length < 10000) plan.missing.push({ path, reason });
@@ -190,7 +190,7 @@ export async function planApply(db: DestDb, dest: string, shipment: string, reco
   };
   const names = new ExactNames(dest, caps);
   /** DEST's current files, looked up in the manifest's order (nearly the table's). */
-  const olds = db.oldCursor();
+  const olds = db.scratch.oldCursor();
   const chain = new FolderChain();
   /** DEST's entry at p, when the folders above it are real and it has exactly that name. */
   const present = (p: string): ReturnType<typeof lstatOrNull> => (chain.parentReal(p) ? names.lstat(p) : null);
@@ -205,7 +205,7 @@ export async function planApply(db: DestDb, dest: string, shipment: string, reco
   let staged = false;
   let holes = 0;
   /** DEST's current file at the file's path (looked up once per file). */
-  let fileOld: ReturnType<DestDb['oldEntry']>;
+  let fileOld: OldRow | undefined;
 
   const finishFile = (): void => {
     const r = file;
@@ -258,7 +258,7 @@ export async function planApply(db: DestDb, dest: string, shipment: string, reco
    */
   const heldToCheck: string[] = [];
   const checkHeld = (): void => {
-    for (const id of heldToCheck) if (db.heldAt(Buffer.from(id, 'hex')) === undefined) heldMissing++;
+    for (const id of heldToCheck) if (db.scratch.heldAt(Buffer.from(id, 'hex')) === undefined) heldMissing++;
     heldToCheck.length = 0;
   };
   const takeRefs = (refs: ChunkRef[]): void => {
@@ -294,7 +294,7 @@ export async function planApply(db: DestDb, dest: string, shipment: string, reco
 
   const hard = (r: HardRecord): void => {
     plan.hardLinks++;
-    const to = db.newEntry(dbPath(r.to));
+    const to = db.scratch.newEntry(dbPath(r.to));
     if (to?.type !== 'file')
       throw new BrickpostError('MALFORMED', `manifest: hard link ${quote(r.p)} names ${quote(r.to)}, which is not a file of the shipment`);
     const target = to.action === 'keep' ? names.lstat(r.to) : null;
@@ -376,7 +376,7 @@ export async function planApply(db: DestDb, dest: string, shipment: string, reco
           fileOld = fileInPlace ? olds.lookup(dbPath(r.p)) : undefined;
           staged = fileOld === undefined;
           if (r.b) {
-            const b = db.oldEntry(dbPath(r.b[0]));
+            const b = db.scratch.oldEntry(dbPath(r.b[0]));
             if (!b) basisProblem = `its delta applies to ${quote(r.b[0])}, which the destination does not have`;
             else if (b.ok !== 1) basisProblem = `its delta applies to ${quote(r.b[0])}, which was changed locally`;
             else if (b.size !== r.b[1]) basisProblem = `its delta applies to ${quote(r.b[0])} of ${r.b[1]} bytes; the destination's has ${b.size}`;

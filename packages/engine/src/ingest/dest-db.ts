@@ -7,11 +7,11 @@ import { APPLICATION_IDS, busyTimeout, closeDatabase, KIND_NAMES, openOwnDatabas
 import { addColumns, isOlderJournal, JOURNAL_VERSION, SCHEMA } from './dest-schema.js';
 import { DEFAULT_POLICY, type ApplyPolicy } from './policy.js';
 import { UNDO_SCHEMA } from './undo-db.js';
-import { CURSOR_PAGE, PathCursor } from './path-cursor.js';
 import { RowBatch } from './row-batch.js';
+import { ScratchTables } from './scratch-tables.js';
 
 export { isOlderJournal, JOURNAL_VERSION } from './dest-schema.js';
-import { STAGED_IN_TREE, type JournalRow, type OldRow, type OpInsert, type OpRow, type OpSelection } from './dest-rows.js';
+import { STAGED_IN_TREE, type JournalRow, type OpInsert, type OpRow, type OpSelection } from './dest-rows.js';
 export type { JournalRow, OldRow, OpInsert, OpKind, OpRow, OpSelection } from './dest-rows.js';
 
 /**
@@ -28,7 +28,8 @@ export type { JournalRow, OldRow, OpInsert, OpKind, OpRow, OpSelection } from '.
  *   record (undo-db.ts);
  * - `old`, `new`, `held`: scratch tables of the ingest being planned (the
  *   tree DEST holds, the shipment's tree, and where DEST holds each chunk),
- *   on disk so memory does not grow with the dataset.
+ *   on disk so memory does not grow with the dataset (`scratch`,
+ *   scratch-tables.ts).
  *
  * Paths are stored in their manifest field form (dbPath), so a name that
  * is not UTF-8 survives SQLite's UTF-8 text. Synchronous FULL: a phase
@@ -41,17 +42,19 @@ export class DestDb {
   private readonly conn: Database.Database;
   readonly place: DatabasePlace;
   private readonly stmts = new Map<string, Database.Statement>();
-  /** Rows of `ops` and `new` the planner added, inserted a batch at a time (flushed before any other statement). */
+  /** Rows of `ops` the planner added, inserted a batch at a time (flushed before any other statement). */
   private readonly opRows = new RowBatch(
     () => this.conn,
     'INSERT INTO ops (shipment, n, kind, path, mode, mtime, old_mode, old_mtime, target, attrs, old_attrs) VALUES',
     11,
   );
-  private readonly newRows = new RowBatch(() => this.conn, 'INSERT INTO new (path, type, action, n, digest, parent, fkey) VALUES', 7);
-  /** Rows of `old` and `held` loadOldTree adds, likewise. */
-  private readonly oldRows = new RowBatch(() => this.conn, 'INSERT OR REPLACE INTO old (path, type, size, mode, mtime, digest, ok, attrs) VALUES', 8);
-  private readonly heldRows = new RowBatch(() => this.conn, 'INSERT INTO held (id, path, offset, len) VALUES', 4);
-  private readonly batches = [this.opRows, this.newRows, this.oldRows, this.heldRows];
+  /** The scratch tables of the ingest being planned (scratch-tables.ts), their rows batched likewise. */
+  readonly scratch = new ScratchTables(
+    () => this.conn,
+    (sql) => this.q(sql),
+    () => this.flush(),
+  );
+  private readonly batches = [this.opRows, ...this.scratch.batches];
 
   /** The connection, with every row added so far inserted. */
   get db(): Database.Database {
@@ -118,42 +121,6 @@ export class DestDb {
           JSON.stringify(row.policy),
         );
     });
-  }
-
-  /**
-   * Clears the scratch tables of a previous plan. Their indexes by chunk
-   * id and by digest go too: the first lookup builds each (indexed), in
-   * one sort rather than an insert at a random place for each chunk and
-   * file as the tree loads (at 300,000 files those indexes outgrow
-   * SQLite's page cache), and an ingest that looks nothing up builds
-   * none. `held` is made anew as a table in insertion order (journals
-   * before kept it ordered by chunk id).
-   */
-  resetScratch(): void {
-    this.db.exec(`BEGIN; DELETE FROM old; DELETE FROM new; DROP INDEX IF EXISTS old_digest; DROP TABLE IF EXISTS held; ${HELD_TABLE}; COMMIT`);
-    this.indexes.clear();
-    this.scans.clear();
-  }
-
-  /** Scratch indexes known to exist (resetScratch drops them), and lookups made without each so far. */
-  private readonly indexes = new Set<string>();
-  private readonly scans = new Map<string, number>();
-
-  /**
-   * Before a lookup by a scratch index: the first SCANS_BEFORE_INDEX
-   * lookups scan the table, and the next one builds the index. An
-   * incremental ingest of a few files looks up a few: at 300,000 files a
-   * scan took 18 ms and building the index 345 ms.
-   */
-  private indexed(name: 'old_digest' | 'held_id'): void {
-    if (this.indexes.has(name)) return;
-    const scans = this.scans.get(name) ?? 0;
-    if (scans < SCANS_BEFORE_INDEX) {
-      this.scans.set(name, scans + 1);
-      return;
-    }
-    this.db.exec(name === 'old_digest' ? 'CREATE INDEX IF NOT EXISTS old_digest ON old (digest)' : 'CREATE INDEX IF NOT EXISTS held_id ON held (id)');
-    this.indexes.add(name);
   }
 
   dropOps(shipment: string): void {
@@ -241,104 +208,6 @@ export class DestDb {
   /** The shipments whose ops the journal keeps. */
   opShipments(): string[] {
     return this.q<[], string>('SELECT DISTINCT shipment FROM ops').pluck().all();
-  }
-
-  /** Records an entry of the shipment's tree being planned (scratch table `new`). */
-  addNew(path: string, type: string, action: string, n: number | null, digest: Buffer | null, parent: string, fkey: string | null): void {
-    this.newRows.add(path, type, action, n, digest, parent, fkey);
-  }
-
-  /** An entry of the planned tree: its type and what the commit does with it. */
-  newEntry(path: string): { type: string; action: string } | undefined {
-    return this.q<[string], { type: string; action: string }>('SELECT type, action FROM new WHERE path = ?').get(path);
-  }
-
-  /** A file of the planned tree: its action, install op and digest. */
-  newFile(path: string): { action: string; n: number | null; digest: Buffer | null } | undefined {
-    return this.q<[string], { action: string; n: number | null; digest: Buffer | null }>('SELECT action, n, digest FROM new WHERE path = ?').get(path);
-  }
-
-  /** Groups of names a destination cannot hold apart (`fkey` is set only on such a destination). */
-  collisionGroups(): IterableIterator<{ parent: string; fkey: string }> {
-    return this.q<[], { parent: string; fkey: string }>(
-      'SELECT parent, fkey FROM new WHERE fkey IS NOT NULL GROUP BY parent, fkey HAVING COUNT(*) > 1',
-    ).iterate();
-  }
-
-  /** The first 16 paths of one such group, by name. */
-  collisionMembers(parent: string, fkey: string): string[] {
-    return this.q<[string, string], string>('SELECT path FROM new WHERE parent = ? AND fkey = ? ORDER BY path LIMIT 16').pluck().all(parent, fkey);
-  }
-
-  /** Records a file of DEST's current tree (scratch table `old`). */
-  addOld(path: string, size: number, mode: number, mtime: string, digest: Buffer, ok: boolean, attrs: string | null): void {
-    this.oldRows.add(path, 'file', size, mode, mtime, digest, ok ? 1 : 0, attrs);
-  }
-
-  /** A file of DEST's current tree. */
-  oldEntry(path: string): OldRow | undefined {
-    return this.q<[string], OldRow>(`SELECT ${OLD_COLUMNS} FROM old WHERE path = ?`).get(path);
-  }
-
-  /** Lookups of files of DEST's current tree, made in nearly path order (the planner's, in manifest order). */
-  oldCursor(): { lookup(path: string): OldRow | undefined } {
-    const c = this.cursor<[string, number, number, string, Buffer, number, string | null]>('old', OLD_COLUMNS);
-    return {
-      lookup: (path) => {
-        const r = c.lookup(path);
-        return r === undefined ? undefined : { size: r[1], mode: r[2], mtime: r[3], digest: r[4], ok: r[5], attrs: r[6] };
-      },
-    };
-  }
-
-  /** Lookups of entries of the planned tree, likewise (the sweep's, folder by folder in name order). */
-  newCursor(): { lookup(path: string): { type: string; action: string } | undefined } {
-    const c = this.cursor<[string, string, string]>('new', 'type, action');
-    return {
-      lookup: (path) => {
-        const r = c.lookup(path);
-        return r === undefined ? undefined : { type: r[1], action: r[2] };
-      },
-    };
-  }
-
-  /** A PathCursor over scratch table `table` (keyed by path), its rows as arrays led by the path; each read sees every row added before it. */
-  private cursor<R extends [string, ...unknown[]]>(table: 'old' | 'new', columns: string): PathCursor<R> {
-    const first = this.q<[], R>(`SELECT path, ${columns} FROM ${table} ORDER BY path LIMIT ${CURSOR_PAGE}`).raw(true);
-    const after = this.q<[string], R>(`SELECT path, ${columns} FROM ${table} WHERE path > ? ORDER BY path LIMIT ${CURSOR_PAGE}`).raw(true);
-    const one = this.q<[string], R>(`SELECT path, ${columns} FROM ${table} WHERE path = ?`).raw(true);
-    return new PathCursor(
-      (last) => (this.flush(), last === null ? first.all() : after.all(last)),
-      (path) => (this.flush(), one.get(path)),
-      (row) => row[0],
-    );
-  }
-
-  /** Whether DEST holds any intact file to copy from (none on a first ingest: no lookup per file then). */
-  anyIntactOld(): boolean {
-    return this.q<[]>('SELECT 1 FROM old WHERE ok = 1 AND digest IS NOT NULL LIMIT 1').get() !== undefined;
-  }
-
-  /** A file being retired (or replaced by a folder) whose content has `digest` and is intact in DEST: the path to copy it from. */
-  retiredWith(digest: Buffer): string | undefined {
-    this.indexed('old_digest');
-    return this.q<[Buffer], string>(
-      `SELECT o.path FROM old o LEFT JOIN new n ON n.path = o.path
-       WHERE o.digest = ? AND o.ok = 1 AND (n.path IS NULL OR n.action = 'stage' OR n.type = 'dir') LIMIT 1`,
-    )
-      .pluck()
-      .get(digest);
-  }
-
-  /** Records where DEST holds a chunk (the first place found is kept). */
-  addHeld(id: Buffer, path: string, offset: number, len: number): void {
-    this.heldRows.add(id, path, offset, len);
-  }
-
-  /** Where DEST holds a chunk, if it does. */
-  heldAt(id: Buffer): { path: string; offset: number; len: number } | undefined {
-    this.indexed('held_id');
-    return this.q<[Buffer], { path: string; offset: number; len: number }>('SELECT path, offset, len FROM held WHERE id = ? LIMIT 1').get(id);
   }
 
   /** Starts a batch of writes (a transaction; planning a large tree commits it every so often). */
@@ -431,15 +300,6 @@ export class DestDb {
     }
   }
 }
-
-/** The scratch table of where DEST holds each chunk, as resetScratch makes it (a chunk in several files has a row for each). */
-const HELD_TABLE = 'CREATE TABLE held (id BLOB NOT NULL, path TEXT NOT NULL, offset INTEGER NOT NULL, len INTEGER NOT NULL)';
-
-/** Lookups by a scratch index made by scanning its table, before the index is built (DestDb.indexed). */
-const SCANS_BEFORE_INDEX = 4;
-
-/** The columns of an OldRow. */
-const OLD_COLUMNS = 'size, mode, mtime, digest, ok, attrs';
 
 /** Rows of the journal's ops read at a time: a commit holds one page, never the shipment's ops whole. */
 const OPS_PAGE = 512;

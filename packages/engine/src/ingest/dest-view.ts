@@ -19,7 +19,7 @@ import { STATE_DIR } from './state.js';
  * among its siblings), so each lookup is the cursor's next row.
  */
 export function sweep(dest: string, db: DestDb, retire: (p: string) => void): void {
-  const planned = db.newCursor();
+  const planned = db.scratch.newCursor();
   const visit = (rel: string): void => {
     // Each entry at its key, and each folder's tree at its key and `/`, after its own entry.
     const steps: Array<{ key: string; p: string; dir: boolean; tree: boolean }> = [];
@@ -53,11 +53,11 @@ export function sweep(dest: string, db: DestDb, retire: (p: string) => void): vo
 
 /** The groups of names DEST cannot hold apart (new.fkey is set only on such a destination). */
 export function collisions(db: DestDb, plan: Plan): void {
-  for (const g of db.collisionGroups()) {
+  for (const g of db.scratch.collisionGroups()) {
     plan.collisionCount++;
     if (plan.collisions.length >= 100) continue;
     const parent = pathFromDb(g.parent);
-    plan.collisions.push({ parent, names: db.collisionMembers(g.parent, g.fkey).map((p) => pathFromDb(p).slice(parent ? parent.length + 1 : 0)) });
+    plan.collisions.push({ parent, names: db.scratch.collisionMembers(g.parent, g.fkey).map((p) => pathFromDb(p).slice(parent ? parent.length + 1 : 0)) });
   }
 }
 

@@ -77,7 +77,7 @@ export function attrsKey(a: EntryAttributes): string | null {
  * wrote (seeding).
  */
 export async function loadOldTree(db: DestDb, files: AsyncIterable<OldFile>): Promise<{ files: number; ok: number }> {
-  db.resetScratch();
+  db.scratch.reset();
   let n = 0;
   let ok = 0;
   // One transaction: scratch rows need no commit of their own (each cost a sync and a rewrite of every page it touched).
@@ -85,11 +85,11 @@ export async function loadOldTree(db: DestDb, files: AsyncIterable<OldFile>): Pr
   try {
     for await (const f of files) {
       const path = dbPath(f.path);
-      db.addOld(path, f.size, f.mode, f.mtime, f.digest, f.ok, f.attrs ? attrsKey(f.attrs) : null);
+      db.scratch.addOld(path, f.size, f.mode, f.mtime, f.digest, f.ok, f.attrs ? attrsKey(f.attrs) : null);
       n++;
       if (f.ok) {
         ok++;
-        for (const c of f.chunks) db.addHeld(c.id, path, c.offset, c.len);
+        for (const c of f.chunks) db.scratch.addHeld(c.id, path, c.offset, c.len);
       }
     }
     db.commit();

@@ -69,7 +69,7 @@ export class Stager implements ShipmentVisitor {
     private readonly pre: Prestored | null = null,
   ) {
     this.db = db;
-    this.anyOld = db.anyIntactOld();
+    this.anyOld = db.scratch.anyIntactOld();
   }
 
   /** The next install op the walk has not met, if the plan wrote one. */
@@ -95,10 +95,10 @@ export class Stager implements ShipmentVisitor {
     const at = op.target === STAGED_IN_TREE ? this.writer.inTree(r.p) : this.writer.pathOf(op.n);
     // The planner marked it by the rule inTree follows.
     if (at === null) throw new Error(`${quote(r.p)} was planned to be staged in the staging tree, which cannot hold it`);
-    const digest = this.anyOld && r.size > 0 ? this.db.newFile(op.path)?.digest : null;
+    const digest = this.anyOld && r.size > 0 ? this.db.scratch.newFile(op.path)?.digest : null;
     if (digest) {
       // A file being retired whose content is the new file's: copy it instead of building it.
-      const found = this.db.retiredWith(digest);
+      const found = this.db.scratch.retiredWith(digest);
       const from = found === undefined ? undefined : pathFromDb(found);
       // Copied on this thread: its folder in the staging tree is made here first.
       if (from !== undefined && op.target === STAGED_IN_TREE) this.writer.folderOf(at, r.p);
@@ -130,7 +130,7 @@ export class Stager implements ShipmentVisitor {
 
   async held(ref: HeldRef): Promise<void> {
     const id = Buffer.from(ref[0], 'hex');
-    const row = this.db.heldAt(id);
+    const row = this.db.scratch.heldAt(id);
     if (!row || row.len !== ref[1]) throw this.basisMissing(this.file!.p, `a chunk it reuses is no longer in the destination`);
     row.path = pathFromDb(row.path);
     // The undo store reads the file ahead: its id for this chunk is there once the reading passed the chunk.
