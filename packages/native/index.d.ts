@@ -145,6 +145,18 @@ export declare class StageWriter {
   constructor(tree?: string | null);
   /** Queues a whole file (takes the NativeBytes, copies the Buffers); waits while much is queued; the first failure so far, or null. */
   file(path: string, entry: string, parts: Array<Buffer | NativeBytes>, offsets: number[], size: number, mode: number, mtimeNs: string, sync: boolean): StageFailure | null;
+  /**
+   * Queues `data` (takes the NativeBytes, copies a Buffer) to be written at `offset` of the open file `fd` (the staged
+   * file `path` of manifest entry `entry`), which stays the caller's until handed to finish(); `writeback` >= 0 then
+   * starts writing the file to the disk from that offset. Waits while much is queued; the first failure so far, or null.
+   */
+  write(fd: number, path: string, entry: string, offset: number, data: Buffer | NativeBytes, writeback: number): StageFailure | null;
+  /**
+   * Queues the end of a file written through write(): `fd` is the writer's from here on, closed in any case; the file
+   * gets its length `size` (its last write ended at `dataEnd`), `mode` and times, and is synced when `sync`, else
+   * written to the disk from `writeback` on (>= 0). Never waits; the first failure so far, or null.
+   */
+  finish(fd: number, path: string, entry: string, size: number, dataEnd: number, mode: number, mtimeNs: string, sync: boolean, writeback: number): StageFailure | null;
   /** Whether more than half the queue's bytes wait (await room() rather than queue more and block in file()). */
   readonly busy: boolean;
   /** Resolves once at most half the queue's bytes wait, or the queue stopped on a failure (which the next call reports). */

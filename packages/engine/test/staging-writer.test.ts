@@ -1,11 +1,13 @@
 // StagingWriter (ingest/staging-writer.ts): small files go whole to the
 // native core's stage writer, which creates, writes and finishes them on
-// its own thread; larger ones are written on the JavaScript thread. Both
-// must leave the same staged files (bytes, holes, length, mode, times)
-// and fail as the synchronous calls did.
+// its own thread; larger ones are opened on the JavaScript thread and
+// their writes and finish queued on that same thread. Both must leave the
+// same staged files (bytes, holes, length, mode, times), fail as the
+// synchronous calls did, and leave no descriptor open.
 import { afterAll, test } from 'vitest';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isBrickpostError, type FileRecord } from '@brickpost/manifest';
@@ -15,7 +17,12 @@ import { DEFAULT_POLICY } from '../src/ingest/policy.js';
 import { loadNative } from '@brickpost/native';
 
 const root = mkdtempSync(join(tmpdir(), 'bp-stage-'));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+/** File systems mounted for a test, unmounted before the folder is removed. */
+const mounted: string[] = [];
+afterAll(() => {
+  for (const m of mounted) spawnSync('umount', [m]);
+  rmSync(root, { recursive: true, force: true });
+});
 
 const core = loadNative();
 // The core is optional where Rust is not installed or switched off on purpose; a core that failed to build fails here.
@@ -140,3 +147,110 @@ test.skipIf(noCore)(`files of the staging tree get their folders where they are 
   // Only below the tree: a flat file whose staging folder is gone still fails (above).
   assert.deepEqual(readdirSync(w.root).sort(), ['tree']);
 });
+
+/** Descriptors this process has open. */
+function openFds(): number {
+  return readdirSync('/proc/self/fd').length;
+}
+
+test.skipIf(noCore)(
+  `a large file's queued writes: reused buffers, kernel copies and a hole at its end come out right, its descriptor closed${skipped}`,
+  async () => {
+    const w = writerIn('queued');
+    const from = join(root, 'queued-from');
+    const old = Buffer.alloc(3 << 20);
+    for (let i = 0; i < old.length; i++) old[i] = (i * 31) & 0xff;
+    writeFileSync(from, old);
+    const fds = openFds();
+    const size = (9 << 20) + 4096 * 3;
+    const r = record('large', size, 0o640, '1650000000000000001');
+    const want = Buffer.alloc(size);
+    const piece = Buffer.alloc(1 << 20);
+    w.start(0, r);
+    let at = 0;
+    // One Buffer written again and again, changed as soon as write() returns: each write must have taken its bytes.
+    for (let i = 0; i < 5; i++) {
+      piece.fill(i + 1);
+      w.write(piece);
+      piece.copy(want, at);
+      at += piece.length;
+      piece.fill(0xee);
+    }
+    const fd = openSync(from, 'r');
+    try {
+      const copied = w.copyFrom(fd, 1 << 20, 2 << 20);
+      // Where copy_file_range cannot copy, the caller writes the bytes itself.
+      if (copied === null) w.write(old.subarray(1 << 20, 3 << 20));
+      old.copy(want, at, 1 << 20, 3 << 20);
+      at += 2 << 20;
+    } finally {
+      closeSync(fd);
+    }
+    const tail = Buffer.alloc((2 << 20) + 7, 9);
+    w.write(tail);
+    tail.copy(want, at);
+    w.skip(size - at - tail.length);
+    w.end(r);
+    await w.flush();
+    assert.equal(w.files, 1);
+    const file = join(w.root, '0');
+    const st = statSync(file, { bigint: true });
+    assert.equal(st.size, BigInt(size));
+    assert.equal(Number(st.mode & 0o777n), 0o640 & ~DEFAULT_POLICY.umask);
+    assert.equal(st.mtimeNs, 1650000000000000001n);
+    assert.ok(readFileSync(file).equals(want));
+    assert.equal(openFds(), fds, 'the staged file is closed once flushed');
+  },
+);
+
+test.skipIf(noCore)(`abort in the middle of a large file: nothing more is written and its descriptor is closed${skipped}`, async () => {
+  const w = writerIn('abort-large');
+  const fds = openFds();
+  const r = record('large', 8 << 20, 0o644, '0');
+  w.start(0, r);
+  for (let i = 0; i < 4; i++) w.write(Buffer.alloc(1 << 20, i));
+  w.abort();
+  assert.equal(openFds(), fds);
+  const written = statSync(join(w.root, '0')).size;
+  assert.ok(written <= 4 << 20);
+  await assert.rejects(w.flush(), /staging was stopped/);
+  assert.equal(statSync(join(w.root, '0')).size, written);
+});
+
+const small = ((): string | null => {
+  if (process.getuid?.() !== 0) return 'needs root to mount a small file system';
+  const m = join(root, 'small');
+  mkdirSync(m);
+  const r = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=2m', 'tmpfs', m]);
+  if (r.status !== 0) return `cannot mount a tmpfs here: ${String(r.stderr).trim()}`;
+  mounted.push(m);
+  return null;
+})();
+
+test.skipIf(noCore || small)(
+  `a large file that fills the disk: NO_SPACE naming the staged file, reported by a later call, and its descriptor closed${skipped}${small ? ` [skipped: ${small}]` : ''}`,
+  async () => {
+    const dir = join(root, 'small', 'staging');
+    mkdirSync(dir);
+    const w = new StagingWriter(dir, false, DEFAULT_POLICY, new AttrApplier(DEFAULT_POLICY, () => undefined));
+    const fds = openFds();
+    const r = record('huge', 6 << 20, 0o644, '0');
+    let err: unknown;
+    try {
+      w.start(0, r);
+      for (let i = 0; i < 6; i++) w.write(Buffer.alloc(1 << 20, i + 1));
+      w.end(r);
+      await w.flush();
+    } catch (e) {
+      err = e;
+    }
+    assert.ok(isBrickpostError(err) && err.code === 'NO_SPACE', String(err));
+    assert.match(err.message, /^cannot write a staged file: /);
+    assert.equal(err.path, join(dir, '0'));
+    // A failure stops the queue: the next file is refused with it, and written nowhere.
+    assert.throws(() => stage(w, 1, record('next', 2 << 20, 0o644, '0'), [Buffer.alloc(2 << 20)]), /cannot write a staged file/);
+    await assert.rejects(w.flush(), /cannot write a staged file/);
+    w.abort();
+    assert.equal(openFds(), fds, 'every staged file is closed');
+  },
+);

@@ -100,14 +100,14 @@ const WRITEBACK_MIN: u64 = 256 * 1024;
 /// Has the kernel start writing the file's dirty pages to the disk, without
 /// waiting (the commit's one file-system sync then finds less left to
 /// write); advisory, so a refusal changes nothing.
-fn start_writeback(fd: libc::c_int) {
+fn start_writeback(fd: libc::c_int, from: u64) {
     #[cfg(target_os = "linux")]
     // SAFETY: fd is an open descriptor; the call only starts writeback.
     unsafe {
-        libc::sync_file_range(fd, 0, 0, libc::SYNC_FILE_RANGE_WRITE);
+        libc::sync_file_range(fd, from as libc::off64_t, 0, libc::SYNC_FILE_RANGE_WRITE);
     }
     #[cfg(not(target_os = "linux"))]
-    let _ = fd;
+    let _ = (fd, from);
 }
 
 /// Bytes and files written after which the stage asks for a sync of their
@@ -247,26 +247,47 @@ fn write_file(j: &Job, tree: Option<&[u8]>) -> Result<(), (&'static str, &'stati
         f.write_all_at(bytes, *at).map_err(|e| ("write", "write", e))?;
         data_end = at + bytes.len() as u64;
     }
+    let writeback = if j.size >= WRITEBACK_MIN { Some(0) } else { None };
+    finish_file(f, &Finish { size: j.size, data_end, mode: j.mode, mtime_ns: j.mtime_ns, sync: j.sync, writeback })
+}
+
+/// How a staged file is finished once its bytes are written.
+struct Finish {
+    size: u64,
+    /// Where its last write ended (less than `size` when it ends in a hole).
+    data_end: u64,
+    mode: u32,
+    mtime_ns: i64,
+    sync: bool,
+    /// When not synced: the offset from which the kernel is asked to start writing it to the disk.
+    writeback: Option<u64>,
+}
+
+/// Gives the file its length, mode and times, syncs it or starts its writeback, and closes it (an error of close is seen).
+fn finish_file(f: File, j: &Finish) -> Result<(), (&'static str, &'static str, io::Error)> {
     let fd = f.as_raw_fd();
     let t = libc::timespec { tv_sec: j.mtime_ns.div_euclid(1_000_000_000) as libc::time_t, tv_nsec: j.mtime_ns.rem_euclid(1_000_000_000) as _ };
     let finish = || -> Result<(), (&'static str, io::Error)> {
         // A file that ends in a hole gets its length here.
-        if data_end < j.size {
+        if j.data_end < j.size {
             check(unsafe { libc::ftruncate(fd, j.size as libc::off_t) }).map_err(|e| ("ftruncate", e))?;
         }
         check(unsafe { libc::fchmod(fd, j.mode as libc::mode_t) }).map_err(|e| ("fchmod", e))?;
         check(unsafe { libc::futimens(fd, [t, t].as_ptr()) }).map_err(|e| ("futimens", e))?;
         if j.sync {
             check(unsafe { libc::fdatasync(fd) }).map_err(|e| ("fdatasync", e))?;
-        } else if j.size >= WRITEBACK_MIN {
-            start_writeback(fd);
+        } else if let Some(from) = j.writeback {
+            start_writeback(fd, from);
         }
         Ok(())
     };
     finish().map_err(|(call, e)| ("finish", call, e))?;
-    // Closed here so that an error of close is seen.
     let fd = std::os::unix::io::IntoRawFd::into_raw_fd(f);
     check(unsafe { libc::close(fd) }).map_err(|e| ("finish", "close", e))
+}
+
+fn failure(step: &str, call: &str, e: &io::Error, entry: &str, path: &str) -> StageFailure {
+    StageFailure { step: step.into(), errno: e.raw_os_error().unwrap_or(libc::EIO), syscall: call.into(), entry: entry.into(), path: path.into() }
 }
 
 /// Staged files written in order on a thread of their own.
@@ -312,9 +333,6 @@ impl StageWriter {
         mtime_ns: String,
         sync: bool,
     ) -> napi::Result<Option<StageFailure>> {
-        let Some(serial) = &self.serial else {
-            return Err(BpError::new("USAGE", "stage writer used after close").into());
-        };
         let mtime_ns: i64 = mtime_ns.parse().map_err(|_| napi::Error::from(BpError::new("USAGE", format!("not a time in nanoseconds: {mtime_ns}"))))?;
         let mut owned = Vec::with_capacity(parts.len());
         let mut bytes = 0usize;
@@ -326,30 +344,103 @@ impl StageWriter {
             bytes += v.len();
             owned.push((offsets.get(i).copied().unwrap_or(0.0) as u64, v));
         }
-        {
-            let mut s = self.shared.lock();
-            while s.failure.is_none() && s.queued > 0 && s.queued + bytes > LIMIT {
-                s = self.shared.cv.wait(s).unwrap_or_else(|e| e.into_inner());
-            }
-            if let Some(f) = &s.failure {
-                return Ok(Some(f.clone()));
-            }
-            s.queued += bytes;
-        }
         let job = Job { path, entry, parts: owned, size: size as u64, mode, mtime_ns, sync };
         let shared = self.shared.clone();
-        serial.run(move || {
-            let failed = shared.lock().failure.is_some();
+        self.enqueue(bytes, move |failed| {
             let r = if failed { Ok(()) } else { write_file(&job, shared.tree.as_deref()) };
             if r.is_ok() && !failed && !job.sync {
                 shared.pacer.lock().unwrap_or_else(|e| e.into_inner()).wrote(&job.path, job.size);
             }
+            let r = r.map_err(|(step, call, e)| failure(step, call, &e, &job.entry, &job.path));
+            for (_, v) in job.parts {
+                crate::recycle::give(v);
+            }
+            r
+        })
+    }
+
+    /// Queues `data` (NativeBytes are taken; a Buffer is copied) to be
+    /// written at `offset` of the open file `fd` (the staged file `path` of
+    /// manifest entry `entry`), which stays the caller's until it is handed
+    /// to finish(). `writeback` >= 0: the kernel is then asked to start
+    /// writing the file to the disk from that offset. Waits while too many
+    /// bytes are queued. The first failure so far (nothing more is written
+    /// after one), or null.
+    #[napi]
+    pub fn write(&self, fd: i32, path: String, entry: String, offset: f64, data: Either<Buffer, ClassInstance<NativeBytes>>, writeback: f64) -> napi::Result<Option<StageFailure>> {
+        let bytes = match data {
+            Either::A(b) => b.to_vec(),
+            Either::B(mut nb) => crate::error::napi_result(nb.take())?,
+        };
+        let n = bytes.len();
+        let at = offset as u64;
+        let kick = (writeback >= 0.0).then_some(writeback as u64);
+        self.enqueue(n, move |failed| {
+            let mut r = Ok(());
+            if !failed {
+                // SAFETY: the caller keeps fd open until the finish queued after this write; the File is forgotten, never closed here.
+                let f = std::mem::ManuallyDrop::new(unsafe { File::from_raw_fd(fd) });
+                r = f.write_all_at(&bytes, at).map_err(|e| failure("write", "write", &e, &entry, &path));
+                if r.is_ok() {
+                    if let Some(from) = kick {
+                        start_writeback(fd, from);
+                    }
+                }
+            }
+            crate::recycle::give(bytes);
+            r
+        })
+    }
+
+    /// Queues the end of a file written through write(): the open file `fd`
+    /// (now this writer's, closed here in any case) gets its length `size`
+    /// (its last write ended at `dataEnd`), `mode` and both times `mtimeNs`,
+    /// and is synced when `sync`, else written to the disk from `writeback`
+    /// on (when >= 0). Never waits. The first failure so far, or null.
+    #[napi]
+    #[allow(clippy::too_many_arguments)]
+    pub fn finish(&self, fd: i32, path: String, entry: String, size: f64, data_end: f64, mode: u32, mtime_ns: String, sync: bool, writeback: f64) -> napi::Result<Option<StageFailure>> {
+        let parsed: Result<i64, _> = mtime_ns.parse();
+        let end = Finish { size: size as u64, data_end: data_end as u64, mode, mtime_ns: *parsed.as_ref().unwrap_or(&0), sync, writeback: (writeback >= 0.0).then_some(writeback as u64) };
+        let bad = parsed.is_err();
+        let queued = self.enqueue(0, move |failed| {
+            // SAFETY: the descriptor is this writer's from here on: closed by finish_file, or when this File drops.
+            let f = unsafe { File::from_raw_fd(fd) };
+            if failed || bad {
+                return Ok(());
+            }
+            finish_file(f, &end).map_err(|(step, call, e)| failure(step, call, &e, &entry, &path))
+        });
+        if bad {
+            return Err(BpError::new("USAGE", format!("not a time in nanoseconds: {mtime_ns}")).into());
+        }
+        queued
+    }
+
+    /// Queues `work` holding `bytes` of the queue, once they fit (it runs
+    /// with whether a failure came first, and returns its own); the first
+    /// failure so far, or null. Work queued after a failure still runs, to
+    /// free what it holds.
+    fn enqueue(&self, bytes: usize, work: impl FnOnce(bool) -> Result<(), StageFailure> + Send + 'static) -> napi::Result<Option<StageFailure>> {
+        let Some(serial) = &self.serial else {
+            return Err(BpError::new("USAGE", "stage writer used after close").into());
+        };
+        let before = {
+            let mut s = self.shared.lock();
+            while s.failure.is_none() && s.queued > 0 && s.queued + bytes > LIMIT {
+                s = self.shared.cv.wait(s).unwrap_or_else(|e| e.into_inner());
+            }
+            s.queued += bytes;
+            s.failure.clone()
+        };
+        let shared = self.shared.clone();
+        serial.run(move || {
+            let failed = shared.lock().failure.is_some();
+            let r = work(failed);
             let mut s = shared.lock();
             s.queued -= bytes;
-            if let Err((step, call, e)) = r {
-                if s.failure.is_none() {
-                    s.failure = Some(StageFailure { step: step.into(), errno: e.raw_os_error().unwrap_or(libc::EIO), syscall: call.into(), entry: job.entry.clone(), path: job.path.clone() });
-                }
+            if let Err(f) = r {
+                s.failure.get_or_insert(f);
             }
             let ready = s.room_ready();
             drop(s);
@@ -357,11 +448,8 @@ impl StageWriter {
             if let Some(r) = ready {
                 r.settle(Ok(()));
             }
-            for (_, v) in job.parts {
-                crate::recycle::give(v);
-            }
         });
-        Ok(None)
+        Ok(before)
     }
 
     /// Whether more than half the queue's bytes wait: the caller had better

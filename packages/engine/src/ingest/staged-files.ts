@@ -119,9 +119,11 @@ export class Stager implements ShipmentVisitor {
     this.writer.start(n, r, at);
   }
 
-  chunk(data: ChunkBytes): void {
+  chunk(data: ChunkBytes): Promise<void> | void {
     this.bytesFromDrive += data.length;
     this.writer.write(data);
+    // A large file's bytes queue on the stage writer's thread: the walk waits for room there rather than block in the next write.
+    if (this.writer.busy) return this.writer.room();
   }
 
   hole(length: number): void {

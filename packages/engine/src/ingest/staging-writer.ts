@@ -43,7 +43,12 @@ const CANNOT_COPY = new Set(['ENOSYS', 'EXDEV', 'EINVAL', 'EOPNOTSUPP', 'ENOTSUP
  * extended attributes or ACL to set is gathered instead and handed whole
  * to its stage writer, whose thread creates, writes, finishes and closes
  * it, in order, beside the JavaScript thread; flush() waits for them and
- * raises the first failure as the synchronous calls would have.
+ * raises the first failure as the synchronous calls would have. A larger
+ * file is opened here and its bytes are written by that same thread, in
+ * order, as they come (the kernel's copy into the page cache was a fifth of
+ * a 2 GiB ingest's JavaScript thread, and the pool waited for it), then
+ * finished and closed there too; only a file whose owner, extended
+ * attributes or ACL are set through its descriptor is written here.
  */
 export class StagingWriter {
   private fd = -1;
@@ -64,6 +69,10 @@ export class StagingWriter {
   private queue: StageWriter | null | undefined;
   /** The bytes of the current file, when it goes to the stage writer, and where each goes. */
   private gathered: { parts: ChunkBytes[]; offsets: number[] } | null = null;
+  /** The current file is open here and written by the stage writer's thread (queued writes, then its finish). */
+  private queued = false;
+  /** The manifest entry of the current file, for messages. */
+  private entry = '';
 
   /** The staging tree (stagingTreeOf), and the folder of it the last file went to. */
   private readonly tree: string;
@@ -161,10 +170,13 @@ export class StagingWriter {
     this.fileAt = 0;
     this.dataEnd = 0;
     this.kicked = 0;
-    if (r.size <= QUEUE_MAX && !this.applier.usesFd(r) && this.stageWriter()) {
+    this.entry = r.p;
+    const fdFree = !this.applier.usesFd(r) && this.stageWriter() !== null;
+    if (r.size <= QUEUE_MAX && fdFree) {
       this.gathered = { parts: [], offsets: [] };
       return;
     }
+    this.queued = fdFree;
     if (at.startsWith(`${this.tree}/`)) this.folderOf(at, r.p);
     try {
       this.fd = openSync(this.current, CREATE, 0o600);
@@ -189,6 +201,18 @@ export class StagingWriter {
       if (this.gathered) {
         this.gathered.parts.push(data);
         this.gathered.offsets.push(this.fileAt);
+      } else if (this.queued) {
+        const end = this.fileAt + n;
+        const kick = !this.syncEach && end - this.kicked >= WRITEBACK_EVERY ? this.kicked : -1;
+        if (kick >= 0) this.kicked = end;
+        const failed = this.queue!.write(this.fd, this.current, this.entry, this.fileAt, data, kick);
+        if (failed) {
+          // Nothing queued after a failure touches a descriptor: the file is closed here, and staging stops.
+          closeSync(this.fd);
+          this.fd = -1;
+          this.queued = false;
+          throw failure(failed);
+        }
       } else if (!Buffer.isBuffer(data)) {
         // Bytes the native core holds are written (and freed) by it.
         try {
@@ -206,7 +230,7 @@ export class StagingWriter {
     this.fileAt += n;
     this.dataEnd = this.fileAt;
     this.bytes += n;
-    if (this.fileAt - this.kicked >= WRITEBACK_EVERY && this.fd >= 0) this.writeback(this.fd);
+    if (this.fileAt - this.kicked >= WRITEBACK_EVERY && this.fd >= 0 && !this.queued) this.writeback(this.fd);
   }
 
   /**
@@ -244,7 +268,8 @@ export class StagingWriter {
     this.fileAt += n;
     this.dataEnd = this.fileAt;
     this.bytes += n;
-    if (this.fileAt - this.kicked >= WRITEBACK_EVERY) this.writeback(this.fd);
+    // Queued writes kick their own writeback from where the last one ended, which then covers these bytes too.
+    if (this.fileAt - this.kicked >= WRITEBACK_EVERY && !this.queued) this.writeback(this.fd);
     return n;
   }
 
@@ -266,6 +291,17 @@ export class StagingWriter {
     }
     const fd = this.fd;
     this.fd = -1;
+    if (this.queued) {
+      this.queued = false;
+      // As for a gathered file: nothing to apply through the descriptor, only what is not applied to count.
+      this.applier.toFd(-1, r.p, r, false);
+      const kick = !this.syncEach && this.dataEnd > this.kicked ? this.kicked : -1;
+      // The descriptor is the stage writer's from here on: it closes it, whatever came before.
+      const failed = this.queue!.finish(fd, this.current, r.p, r.size, this.dataEnd, modeUnder(this.policy, r.mode), clampedNs(r.mtime), this.syncEach, kick);
+      if (failed) throw failure(failed);
+      this.files++;
+      return;
+    }
     try {
       // A file that ends in a hole gets its length here.
       if (this.dataEnd < r.size) ftruncateSync(fd, r.size);
@@ -321,10 +357,12 @@ export class StagingWriter {
 
   /** Stops: the file open is closed, the stage writer writes nothing more (it finishes the file it is on first). */
   abort(): void {
+    // The stage writer first: once it stopped, none of its queued writes uses the open file any more.
+    this.queue?.abort();
     if (this.fd >= 0) closeSync(this.fd);
     this.fd = -1;
     this.gathered = null;
-    this.queue?.abort();
+    this.queued = false;
   }
 }
 
