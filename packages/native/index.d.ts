@@ -178,6 +178,8 @@ export interface NativeBinding {
   /** SHA-256 of the open file `fd` (at most `limit` bytes), on a thread of its own. */
   hashFile(fd: number, limit: number): Promise<FileDigest>;
   zstdVersion(): number;
+  /** What seals and opens age's STREAM chunks: the OpenSSL Node carries, or RustCrypto (where it is missing, or BRICKPOST_AEAD=rust). */
+  aead(): 'openssl' | 'rustcrypto';
   threads(): number;
   findCut(data: Buffer, start: number, end: number, eof: boolean): number;
   signature(data: Buffer, block: number): Buffer;

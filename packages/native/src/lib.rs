@@ -8,6 +8,7 @@
 //! sealed, a pack being read) has a thread of its own for its order and its
 //! blocking I/O. Promises are settled from those threads.
 
+mod aead;
 mod ahead;
 mod basis;
 mod bytes;
@@ -53,6 +54,12 @@ pub(crate) fn init() {
 #[napi]
 pub fn zstd_version() -> u32 {
     zstd_safe::version_number()
+}
+
+/// What seals and opens age's STREAM chunks: "openssl" (the process's) or "rustcrypto".
+#[napi]
+pub fn aead() -> &'static str {
+    crate::aead::backend()
 }
 
 /// Threads in the CPU pool.

@@ -15,8 +15,7 @@ use crate::promise::promise;
 use crate::seal::{chunk_nonce, payload_cipher, SEALED, STREAM, TAG};
 use crate::serial::Serial;
 // Rule of this module: pool (rayon) threads never block on a pack's thread; the pack's thread may wait for the pool.
-use chacha20poly1305::aead::AeadInPlace;
-use chacha20poly1305::{ChaCha20Poly1305, Tag};
+use crate::aead::Cipher;
 use crate::bytes::NativeBytes;
 use napi::bindgen_prelude::Buffer;
 use napi::{Env, JsObject};
@@ -35,14 +34,14 @@ fn corrupt(index: u64) -> BpError {
     BpError::new("PAYLOAD_CORRUPT", format!("age payload chunk {index} fails authentication")).with_hint("the encrypted file was damaged or modified")
 }
 
-fn open_chunk(cipher: &ChaCha20Poly1305, index: u64, last: bool, sealed: &mut [u8]) -> bool {
+fn open_chunk(cipher: &Cipher, index: u64, last: bool, sealed: &mut [u8]) -> bool {
     if sealed.len() < TAG {
         return false;
     }
     let body = sealed.len() - TAG;
     let (plain, tag) = sealed.split_at_mut(body);
-    let tag = *Tag::from_slice(tag);
-    cipher.decrypt_in_place_detached(&chunk_nonce(index, last), b"", plain, &tag).is_ok()
+    let tag: [u8; TAG] = (&*tag).try_into().expect("a tag's length");
+    cipher.open(&chunk_nonce(index, last), plain, &tag)
 }
 
 /// plainSize of range.ts: the plaintext size of `sealed` bytes of STREAM chunks.
@@ -62,7 +61,7 @@ struct Cursor {
     file: File,
     size: u64,
     payload_start: u64,
-    cipher: ChaCha20Poly1305,
+    cipher: Cipher,
     hash: Sha256,
     /// Next file offset to read; the header is hashed first.
     file_pos: u64,

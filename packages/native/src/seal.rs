@@ -8,8 +8,7 @@
 use crate::error::{BpError, BpResult};
 use crate::promise::promise;
 use crate::serial::Serial;
-use chacha20poly1305::aead::AeadInPlace;
-use chacha20poly1305::{ChaCha20Poly1305, Key, KeyInit, Nonce};
+use crate::aead::Cipher;
 use crate::bytes::NativeBytes;
 use napi::bindgen_prelude::{Buffer, ClassInstance, Either};
 use napi::{Env, JsObject};
@@ -22,22 +21,22 @@ pub const TAG: usize = 16;
 pub const SEALED: usize = STREAM + TAG;
 
 /// The nonce of STREAM chunk `index`.
-pub fn chunk_nonce(index: u64, last: bool) -> Nonce {
+pub fn chunk_nonce(index: u64, last: bool) -> [u8; 12] {
     let mut n = [0u8; 12];
     n[3..11].copy_from_slice(&index.to_be_bytes());
     n[11] = u8::from(last);
-    *Nonce::from_slice(&n)
+    n
 }
 
-pub fn payload_cipher(key: &[u8]) -> BpResult<ChaCha20Poly1305> {
-    if key.len() != 32 {
+pub fn payload_cipher(key: &[u8]) -> BpResult<Cipher> {
+    let Ok(key) = <&[u8; 32]>::try_from(key) else {
         return Err(BpError::new("USAGE", format!("payload key of {} bytes, want 32", key.len())));
-    }
-    Ok(ChaCha20Poly1305::new(Key::from_slice(key)))
+    };
+    Ok(Cipher::new(key))
 }
 
 struct SealState {
-    cipher: ChaCha20Poly1305,
+    cipher: Cipher,
     index: u64,
     /// Plaintext not yet sealed: at most one chunk, held until more data or the end shows whether it is the last.
     pending: Vec<u8>,
@@ -113,9 +112,7 @@ impl SealState {
         let work = |(i, c): (usize, &mut [u8])| {
             let body = c.len() - TAG;
             let (plain, tag) = c.split_at_mut(body);
-            let t = cipher
-                .encrypt_in_place_detached(&chunk_nonce(first + i as u64, Some(i) == last_i), b"", plain)
-                .expect("a STREAM chunk is far below ChaCha20's limit");
+            let t = cipher.seal(&chunk_nonce(first + i as u64, Some(i) == last_i), plain);
             tag.copy_from_slice(&t);
         };
         // Each chunk is sealed and hashed while it is in cache, on this thread: sealing on the CPU pool queued it
