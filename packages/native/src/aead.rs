@@ -36,29 +36,28 @@ unsafe impl Sync for Evp {}
 const EVP_CTRL_AEAD_GET_TAG: c_int = 0x10;
 const EVP_CTRL_AEAD_SET_TAG: c_int = 0x11;
 
-fn symbol(name: &CStr) -> Option<*mut c_void> {
+fn symbol(name: &[u8]) -> Option<*mut c_void> {
+    let name = CStr::from_bytes_with_nul(name).ok()?;
     // SAFETY: dlsym with a valid C string; RTLD_DEFAULT searches the process's global symbols.
     let p = unsafe { libc::dlsym(libc::RTLD_DEFAULT, name.as_ptr()) };
     (!p.is_null()).then_some(p)
 }
 
 fn load() -> Option<Evp> {
-    if std::env::var("BRICKPOST_AEAD").is_ok_and(|v| v == "rust") {
+    if std::env::var("BRICKPOST_AEAD").map(|v| v == "rust").unwrap_or(false) {
         return None;
     }
     // SAFETY: each symbol is the OpenSSL function of that name, whose C signature the field's type spells out.
     let evp = unsafe {
-        let method: unsafe extern "C" fn() -> *const c_void = std::mem::transmute(symbol(c"EVP_chacha20_poly1305")?);
+        let method: unsafe extern "C" fn() -> *const c_void = std::mem::transmute(symbol(b"EVP_chacha20_poly1305\0")?);
         Evp {
             cipher: method(),
-            ctx_new: std::mem::transmute::<*mut c_void, unsafe extern "C" fn() -> Ctx>(symbol(c"EVP_CIPHER_CTX_new")?),
-            ctx_free: std::mem::transmute::<*mut c_void, unsafe extern "C" fn(Ctx)>(symbol(c"EVP_CIPHER_CTX_free")?),
-            init: std::mem::transmute::<*mut c_void, unsafe extern "C" fn(Ctx, *const c_void, *mut c_void, *const u8, *const u8, c_int) -> c_int>(symbol(
-                c"EVP_CipherInit_ex",
-            )?),
-            update: std::mem::transmute::<*mut c_void, unsafe extern "C" fn(Ctx, *mut u8, *mut c_int, *const u8, c_int) -> c_int>(symbol(c"EVP_CipherUpdate")?),
-            finish: std::mem::transmute::<*mut c_void, unsafe extern "C" fn(Ctx, *mut u8, *mut c_int) -> c_int>(symbol(c"EVP_CipherFinal_ex")?),
-            ctrl: std::mem::transmute::<*mut c_void, unsafe extern "C" fn(Ctx, c_int, c_int, *mut c_void) -> c_int>(symbol(c"EVP_CIPHER_CTX_ctrl")?),
+            ctx_new: std::mem::transmute::<*mut c_void, unsafe extern "C" fn() -> Ctx>(symbol(b"EVP_CIPHER_CTX_new\0")?),
+            ctx_free: std::mem::transmute::<*mut c_void, unsafe extern "C" fn(Ctx)>(symbol(b"EVP_CIPHER_CTX_free\0")?),
+            init: std::mem::transmute::<*mut c_void, unsafe extern "C" fn(Ctx, *const c_void, *mut c_void, *const u8, *const u8, c_int) -> c_int>(symbol(b"EVP_CipherInit_ex\0")?),
+            update: std::mem::transmute::<*mut c_void, unsafe extern "C" fn(Ctx, *mut u8, *mut c_int, *const u8, c_int) -> c_int>(symbol(b"EVP_CipherUpdate\0")?),
+            finish: std::mem::transmute::<*mut c_void, unsafe extern "C" fn(Ctx, *mut u8, *mut c_int) -> c_int>(symbol(b"EVP_CipherFinal_ex\0")?),
+            ctrl: std::mem::transmute::<*mut c_void, unsafe extern "C" fn(Ctx, c_int, c_int, *mut c_void) -> c_int>(symbol(b"EVP_CIPHER_CTX_ctrl\0")?),
         }
     };
     if evp.cipher.is_null() {
