@@ -27,8 +27,26 @@ export function version(): string {
  * process with the command's exit code. Never throws.
  */
 export async function main(argv: readonly string[]): Promise<void> {
+  // Node exits 0 when nothing is left to run. With the command not finished, a step
+  // is waiting on work that can never settle: a bug, which must not read as success.
+  const stalled = (): void => {
+    const e = new Error(`the ${commandName(argv)} command stopped before it finished (it waited on work that had ended)`);
+    void finish(new Output({ json: wantsJson(argv), quiet: false }), toFailure(e), e).then((code) => process.exit(code));
+  };
+  process.once('beforeExit', stalled);
   const code = await run(argv);
+  process.off('beforeExit', stalled);
   process.exit(code);
+}
+
+/** The name of the command `argv` runs, for a message. */
+function commandName(argv: readonly string[]): string {
+  try {
+    const parsed = parseCommandLine(argv);
+    return parsed.kind === 'run' ? parsed.command.name : 'brickpost';
+  } catch {
+    return 'brickpost';
+  }
 }
 
 /** Like main, but returns the exit code instead of exiting. */

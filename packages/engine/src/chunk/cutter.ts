@@ -23,6 +23,11 @@ export class Cutter {
       const err = new BrickpostError('IO', `cutter thread crashed: ${e.message}`, { cause: e });
       for (const p of this.pending.splice(0)) p.reject(err);
     });
+    // A call the thread never answered (it was ended mid-call) fails rather than waiting forever.
+    this.worker.on('exit', (code) => {
+      const err = new BrickpostError('IO', `cutter thread ended (code ${code}) before it answered`);
+      for (const p of this.pending.splice(0)) p.reject(err);
+    });
     this.worker.unref();
   }
 
@@ -65,6 +70,8 @@ export class Cutter {
   }
 
   async close(): Promise<void> {
+    // Held until the thread has ended, so the process cannot exit in between with the close unsettled.
+    this.worker.ref();
     await this.worker.terminate();
   }
 }

@@ -334,7 +334,13 @@ export function createChunkPipeline(opts: ChunkPipelineOptions): ChunkPipeline {
     close() {
       closing ??= (async () => {
         if (waiters.size > 0) await new Promise<void>((r) => (drained = r));
-        await Promise.all(slots.map((s) => s.worker.terminate()));
+        // Each held until it has ended (an idle worker is unref()ed), so the process cannot exit with the close unsettled.
+        await Promise.all(
+          slots.map((s) => {
+            s.worker.ref();
+            return s.worker.terminate();
+          }),
+        );
         await cutter?.close();
       })();
       return closing;

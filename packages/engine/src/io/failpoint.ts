@@ -41,6 +41,17 @@ export function failpointError(name: string, make: () => Error): void {
   if (++hits === nth) throw make();
 }
 
+/**
+ * `stallpoint` makes the K-th pass wait forever on a promise nothing will
+ * settle, as a step would that awaits work already ended: `pack-walk`
+ * (before pack walks the source). The command line must then exit 70
+ * (internal), never 0.
+ */
+export function stallpoint(name: string): Promise<void> {
+  if (armed !== name || ++hits !== nth) return Promise.resolve();
+  return new Promise<void>(() => undefined);
+}
+
 /** An error as the file system raises it (`code` ENOSPC, EIO…), for failpointError. */
 export function fsError(code: string, message: string): NodeJS.ErrnoException {
   return Object.assign(new Error(`${code}: ${message} (simulated)`), { code });

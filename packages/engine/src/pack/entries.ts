@@ -160,6 +160,10 @@ export class EntryPacker {
   private async writeLarge(file: FileState, feed: LargeFeed): Promise<void> {
     try {
       for (let part = await feed.next(); part; part = await feed.next()) await this.storeChunk(file, await part.job);
+    } catch (e) {
+      // Writing failed (a full drive): end the read before the pack's failure closes the threads it reads on.
+      await feed.stop();
+      throw e;
     } finally {
       this.feeds.delete(feed);
     }

@@ -1,6 +1,7 @@
 /** Step 4 of a pack (pack.ts): the source written into packs and the manifest. */
 import { BrickpostError } from '@brickpost/manifest';
 import type { PackEntryCounts, PackOptions } from '../api/index.js';
+import { stallpoint } from '../io/failpoint.js';
 import { walk, type Excluder } from '../scan/index.js';
 import type { EntryPacker } from './entries.js';
 import { count, Portability } from './source-rules.js';
@@ -31,6 +32,7 @@ export async function writeEntries(
     else notShipped(sk.path, sk.reason);
   };
   const walkWarn = (message: string, path: string): void => warn('ATTRIBUTES', message, path);
+  await stallpoint('pack-walk');
   const entriesOf = s3
     ? s3.walk(skipped, { exclude, warn: walkWarn })
     : walk(source, skipped, { exclude, excludeCaches: opts.excludeCaches === true, warn: walkWarn });

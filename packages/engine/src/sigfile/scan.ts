@@ -148,6 +148,12 @@ export async function* scanFolder(root: string, opts: ScanFolderOptions = {}): A
     }
   } finally {
     fail(new BrickpostError('CANCELLED', 'scan stopped'));
-    await Promise.all(workers.map((w) => w.terminate()));
+    // Each held until it has ended (an idle one is unref()ed), so the process cannot exit with this unsettled.
+    await Promise.all(
+      workers.map((w) => {
+        w.ref();
+        return w.terminate();
+      }),
+    );
   }
 }
