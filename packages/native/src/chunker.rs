@@ -273,6 +273,12 @@ impl Chunker {
     }
 }
 
+/// A new window buffer, BLOCK + MAX bytes. Zeroed by the allocator (`calloc`: fresh pages from the kernel,
+/// already zero), not by a `resize` that wrote every byte of each large file's two windows once more.
+fn window() -> Vec<u8> {
+    vec![0u8; BLOCK + MAX]
+}
+
 /// The two window buffers of a large file: one being filled, one being encoded.
 struct BufferPool {
     free: Mutex<Vec<Vec<u8>>>,
@@ -374,7 +380,7 @@ impl LargeState {
             None => pool.take(),
         };
         if buf.len() < BLOCK + MAX {
-            buf.resize(BLOCK + MAX, 0);
+            buf = window();
         }
         let mut start = self.pos;
         let mut cuts = Vec::new();
@@ -413,7 +419,7 @@ impl LargeState {
         if !self.done {
             let mut next = pool.take();
             if next.len() < BLOCK + MAX {
-                next.resize(BLOCK + MAX, 0);
+                next = window();
             }
             let tail = self.fill - self.pos;
             next[..tail].copy_from_slice(&buf[self.pos..self.fill]);
