@@ -1,6 +1,9 @@
 import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { chunkId, chunkKey, createChunkPipeline, decodeChunk, encodeChunk } from '../src/chunk/index.js';
 
 const key = chunkKey(randomBytes(32));
@@ -120,5 +123,32 @@ test('pipeline: a bad level fails each job with USAGE, pipeline stays usable', a
     assert.ok((await p.decode(encodeChunk(raw, 3).frame, raw.length, chunkId(key, raw))).equals(raw));
   } finally {
     await p.close();
+  }
+});
+
+test('pipeline: closed in the middle of a large file, the rest of its read fails rather than waiting forever', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'bp-cut-close-'));
+  const path = join(dir, 'large.bin');
+  const size = 40 << 20;
+  writeFileSync(path, randomBytes(size));
+  const p = createChunkPipeline({ key, level: 3, workers: 1 });
+  try {
+    const parts = p.encodeLarge(path, size, {}, () => undefined, () => undefined)[Symbol.asyncIterator]();
+    const first = await parts.next();
+    assert.equal(first.done, false);
+    first.value.job.catch(() => undefined);
+    // A pack that failed elsewhere closes the pipeline while the cutter thread holds the file's next batch.
+    await p.close();
+    // What is left of the file either fails (its thread has ended) or, before the fix, never settled at all;
+    // the file is 40 MiB, so it cannot simply end.
+    await assert.rejects(
+      (async () => {
+        for (let r = await parts.next(); !r.done; r = await parts.next()) r.value.job.catch(() => undefined);
+      })(),
+      (e: Error & { code?: string }) => e.code === 'IO' && /cutter thread ended/.test(e.message),
+    );
+  } finally {
+    await p.close();
+    rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -13,6 +13,8 @@ export class Cutter {
   private readonly worker = new Worker(new URL('./cut-worker.js', import.meta.url), { resourceLimits: WORKER_LIMITS });
   /** Calls awaiting a reply, oldest first: the thread answers in order. */
   private readonly pending: Array<{ resolve: (r: CutReply) => void; reject: (e: Error) => void }> = [];
+  /** Set once the thread has ended: calls fail with it. */
+  private ended: BrickpostError | null = null;
 
   constructor() {
     this.worker.on('message', (r: CutReply) => {
@@ -23,15 +25,16 @@ export class Cutter {
       const err = new BrickpostError('IO', `cutter thread crashed: ${e.message}`, { cause: e });
       for (const p of this.pending.splice(0)) p.reject(err);
     });
-    // A call the thread never answered (it was ended mid-call) fails rather than waiting forever.
+    // A call the thread never answered (it was ended mid-call), or one made after it ended, fails rather than waiting forever.
     this.worker.on('exit', (code) => {
-      const err = new BrickpostError('IO', `cutter thread ended (code ${code}) before it answered`);
-      for (const p of this.pending.splice(0)) p.reject(err);
+      this.ended = new BrickpostError('IO', `cutter thread ended (code ${code}) before it answered`);
+      for (const p of this.pending.splice(0)) p.reject(this.ended);
     });
     this.worker.unref();
   }
 
   private call(req: CutRequest): Promise<CutReply> {
+    if (this.ended) return Promise.reject(this.ended);
     return new Promise((resolve, reject) => {
       this.pending.push({ resolve, reject });
       this.worker.ref();
