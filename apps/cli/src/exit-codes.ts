@@ -46,7 +46,11 @@ export const EXIT_TABLE: readonly ExitCodeRow[] = [
     name: 'lagging',
     meaning: '`subscribers --max-lag`: a subscriber is further behind than the limit (the table and `--json` flag which); the table was printed in full',
   },
-  { code: INTERNAL_EXIT_CODE, name: 'internal', meaning: 'internal error, a bug in brickpost (also a command that stopped before it finished): please report it' },
+  {
+    code: INTERNAL_EXIT_CODE,
+    name: 'internal',
+    meaning: 'internal error, a bug in brickpost (also a command that stopped before it finished): please report it',
+  },
   { code: EXIT_CODES.interrupted, name: 'interrupted', meaning: 'interrupted (Ctrl-C); the job was cancelled and cleaned up' },
 ];
 

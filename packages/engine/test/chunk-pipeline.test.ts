@@ -133,7 +133,8 @@ test('pipeline: closed in the middle of a large file, the rest of its read fails
   writeFileSync(path, randomBytes(size));
   const p = createChunkPipeline({ key, level: 3, workers: 1 });
   try {
-    const parts = p.encodeLarge(path, size, {}, () => undefined, () => undefined)[Symbol.asyncIterator]();
+    const ignore = (): void => undefined;
+    const parts = p.encodeLarge(path, size, {}, ignore, ignore)[Symbol.asyncIterator]();
     const first = await parts.next();
     assert.equal(first.done, false);
     first.value.job.catch(() => undefined);
