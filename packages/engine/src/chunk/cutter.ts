@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { BrickpostError } from '@brickpost/manifest/errors';
 import type { CutReply, CutRequest } from './cut-worker.js';
-import { asBuffer, deserializeError, WORKER_LIMITS } from './messages.js';
+import { asBuffer, deserializeError, endWorker, WORKER_LIMITS } from './messages.js';
 
 /**
  * A thread that reads and cuts large files, so the thread that orchestrates
@@ -73,8 +73,6 @@ export class Cutter {
   }
 
   async close(): Promise<void> {
-    // Held until the thread has ended, so the process cannot exit in between with the close unsettled.
-    this.worker.ref();
-    await this.worker.terminate();
+    await endWorker(this.worker);
   }
 }

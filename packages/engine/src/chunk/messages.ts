@@ -1,3 +1,4 @@
+import type { Worker } from 'node:worker_threads';
 import { BrickpostError, ERROR_CODES, type ErrorCode } from '@brickpost/manifest/errors';
 import { isSystemError, toEnvironmentError } from '../io/errors.js';
 
@@ -115,3 +116,13 @@ export function asBuffer(u8: Uint8Array): Buffer {
  * resident memory of a job bounded.
  */
 export const WORKER_LIMITS = { maxYoungGenerationSizeMb: 8 } as const;
+
+/**
+ * Ends a worker thread. An idle worker is unref()ed so that it does not keep
+ * the process alive; it is held again until it has ended, or Node, finding
+ * nothing left to run, could exit with the caller's await unsettled.
+ */
+export function endWorker(w: Worker): Promise<number> {
+  w.ref();
+  return w.terminate();
+}

@@ -3,7 +3,7 @@ import type { NativeBytes } from '@brickpost/native';
 import { Worker } from 'node:worker_threads';
 import { BrickpostError } from '@brickpost/manifest/errors';
 import { Cutter } from './cutter.js';
-import { asBuffer, deserializeError, forPost, WORKER_LIMITS, type Job, type Reply, type WorkerInit } from './messages.js';
+import { asBuffer, deserializeError, endWorker, forPost, WORKER_LIMITS, type Job, type Reply, type WorkerInit } from './messages.js';
 
 /** One chunk after the pipeline: its id, its frame and how the frame stores it. */
 export interface EncodedChunk {
@@ -334,13 +334,7 @@ export function createChunkPipeline(opts: ChunkPipelineOptions): ChunkPipeline {
     close() {
       closing ??= (async () => {
         if (waiters.size > 0) await new Promise<void>((r) => (drained = r));
-        // Each held until it has ended (an idle worker is unref()ed), so the process cannot exit with the close unsettled.
-        await Promise.all(
-          slots.map((s) => {
-            s.worker.ref();
-            return s.worker.terminate();
-          }),
-        );
+        await Promise.all(slots.map((s) => endWorker(s.worker)));
         await cutter?.close();
       })();
       return closing;

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { BrickpostError, componentProblem } from '@brickpost/manifest';
-import { deserializeError, WORKER_LIMITS } from '../chunk/messages.js';
+import { deserializeError, endWorker, WORKER_LIMITS } from '../chunk/messages.js';
 import { walk, type SkippedEntry } from '../scan/index.js';
 import type { ScanInit, ScanJob, ScanReply } from './scan-worker.js';
 
@@ -148,12 +148,6 @@ export async function* scanFolder(root: string, opts: ScanFolderOptions = {}): A
     }
   } finally {
     fail(new BrickpostError('CANCELLED', 'scan stopped'));
-    // Each held until it has ended (an idle one is unref()ed), so the process cannot exit with this unsettled.
-    await Promise.all(
-      workers.map((w) => {
-        w.ref();
-        return w.terminate();
-      }),
-    );
+    await Promise.all(workers.map(endWorker));
   }
 }
