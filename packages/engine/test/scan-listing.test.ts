@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import * as posix from '@brickpost/posix';
 import { compareFolded, foldKey, fromBytes } from '@brickpost/manifest';
 import { listDir } from '../src/scan/listing.js';
-import { compileExcludes, walk, measure, type SourceEntry, type WalkOptions } from '../src/scan/index.js';
+import { compileExcludes, walk, measure, measureAside, type SourceEntry, type WalkOptions } from '../src/scan/index.js';
 
 const root = mkdtempSync(join(tmpdir(), 'brickpost-listing-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -130,6 +130,39 @@ test('measure counts what the walk yields: excluded entries, cache folders, the 
     rmSync(join(src, 'cache'), { recursive: true });
     rmSync(join(src, '.brickpost'), { recursive: true });
   }
+});
+
+/** The error `p` rejects with; fails the test if it resolves. */
+async function failure(p: Promise<unknown>): Promise<Error & { code?: string }> {
+  const r = await p.then(
+    (v) => ({ v }),
+    (e: unknown) => ({ e: e as Error & { code?: string } }),
+  );
+  if ('v' in r) assert.fail(`resolved with ${JSON.stringify(r.v)}`);
+  return r.e;
+}
+
+test('measureAside counts on its own thread what measure counts here, with the same excludes, and fails as it fails', async () => {
+  for (const opts of [{}, { exclude: compileExcludes(['b.txt', 'deeper/']) }] as WalkOptions[]) {
+    const aside = measureAside(src, opts);
+    assert.deepEqual(await aside.totals, await measure(src, opts));
+    await aside.stop();
+  }
+  const missing = join(root, 'no-such-folder');
+  const here = await failure(measure(missing));
+  const there = await failure(measureAside(missing).totals);
+  assert.equal(there.code, here.code);
+  assert.equal(here.code, 'NOT_FOUND');
+  assert.equal(there.message, here.message);
+});
+
+test('measureAside stopped before it finishes rejects its totals with CANCELLED and ends its thread', async () => {
+  const aside = measureAside(src);
+  const totals = failure(aside.totals);
+  // Stopped in the turn it started in: no message of the thread can have come yet.
+  await aside.stop();
+  assert.equal((await totals).code, 'CANCELLED');
+  await aside.stop();
 });
 
 test('with folders listed ahead the walk still yields every entry once, in manifest order, and measure agrees', async () => {

@@ -10,7 +10,7 @@ import { toEnvironmentError } from '../io/errors.js';
 import { takeLock } from '../io/lock.js';
 import { Progress } from '../io/progress.js';
 import { recordDriveRate } from '../plan/drive-rates.js';
-import { measure } from '../scan/index.js';
+import { measureAside } from '../scan/index.js';
 import { ShipmentRows } from './catalog-rows.js';
 import { bytesPerDrive, CapacityError, checkCapacity } from './drives.js';
 import { EntryPacker } from './entries.js';
@@ -106,9 +106,10 @@ async function packFrom(
   progress.emit();
   const { shipmentId, label, kept, rows, out } = await openShipment(ctx, opts, input, chain, onEvent);
   const { source, drives, exclude, datasetName, recipientStrings } = input;
-  // The totals (for the ETA and the space check) are measured while packing starts.
+  // The totals (for the ETA and the space check) are measured while packing starts, on a thread of their own.
   let measured: Error | null = null;
-  const measuring = (s3 ? s3.measure({ exclude }) : measure(source, { exclude, excludeCaches: opts.excludeCaches === true }))
+  const aside = s3 ? null : measureAside(source, { exclude, excludeCaches: opts.excludeCaches === true });
+  const measuring = (aside ? aside.totals : s3!.measure({ exclude }))
     .then(
       (t) => {
         progress.bytesTotal = t.bytes;
@@ -275,6 +276,7 @@ async function packFrom(
     });
   } finally {
     against?.held.close();
+    await aside?.stop();
     await pipeline.close();
   }
 }

@@ -12,5 +12,5 @@
  * - manifest order: see `@brickpost/manifest` records.
  */
 export * from './walk.js';
-export { measure, type SourceTotals } from './measure.js';
+export { measure, measureAside, type Measuring, type SourceTotals } from './measure.js';
 export * from './exclude.js';
