@@ -11,10 +11,14 @@
  * random order, so each insert landed on a random page of the index (1.2 s
  * of a second pack of 300,000 files, with its commits, against 0.45 s for
  * all of them at once). `sealing` derives them from the tree's chunk lists
- * in one sorted statement, which writes each page of the index once.
+ * in one sorted statement, which writes each page of the index once. The
+ * `chunks` rows, which the pack looks up while it runs, are written for
+ * the same reason in batches sorted by id (PendingChunks): when a pack
+ * closes, when a batch is full, and at `sealing`.
  */
 import type { Catalog } from './catalog.js';
 import type Database from 'better-sqlite3';
+import { PendingChunks } from './pending-chunks.js';
 import { CHUNK_ENTRY, chunkIds, type TreeFileInsert } from './trees.js';
 
 /** Where a chunk of the shipment was stored. */
@@ -70,6 +74,8 @@ export class ShipmentTables {
   private readonly findGet;
   private readonly insertRun;
   private readonly treeFileRun;
+  /** Chunk rows not written yet. */
+  private readonly pending = new PendingChunks();
 
   constructor(
     private readonly catalog: Catalog,
@@ -149,11 +155,18 @@ export class ShipmentTables {
 
   /** Where the shipment stored chunk `id`, if it did. */
   findChunk(id: Buffer): StoredChunk | undefined {
-    return this.findGet(this.datasetId, id, this.id);
+    return this.pending.find(id) ?? this.findGet(this.datasetId, id, this.id);
   }
 
+  /** Records where chunk `id` is stored; the row is written with its batch (writeChunks). */
   addChunk(id: Buffer, c: StoredChunk): void {
-    this.insertRun(this.datasetId, id, this.id, c.pack, c.offset, c.frameLen, c.len);
+    if (this.pending.full) this.writeChunks();
+    this.pending.add(id, c);
+  }
+
+  /** Writes the chunk rows held, sorted by id, in the open transaction. */
+  writeChunks(): void {
+    this.pending.drain((id, pack, offset, frameLen, len) => this.insertRun(this.datasetId, id, this.id, pack, offset, frameLen, len));
   }
 
   addTreeFile(f: Omit<TreeFileInsert, 'shipment'>): void {
@@ -174,12 +187,15 @@ export class ShipmentTables {
     return this.sigByContent.get(content) ?? Number(this.sigInsert.run(content, blockSize, length, sig).lastInsertRowid);
   }
 
+  /** Records a closed pack, and writes the chunk rows held (the pack's among them: they are committed with it). */
   addPack(p: PackInsert): void {
+    this.writeChunks();
     this.packInsert.run(this.id, p.index, p.size, p.sha256, p.chunks, p.share, p.plain);
   }
 
   /** Records the distinct chunk ids of the tree, marks the shipment 'sealing' with its totals, and commits. */
   sealing(files: number, bytes: number, bytesOnDrive: number): void {
+    this.writeChunks();
     this.treeChunks.run({ id: this.id });
     this.catalog.db
       .prepare<[number, number, number, string]>("UPDATE shipments SET state = 'sealing', files = ?, bytes = ?, bytes_on_drive = ? WHERE id = ?")

@@ -176,8 +176,8 @@ export class ShipmentRows {
 
   addChunk(id: Buffer, pack: number, offset: number, frameLen: number, len: number): void {
     this.seen.add(id);
+    // Held until its batch is written (ShipmentTables.writeChunks): it costs the transaction nothing now.
     this.tables.addChunk(id, { pack, offset, frameLen, len });
-    this.tick();
   }
 
   addPack(p: PackInfo): void {
