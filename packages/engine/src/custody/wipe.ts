@@ -1,4 +1,4 @@
-import { readdir, rename, rm, lstat } from 'node:fs/promises';
+import { readdir, rename, lstat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { BrickpostError, quote } from '@brickpost/manifest';
 import type { EventSink, WipeOptions, WipeSummary } from '../api/index.js';
@@ -10,6 +10,7 @@ import { appendCustody } from './append.js';
 import { locateCustody, refuseLink, WIPING_SUFFIX } from './locate.js';
 import { driveOf, eventOf, readBagInfo, readCustodyLog } from './read.js';
 import { custodyReport } from './report.js';
+import { removeTree } from '../io/remove-tree.js';
 
 /**
  * Removes a shipment's bag from a drive once this home has ingested it,
@@ -62,7 +63,7 @@ export async function wipe(ctx: Context, opts: WipeOptions, onEvent: EventSink):
         ).event
       : null;
   try {
-    await rm(wiping, { recursive: true, force: true });
+    await removeTree(wiping);
     await syncDir(dirname(wiping));
   } catch (e) {
     throw toEnvironmentError(e, 'cannot remove the shipment from the drive');

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { age, MANIFEST_PATH } from '@brickpost/manifest';
@@ -13,6 +13,7 @@ import { requireSpace } from '../io/space.js';
 import { trustedVerifiers } from '../keys/index.js';
 import type { EventSink } from '../api/index.js';
 import { expansionLimit } from '../verify/expansion.js';
+import { removeTree } from '../io/remove-tree.js';
 
 /** A shipment opened for reading some of its entries, and the scratch folder that goes with it. */
 export interface Readable {
@@ -80,10 +81,10 @@ export async function openReadable(
       identities,
       identityText: me.ageIdentity,
       allPacks: new Set(Array.from({ length: s.info.packs }, (_, i) => i)),
-      close: () => rm(scratch, { recursive: true, force: true }),
+      close: () => removeTree(scratch),
     };
   } catch (e) {
-    await rm(scratch, { recursive: true, force: true });
+    await removeTree(scratch);
     throw e;
   }
 }

@@ -1,5 +1,5 @@
 import { linkSync, readlinkSync, symlinkSync } from 'node:fs';
-import { readdir, rm } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as posix from '@brickpost/posix';
 import { fromBytes, toBytes, type EntryAttributes, type ManifestRecord } from '@brickpost/manifest';
@@ -21,6 +21,7 @@ import type { DestFolder, DestState } from './state.js';
 import { dropUndoFiles, chunkedShipments } from './undo-db.js';
 import { compactUndo, type Prestored } from './undo-compact.js';
 import { rebuildEntry, restored, sweepStore } from './undo-store.js';
+import { removeTree } from '../io/remove-tree.js';
 
 export { UNDO_KEEP } from './retention.js';
 
@@ -175,7 +176,7 @@ export async function runRollback(
     }
     // What rollback put back is DEST's own (a link where the tree has a folder, say): left as it is.
     await applyDirMeta(db, folder.dest, dirs(), { policy, applier, lenient: true });
-    await rm(undo, { recursive: true, force: true });
+    await removeTree(undo);
     db.dropOps(j.shipment);
     dropUndoFiles(db, j.shipment);
     await finish(folder, db, j, keep, leftOver);
@@ -200,7 +201,7 @@ async function finish(folder: DestFolder, db: DestDb, j: JournalRow, keep: numbe
   await folder.writeState(state);
   db.setJournal(null);
   // Done: what cannot be removed now is removed by the next ingest (it clears staging and prunes again).
-  await rm(folder.staging(j.shipment), { recursive: true, force: true }).catch(() => undefined);
+  await removeTree(folder.staging(j.shipment)).catch(() => undefined);
   await pruneUndo(folder, db, state, keep, undefined, pre?.chunks);
   // Done after the commit is recorded: a kill leaves whole files, which the next commit turns into chunks.
   await compactUndo(folder, db, pre).catch((e: unknown) => {
@@ -335,7 +336,7 @@ export async function pruneUndo(
   const root = join(folder.state, 'undo');
   for (const name of await readdir(root).catch(() => [] as string[])) {
     if (!live.has(name)) {
-      await rm(join(root, name), { recursive: true, force: true }).catch(() => undefined);
+      await removeTree(join(root, name)).catch(() => undefined);
     }
   }
   const shipments = db.opShipments();

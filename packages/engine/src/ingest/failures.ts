@@ -1,7 +1,7 @@
-import { rm } from 'node:fs/promises';
 import { isBrickpostError, quote } from '@brickpost/manifest';
 import type { EventSink } from '../api/index.js';
 import { isSystemError, placeIn, toEnvironmentError } from '../io/errors.js';
+import { removeTree } from '../io/remove-tree.js';
 
 /** The folders a job works on, to tell which one a failing path is on. */
 export interface Places {
@@ -29,7 +29,7 @@ export function jobFailure(e: unknown, what: string, places: Places, then: strin
  */
 export async function tidy(paths: readonly string[], onEvent: EventSink): Promise<void> {
   for (const p of paths) {
-    await rm(p, { recursive: true, force: true }).catch((e: unknown) => {
+    await removeTree(p).catch((e: unknown) => {
       onEvent({ type: 'warning', code: 'LEFT_OVER', message: `cannot remove ${quote(p)} (${(e as Error).message}); the next run removes it`, path: p });
     });
   }

@@ -1,4 +1,4 @@
-import { copyFile, mkdir, readdir, rename, rm } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BrickpostError, quote } from '@brickpost/manifest';
 import type { EventSink } from '../api/index.js';
@@ -10,6 +10,7 @@ import { CUSTODY_TAG_FILE, DRIVE_DIR, SIGNATURE_FILE, TAG_FILES, TAG_MANIFEST } 
 import { toEnvironmentError } from '../io/errors.js';
 import { requireSpace } from '../io/space.js';
 import { syncDir } from '../io/sync.js';
+import { removeTree } from '../io/remove-tree.js';
 
 /**
  * A drive set ingested with one drive at a time (one USB port): the shares
@@ -67,7 +68,7 @@ export async function withGathered(m: SetMembers, state: string, gather: boolean
 async function copyBag(s: OpenedShipment, to: string): Promise<void> {
   const from = s.dir;
   const part = `${to}.part`;
-  await rm(part, { recursive: true, force: true });
+  await removeTree(part);
   try {
     for (const name of [...TAG_FILES, CUSTODY_TAG_FILE, TAG_MANIFEST, SIGNATURE_FILE]) {
       await mkdir(part, { recursive: true });
@@ -83,7 +84,7 @@ async function copyBag(s: OpenedShipment, to: string): Promise<void> {
     await syncDir(part);
     await rename(part, to);
   } catch (e) {
-    await rm(part, { recursive: true, force: true });
+    await removeTree(part);
     throw toEnvironmentError(e, `cannot gather ${from}`);
   }
 }

@@ -1,4 +1,4 @@
-import { rename, rm } from 'node:fs/promises';
+import { rename } from 'node:fs/promises';
 import { makeFolders } from '../io/folders.js';
 import { jobFailure, tidy } from './failures.js';
 import { join, resolve } from 'node:path';
@@ -34,6 +34,7 @@ import { policyOf } from './policy.js';
 import { discardPrestored } from './prestore.js';
 import { DestFolder, prepareDest, type AppliedShipment, type DestState } from './state.js';
 import { planAndStage, type Planned, type Run, type Staged } from './steps.js';
+import { removeTree } from '../io/remove-tree.js';
 
 /**
  * Applies a shipment to a destination folder, so that DEST becomes the
@@ -86,7 +87,7 @@ export async function ingest(ctx: Context, opts: IngestOptions, onEvent: EventSi
     const members = await withGathered(given, folder.state, opts.gather === true, trusted, onEvent);
     await settle(folder, db, identities, onEvent);
     // Staged files of an ingest that died before its commit are of no use.
-    await rm(join(folder.state, 'staging'), { recursive: true, force: true });
+    await removeTree(join(folder.state, 'staging'));
     const state = await folder.readState();
     if (state) reconcileIngests(ctx.catalog, dest, state.applied);
     const { s, h, incoming } = await takeManifest(given.first, members, folder, identities, maxExpansion);

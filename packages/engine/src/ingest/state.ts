@@ -7,6 +7,7 @@ import { makeFolders } from '../io/folders.js';
 import { atomicTempPrefix, writeAtomic } from '../io/sync.js';
 import { MARKER_NAME } from './marker.js';
 import type { ApplyPolicy } from './policy.js';
+import { removeTree } from '../io/remove-tree.js';
 
 /**
  * A destination's state folder, DEST/.brickpost/ (FORMAT.md §destination):
@@ -161,7 +162,7 @@ export class DestFolder {
       if (leftOver.some((prefix) => n.startsWith(prefix))) await rm(join(this.state, n), { force: true });
     }
     // Chunks a killed compaction was writing (undo-store.ts): never named by the journal.
-    await rm(join(this.state, 'undo-chunks', 'tmp'), { recursive: true, force: true });
+    await removeTree(join(this.state, 'undo-chunks', 'tmp'));
     return release;
   }
 

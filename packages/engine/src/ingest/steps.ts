@@ -1,5 +1,5 @@
 // Steps 3 and 4 of an ingest (ingest.ts): plan the shipment against DEST's tree, then stage what changes.
-import { readdir, rm } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { age, BrickpostError, type ManifestRecord, type ShipmentRecord } from '@brickpost/manifest';
 import type { EventSink, IngestOptions } from '../api/index.js';
@@ -32,6 +32,7 @@ import { Stager } from './staged-files.js';
 import { StagingWriter } from './staging-writer.js';
 import { STATE_DIR, type AppliedShipment, type DestFolder, type DestState } from './state.js';
 import type { Prestored } from './undo-compact.js';
+import { removeTree } from '../io/remove-tree.js';
 
 /** What the steps of one ingest share. */
 export interface Run {
@@ -227,7 +228,7 @@ export async function stageFiles(
   const skipped = damage.size > 0 ? await damagedFiles(whole, me.ageIdentity, damage) : new Set<string>();
 
   const staging = folder.staging(s.id);
-  await rm(staging, { recursive: true, force: true });
+  await removeTree(staging);
   await makeFolders(staging, 0o700);
   const applier = new AttrApplier(policy, (message, path) => onEvent({ type: 'warning', code: 'NOT_APPLIED', message, path }));
   const writer = new StagingWriter(staging, !CAN_SYNC_FS, policy, applier);
@@ -263,7 +264,7 @@ export async function stageFiles(
     await discardPrestored(folder, await prestoring);
     writer.abort();
     stager.close();
-    await rm(staging, { recursive: true, force: true }).catch(() => undefined);
+    await removeTree(staging).catch(() => undefined);
     if (e instanceof BrickpostError && e.code === 'BASIS_MISSING' && e.path) {
       throw await refuse(run.ctx, folder, s, run.h, run.state, [{ path: e.path, reason: e.message }], opts.requestOut, planned.oldTree);
     }
@@ -285,5 +286,5 @@ export async function stageFiles(
 /** Clears what step 4 built, for a shipment refused after it (planAndStage). */
 async function discardStaged(run: Run, staged: Staged): Promise<void> {
   await discardPrestored(run.folder, staged.pre);
-  await rm(run.folder.staging(run.s.id), { recursive: true, force: true }).catch(() => undefined);
+  await removeTree(run.folder.staging(run.s.id)).catch(() => undefined);
 }

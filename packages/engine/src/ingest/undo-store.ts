@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { chmodSync, closeSync, fsyncSync, lstatSync, openSync, readdirSync, readFileSync, renameSync, writeSync } from 'node:fs';
-import { readdir, rm } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BrickpostError, fromBytes, quote } from '@brickpost/manifest';
 import { decodeFrame } from '../chunk/codec.js';
@@ -11,6 +11,7 @@ import { setTimesPath } from '../io/times.js';
 import { pathFromDb, type DestDb } from './dest-db.js';
 import type { DestFolder } from './state.js';
 import { dropUndoFiles, forgetUnreferenced, refsOf, undoFilesOf, type UndoFileRow } from './undo-db.js';
+import { removeTree } from '../io/remove-tree.js';
 
 /**
  * The chunk undo store. A shipment's commit moves what it replaces or
@@ -163,7 +164,7 @@ export async function sweepStore(folder: DestFolder, db: DestDb, spare?: Readonl
       if (/^[0-9a-f]{64}$/.test(name) && (known.get(Buffer.from(name, 'hex')) !== undefined || spare?.has(name) === true)) continue;
       const p = join(root, sub, name);
       freed += (await lstatSafe(p)) ?? 0;
-      await rm(p, { force: true, recursive: true });
+      await removeTree(p);
     }
   }
   return freed;

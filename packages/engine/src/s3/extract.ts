@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BrickpostError, displayName, quote, type FileRecord, type HardRecord, type ShipmentRecord } from '@brickpost/manifest';
@@ -17,6 +17,7 @@ import { eachLimited, Objects } from './objects.js';
 import { Stager } from './stager.js';
 import { openTree, PARALLEL } from './state.js';
 import { parseS3Url } from './url.js';
+import { removeTree } from '../io/remove-tree.js';
 
 /** S3's longest key, in bytes. */
 const KEY_MAX = 1024;
@@ -106,7 +107,7 @@ export async function s3Extract(ctx: Context, opts: ExtractOptions, onEvent: Eve
   } finally {
     tree?.close();
     await r.close();
-    await rm(scratch, { recursive: true, force: true });
+    await removeTree(scratch);
     o.client.destroy();
   }
 }

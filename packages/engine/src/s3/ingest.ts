@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AbortMultipartUploadCommand, ListMultipartUploadsCommand } from '@aws-sdk/client-s3';
@@ -23,6 +23,7 @@ import { lockPrefix } from './lock.js';
 import { settleS3 } from './rollback.js';
 import { survey } from './survey.js';
 import { commandPlace, parseS3Url } from './url.js';
+import { removeTree } from '../io/remove-tree.js';
 
 /**
  * Ingests a shipment into `s3://BUCKET/PREFIX` (README "Object storage").
@@ -209,7 +210,7 @@ export async function s3Ingest(ctx: Context, opts: IngestOptions, onEvent: Event
       await r.close();
     }
   } finally {
-    await rm(scratch, { recursive: true, force: true });
+    await removeTree(scratch);
     o.client.destroy();
     await unlock();
   }

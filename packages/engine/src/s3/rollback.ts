@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BrickpostError, quote } from '@brickpost/manifest';
@@ -13,6 +13,7 @@ import { Objects } from './objects.js';
 import { COMMIT, keptUndo, ROLLBACK, STATE, type S3Commit, type S3State } from './state.js';
 import { reachable, runRollback, type S3RollbackJournal } from './undo.js';
 import { commandPlace, parseS3Url } from './url.js';
+import { removeTree } from '../io/remove-tree.js';
 
 /**
  * Finishes what a crash left under the prefix: an ingest past its commit
@@ -51,7 +52,7 @@ async function openPrefix(
     o,
     scratch,
     close: async () => {
-      await rm(scratch, { recursive: true, force: true });
+      await removeTree(scratch);
       o.client.destroy();
       await unlock();
     },

@@ -22,6 +22,7 @@ import type { SkippedEntry, SourceEntry, WalkOptions } from '../scan/index.js';
 import { s3Client, s3Error } from './client.js';
 import { metadataAttrs } from './meta.js';
 import { parseS3Url, type S3Place } from './url.js';
+import { removeTree } from '../io/remove-tree.js';
 
 /** An object of a listing level. */
 interface ObjectInfo {
@@ -235,7 +236,7 @@ export class S3Source {
   }
 
   async close(): Promise<void> {
-    if (this.scratch) await rm(this.scratch, { recursive: true, force: true });
+    if (this.scratch) await removeTree(this.scratch);
     this.client.destroy();
   }
 

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isBrickpostError } from '@brickpost/manifest';
@@ -16,6 +16,7 @@ import { trustedVerifiers } from '../keys/index.js';
 import { describeCreated } from './created.js';
 import { expansionLimit } from './expansion.js';
 import { checkDeferred, checkFixity } from './fixity.js';
+import { removeTree } from '../io/remove-tree.js';
 
 /**
  * Verifies a shipment on a drive. Level 1 (always, no decryption key): the
@@ -202,7 +203,7 @@ async function verifyFound(
         }
         asProblem(e);
       } finally {
-        if (scratch) await rm(scratch, { recursive: true, force: true });
+        if (scratch) await removeTree(scratch);
       }
     }
     if (walkChecksPacks && report.fixity === 'skipped') await settleFixity();
