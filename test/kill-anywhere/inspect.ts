@@ -7,13 +7,17 @@
  *   outside `.brickpost/` is a path of the old or the new tree, and every
  *   regular file is byte-identical to that path's file in one of them (and
  *   every symbolic link points where one of them says);
- * - a SQLite file passes `PRAGMA integrity_check` (opened read-only);
+ * - a SQLite file passes `PRAGMA integrity_check` (opened read-only; or a
+ *   copy, when a kill left a journal to roll back or a write-ahead log to
+ *   recover first, which a read-only connection cannot do: the next
+ *   command does it);
  * - a drive holds complete shipments and `.part` ones, and nothing else.
  */
 import Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join, relative } from 'node:path';
 import { snapshot, type Node } from '../support.js';
 
 /** Shipment folders on a drive are named like 20261122T050436Z-ace26a4a (drive/layout.ts). */
@@ -49,16 +53,32 @@ export function contentKey(tree: Map<string, Node>): string {
 /** Problems `PRAGMA integrity_check` finds in a SQLite file (none when the file does not exist yet). */
 export function integrity(file: string): string[] {
   if (!existsSync(file)) return [];
-  let db: Database.Database | undefined;
   try {
-    db = new Database(file, { readonly: true, fileMustExist: true });
+    return check(file, file, true);
+  } catch (e) {
+    // A hot rollback journal or an unindexed write-ahead log (SQLITE_READONLY_ROLLBACK, _RECOVERY): checked in a copy.
+    if (!String((e as { code?: string }).code).startsWith('SQLITE_READONLY')) return [`${file}: cannot be checked: ${(e as Error).message}`];
+    const copy = mkdtempSync(join(tmpdir(), 'bp-kill-check-'));
+    try {
+      for (const suffix of ['', '-wal', '-journal']) if (existsSync(file + suffix)) copyFileSync(file + suffix, join(copy, basename(file) + suffix));
+      return check(join(copy, basename(file)), file, false);
+    } catch (e2) {
+      return [`${file}: cannot be checked: ${(e2 as Error).message}`];
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
+  }
+}
+
+/** `PRAGMA integrity_check` of `path`, its problems named after `file`. @throws what opening it throws */
+function check(path: string, file: string, readonly: boolean): string[] {
+  const db = new Database(path, { readonly, fileMustExist: true });
+  try {
     const rows = db.pragma('integrity_check') as Array<{ integrity_check: string }>;
     const bad = rows.map((r) => r.integrity_check).filter((r) => r !== 'ok');
     return bad.map((r) => `${file}: ${r}`);
-  } catch (e) {
-    return [`${file}: cannot be checked: ${(e as Error).message}`];
   } finally {
-    db?.close();
+    db.close();
   }
 }
 
