@@ -19,7 +19,9 @@ export interface NewSignature {
 }
 
 /**
- * Rows written in one catalog transaction before it is committed. Each
+ * Tree rows written in one catalog transaction before it is committed
+ * (chunk rows wait in ShipmentTables and are written, sorted, when a pack
+ * closes, which commits). Each
  * commit syncs the WAL (synchronous = FULL) and rewrites the index pages
  * the transaction touched, so fewer, larger transactions cost less per
  * file; nothing depends on the rows between commits (a closed pack
